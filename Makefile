@@ -1,0 +1,132 @@
+# lp: deep LLM profiling on NVIDIA GPUs, as small Unix filters driven by make.
+#
+#   make                      build bin/lp-* (needs libcsv-dev, libyaml-dev)
+#   make deps                 install those Debian packages (as root)
+#   make check                unit and CLI tests (TAP, run by prove)
+#   make check SAN=1          the same under ASan+UBSan;  VALGRIND=1: valgrind
+#   make demo                 the whole pipeline on the bundled H200 capture
+#   make RUN=abc stakeholder_summary.md   one artifact of run abc (rules.mk)
+#   make install PREFIX=/usr/local DESTDIR=   uninstall   clean
+#   V=1 shows the commands.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+.SUFFIXES:
+MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
+.DEFAULT_GOAL := all
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+WERROR ?=
+SAN ?=
+VALGRIND ?=
+V ?=
+Q := $(if $(filter 1,$(V)),,@)
+
+# Sanitizer builds live beside the normal ones, so switching costs nothing.
+B := $(if $(filter 1,$(SAN)),bin/san,bin)
+LP_SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
+SANFLAGS := $(if $(filter 1,$(SAN)),$(LP_SANITIZE))
+LP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow \
+	-Wstrict-prototypes $(WERROR) $(SANFLAGS) -MMD -MP -Itools/lib
+LDLIBS := -lcsv -lyaml -lm
+
+TOOLS := $(sort $(patsubst tools/%.c,%,$(wildcard tools/lp-*.c)))
+BINS := $(TOOLS:%=$(B)/%)
+LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(wildcard tools/lib/*.c))
+UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
+
+.PHONY: all deps check check-gpu demo install uninstall clean
+# Objects and test binaries are kept between builds, not deleted as
+# intermediates of the pattern rules.
+.SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS))
+all: $(BINS)
+
+# One line naming the Debian packages when a library is missing, instead
+# of a page of compiler errors.
+$(B)/.deps-ok:
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#include <csv.h>\n#include <yaml.h>\nint main(void){struct csv_parser p; yaml_parser_t y; (void)p; (void)y; return 0;}\n' \
+	  | $(CC) -x c - -o $@.tmp -lcsv -lyaml 2>/dev/null \
+	  || { echo "lp: libcsv and libyaml are missing: apt-get install libcsv-dev libyaml-dev (or: make deps)" >&2; exit 1; }
+	$(Q)rm -f $@.tmp && touch $@
+
+# Installs the two libraries on Debian; as root it runs apt-get itself.
+deps:
+	$(Q)if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update && apt-get install -y --no-install-recommends libcsv-dev libyaml-dev make gcc perl; \
+	else echo "run as root: apt-get install libcsv-dev libyaml-dev"; exit 1; fi
+
+# Objects are rebuilt when the flags change, not only when sources do.
+LP_FLAGS_NOW := $(CC) $(CFLAGS) $(LP_CFLAGS) $(LDFLAGS)
+ifneq ($(file <$(B)/.flags),$(LP_FLAGS_NOW))
+$(shell mkdir -p $(B))
+$(file >$(B)/.flags,$(LP_FLAGS_NOW))
+endif
+
+# The shared library: one family of functions a file (tools/lib/lp.h).
+$(B)/obj/lib/%.o: tools/lib/%.c $(B)/.flags | $(B)/.deps-ok
+	$(Q)mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(LP_CFLAGS) -c -o $@ $<
+
+$(B)/liblp.a: $(LIBOBJ)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Each tool is one file linked against the library.
+$(B)/obj/%.o: tools/%.c $(B)/.flags | $(B)/.deps-ok
+	$(Q)mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(LP_CFLAGS) -c -o $@ $<
+
+$(B)/lp-%: $(B)/obj/lp-%.o $(B)/liblp.a
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# C unit tests of the library, one file a module, TAP on stdout.
+$(B)/obj/test/%.o: tests/unit/%.c tests/unit/tap.h $(B)/.flags | $(B)/.deps-ok
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LP_CFLAGS) -Itests/unit -c -o $@ $<
+
+$(B)/test/%: $(B)/obj/test/%.o $(B)/liblp.a
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The README's test command: unit tests and CLI golden tests under prove.
+check: $(BINS) $(UNITS)
+	$(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) \
+	  prove --exec '' $(if $(V),-v,) $(UNITS) tests/t[0-9]*.sh
+
+# End-to-end runs of both workloads on a GPU machine (nsys, ncu, nvcc).
+check-gpu: $(BINS)
+	$(Q)LP_BIN=$(CURDIR)/$(B) prove --exec '' -v tests/gpu/t[0-9]*.sh
+
+# The whole pipeline on the real H200 capture in tests/fixtures: no GPU.
+LP_DEMO_FILES := tests/fixtures/h200-tinyllm/cap_cuda_gpu_kern_sum.csv \
+	tests/fixtures/h200-tinyllm/n_nvtxsum.csv \
+	tests/fixtures/h200-tinyllm/dec_raw.csv
+demo: $(BINS)
+	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' \
+	  kernels.md stakeholder_summary.md
+	@echo "demo: $(LP_STAGE2_DIR)/demo/kernels.md $(LP_STAGE2_DIR)/demo/stakeholder_summary.md"
+
+install: $(BINS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(TOOLS:%=tools/%.1) $(DESTDIR)$(MANDIR)/
+
+uninstall:
+	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(TOOLS:%=$(DESTDIR)$(MANDIR)/%.1)
+
+clean:
+	rm -rf bin
+
+-include $(wildcard $(B)/obj/*.d $(B)/obj/lib/*.d $(B)/obj/test/*.d)
+
+include rules.mk

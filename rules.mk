@@ -1,0 +1,2 @@
+# placeholder
+LP_STAGE2_DIR := tmp/stage2

@@ -1,0 +1,219 @@
+/*
+ * Streaming CSV input through libcsv.  Input is fed a line at a time so that
+ * errors can name the line; memory holds the current record only.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+struct rd {
+	const char *file;
+	int (*rec)(const struct lp_csv_rec *, void *);
+	void *ctx;
+	char *buf;		/* field bytes, each NUL-terminated */
+	size_t blen, bcap;
+	size_t *off;
+	size_t nf, fcap;
+	char **ptr;
+	size_t pcap;
+	long start;		/* line where the current record began */
+	long ended;		/* records completed so far */
+	int stop;
+};
+
+static void
+on_field(void *s, size_t len, void *data)
+{
+	struct rd *r = data;
+
+	if (r->stop)
+		return;
+	if (r->blen + len + 1 > r->bcap) {
+		while (r->blen + len + 1 > r->bcap)
+			r->bcap = r->bcap ? 2 * r->bcap : 4096;
+		r->buf = lp_xrealloc(r->buf, r->bcap);
+	}
+	if (r->nf == r->fcap) {
+		r->fcap = r->fcap ? 2 * r->fcap : 64;
+		r->off = lp_xreallocarray(r->off, r->fcap, sizeof *r->off);
+	}
+	r->off[r->nf++] = r->blen;
+	if (len)
+		memcpy(r->buf + r->blen, s, len);
+	r->blen += len;
+	r->buf[r->blen++] = '\0';
+}
+
+static void
+on_record(int c, void *data)
+{
+	struct rd *r = data;
+	struct lp_csv_rec rec;
+	size_t i;
+
+	(void)c;
+	r->ended++;
+	if (r->stop)
+		return;
+	if (r->nf > r->pcap) {
+		r->pcap = r->nf;
+		r->ptr = lp_xreallocarray(r->ptr, r->pcap, sizeof *r->ptr);
+	}
+	for (i = 0; i < r->nf; i++)
+		r->ptr[i] = r->buf + r->off[i];
+	rec.n = r->nf;
+	rec.f = r->ptr;
+	rec.line = r->start;
+	if (r->rec(&rec, r->ctx))
+		r->stop = 1;
+	r->nf = 0;
+	r->blen = 0;
+}
+
+/* "==ERROR== ...", "==WARNING== ...", "==PROF== ...": ncu talking. */
+static int
+is_tool_msg(const char *s, size_t n)
+{
+	size_t i = 2;
+
+	if (n < 5 || s[0] != '=' || s[1] != '=')
+		return 0;
+	while (i < n && s[i] >= 'A' && s[i] <= 'Z')
+		i++;
+	return i > 2 && i + 1 < n && s[i] == '=' && s[i + 1] == '=';
+}
+
+void
+lp_csv_read(FILE *fp, const char *file,
+    int (*rec)(const struct lp_csv_rec *, void *),
+    void (*msg)(const char *, long, void *), void *ctx)
+{
+	struct csv_parser p;
+	struct rd r;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0, before;
+	int boundary = 1;
+
+	memset(&r, 0, sizeof r);
+	r.file = file;
+	r.rec = rec;
+	r.ctx = ctx;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+		lp_die(LP_EXIT_USAGE, "csv_init failed");
+	while (!r.stop && (n = getline(&line, &cap, fp)) != -1) {
+		char *s = line;
+		size_t len = (size_t)n;
+
+		lineno++;
+		if (memchr(s, '\0', len))
+			lp_die_at(LP_EXIT_DATA, file, lineno, 0,
+			    "binary data (NUL byte): not a CSV export");
+		if (lineno == 1 && len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
+			s += 3;
+			len -= 3;
+		}
+		if (boundary && is_tool_msg(s, len)) {
+			while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+				s[--len] = '\0';
+			if (!msg)
+				lp_die_at(LP_EXIT_DATA, file, lineno, 0,
+				    "tool message instead of CSV: %s", s);
+			msg(s, lineno, ctx);
+			continue;
+		}
+		if (boundary)
+			r.start = lineno;
+		before = r.ended;
+		if (csv_parse(&p, s, len, on_field, on_record, &r) != len)
+			lp_die_at(LP_EXIT_DATA, file, lineno, 0, "malformed CSV: %s",
+			    csv_strerror(csv_error(&p)));
+		/* A record only ends at a line end, so a line that ended one
+		 * leaves the parser between records. */
+		if (r.ended != before)
+			boundary = 1;
+		else if (len > 0 && !(len == 1 && s[0] == '\n') &&
+		    !(len == 2 && s[0] == '\r' && s[1] == '\n'))
+			boundary = 0;
+	}
+	if (ferror(fp))
+		lp_die_sys("%s", file);
+	free(line);
+	if (!r.stop && csv_fini(&p, on_field, on_record, &r) != 0)
+		lp_die_at(LP_EXIT_DATA, file, r.start, 0,
+		    "quoted field not closed before the end of input "
+		    "(cut-off export?)");
+	csv_free(&p);
+	free(r.buf);
+	free(r.off);
+	free(r.ptr);
+}
+
+void
+lp_csv_hdr_init(struct lp_csv_hdr *h, const struct lp_csv_rec *r,
+    const char *file)
+{
+	size_t i;
+
+	h->n = r->n;
+	h->names = lp_xcalloc(r->n, sizeof *h->names);
+	for (i = 0; i < r->n; i++)
+		h->names[i] = lp_xstrdup(r->f[i]);
+	h->file = file;
+	h->line = r->line;
+}
+
+void
+lp_csv_hdr_free(struct lp_csv_hdr *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		free(h->names[i]);
+	free(h->names);
+	h->names = NULL;
+	h->n = 0;
+}
+
+int
+lp_csv_col(const struct lp_csv_hdr *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (!strcmp(h->names[i], name))
+			return (int)i;
+	return -1;
+}
+
+int
+lp_csv_col_prefix(const struct lp_csv_hdr *h, const char *prefix)
+{
+	size_t i, n = strlen(prefix);
+
+	for (i = 0; i < h->n; i++)
+		if (!strncmp(h->names[i], prefix, n))
+			return (int)i;
+	return -1;
+}
+
+int
+lp_csv_need(const struct lp_csv_hdr *h, const char *name, const char *what)
+{
+	int c = lp_csv_col(h, name);
+
+	if (c < 0)
+		lp_die_at(LP_EXIT_DATA, h->file, h->line, 0,
+		    "no column \"%s\" (not %s)", name, what);
+	return c;
+}
+
+const char *
+lp_csv_field(const struct lp_csv_rec *r, int col)
+{
+	return col >= 0 && (size_t)col < r->n ? r->f[col] : "";
+}

@@ -1,0 +1,231 @@
+/* Messages, exits and checked allocation for every lp tool. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+static const char *prog = "lp";
+
+void
+lp_init(const char *argv0)
+{
+	const char *p;
+
+	if (argv0 && *argv0) {
+		p = strrchr(argv0, '/');
+		prog = p ? p + 1 : argv0;
+	}
+	/* A reader that went away (| head) ends us quietly, as in sh. */
+	signal(SIGPIPE, SIG_DFL);
+}
+
+const char *
+lp_progname(void)
+{
+	return prog;
+}
+
+static void
+vmsg(const char *file, long line, long col, const char *fmt, va_list ap,
+    int errnum)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", prog);
+	if (file) {
+		fputs(file, stderr);
+		if (line > 0)
+			fprintf(stderr, ":%ld", line);
+		if (col > 0)
+			fprintf(stderr, ":%ld", col);
+		fputs(": ", stderr);
+	}
+	vfprintf(stderr, fmt, ap);
+	if (errnum)
+		fprintf(stderr, ": %s", strerror(errnum));
+	fputc('\n', stderr);
+}
+
+void
+lp_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, 0, 0, fmt, ap, 0);
+	va_end(ap);
+	exit(code);
+}
+
+void
+lp_die_at(int code, const char *file, long line, long col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(file, line, col, fmt, ap, 0);
+	va_end(ap);
+	exit(code);
+}
+
+void
+lp_die_sys(const char *fmt, ...)
+{
+	va_list ap;
+	int e = errno;
+
+	va_start(ap, fmt);
+	vmsg(NULL, 0, 0, fmt, ap, e);
+	va_end(ap);
+	exit(LP_EXIT_USAGE);
+}
+
+void
+lp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, 0, 0, fmt, ap, 0);
+	va_end(ap);
+}
+
+void
+lp_warn_at(const char *file, long line, long col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(file, line, col, fmt, ap, 0);
+	va_end(ap);
+}
+
+void
+lp_usage(const char *synopsis)
+{
+	fprintf(stderr, "usage: %s\n", synopsis);
+	exit(LP_EXIT_USAGE);
+}
+
+void *
+lp_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		lp_die_sys("malloc");
+	return p;
+}
+
+void *
+lp_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		lp_die_sys("calloc");
+	return p;
+}
+
+void *
+lp_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		lp_die_sys("realloc");
+	return p;
+}
+
+void *
+lp_xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		lp_die_sys("realloc");
+	}
+	return lp_xrealloc(p, n * size);
+}
+
+char *
+lp_xstrdup(const char *s)
+{
+	return lp_xstrndup(s, strlen(s));
+}
+
+char *
+lp_xstrndup(const char *s, size_t n)
+{
+	char *p = lp_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+long
+lp_strtonum(const char *s, long min, long max, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno == ERANGE || v < min || v > max) {
+		fprintf(stderr, "%s: %s: expected a whole number from %ld to %ld, "
+		    "got \"%s\"\n", prog, what, min, max, s);
+		exit(LP_EXIT_USAGE);
+	}
+	return v;
+}
+
+double
+lp_strtopct(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno == ERANGE || !(v > 0.0 && v <= 100.0)) {
+		fprintf(stderr, "%s: %s: expected a percentage above 0 and at "
+		    "most 100, got \"%s\"\n", prog, what, s);
+		exit(LP_EXIT_USAGE);
+	}
+	return v;
+}
+
+FILE *
+lp_open_in(const char *path, const char **name)
+{
+	FILE *fp;
+
+	if (!path || !strcmp(path, "-")) {
+		*name = "<stdin>";
+		return stdin;
+	}
+	*name = path;
+	if (!(fp = fopen(path, "r")))
+		lp_die_sys("%s", path);
+	return fp;
+}
+
+void
+lp_close_in(FILE *fp)
+{
+	if (fp != stdin)
+		fclose(fp);
+}
+
+void
+lp_close_stdout(void)
+{
+	if (fflush(stdout) == EOF || ferror(stdout))
+		lp_die_sys("<stdout>");
+	if (fclose(stdout) == EOF)
+		lp_die_sys("<stdout>");
+}

@@ -1,0 +1,226 @@
+/*
+ * nsys kernel summaries: cuda_gpu_kern_sum (gpukernsum before 2023), and
+ * nvtx_kern_sum (nvtxkernsum) narrowed to one NVTX range.  Columns are found
+ * by header name; "Total Time (us)" and friends are scaled to ns.  One entry
+ * per distinct kernel name, so memory follows the number of kernels.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+struct rd {
+	struct lp_ksum *ks;
+	const char *file;
+	const char *range;
+	struct lp_csv_hdr hdr;
+	int have_hdr;
+	int c_name, c_total, c_calls, c_range;
+	double tfactor;
+	struct lp_map *ranges;	/* distinct ranges seen, for messages */
+	long rows;
+	struct lp_sb fp;
+};
+
+static double
+num(const struct rd *r, const struct lp_csv_rec *rec, int col)
+{
+	const char *s = lp_csv_field(rec, col);
+	double v;
+
+	if (lp_num_parse(s, &v) || v < 0)
+		lp_die_at(LP_EXIT_DATA, r->file, rec->line, col + 1,
+		    "%s: not a number: \"%s\"", r->hdr.names[col], s);
+	return v;
+}
+
+static void
+header(struct rd *r, const struct lp_csv_rec *rec)
+{
+	const char *what = "an nsys kernel summary (cuda_gpu_kern_sum, "
+	    "gpukernsum or nvtx_kern_sum)";
+
+	lp_csv_hdr_init(&r->hdr, rec, r->file);
+	r->have_hdr = 1;
+	r->c_range = lp_csv_col(&r->hdr, "NVTX Range");
+	if (r->c_range >= 0) {
+		r->ks->per_range = 1;
+		r->ks->report = lp_xstrdup("nvtx_kern_sum");
+		r->c_name = lp_csv_need(&r->hdr, "Kernel Name", what);
+		r->c_calls = lp_csv_need(&r->hdr, "Kern Inst", what);
+	} else {
+		r->ks->report = lp_xstrdup("cuda_gpu_kern_sum");
+		r->c_name = lp_csv_need(&r->hdr, "Name", what);
+		r->c_calls = lp_csv_need(&r->hdr, "Instances", what);
+		if (lp_csv_col(&r->hdr, "Range") >= 0 ||
+		    lp_csv_col(&r->hdr, "Style") >= 0)
+			lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0,
+			    "an NVTX range summary, not %s", what);
+	}
+	r->c_total = lp_csv_col_prefix(&r->hdr, "Total Time");
+	if (r->c_total < 0)
+		lp_csv_need(&r->hdr, "Total Time (ns)", what);
+	if (lp_header_time_factor(r->hdr.names[r->c_total], &r->tfactor))
+		lp_die_at(LP_EXIT_DATA, r->file, rec->line, r->c_total + 1,
+		    "unknown time unit in \"%s\"", r->hdr.names[r->c_total]);
+	if (r->range && !r->ks->per_range)
+		lp_die(LP_EXIT_USAGE, "%s: a range (-r) needs nvtx_kern_sum "
+		    "input; this is cuda_gpu_kern_sum", r->file);
+}
+
+static int
+row(const struct lp_csv_rec *rec, void *ctx)
+{
+	struct rd *r = ctx;
+	struct lp_ksum *ks = r->ks;
+	const char *name;
+	double total, calls;
+	long i;
+	size_t c;
+
+	if (!r->have_hdr) {
+		header(r, rec);
+		return 0;
+	}
+	if (rec->n == 1 && !rec->f[0][0])
+		return 0;
+	if (rec->n < r->hdr.n)
+		lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0,
+		    "%zu fields, header has %zu", rec->n, r->hdr.n);
+	if (r->c_range >= 0) {
+		const char *rg = lp_csv_field(rec, r->c_range);
+
+		if (lp_map_get(r->ranges, rg, -1) < 0)
+			lp_map_put(r->ranges, rg, 1);
+		if (!r->range || !lp_nvtx_range_match(r->range, rg))
+			return 0;
+	}
+	r->rows++;
+	name = lp_csv_field(rec, r->c_name);
+	if (!*name)
+		lp_die_at(LP_EXIT_DATA, r->file, rec->line, r->c_name + 1,
+		    "empty kernel name");
+	total = num(r, rec, r->c_total) * r->tfactor;
+	calls = num(r, rec, r->c_calls);
+	/* Every other column: equal in the demangled and mangled variants of
+	 * one report, so it pairs their rows. */
+	lp_sb_reset(&r->fp);
+	for (c = 0; c < rec->n; c++)
+		if ((int)c != r->c_name) {
+			lp_sb_adds(&r->fp, rec->f[c]);
+			lp_sb_addc(&r->fp, '\x1f');
+		}
+	i = lp_map_get(ks->idx, name, -1);
+	if (i < 0) {
+		if (ks->n == ks->cap) {
+			ks->cap = ks->cap ? 2 * ks->cap : 64;
+			ks->k = lp_xreallocarray(ks->k, ks->cap, sizeof *ks->k);
+		}
+		i = (long)ks->n++;
+		ks->k[i].name = lp_xstrdup(name);
+		ks->k[i].fp = lp_xstrdup(lp_sb_str(&r->fp));
+		ks->k[i].total_ns = 0;
+		ks->k[i].calls = 0;
+		lp_map_put(ks->idx, name, i);
+	} else {
+		/* several threads ran the range: one kernel, several rows */
+		struct lp_sb b = { 0 };
+
+		lp_sb_printf(&b, "%s%s", ks->k[i].fp, lp_sb_str(&r->fp));
+		free(ks->k[i].fp);
+		ks->k[i].fp = lp_sb_steal(&b);
+	}
+	ks->k[i].total_ns += total;
+	ks->k[i].calls += calls;
+	ks->total_ns += total;
+	ks->calls += calls;
+	return 0;
+}
+
+static void
+list_ranges(struct lp_sb *b, const struct lp_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < lp_map_len(m); i++) {
+		const char *k = lp_map_key(m, i);
+
+		lp_sb_printf(b, "%s\"%s\"", i ? ", " : "", *k ? k : "(none)");
+	}
+}
+
+void
+lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range)
+{
+	struct rd r;
+
+	memset(ks, 0, sizeof *ks);
+	ks->idx = lp_map_new();
+	memset(&r, 0, sizeof r);
+	r.ks = ks;
+	r.file = file;
+	r.range = range;
+	r.ranges = lp_map_new();
+	lp_csv_read(fp, file, row, NULL, &r);
+	if (!r.have_hdr)
+		lp_die_at(LP_EXIT_DATA, file, 0, 0, "empty input");
+	if (ks->per_range && !range) {
+		struct lp_sb b = { 0 };
+
+		list_ranges(&b, r.ranges);
+		lp_die(LP_EXIT_USAGE, "%s: nvtx_kern_sum holds kernels per NVTX "
+		    "range; choose one with -r (ranges: %s)", file,
+		    b.len ? lp_sb_str(&b) : "none");
+	}
+	if (!ks->n) {
+		struct lp_sb b = { 0 };
+
+		if (ks->per_range) {
+			list_ranges(&b, r.ranges);
+			lp_die_at(LP_EXIT_DATA, file, 0, 0, "no kernel rows in "
+			    "range \"%s\" (ranges: %s)", range,
+			    b.len ? lp_sb_str(&b) : "none");
+		}
+		lp_die_at(LP_EXIT_DATA, file, 0, 0, "no kernel rows");
+	}
+	lp_csv_hdr_free(&r.hdr);
+	lp_map_free(r.ranges);
+	lp_sb_free(&r.fp);
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	const struct lp_kern *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void
+lp_ksum_sort(struct lp_ksum *ks)
+{
+	size_t i;
+
+	qsort(ks->k, ks->n, sizeof *ks->k, cmp);
+	lp_map_free(ks->idx);
+	ks->idx = lp_map_new();
+	for (i = 0; i < ks->n; i++)
+		lp_map_put(ks->idx, ks->k[i].name, (long)i);
+}
+
+void
+lp_ksum_free(struct lp_ksum *ks)
+{
+	size_t i;
+
+	for (i = 0; i < ks->n; i++) {
+		free(ks->k[i].name);
+		free(ks->k[i].fp);
+	}
+	free(ks->k);
+	free(ks->report);
+	lp_map_free(ks->idx);
+	memset(ks, 0, sizeof *ks);
+}

@@ -1,0 +1,114 @@
+/* String-keyed hash map (open addressing, FNV-1a), insertion order kept. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+struct lp_map {
+	char **keys;		/* insertion order */
+	long *vals;
+	size_t n, cap;
+	size_t *slot;		/* index + 1 into keys; 0 empty */
+	size_t nslot;
+};
+
+static size_t
+hash(const char *s)
+{
+	size_t h = 14695981039346656037u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211u;
+	}
+	return h;
+}
+
+struct lp_map *
+lp_map_new(void)
+{
+	struct lp_map *m = lp_xcalloc(1, sizeof *m);
+
+	m->nslot = 64;
+	m->slot = lp_xcalloc(m->nslot, sizeof *m->slot);
+	return m;
+}
+
+void
+lp_map_free(struct lp_map *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->vals);
+	free(m->slot);
+	free(m);
+}
+
+static size_t *
+find(const struct lp_map *m, const char *key)
+{
+	size_t i = hash(key) & (m->nslot - 1);
+
+	while (m->slot[i] && strcmp(m->keys[m->slot[i] - 1], key))
+		i = (i + 1) & (m->nslot - 1);
+	return &m->slot[i];
+}
+
+long
+lp_map_get(const struct lp_map *m, const char *key, long dflt)
+{
+	size_t *s = find(m, key);
+
+	return *s ? m->vals[*s - 1] : dflt;
+}
+
+static void
+rehash(struct lp_map *m)
+{
+	size_t i;
+
+	free(m->slot);
+	m->nslot *= 2;
+	m->slot = lp_xcalloc(m->nslot, sizeof *m->slot);
+	for (i = 0; i < m->n; i++)
+		*find(m, m->keys[i]) = i + 1;
+}
+
+void
+lp_map_put(struct lp_map *m, const char *key, long val)
+{
+	size_t *s = find(m, key);
+
+	if (*s) {
+		m->vals[*s - 1] = val;
+		return;
+	}
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->keys = lp_xreallocarray(m->keys, m->cap, sizeof *m->keys);
+		m->vals = lp_xreallocarray(m->vals, m->cap, sizeof *m->vals);
+	}
+	m->keys[m->n] = lp_xstrdup(key);
+	m->vals[m->n] = val;
+	m->n++;
+	*s = m->n;
+	if (2 * m->n > m->nslot)
+		rehash(m);
+}
+
+size_t
+lp_map_len(const struct lp_map *m)
+{
+	return m->n;
+}
+
+const char *
+lp_map_key(const struct lp_map *m, size_t i)
+{
+	return i < m->n ? m->keys[i] : NULL;
+}

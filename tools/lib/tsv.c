@@ -1,0 +1,145 @@
+/*
+ * lp's own tab-separated files: optional "# ..." provenance lines, a header
+ * line, then rows.  A field's tab, newline, carriage return and backslash
+ * are written as \t \n \r \\, so any kernel name survives a round trip.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+void
+lp_tsv_field(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\t': fputs("\\t", fp); break;
+		case '\n': fputs("\\n", fp); break;
+		case '\r': fputs("\\r", fp); break;
+		case '\\': fputs("\\\\", fp); break;
+		default: fputc(*s, fp);
+		}
+	}
+}
+
+static void
+unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (*s != '\\' || !s[1]) {
+			*d++ = *s;
+			continue;
+		}
+		switch (*++s) {
+		case 't': *d++ = '\t'; break;
+		case 'n': *d++ = '\n'; break;
+		case 'r': *d++ = '\r'; break;
+		default: *d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* Reads the next line into t->buf without its newline; 0 at end. */
+static int
+readline(struct lp_tsv *t)
+{
+	ssize_t n = getline(&t->buf, &t->cap, t->fp);
+
+	if (n == -1) {
+		if (ferror(t->fp))
+			lp_die_sys("%s", t->file);
+		return 0;
+	}
+	t->line++;
+	if (memchr(t->buf, '\0', (size_t)n))
+		lp_die_at(LP_EXIT_DATA, t->file, t->line, 0,
+		    "binary data (NUL byte): not a TSV file");
+	if (n && t->buf[n - 1] == '\n')
+		t->buf[--n] = '\0';
+	if (n && t->buf[n - 1] == '\r')
+		t->buf[--n] = '\0';
+	return 1;
+}
+
+static void
+split(struct lp_tsv *t)
+{
+	char *p = t->buf;
+
+	t->n = 0;
+	for (;;) {
+		char *tab = strchr(p, '\t');
+
+		if (t->n == t->fcap) {
+			t->fcap = t->fcap ? 2 * t->fcap : 32;
+			t->f = lp_xreallocarray(t->f, t->fcap, sizeof *t->f);
+		}
+		t->f[t->n++] = p;
+		if (!tab)
+			break;
+		*tab = '\0';
+		p = tab + 1;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		unescape(t->f[i]);
+}
+
+void
+lp_tsv_open(struct lp_tsv *t, FILE *fp, const char *file)
+{
+	struct lp_csv_rec r;
+
+	memset(t, 0, sizeof *t);
+	t->fp = fp;
+	t->file = file;
+	for (;;) {
+		if (!readline(t))
+			lp_die_at(LP_EXIT_DATA, file, t->line, 0,
+			    t->line ? "no header line" : "empty input");
+		if (t->buf[0] != '#')
+			break;
+		t->comments = lp_xreallocarray(t->comments, t->ncomments + 1,
+		    sizeof *t->comments);
+		t->comments[t->ncomments++] = lp_xstrdup(t->buf + 1 +
+		    (t->buf[1] == ' '));
+	}
+	split(t);
+	r.n = t->n;
+	r.f = t->f;
+	r.line = t->line;
+	lp_csv_hdr_init(&t->hdr, &r, file);
+}
+
+int
+lp_tsv_next(struct lp_tsv *t)
+{
+	do {
+		if (!readline(t))
+			return 0;
+	} while (!t->buf[0]);
+	split(t);
+	return 1;
+}
+
+const char *
+lp_tsv_get(const struct lp_tsv *t, int col)
+{
+	return col >= 0 && (size_t)col < t->n ? t->f[col] : "";
+}
+
+void
+lp_tsv_close(struct lp_tsv *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncomments; i++)
+		free(t->comments[i]);
+	free(t->comments);
+	free(t->buf);
+	free(t->f);
+	lp_csv_hdr_free(&t->hdr);
+}

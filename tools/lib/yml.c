@@ -1,0 +1,402 @@
+/*
+ * YAML through libyaml: documents load into a small tree that keeps key
+ * order and whether each scalar was quoted, so that a merged config is
+ * written back the way its presets spelled it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "lp.h"
+
+enum { MAX_DEPTH = 64 };
+
+static struct lp_ynode *
+node_new(enum lp_ytype type)
+{
+	struct lp_ynode *n = lp_xcalloc(1, sizeof *n);
+
+	n->type = type;
+	return n;
+}
+
+struct lp_ynode *
+lp_yaml_map(void)
+{
+	return node_new(LP_Y_MAP);
+}
+
+struct lp_ynode *
+lp_yaml_seq(void)
+{
+	return node_new(LP_Y_SEQ);
+}
+
+struct lp_ynode *
+lp_yaml_scalar(const char *s, int quoted)
+{
+	struct lp_ynode *n = node_new(LP_Y_SCALAR);
+
+	n->s = lp_xstrdup(s);
+	n->quoted = quoted;
+	return n;
+}
+
+void
+lp_yaml_free(struct lp_ynode *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->n; i++) {
+		if (n->keys)
+			free(n->keys[i]);
+		lp_yaml_free(n->v[i]);
+	}
+	free(n->keys);
+	free(n->v);
+	free(n->s);
+	free(n);
+}
+
+static void
+append(struct lp_ynode *p, char *key, struct lp_ynode *v)
+{
+	p->v = lp_xreallocarray(p->v, p->n + 1, sizeof *p->v);
+	if (p->type == LP_Y_MAP) {
+		p->keys = lp_xreallocarray(p->keys, p->n + 1, sizeof *p->keys);
+		p->keys[p->n] = key;
+	}
+	p->v[p->n++] = v;
+}
+
+void
+lp_yaml_put(struct lp_ynode *map, const char *key, struct lp_ynode *v)
+{
+	size_t i;
+
+	for (i = 0; i < map->n; i++)
+		if (!strcmp(map->keys[i], key)) {
+			lp_yaml_free(map->v[i]);
+			map->v[i] = v;
+			return;
+		}
+	append(map, lp_xstrdup(key), v);
+}
+
+void
+lp_yaml_push(struct lp_ynode *seq, struct lp_ynode *v)
+{
+	append(seq, NULL, v);
+}
+
+static struct lp_ynode *
+convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth)
+{
+	struct lp_ynode *n;
+	yaml_node_item_t *it;
+	yaml_node_pair_t *pr;
+	long line = (long)yn->start_mark.line + 1;
+
+	if (depth > MAX_DEPTH)
+		lp_die_at(LP_EXIT_DATA, file, line, 0, "YAML nested too deeply");
+	switch (yn->type) {
+	case YAML_SCALAR_NODE:
+		n = node_new(LP_Y_SCALAR);
+		n->s = lp_xstrndup((char *)yn->data.scalar.value,
+		    yn->data.scalar.length);
+		n->quoted = yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+		break;
+	case YAML_SEQUENCE_NODE:
+		n = node_new(LP_Y_SEQ);
+		for (it = yn->data.sequence.items.start;
+		    it < yn->data.sequence.items.top; it++)
+			append(n, NULL, convert(doc,
+			    yaml_document_get_node(doc, *it), file, depth + 1));
+		break;
+	case YAML_MAPPING_NODE:
+		n = node_new(LP_Y_MAP);
+		for (pr = yn->data.mapping.pairs.start;
+		    pr < yn->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+			char *key;
+			size_t i;
+
+			if (k->type != YAML_SCALAR_NODE)
+				lp_die_at(LP_EXIT_DATA, file,
+				    (long)k->start_mark.line + 1, 0,
+				    "YAML mapping key is not a scalar");
+			key = lp_xstrndup((char *)k->data.scalar.value,
+			    k->data.scalar.length);
+			for (i = 0; i < n->n; i++)
+				if (!strcmp(n->keys[i], key))
+					lp_die_at(LP_EXIT_DATA, file,
+					    (long)k->start_mark.line + 1,
+					    (long)k->start_mark.column + 1,
+					    "duplicate key \"%s\"", key);
+			append(n, key, convert(doc,
+			    yaml_document_get_node(doc, pr->value), file,
+			    depth + 1));
+		}
+		break;
+	default:
+		lp_die_at(LP_EXIT_DATA, file, line, 0, "empty YAML node");
+	}
+	n->line = line;
+	return n;
+}
+
+struct lp_ynode *
+lp_yaml_load(FILE *fp, const char *file)
+{
+	yaml_parser_t p;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	struct lp_ynode *n;
+
+	if (!yaml_parser_initialize(&p))
+		lp_die(LP_EXIT_USAGE, "yaml_parser_initialize failed");
+	yaml_parser_set_input_file(&p, fp);
+	if (!yaml_parser_load(&p, &doc)) {
+		if (p.error == YAML_READER_ERROR && ferror(fp))
+			lp_die_sys("%s", file);
+		lp_die_at(LP_EXIT_DATA, file, (long)p.problem_mark.line + 1,
+		    (long)p.problem_mark.column + 1, "YAML: %s%s%s",
+		    p.problem ? p.problem : "cannot parse",
+		    p.context ? " " : "", p.context ? p.context : "");
+	}
+	root = yaml_document_get_root_node(&doc);
+	n = root ? convert(&doc, root, file, 0) : node_new(LP_Y_MAP);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	return n;
+}
+
+struct lp_ynode *
+lp_yaml_load_path(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	struct lp_ynode *n;
+
+	if (!fp)
+		lp_die_sys("%s", path);
+	n = lp_yaml_load(fp, path);
+	fclose(fp);
+	return n;
+}
+
+struct emit {
+	yaml_emitter_t e;
+	FILE *fp;
+};
+
+static void
+emit_ev(struct emit *em, yaml_event_t *ev)
+{
+	if (!yaml_emitter_emit(&em->e, ev)) {
+		if (ferror(em->fp))
+			lp_die_sys("<output>");
+		lp_die(LP_EXIT_USAGE, "YAML emitter: %s",
+		    em->e.problem ? em->e.problem : "failed");
+	}
+}
+
+static void
+emit_scalar(struct emit *em, const char *s, int quoted)
+{
+	yaml_event_t ev;
+
+	yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
+	    (int)strlen(s), 1, 1, quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE :
+	    YAML_ANY_SCALAR_STYLE);
+	emit_ev(em, &ev);
+}
+
+static void
+emit_node(struct emit *em, const struct lp_ynode *n)
+{
+	yaml_event_t ev;
+	size_t i;
+
+	switch (n->type) {
+	case LP_Y_SCALAR:
+		emit_scalar(em, n->s, n->quoted);
+		return;
+	case LP_Y_SEQ:
+		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
+		    n->n ? YAML_BLOCK_SEQUENCE_STYLE : YAML_FLOW_SEQUENCE_STYLE);
+		emit_ev(em, &ev);
+		for (i = 0; i < n->n; i++)
+			emit_node(em, n->v[i]);
+		yaml_sequence_end_event_initialize(&ev);
+		emit_ev(em, &ev);
+		return;
+	case LP_Y_MAP:
+		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+		    n->n ? YAML_BLOCK_MAPPING_STYLE : YAML_FLOW_MAPPING_STYLE);
+		emit_ev(em, &ev);
+		for (i = 0; i < n->n; i++) {
+			emit_scalar(em, n->keys[i], 0);
+			emit_node(em, n->v[i]);
+		}
+		yaml_mapping_end_event_initialize(&ev);
+		emit_ev(em, &ev);
+		return;
+	}
+}
+
+void
+lp_yaml_emit(FILE *fp, const struct lp_ynode *root, const char *comment)
+{
+	struct emit em;
+	yaml_event_t ev;
+
+	if (comment) {
+		const char *p = comment;
+
+		while (*p) {
+			size_t n = strcspn(p, "\n");
+
+			fprintf(fp, "# %.*s\n", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+	}
+	em.fp = fp;
+	if (!yaml_emitter_initialize(&em.e))
+		lp_die(LP_EXIT_USAGE, "yaml_emitter_initialize failed");
+	yaml_emitter_set_output_file(&em.e, fp);
+	yaml_emitter_set_unicode(&em.e, 1);
+	yaml_emitter_set_width(&em.e, -1);
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	emit_ev(&em, &ev);
+	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+	emit_ev(&em, &ev);
+	emit_node(&em, root);
+	yaml_document_end_event_initialize(&ev, 1);
+	emit_ev(&em, &ev);
+	yaml_stream_end_event_initialize(&ev);
+	emit_ev(&em, &ev);
+	if (!yaml_emitter_flush(&em.e))
+		lp_die_sys("<output>");
+	yaml_emitter_delete(&em.e);
+}
+
+void
+lp_yaml_merge(struct lp_ynode *dst, struct lp_ynode *src)
+{
+	size_t i, j;
+
+	for (i = 0; i < src->n; i++) {
+		struct lp_ynode *sv = src->v[i];
+
+		for (j = 0; j < dst->n; j++)
+			if (!strcmp(dst->keys[j], src->keys[i]))
+				break;
+		if (j < dst->n && dst->v[j]->type == LP_Y_MAP &&
+		    sv->type == LP_Y_MAP) {
+			lp_yaml_merge(dst->v[j], sv);
+		} else if (j < dst->n) {
+			lp_yaml_free(dst->v[j]);
+			dst->v[j] = sv;
+		} else {
+			append(dst, src->keys[i], sv);
+			src->keys[i] = NULL;
+		}
+		src->v[i] = NULL;
+	}
+	lp_yaml_free(src);
+}
+
+/* Walks one path component; returns the child slot or NULL. */
+static struct lp_ynode **
+child(const struct lp_ynode *n, const char *comp, size_t len)
+{
+	size_t i;
+
+	if (n->type == LP_Y_MAP) {
+		for (i = 0; i < n->n; i++)
+			if (strlen(n->keys[i]) == len &&
+			    !strncmp(n->keys[i], comp, len))
+				return &n->v[i];
+	} else if (n->type == LP_Y_SEQ && len && len < 10 &&
+	    strspn(comp, "0123456789") >= len) {
+		i = (size_t)strtoul(comp, NULL, 10);
+		if (i < n->n)
+			return &n->v[i];
+	}
+	return NULL;
+}
+
+static struct lp_ynode **
+walk(const struct lp_ynode *root, const char *path)
+{
+	struct lp_ynode **slot = NULL;
+	const struct lp_ynode *n = root;
+
+	if (!*path)
+		return NULL;
+	for (;;) {
+		size_t len = strcspn(path, ".");
+
+		if (!n || !(slot = child(n, path, len)))
+			return NULL;
+		n = *slot;
+		if (!path[len])
+			return slot;
+		path += len + 1;
+	}
+}
+
+const struct lp_ynode *
+lp_yaml_get(const struct lp_ynode *root, const char *path)
+{
+	struct lp_ynode **slot;
+
+	if (!*path)
+		return root;
+	slot = walk(root, path);
+	return slot ? *slot : NULL;
+}
+
+const char *
+lp_yaml_str(const struct lp_ynode *root, const char *path, const char *dflt)
+{
+	const struct lp_ynode *n = lp_yaml_get(root, path);
+
+	return n && n->type == LP_Y_SCALAR ? n->s : dflt;
+}
+
+int
+lp_yaml_set(struct lp_ynode *root, const char *path, const char *value)
+{
+	struct lp_ynode **slot = walk(root, path), *n;
+
+	if (!slot)
+		return -1;
+	n = *slot;
+	if (n->type == LP_Y_MAP)
+		return -1;
+	if (n->type == LP_Y_SEQ) {
+		/* a list is given as "a,b,c"; "" is the empty list */
+		struct lp_ynode *seq = lp_yaml_seq();
+		const char *p = value;
+
+		while (*p) {
+			size_t len = strcspn(p, ",");
+			char *item = lp_xstrndup(p, len);
+
+			lp_yaml_push(seq, lp_yaml_scalar(item, 0));
+			free(item);
+			p += len + (p[len] == ',');
+		}
+		seq->line = n->line;
+		lp_yaml_free(n);
+		*slot = seq;
+		return 0;
+	}
+	free(n->s);
+	n->s = lp_xstrdup(value);
+	return 0;
+}

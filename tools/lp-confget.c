@@ -1,0 +1,69 @@
+/*
+ * lp-confget: one value of a YAML file for a shell or a Makefile: a scalar,
+ * the items of a list, or the keys of a mapping, one a line (or NUL-ended).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] = "lp-confget [-0] [-d default] key [file]";
+
+int
+main(int argc, char **argv)
+{
+	const struct lp_ynode *n;
+	struct lp_ynode *root;
+	const char *dflt = NULL, *name;
+	int c, end = '\n';
+	size_t i;
+	FILE *fp;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "0d:h")) != -1) {
+		switch (c) {
+		case '0':
+			end = '\0';
+			break;
+		case 'd':
+			dflt = optarg;
+			break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		default:
+			lp_usage(synopsis);
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		lp_usage(synopsis);
+	fp = lp_open_in(argc - optind == 2 ? argv[optind + 1] : NULL, &name);
+	root = lp_yaml_load(fp, name);
+	lp_close_in(fp);
+	n = lp_yaml_get(root, argv[optind]);
+	if (!n) {
+		if (!dflt)
+			lp_die(LP_EXIT_DATA, "%s: no key \"%s\"", name,
+			    argv[optind]);
+		fputs(dflt, stdout);
+		putchar(end);
+	} else if (n->type == LP_Y_SCALAR) {
+		fputs(n->s, stdout);
+		putchar(end);
+	} else {
+		for (i = 0; i < n->n; i++) {
+			if (n->type == LP_Y_MAP)
+				fputs(n->keys[i], stdout);
+			else if (n->v[i]->type == LP_Y_SCALAR)
+				fputs(n->v[i]->s, stdout);
+			else
+				lp_die(LP_EXIT_DATA, "%s: %s.%zu is not a scalar",
+				    name, argv[optind], i);
+			putchar(end);
+		}
+	}
+	lp_yaml_free(root);
+	lp_close_stdout();
+	return 0;
+}

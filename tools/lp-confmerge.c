@@ -1,0 +1,109 @@
+/*
+ * lp-confmerge: the run's resolved config from YAML presets (later files
+ * override earlier ones, mappings merge key by key) and KEY=VALUE overrides
+ * that may only change keys the presets already have.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-confmerge [-S overrides] [-s key=value]... file...";
+
+static void
+apply(struct lp_ynode *root, const char *kv, const char *where)
+{
+	const char *eq = strchr(kv, '=');
+	char *key;
+
+	if (!eq || eq == kv)
+		lp_die(LP_EXIT_USAGE, "%s: expected KEY=VALUE, got \"%s\"", where,
+		    kv);
+	key = lp_xstrndup(kv, (size_t)(eq - kv));
+	if (lp_yaml_set(root, key, eq + 1))
+		lp_die(LP_EXIT_USAGE, "%s: no setting \"%s\" in the presets "
+		    "(misspelt, or a whole section?)", where, key);
+	free(key);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lp_ynode *root = NULL;
+	struct lp_sb note = { 0 };
+	char **sets = NULL;
+	const char *sfile = NULL;
+	size_t nsets = 0, i;
+	int c;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "hS:s:")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'S':
+			sfile = optarg;
+			break;
+		case 's':
+			sets = lp_xreallocarray(sets, nsets + 1, sizeof *sets);
+			sets[nsets++] = optarg;
+			break;
+		default:
+			lp_usage(synopsis);
+		}
+	}
+	if (optind == argc)
+		lp_usage(synopsis);
+	lp_sb_adds(&note, "Resolved by lp-confmerge from:");
+	for (i = (size_t)optind; i < (size_t)argc; i++) {
+		struct lp_ynode *n = lp_yaml_load_path(argv[i]);
+
+		if (n->type != LP_Y_MAP)
+			lp_die_at(LP_EXIT_DATA, argv[i], n->line, 0,
+			    "a preset must be a YAML mapping");
+		if (root)
+			lp_yaml_merge(root, n);
+		else
+			root = n;
+		lp_sb_printf(&note, " %s", argv[i]);
+	}
+	if (sfile) {
+		FILE *fp = fopen(sfile, "r");
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t len;
+		long lineno = 0;
+
+		if (!fp)
+			lp_die_sys("%s", sfile);
+		while ((len = getline(&line, &cap, fp)) != -1) {
+			struct lp_sb w = { 0 };
+
+			lineno++;
+			if (len && line[len - 1] == '\n')
+				line[--len] = '\0';
+			if (!*line || *line == '#')
+				continue;
+			lp_sb_printf(&w, "%s:%ld", sfile, lineno);
+			apply(root, line, lp_sb_str(&w));
+			lp_sb_printf(&note, "%s %s", lineno == 1 ?
+			    "\noverrides:" : "", line);
+			lp_sb_free(&w);
+		}
+		free(line);
+		fclose(fp);
+	}
+	for (i = 0; i < nsets; i++) {
+		apply(root, sets[i], "-s");
+		lp_sb_printf(&note, "\n-s %s", sets[i]);
+	}
+	lp_yaml_emit(stdout, root, lp_sb_str(&note));
+	lp_yaml_free(root);
+	free(sets);
+	lp_sb_free(&note);
+	lp_close_stdout();
+	return 0;
+}

@@ -1,0 +1,209 @@
+/*
+ * lp-kernmd: the kernels.md table from kernel TSV: lp-kernjoin's kernels.tsv
+ * (nsys time, ncu metrics) or lp-ncu2tsv's output alone (ncu time).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] = "lp-kernmd [-n N] [-w WIDTH] [file]";
+
+struct row {
+	char *kernel, *device, *match;
+	double total, calls, sm, dram;
+	int have_sm, have_dram;
+};
+
+static int
+num(const char *s, double *v)
+{
+	return *s && !lp_num_parse(s, v);
+}
+
+static const char *
+comment(const struct lp_tsv *t, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; i < t->ncomments; i++)
+		if (!strncmp(t->comments[i], key, n) && t->comments[i][n] == ':')
+			return t->comments[i] + n + 1 + (t->comments[i][n + 1] == ' ');
+	return NULL;
+}
+
+static int
+cmp(const void *x, const void *y)
+{
+	const struct row *a = x, *b = y;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return strcmp(a->kernel, b->kernel);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lp_tsv t;
+	struct row *rows = NULL;
+	struct lp_sb b = { 0 };
+	const char *name, *src, *range, *metrics, *match, *names;
+	size_t n = 0, i, shown, unmatched = 0;
+	long top = 25, width = 90;
+	double sum = 0, shown_sum = 0;
+	int c, ck, ct, cc, cd, cs, cr, cm, ncu_time = 0;
+	FILE *fp;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "hn:w:")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'n':
+			top = lp_strtonum(optarg, 0, 1000000, "-n");
+			break;
+		case 'w':
+			width = lp_strtonum(optarg, 20, 100000, "-w");
+			break;
+		default:
+			lp_usage(synopsis);
+		}
+	}
+	if (argc - optind > 1)
+		lp_usage(synopsis);
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(&t, fp, name);
+	ck = lp_csv_need(&t.hdr, "kernel", "kernel TSV (lp-kernjoin or lp-ncu2tsv)");
+	ct = lp_csv_col(&t.hdr, "total_ns");
+	cc = lp_csv_col(&t.hdr, "calls");
+	if (ct < 0 || cc < 0) {
+		/* lp-ncu2tsv alone: ncu's replayed durations stand in */
+		ct = lp_csv_need(&t.hdr, "gpu_time_ns", "kernel TSV");
+		cc = lp_csv_need(&t.hdr, "launches", "kernel TSV");
+		ncu_time = 1;
+	}
+	cd = lp_csv_col(&t.hdr, "device");
+	cs = lp_csv_col(&t.hdr, "sm_throughput_pct");
+	cr = lp_csv_col(&t.hdr, "dram_throughput_pct");
+	cm = lp_csv_col(&t.hdr, "match");
+	while (lp_tsv_next(&t)) {
+		struct row *r;
+
+		rows = lp_xreallocarray(rows, n + 1, sizeof *rows);
+		r = &rows[n++];
+		memset(r, 0, sizeof *r);
+		r->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
+		r->device = lp_xstrdup(lp_tsv_get(&t, cd));
+		r->match = lp_xstrdup(lp_tsv_get(&t, cm));
+		if (!num(lp_tsv_get(&t, ct), &r->total) ||
+		    !num(lp_tsv_get(&t, cc), &r->calls))
+			lp_die_at(LP_EXIT_DATA, name, t.line, 0,
+			    "no total time or call count for \"%s\"", r->kernel);
+		r->have_sm = num(lp_tsv_get(&t, cs), &r->sm);
+		r->have_dram = num(lp_tsv_get(&t, cr), &r->dram);
+		sum += r->total;
+	}
+	if (!n)
+		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
+	qsort(rows, n, sizeof *rows, cmp);
+	shown = top && (size_t)top < n ? (size_t)top : n;
+
+	puts("# Top GPU kernels\n");
+	src = comment(&t, "time");
+	range = comment(&t, "range");
+	metrics = comment(&t, "metrics");
+	match = comment(&t, "match");
+	names = comment(&t, "names");
+	if (ncu_time)
+		printf("Source: time and launches from ncu (%s): replayed one "
+		    "kernel at a time with locked clocks, so durations are ncu's, "
+		    "not the run's; SOL %% from the same export.\n", name);
+	else {
+		printf("Source: time and calls from %s%s%s%s; ", src ? src : name,
+		    range ? ", NVTX range `" : "", range ? range : "",
+		    range ? "`" : "");
+		if (metrics)
+			printf("SOL SM %% and DRAM %% from %s (means over the "
+			    "profiled launches).", metrics);
+		else
+			printf("no Nsight Compute metrics in this run (SOL "
+			    "columns empty).");
+		putchar('\n');
+	}
+	if (match)
+		printf("\nMatching nsys to ncu: %s. Mangled names are matched "
+		    "exactly; without them, demangled names are normalised "
+		    "(casts and namespaces dropped) and used only when unique.\n",
+		    match);
+	if (names)
+		printf("\nNames: %s.\n", names);
+	puts("\n| # | Kernel | Device | Total (ms) | Calls | Mean (ms) | Share | SM % | DRAM % |");
+	puts("|--:|:-------|:-------|-----------:|------:|----------:|------:|-----:|-------:|");
+	for (i = 0; i < shown; i++) {
+		const struct row *r = &rows[i];
+
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "| %zu | `", i + 1);
+		lp_kname_md(&b, r->kernel, (size_t)width);
+		lp_sb_adds(&b, "` | ");
+		lp_md_escape(&b, *r->device ? r->device : "-");
+		lp_sb_adds(&b, " | ");
+		lp_fmt_ms(&b, r->total);
+		lp_sb_adds(&b, " | ");
+		lp_fmt_num(&b, r->calls, 0);
+		lp_sb_adds(&b, " | ");
+		lp_fmt_num(&b, r->calls > 0 ? r->total / r->calls / 1e6 : 0, 4);
+		lp_sb_adds(&b, " | ");
+		lp_fmt_num(&b, sum > 0 ? 100.0 * r->total / sum : 0, 1);
+		lp_sb_adds(&b, "% | ");
+		if (r->have_sm)
+			lp_fmt_num(&b, r->sm, 1);
+		else
+			lp_sb_adds(&b, "-");
+		lp_sb_adds(&b, " | ");
+		if (r->have_dram)
+			lp_fmt_num(&b, r->dram, 1);
+		else
+			lp_sb_adds(&b, "-");
+		lp_sb_adds(&b, " |");
+		puts(lp_sb_str(&b));
+		shown_sum += r->total;
+	}
+	lp_sb_reset(&b);
+	lp_fmt_num(&b, sum > 0 ? 100.0 * shown_sum / sum : 0, 1);
+	printf("\n%zu of %zu kernels shown, %s%% of the GPU time above. "
+	    "Share is of that total (", shown, n, lp_sb_str(&b));
+	lp_sb_reset(&b);
+	lp_fmt_ms(&b, sum);
+	printf("%s ms). Long names are shortened here; the TSV keeps them "
+	    "whole.\n", lp_sb_str(&b));
+	for (i = 0; i < t.ncomments; i++)
+		unmatched += !strncmp(t.comments[i], "unmatched:", 10);
+	if (unmatched) {
+		printf("\nProfiled by ncu but not matched to any nsys kernel (their "
+		    "metrics are left out rather than put beside another "
+		    "kernel's time):\n\n");
+		for (i = 0; i < t.ncomments; i++)
+			if (!strncmp(t.comments[i], "unmatched:", 10)) {
+				lp_sb_reset(&b);
+				lp_sb_adds(&b, "- `");
+				lp_kname_md(&b, t.comments[i] + 11, (size_t)width);
+				lp_sb_adds(&b, "`");
+				puts(lp_sb_str(&b));
+			}
+	}
+	for (i = 0; i < n; i++) {
+		free(rows[i].kernel);
+		free(rows[i].device);
+		free(rows[i].match);
+	}
+	free(rows);
+	lp_sb_free(&b);
+	lp_tsv_close(&t);
+	lp_close_in(fp);
+	lp_close_stdout();
+	return 0;
+}

@@ -1,0 +1,262 @@
+/*
+ * lp-ncucmd: the exact ncu command for a run, from its resolved config and
+ * the top-N selection: "ncu" around the workload, profiling only the
+ * selected kernels inside the run's NVTX stage (default); the CSV export of
+ * a report (-x); or, for error messages, the filters in words (-d).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-ncucmd [-0] [-d | -x] [-k topn.tsv] [-o base] [-- workload-or-report...]";
+
+static const char *const targets[] = { "all", "application-only", NULL };
+static const char *const replays[] = { "kernel", "application", "range",
+	"app-range", NULL };
+static const char *const bases[] = { "mangled", "demangled", "function", NULL };
+static const char *const units[] = { "base", "auto", NULL };
+
+/* An option and its value as two words, the form ncu was seen to take. */
+static void
+opt(struct lp_av *av, const char *name, const char *fmt, ...)
+{
+	struct lp_sb b = { 0 };
+	va_list ap;
+	char buf[1];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		lp_die_sys("vsnprintf");
+	b.s = lp_xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(b.s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	lp_av_push(av, name);
+	lp_av_push(av, b.s);
+	free(b.s);
+}
+
+struct sel {
+	char **names;
+	size_t n;
+};
+
+/* The kernel column of lp-topn's TSV. */
+static void
+read_sel(struct sel *s, const char *path)
+{
+	struct lp_tsv t;
+	const char *name;
+	FILE *fp = lp_open_in(path, &name);
+	int ck;
+
+	lp_tsv_open(&t, fp, name);
+	ck = lp_csv_need(&t.hdr, "kernel", "lp-topn output");
+	while (lp_tsv_next(&t)) {
+		const char *k = lp_tsv_get(&t, ck);
+
+		if (!*k)
+			lp_die_at(LP_EXIT_DATA, name, t.line, ck + 1,
+			    "empty kernel name");
+		s->names = lp_xreallocarray(s->names, s->n + 1, sizeof *s->names);
+		s->names[s->n++] = lp_xstrdup(k);
+	}
+	if (!s->n)
+		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernels selected: "
+		    "ncu would profile nothing");
+	lp_tsv_close(&t);
+	lp_close_in(fp);
+}
+
+/* NVTX include expressions: the preset's own, or the run's stage. */
+static void
+nvtx(const struct lp_ynode *cfg, const char *file, struct lp_av *out)
+{
+	const char **items;
+	size_t n = lp_cfg_list(cfg, "ncu_cli.nvtx_include", &items, file), i;
+
+	for (i = 0; i < n; i++)
+		lp_av_push(out, items[i]);
+	free(items);
+	if (!n) {
+		const char *stage = lp_cfg_word(cfg, "run.stage", "", file);
+		struct lp_stage st;
+		struct lp_sb b = { 0 };
+
+		if (!*stage)
+			return;
+		lp_stage_get(cfg, stage, &st, file);
+		if (lp_nvtx_ncu_include(&b, &st))
+			lp_die_at(LP_EXIT_DATA, file, 0, 0, "stage %s: range \"%s\" "
+			    "has a '/', which ncu reads as nested ranges", stage,
+			    st.range);
+		lp_av_push(out, lp_sb_str(&b));
+		lp_sb_free(&b);
+	}
+}
+
+/* The kernel filter: exactly one launch of each selected kernel, or a
+ * count that ncu applies to all of them together. */
+static void
+kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
+    struct lp_av *av)
+{
+	struct lp_sb re = { 0 };
+	long per = lp_cfg_long(cfg, "ncu_cli.launches_per_kernel", 1, 1, 1000,
+	    file);
+	long skip = lp_cfg_long(cfg, "ncu_cli.launch_skip", 0, 0, 100000000,
+	    file);
+
+	opt(av, "--kernel-name-base", "%s", lp_cfg_enum(cfg,
+	    "ncu_cli.kernel_name_base", "mangled", bases, file));
+	lp_sel_regex(&re, s->names, s->n);
+	if (per == 1 && skip == 0) {
+		/* ncu counts invocations per kernel here; the invocation
+		 * number takes no regex (ncu 2025.3), so 1 is the only count
+		 * that is per kernel */
+		opt(av, "--kernel-id", "::%s:1", lp_sb_str(&re));
+	} else {
+		opt(av, "--kernel-name", "%s", lp_sb_str(&re));
+		if (skip)
+			opt(av, "--launch-skip", "%ld", skip);
+		opt(av, "--launch-count", "%ld", per * (long)s->n);
+	}
+	lp_sb_free(&re);
+}
+
+static void
+profile(const struct lp_ynode *cfg, const char *file, const char *base,
+    const struct sel *s, char **work, size_t nwork, struct lp_av *av)
+{
+	struct lp_av inc = { 0 };
+	const char **items;
+	const char *set;
+	size_t n, i;
+	struct lp_sb b = { 0 };
+
+	if (!nwork)
+		lp_die(LP_EXIT_USAGE, "no workload: give its argv after --");
+	if (work[0][0] == '-')
+		lp_die(LP_EXIT_USAGE, "workload \"%s\" starts with '-': ncu "
+		    "would read it as an option", work[0]);
+	lp_av_push(av, "ncu");
+	opt(av, "--target-processes", "%s", lp_cfg_enum(cfg,
+	    "ncu_cli.target_processes", "all", targets, file));
+	opt(av, "--replay-mode", "%s", lp_cfg_enum(cfg,
+	    "ncu_cli.replay_mode", "kernel", replays, file));
+	set = lp_cfg_word(cfg, "ncu_cli.set", "", file);
+	if (*set)
+		opt(av, "--set", "%s", set);
+	n = lp_cfg_list(cfg, "ncu_cli.sections", &items, file);
+	for (i = 0; i < n; i++)
+		opt(av, "--section", "%s", items[i]);
+	free(items);
+	n = lp_cfg_list(cfg, "ncu_cli.metrics", &items, file);
+	for (i = 0; i < n; i++)
+		lp_sb_printf(&b, "%s%s", i ? "," : "", items[i]);
+	free(items);
+	if (n)
+		opt(av, "--metrics", "%s", lp_sb_str(&b));
+	lp_sb_free(&b);
+	nvtx(cfg, file, &inc);
+	if (inc.n)
+		lp_av_push(av, "--nvtx");
+	for (i = 0; i < inc.n; i++)
+		opt(av, "--nvtx-include", "%s", inc.w[i]);
+	lp_av_free(&inc);
+	kfilter(cfg, file, s, av);
+	lp_av_push(av, "--force-overwrite");
+	opt(av, "--export", "%s", base);
+	n = lp_cfg_list(cfg, "ncu_cli.extra_args", &items, file);
+	for (i = 0; i < n; i++)
+		lp_av_push(av, items[i]);
+	free(items);
+	lp_av_push(av, "--");
+	for (i = 0; i < nwork; i++)
+		lp_av_push(av, work[i]);
+}
+
+static void
+export(const struct lp_ynode *cfg, const char *file, char **rep, size_t nrep,
+    struct lp_av *av)
+{
+	if (nrep != 1)
+		lp_die(LP_EXIT_USAGE, "-x: give one .ncu-rep after --");
+	lp_av_push(av, "ncu");
+	opt(av, "--import", "%s", rep[0]);
+	opt(av, "--page", "%s", "raw");
+	lp_av_push(av, "--csv");
+	opt(av, "--print-kernel-base", "%s", lp_cfg_enum(cfg,
+	    "ncu_cli.kernel_name_base", "mangled", bases, file));
+	opt(av, "--print-units", "%s", lp_cfg_enum(cfg,
+	    "ncu_cli.print_units", "base", units, file));
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lp_ynode *cfg;
+	struct lp_av av = { 0 };
+	struct sel s = { 0 };
+	const char *base = NULL, *topn = NULL, *name = "<stdin>";
+	int c, nul = 0, dmode = 0, xmode = 0;
+	size_t i;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "0dhk:o:x")) != -1) {
+		switch (c) {
+		case '0': nul = 1; break;
+		case 'd': dmode = 1; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'k': topn = optarg; break;
+		case 'o': base = optarg; break;
+		case 'x': xmode = 1; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (dmode && xmode)
+		lp_die(LP_EXIT_USAGE, "-d and -x do not go together");
+	if (!xmode && !topn)
+		lp_die(LP_EXIT_USAGE, "-k topn.tsv is required");
+	if (!xmode && !dmode && (!base || !*base))
+		lp_die(LP_EXIT_USAGE, "-o base is required");
+	cfg = lp_yaml_load(stdin, name);
+	if (!xmode)
+		read_sel(&s, topn);
+	if (xmode) {
+		export(cfg, name, argv + optind, (size_t)(argc - optind), &av);
+		lp_av_print(stdout, &av, nul);
+	} else if (dmode) {
+		struct lp_av inc = { 0 }, kf = { 0 };
+
+		nvtx(cfg, name, &inc);
+		kfilter(cfg, name, &s, &kf);
+		printf("NVTX include:");
+		for (i = 0; i < inc.n; i++)
+			printf(" %s", inc.w[i]);
+		printf("%s\nkernel filter:", inc.n ? "" : " (none)");
+		for (i = 0; i < kf.n; i++)
+			printf(" %s", kf.w[i]);
+		printf("\nselected kernels: %zu (from %s)\n", s.n, topn);
+		lp_av_free(&inc);
+		lp_av_free(&kf);
+	} else {
+		profile(cfg, name, base, &s, argv + optind,
+		    (size_t)(argc - optind), &av);
+		lp_av_print(stdout, &av, nul);
+	}
+	lp_av_free(&av);
+	lp_argv_free(s.names, s.n);
+	lp_yaml_free(cfg);
+	lp_close_stdout();
+	return 0;
+}

@@ -1,0 +1,175 @@
+/*
+ * lp-nsyscmd: the exact nsys command for a run, from its resolved config:
+ * "nsys profile" around the workload (default), "nsys stats" over a report
+ * (-s), or the name nsys stats gives the run's stage (-r).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-nsyscmd [-0] [-r | -s] [-o base] [-- workload-or-report...]";
+
+static const char *const ranges[] = { "nvtx", "none", NULL };
+static const char *const ends[] = { "stop", "stop-shutdown", "repeat",
+	"repeat-shutdown", "none", NULL };
+
+static void
+profile(const struct lp_ynode *cfg, const char *file, const char *base,
+    char **work, size_t nwork, struct lp_av *av)
+{
+	const char **items;
+	const struct lp_ynode *env;
+	struct lp_stage st;
+	struct lp_sb b = { 0 };
+	size_t n, i;
+	const char *stage, *cr;
+
+	if (!nwork)
+		lp_die(LP_EXIT_USAGE, "no workload: give its argv after --");
+	if (work[0][0] == '-')
+		lp_die(LP_EXIT_USAGE, "workload \"%s\" starts with '-': nsys "
+		    "would read it as an option", work[0]);
+	lp_av_push(av, "nsys");
+	lp_av_push(av, "profile");
+	n = lp_cfg_list(cfg, "nsys_cli.trace", &items, file);
+	for (i = 0; i < n; i++)
+		lp_sb_printf(&b, "%s%s", i ? "," : "", items[i]);
+	free(items);
+	if (n)
+		lp_av_pushf(av, "--trace=%s", lp_sb_str(&b));
+	lp_sb_reset(&b);
+	lp_av_pushf(av, "--sample=%s", lp_cfg_word(cfg, "nsys_cli.sample",
+	    "none", file));
+	lp_av_pushf(av, "--cpuctxsw=%s", lp_cfg_word(cfg, "nsys_cli.cpuctxsw",
+	    "none", file));
+	cr = lp_cfg_enum(cfg, "nsys_cli.capture_range", "nvtx", ranges, file);
+	if (!strcmp(cr, "nvtx")) {
+		stage = lp_cfg_word(cfg, "run.stage", "", file);
+		if (!*stage)
+			lp_die_at(LP_EXIT_DATA, file, 0, 0, "nsys_cli.capture_range "
+			    "is nvtx but run.stage is not set");
+		lp_stage_get(cfg, stage, &st, file);
+		if (lp_nvtx_nsys_capture(&b, &st) == 0) {
+			lp_av_push(av, "--capture-range=nvtx");
+			lp_av_pushf(av, "--nvtx-capture=%s", lp_sb_str(&b));
+			/* stop-shutdown, nsys's default with a capture range,
+			 * kills the workload and loses its exit code */
+			lp_av_pushf(av, "--capture-range-end=%s", lp_cfg_enum(cfg,
+			    "nsys_cli.capture_range_end", "stop", ends, file));
+		} else
+			lp_warn("stage %s: nsys cannot gate a capture on range "
+			    "\"%s\"%s%s (it drops '@' from capture names); "
+			    "profiling the whole run, the stage is taken from "
+			    "nvtx_kern_sum", stage, st.range, *st.domain ?
+			    " in domain " : "", st.domain);
+		lp_sb_reset(&b);
+	}
+	env = lp_yaml_get(cfg, "nsys_cli.env");
+	if (env && env->type != LP_Y_MAP)
+		lp_die_at(LP_EXIT_DATA, file, env->line, 0, "nsys_cli.env: "
+		    "expected a mapping of NAME: value");
+	for (i = 0; env && i < env->n; i++) {
+		const struct lp_ynode *v = env->v[i];
+
+		if (v->type != LP_Y_SCALAR || strchr(v->s, ',') ||
+		    strchr(env->keys[i], '=') || strchr(env->keys[i], ','))
+			lp_die_at(LP_EXIT_DATA, file, v->line, 0, "nsys_cli.env.%s: "
+			    "expected a value without ','", env->keys[i]);
+		lp_sb_printf(&b, "%s%s=%s", i ? "," : "", env->keys[i], v->s);
+	}
+	if (b.len)
+		lp_av_pushf(av, "--env-var=%s", lp_sb_str(&b));
+	lp_av_push(av, "--force-overwrite=true");
+	lp_av_pushf(av, "--output=%s", base);
+	n = lp_cfg_list(cfg, "nsys_cli.extra_args", &items, file);
+	for (i = 0; i < n; i++)
+		lp_av_push(av, items[i]);
+	free(items);
+	lp_av_push(av, "--");
+	for (i = 0; i < nwork; i++)
+		lp_av_push(av, work[i]);
+	lp_sb_free(&b);
+}
+
+static void
+stats(const struct lp_ynode *cfg, const char *file, const char *base,
+    char **rep, size_t nrep, struct lp_av *av)
+{
+	const char **items;
+	size_t n, i;
+
+	if (nrep != 1)
+		lp_die(LP_EXIT_USAGE, "-s: give one .nsys-rep after --");
+	n = lp_cfg_list(cfg, "nsys_cli.stats_reports", &items, file);
+	if (!n)
+		lp_die_at(LP_EXIT_DATA, file, 0, 0, "nsys_cli.stats_reports is "
+		    "empty");
+	lp_av_push(av, "nsys");
+	lp_av_push(av, "stats");
+	for (i = 0; i < n; i++) {
+		lp_av_push(av, "--report");
+		lp_av_push(av, items[i]);
+	}
+	free(items);
+	lp_av_push(av, "--format");
+	lp_av_push(av, "csv");
+	lp_av_push(av, "--force-export=true");
+	lp_av_pushf(av, "--output=%s", base);
+	lp_av_push(av, rep[0]);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lp_ynode *cfg;
+	struct lp_av av = { 0 };
+	const char *base = NULL, *name;
+	int c, nul = 0, rmode = 0, smode = 0;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "0ho:rs")) != -1) {
+		switch (c) {
+		case '0': nul = 1; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'o': base = optarg; break;
+		case 'r': rmode = 1; break;
+		case 's': smode = 1; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (rmode && smode)
+		lp_die(LP_EXIT_USAGE, "-r and -s do not go together");
+	if (!rmode && (!base || !*base))
+		lp_die(LP_EXIT_USAGE, "-o base is required");
+	name = "<stdin>";
+	cfg = lp_yaml_load(stdin, name);
+	if (rmode) {
+		struct lp_sb b = { 0 };
+		struct lp_stage st;
+
+		if (optind < argc)
+			lp_usage(synopsis);
+		lp_stage_get(cfg, lp_cfg_word(cfg, "run.stage", "", name), &st,
+		    name);
+		lp_nvtx_nsys_name(&b, &st);
+		puts(lp_sb_str(&b));
+		lp_sb_free(&b);
+	} else {
+		if (smode)
+			stats(cfg, name, base, argv + optind,
+			    (size_t)(argc - optind), &av);
+		else
+			profile(cfg, name, base, argv + optind,
+			    (size_t)(argc - optind), &av);
+		lp_av_print(stdout, &av, nul);
+		lp_av_free(&av);
+	}
+	lp_yaml_free(cfg);
+	lp_close_stdout();
+	return 0;
+}
