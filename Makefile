@@ -27,6 +27,8 @@ SAN ?=
 VALGRIND ?=
 V ?=
 Q := $(if $(filter 1,$(V)),,@)
+# "  CC file" lines, unless V=1 shows the commands or -s silences make
+LP_SAY = $(if $(Q),$(if $(findstring s,$(firstword -$(MAKEFLAGS))),,@echo "  $(1)"))
 
 # Sanitizer builds live beside the normal ones, so switching costs nothing.
 B := $(if $(filter 1,$(SAN)),bin/san,bin)
@@ -72,21 +74,21 @@ endif
 # The shared library: one family of functions a file (tools/lib/lp.h).
 $(B)/obj/lib/%.o: tools/lib/%.c $(B)/.flags | $(B)/.deps-ok
 	$(Q)mkdir -p $(@D)
-	$(if $(Q),@echo "  CC      $<")
+	$(call LP_SAY,CC      $<)
 	$(Q)$(CC) $(CFLAGS) $(LP_CFLAGS) -c -o $@ $<
 
 $(B)/liblp.a: $(LIBOBJ)
-	$(if $(Q),@echo "  AR      $@")
+	$(call LP_SAY,AR      $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # Each tool is one file linked against the library.
 $(B)/obj/%.o: tools/%.c $(B)/.flags | $(B)/.deps-ok
 	$(Q)mkdir -p $(@D)
-	$(if $(Q),@echo "  CC      $<")
+	$(call LP_SAY,CC      $<)
 	$(Q)$(CC) $(CFLAGS) $(LP_CFLAGS) -c -o $@ $<
 
 $(B)/lp-%: $(B)/obj/lp-%.o $(B)/liblp.a
-	$(if $(Q),@echo "  LD      $@")
+	$(call LP_SAY,LD      $@)
 	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # C unit tests of the library, one file a module, TAP on stdout.
@@ -113,7 +115,7 @@ LP_DEMO_FILES := tests/fixtures/h200-tinyllm/cap_cuda_gpu_kern_sum.csv \
 	tests/fixtures/h200-tinyllm/dec_raw.csv
 demo: $(BINS)
 	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' \
-	  kernels.md stakeholder_summary.md
+	  topn.tsv kernels.md stakeholder_summary.md
 	@echo "demo: $(LP_STAGE2_DIR)/demo/kernels.md $(LP_STAGE2_DIR)/demo/stakeholder_summary.md"
 
 install: $(BINS)

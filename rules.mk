@@ -1,2 +1,314 @@
-# placeholder
-LP_STAGE2_DIR := tmp/stage2
+# rules.mk: the stage-2 pipeline.  Every artifact of run $(RUN) is a file
+# under $(LP_STAGE2_DIR)/$(RUN)/ made from its inputs and the tool that makes
+# it, so a re-run of make redoes only what failed or went out of date:
+#
+#   vars/*             settings given on the command line, kept for later runs
+#   config.yaml        resolved config (runner + presets + model + overrides)
+#   nsys/config.yaml   the part nsys steps read, ncu/config.yaml likewise
+#   inputs.yaml        workload argv or imported exports, model identity
+#   env.json           provenance: GPU, driver, tools, host, time, lp revision
+#   nsys/profile.cmd   nsys/report.nsys-rep   nsys/stats.cmd
+#   nsys/report_*.csv  nsys/stats.log
+#   topn.tsv           the stage's top-N kernels (what ncu profiles)
+#   ncu/profile.cmd    ncu/report.ncu-rep   ncu/export.cmd   ncu/report.csv
+#   ncu/metrics.tsv    kernels.tsv   kernels.md   stakeholder_summary.md
+
+# The runner config is read here with awk for the two keys make itself needs
+# before any tool is built; lp-confget reads everything else.
+lp_conf2 = $(shell awk -v s='$(1):' -v k='$(2):' '/^[^ \#]/{a=($$1==s);next} a&&$$1==k{print $$2;exit}' conf/runner/stage2.yaml 2>/dev/null)
+LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
+LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
+
+RUN ?=
+LP_ARTIFACTS := config.yaml inputs.yaml env.json topn.tsv kernels.tsv kernels.md \
+	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
+	ncu/report.csv ncu/metrics.tsv
+LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run,$(MAKECMDGOALS)) \
+	$(filter $(LP_STAGE2_DIR)/%,$(MAKECMDGOALS))
+
+.PHONY: run clean-run
+
+empty :=
+space := $(empty) $(empty)
+define nl
+
+
+endef
+lp_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H \
+	I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
+# Empty when $(1), a variable's name, holds only letters, digits, '.', '_'
+# and '-'.  Works on the raw value, so "$(...)" in it is never expanded.
+define lp_unsafe
+$(strip $(eval lp__left := $$(value $(1)))$(foreach c,$(lp_chars),$(eval lp__left := $$(subst $(c),,$$(lp__left))))$(lp__left))
+endef
+
+ifneq ($(strip $(LP_RUN_GOALS)),)
+ifeq ($(strip $(value RUN)),)
+$(error RUN is required, as in: make RUN=abc stakeholder_summary.md)
+endif
+endif
+
+ifneq ($(strip $(value RUN)),)
+ifneq ($(or $(call lp_unsafe,RUN),$(filter .% -%,$(value RUN))),)
+$(error RUN="$(value RUN)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')
+endif
+R := $(LP_STAGE2_DIR)/$(RUN)
+
+# Settings given on the command line are recorded in $(R)/vars/NAME, so a
+# later "make RUN=..." without them re-uses them; NAME= clears one.  A file
+# is rewritten only when its value changes (make -q stays true).
+LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET
+define lp_var
+ifeq ($$(origin $(1)),command line)
+LP_$(1) := $$(value $(1))
+ifneq ($$(LP_$(1)),$$(file <$(R)/vars/$(1)))
+$$(shell mkdir -p $(R)/vars)
+$$(file >$(R)/vars/$(1),$$(LP_$(1)))
+endif
+else
+LP_$(1) := $$(if $$(wildcard $(R)/vars/$(1)),$$(file <$(R)/vars/$(1)))
+endif
+endef
+$(foreach v,$(LP_VARS),$(eval $(call lp_var,$(v))))
+
+$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE,$(if $(call lp_unsafe,LP_$(v)),\
+	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
+LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
+ifeq ($(filter deep light,$(LP_MODE_NOW)),)
+$(error MODE="$(LP_MODE_NOW)": use deep or light)
+endif
+ifneq ($(LP_TOPN),)
+ifneq ($(shell echo '$(LP_TOPN)' | grep -cx '[1-9][0-9]*'),1)
+$(error TOPN="$(LP_TOPN)": use a whole number from 1)
+endif
+endif
+$(foreach w,$(LP_SET),$(if $(findstring =,$(w)),,$(error SET: "$(w)" is not KEY=VALUE)))
+
+# Presets: the runner, one nsys preset, the ncu preset of the mode (or
+# NCU_PRESET), the model, the GPU peak table and the operator classes.
+LP_RUNNER := conf/runner/stage2.yaml
+LP_NSYS_PRESET := conf/profiling/nsys/nsys.default.yaml
+LP_NCU_PRESET := conf/profiling/ncu/ncu.$(or $(LP_NCU_PRESET),$(if $(filter light,$(LP_MODE_NOW)),light,default)).yaml
+LP_MODEL_FILE := $(if $(LP_MODEL),conf/model/$(LP_MODEL).yaml)
+$(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f) does not exist)))
+
+# Overrides, split by the tool they concern so that an ncu setting never
+# re-runs nsys.  Each list is one KEY=VALUE a line.
+LP_OVR_ALL := $(if $(LP_MODE),run.mode=$(LP_MODE)) \
+	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN)) \
+	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET)
+LP_OVR_NSYS := $(filter nsys_cli.% stages.% run.stage=%,$(LP_OVR_ALL))
+LP_OVR_NCU := $(filter ncu_cli.% stages.% run.%,$(LP_OVR_ALL))
+define lp_put
+lp__new := $$(subst $$(space),$$(nl),$$(strip $(2)))
+ifneq ($$(wildcard $(R)/vars/$(1))|$$(lp__new),$(R)/vars/$(1)|$$(file <$(R)/vars/$(1)))
+$$(shell mkdir -p $(R)/vars)
+$$(file >$(R)/vars/$(1),$$(lp__new))
+endif
+endef
+$(eval $(call lp_put,overrides.all,$(LP_OVR_ALL)))
+$(eval $(call lp_put,overrides.nsys,$(LP_OVR_NSYS)))
+$(eval $(call lp_put,overrides.ncu,$(LP_OVR_NCU)))
+
+# Import instead of profiling: IMPORT='files' names nsys exports (by their
+# report suffix), an ncu CSV export, or .nsys-rep / .ncu-rep reports.
+LP_IMP := $(LP_IMPORT)
+lp_imp = $(filter $(foreach s,$(1),%_$(s) %/$(s) $(s)),$(LP_IMP))
+LP_IMP_REP := $(filter %.nsys-rep,$(LP_IMP))
+LP_IMP_NCUREP := $(filter %.ncu-rep,$(LP_IMP))
+LP_IMP_cuda_gpu_kern_sum := $(call lp_imp,cuda_gpu_kern_sum.csv gpukernsum.csv)
+LP_IMP_cuda_gpu_kern_sum_mangled := $(call lp_imp,cuda_gpu_kern_sum_mangled.csv)
+LP_IMP_nvtx_sum := $(call lp_imp,nvtx_sum.csv nvtxsum.csv)
+LP_IMP_nvtx_kern_sum := $(call lp_imp,nvtx_kern_sum.csv nvtxkernsum.csv)
+LP_IMP_nvtx_kern_sum_mangled := $(call lp_imp,nvtx_kern_sum_mangled.csv)
+LP_IMP_cuda_api_sum := $(call lp_imp,cuda_api_sum.csv cudaapisum.csv)
+LP_IMP_cuda_gpu_mem_time_sum := $(call lp_imp,cuda_gpu_mem_time_sum.csv gpumemtimesum.csv)
+LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
+	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum
+LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
+	nvtx_kern_sum nvtx_kern_sum_mangled
+LP_IMP_NSYSCSV := $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r)))
+LP_IMP_NCUCSV := $(filter-out $(LP_IMP_NSYSCSV),$(filter %.csv,$(LP_IMP)))
+$(foreach r,$(LP_NSYS_REPORTS),$(if $(word 2,$(LP_IMP_$(r))),\
+	$(error IMPORT: several $(r) exports: $(LP_IMP_$(r)))))
+$(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
+	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep))
+$(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))
+
+ifneq ($(strip $(LP_IMP)),)
+LP_LIVE :=
+$(if $(and $(LP_IMP_REP),$(LP_IMP_NSYSCSV)),$(error IMPORT: give a .nsys-rep or its CSV exports, not both))
+$(if $(or $(LP_IMP_REP),$(LP_IMP_cuda_gpu_kern_sum)),,$(error IMPORT: no nsys kernel summary (*_cuda_gpu_kern_sum.csv) and no .nsys-rep among $(LP_IMP)))
+$(if $(word 2,$(LP_IMP_NCUCSV) $(LP_IMP_NCUREP)),$(error IMPORT: several ncu exports: $(LP_IMP_NCUCSV) $(LP_IMP_NCUREP)))
+LP_HAVE_STATS := $(LP_IMP_REP)
+LP_HAVE_NCU := $(LP_IMP_NCUCSV)$(LP_IMP_NCUREP)
+else
+LP_LIVE := 1
+LP_HAVE_STATS := 1
+LP_HAVE_NCU := 1
+endif
+
+# The nsys reports this run has: all of them after nsys stats, else those
+# imported.  The stage's kernels come from nvtx_kern_sum (narrowed to the
+# stage's range) when there is one, else from the whole capture's summary;
+# the mangled variant, when there is one, is what joins with ncu.
+LP_NS := $(R)/nsys/report_
+# After nsys stats, the reports that may be missing (no memory operations,
+# say) are not prerequisites: lp-summary says what it lacks.
+ifneq ($(LP_HAVE_STATS),)
+LP_HAVE_REPORTS := $(LP_NSYS_NEEDED)
+else
+LP_HAVE_REPORTS := $(foreach r,$(LP_NSYS_REPORTS),$(if $(LP_IMP_$(r)),$(r)))
+endif
+LP_NSYS_CSV := $(LP_HAVE_REPORTS:%=$(LP_NS)%.csv)
+LP_PER_RANGE := $(filter nvtx_kern_sum,$(LP_HAVE_REPORTS))
+LP_KBASE := $(if $(LP_PER_RANGE),nvtx_kern_sum,cuda_gpu_kern_sum)
+LP_KSRC_DEM := $(if $(filter $(LP_KBASE)_mangled,$(LP_HAVE_REPORTS)),$(LP_NS)$(LP_KBASE).csv)
+LP_KSRC := $(LP_NS)$(LP_KBASE)$(if $(LP_KSRC_DEM),_mangled).csv
+
+# make RUN=abc kernels.md: the artifact of run abc.
+$(LP_ARTIFACTS): %: $(R)/%
+run: $(R)/stakeholder_summary.md $(R)/kernels.md $(R)/topn.tsv
+clean-run:
+	rm -rf $(R)
+
+LP_BIN := $(B)
+LP_REV = $(shell git describe --always --dirty 2>/dev/null)
+lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
+
+$(R) $(R)/nsys $(R)/ncu:
+	$(Q)mkdir -p $@
+
+# The resolved configs: all presets for the summary; for nsys and for ncu
+# only what they read, so editing one tool's preset leaves the other alone.
+$(R)/config.yaml: $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_MODEL_FILE) \
+		conf/gpus.yaml conf/operators.yaml $(R)/vars/overrides.all $(LP_BIN)/lp-confmerge | $(R)
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(filter %.yaml,$^) > $@.tmp && mv $@.tmp $@
+$(R)/nsys/config.yaml: $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_MODEL_FILE) \
+		$(R)/vars/overrides.nsys $(LP_BIN)/lp-confmerge | $(R)/nsys
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(filter %.yaml,$^) > $@.tmp && mv $@.tmp $@
+$(R)/ncu/config.yaml: $(LP_RUNNER) $(LP_NCU_PRESET) $(LP_MODEL_FILE) \
+		$(R)/vars/overrides.ncu $(LP_BIN)/lp-confmerge | $(R)/ncu
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(filter %.yaml,$^) > $@.tmp && mv $@.tmp $@
+
+# What is profiled: WORK (or IMPORT) as recorded, and the model's identity.
+LP_INPUT_VARS := $(wildcard $(R)/vars/WORK $(R)/vars/IMPORT)
+$(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(LP_BIN)/lp-inputs | $(R)
+	$(LP_BIN)/lp-inputs $(if $(LP_LIVE),-w $(R)/vars/WORK,-i $(R)/vars/IMPORT) \
+	  $(if $(LP_MODEL_FILE),-m $(LP_MODEL_FILE)) > $@.tmp && mv $@.tmp $@
+
+# Provenance, probed once per run (nvidia-smi, nsys, ncu on PATH).
+$(R)/env.json: $(R)/inputs.yaml $(LP_BIN)/lp-env
+	$(LP_BIN)/lp-env -r '$(LP_REV)' $< > $@.tmp && mv $@.tmp $@
+
+ifneq ($(LP_LIVE),)
+# The nsys command: written whenever its inputs change; the profile below
+# re-runs only when the command text itself changed.
+$(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
+	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
+	  $(LP_BIN)/lp-nsyscmd -o $(R)/nsys/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp
+	mv $@.tmp $@
+
+# The nsys capture, gated by the stage's NVTX range.  Written under a
+# temporary name, so an interrupted run leaves no report that looks whole.
+$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd
+	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
+	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
+	rm -f $(R)/nsys/report.tmp.*; \
+	echo "lp: profiling with nsys: $$(cat $<)"; \
+	sh $< || { rc=$$?; echo "lp: nsys profile failed with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
+	[ -s $(R)/nsys/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report: was the NVTX capture range ever pushed? Command: $$(cat $<)" >&2; exit 1; }; \
+	mv $(R)/nsys/report.tmp.nsys-rep $@ && cp $< $@.cmd
+else ifneq ($(LP_IMP_REP),)
+$(R)/nsys/report.nsys-rep: $(LP_IMP_REP) $(R)/vars/IMPORT | $(R)/nsys
+	cp $< $@.tmp && mv $@.tmp $@
+endif
+
+ifneq ($(LP_HAVE_STATS),)
+$(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
+	$(LP_BIN)/lp-nsyscmd -s -o $(R)/nsys/stats.tmp/report -- $(R)/nsys/report.nsys-rep \
+	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@
+
+# nsys stats writes one CSV a report into a scratch folder; the reports lp
+# needs must all be there before any is moved into place.
+$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.cmd
+	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
+	$(Q)rm -rf $(R)/nsys/stats.tmp && mkdir -p $(R)/nsys/stats.tmp
+	$(Q)sh $(R)/nsys/stats.cmd > $(R)/nsys/stats.tmp/log 2>&1 || { cat $(R)/nsys/stats.tmp/log >&2; exit 1; }
+	$(Q)for r in $(LP_NSYS_NEEDED); do [ -f $(R)/nsys/stats.tmp/report_$$r.csv ] || \
+	  { grep -i -e skip -e error $(R)/nsys/stats.tmp/log >&2; echo "lp: nsys stats wrote no $$r report (log: $(R)/nsys/stats.log)" >&2; \
+	    mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log.failed; exit 1; }; done
+	$(Q)rm -f $(LP_NS)*.csv && mv $(R)/nsys/stats.tmp/report_*.csv $(R)/nsys/
+	$(Q)mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log && rm -rf $(R)/nsys/stats.tmp
+else
+# Imported exports are copied in under the names nsys stats would use.
+$(foreach r,$(LP_HAVE_REPORTS),$(eval $(LP_NS)$(r).csv: $(LP_IMP_$(r)) $(R)/vars/IMPORT | $(R)/nsys ; \
+	cp $$< $$@.tmp && mv $$@.tmp $$@))
+endif
+
+# The stage's top-N kernels by nsys GPU time: what ncu will profile.
+LP_RANGE = "$$($(LP_BIN)/lp-nsyscmd -r < $(R)/nsys/config.yaml)"
+$(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
+	$(LP_BIN)/lp-topn -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
+	  $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@
+
+ifneq ($(LP_LIVE),)
+$(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
+	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
+	  $(LP_BIN)/lp-ncucmd -k $(R)/topn.tsv -o $(R)/ncu/report.tmp -- < $(R)/ncu/config.yaml > $@.tmp
+	mv $@.tmp $@
+
+# ncu on exactly the top-N kernels inside the stage.  ncu exits 0 when its
+# filters match nothing; that is an error here, with the filters shown.
+$(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd
+	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
+	$(call lp_need,ncu,install Nsight Compute); \
+	rm -f $(R)/ncu/report.tmp.*; \
+	echo "lp: profiling with ncu: $$(cat $<)"; \
+	sh $< || { rc=$$?; echo "lp: ncu failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
+	[ -s $(R)/ncu/report.tmp.ncu-rep ] || { echo "lp: ncu profiled no kernel (no report written). Filters used:" >&2; \
+	  $(LP_BIN)/lp-ncucmd -d -k $(R)/topn.tsv < $(R)/ncu/config.yaml >&2; exit 1; }; \
+	mv $(R)/ncu/report.tmp.ncu-rep $@ && cp $< $@.cmd
+else ifneq ($(LP_IMP_NCUREP),)
+$(R)/ncu/report.ncu-rep: $(LP_IMP_NCUREP) $(R)/vars/IMPORT | $(R)/ncu
+	cp $< $@.tmp && mv $@.tmp $@
+endif
+
+ifneq ($(or $(LP_LIVE),$(LP_IMP_NCUREP)),)
+$(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
+	$(LP_BIN)/lp-ncucmd -x -- $(R)/ncu/report.ncu-rep < $(R)/ncu/config.yaml > $@.tmp && mv $@.tmp $@
+
+# The report as CSV (--page raw): ncu prints it on stdout.
+$(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
+	$(Q)$(call lp_need,ncu,install Nsight Compute)
+	sh $(R)/ncu/export.cmd > $@.tmp && mv $@.tmp $@
+else ifneq ($(LP_IMP_NCUCSV),)
+$(R)/ncu/report.csv: $(LP_IMP_NCUCSV) $(R)/vars/IMPORT | $(R)/ncu
+	cp $< $@.tmp && mv $@.tmp $@
+endif
+
+# Per-kernel metrics from the ncu export.
+$(R)/ncu/metrics.tsv: $(R)/ncu/report.csv $(LP_BIN)/lp-ncu2tsv
+	$(LP_BIN)/lp-ncu2tsv $< > $@.tmp && mv $@.tmp $@
+
+# The stage's kernels: time and calls from nsys, metrics from ncu.
+LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export $(LP_IMP_NCUCSV) (imported as $(R)/ncu/report.csv)",\
+	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)")
+$(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
+		$(R)/nsys/config.yaml $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
+	$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) \
+	  $(if $(LP_PER_RANGE),-r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
+	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
+	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@
+
+# kernels.md from kernels.tsv.
+$(R)/%.md: $(R)/%.tsv $(LP_BIN)/lp-kernmd
+	$(LP_BIN)/lp-kernmd -n 25 $< > $@.tmp && mv $@.tmp $@
+
+# The summary reads the run folder (lp-summary(1) lists the files).
+$(R)/stakeholder_summary.md: $(R)/kernels.md $(R)/kernels.tsv $(R)/config.yaml \
+		$(R)/inputs.yaml $(R)/env.json $(LP_NSYS_CSV) $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log) \
+		$(LP_BIN)/lp-summary
+	$(LP_BIN)/lp-summary -n 10 $(R) > $@.tmp && mv $@.tmp $@
+
+endif

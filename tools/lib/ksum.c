@@ -50,12 +50,12 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 		r->c_calls = lp_csv_need(&r->hdr, "Kern Inst", what);
 	} else {
 		r->ks->report = lp_xstrdup("cuda_gpu_kern_sum");
-		r->c_name = lp_csv_need(&r->hdr, "Name", what);
-		r->c_calls = lp_csv_need(&r->hdr, "Instances", what);
-		if (lp_csv_col(&r->hdr, "Range") >= 0 ||
+		if (lp_csv_col(&r->hdr, "Range") >= 0 &&
 		    lp_csv_col(&r->hdr, "Style") >= 0)
 			lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0,
-			    "an NVTX range summary, not %s", what);
+			    "an NVTX range summary (nvtx_sum), not %s", what);
+		r->c_name = lp_csv_need(&r->hdr, "Name", what);
+		r->c_calls = lp_csv_need(&r->hdr, "Instances", what);
 	}
 	r->c_total = lp_csv_col_prefix(&r->hdr, "Total Time");
 	if (r->c_total < 0)

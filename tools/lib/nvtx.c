@@ -93,10 +93,11 @@ lp_nvtx_range_match(const char *want, const char *got)
 {
 	if (!strcmp(want, got))
 		return 1;
-	/* default domain: ":LLM@prefill" in nsys 2025, "LLM@prefill" typed */
-	if (want[0] == ':' && !strcmp(want + 1, got))
+	/* default domain: ":LLM@prefill" in nsys 2025, "LLM@prefill" typed;
+	 * a name with another ':' belongs to a named domain */
+	if (want[0] == ':' && !strchr(want + 1, ':') && !strcmp(want + 1, got))
 		return 1;
-	if (got[0] == ':' && !strcmp(got + 1, want))
+	if (got[0] == ':' && !strchr(got + 1, ':') && !strcmp(got + 1, want))
 		return 1;
 	return 0;
 }

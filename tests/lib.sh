@@ -1,0 +1,108 @@
+# tests/lib.sh: a small git-style test library (t/test-lib.sh).
+#
+#   . "$(dirname "$0")/lib.sh"
+#   test_expect_success 'title' '
+#       lp-topn <in >actual &&
+#       test_cmp expect actual
+#   '
+#   test_done
+#
+# Output is TAP for prove.  Each test runs in a subshell inside a fresh
+# temporary folder ($TRASH, removed on exit) with LC_ALL=C; tools come from
+# $LP_BIN (bin/ by default).  LP_VALGRIND=1 runs every lp-* under valgrind.
+
+set -u
+export LC_ALL=C TZ=UTC
+unset MAKEFLAGS MFLAGS MAKELEVEL GNUMAKEFLAGS CDPATH
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LP_BIN=${LP_BIN:-$ROOT/bin}
+FIX=$ROOT/tests/fixtures
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/lp-test.XXXXXX")
+trap 'rm -rf "$TRASH"' EXIT
+cd "$TRASH" || exit 1
+
+if [ "${LP_VALGRIND:-}" = 1 ]; then
+	mkdir -p "$TRASH/.vg"
+	for t in "$LP_BIN"/lp-*; do
+		n=${t##*/}
+		printf '#!/bin/sh\nexec valgrind -q --error-exitcode=126 --leak-check=full --errors-for-leak-kinds=definite "%s" "$@"\n' \
+			"$t" > "$TRASH/.vg/$n"
+		chmod +x "$TRASH/.vg/$n"
+	done
+	PATH=$TRASH/.vg:$LP_BIN:$PATH
+else
+	PATH=$LP_BIN:$PATH
+fi
+export PATH LP_BIN ROOT FIX TRASH
+
+test_count=0
+test_failed=0
+
+# Runs body in a subshell; the test passes when it exits 0.
+test_expect_success() {
+	test_count=$((test_count + 1))
+	mkdir -p "$TRASH/t$test_count"
+	if (cd "$TRASH/t$test_count" && eval "$2") >"$TRASH/.log" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $1"
+		sed 's/^/# /' "$TRASH/.log"
+	fi
+}
+
+# Passes when the command fails the way a tool should: an exit status
+# from 1 to 125 (not success, not a crash by signal, not valgrind's 126).
+test_must_fail() {
+	"$@"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		echo "test_must_fail: command succeeded: $*" >&2
+		return 1
+	elif [ "$rc" -gt 125 ]; then
+		echo "test_must_fail: command died (exit $rc): $*" >&2
+		return 1
+	fi
+	return 0
+}
+
+# Passes when the command exits with exactly the given status.
+test_expect_code() {
+	want=$1
+	shift
+	"$@"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "test_expect_code: exit $rc, wanted $want: $*" >&2
+		return 1
+	fi
+	return 0
+}
+
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+# The file is empty (stdout of a failing tool must be).
+test_must_be_empty() {
+	if [ -s "$1" ]; then
+		echo "'$1' is not empty:" >&2
+		cat "$1" >&2
+		return 1
+	fi
+}
+
+# grep, but say what was searched when it fails.
+test_grep() {
+	if ! grep "$@"; then
+		echo "test_grep: no match: grep $*" >&2
+		return 1
+	fi
+}
+
+test_done() {
+	echo "1..$test_count"
+	[ "$test_failed" -eq 0 ]
+	exit $?
+}
