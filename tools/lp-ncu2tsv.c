@@ -397,11 +397,12 @@ cmp(const void *x, const void *y)
 	return strcmp(a->device, b->device);
 }
 
+/* Means skip launches where ncu printed n/a; sums must have them all. */
 static void
-put_mean(struct lp_sb *b, double sum, long n, long all)
+put_mean(struct lp_sb *b, double sum, long n)
 {
 	lp_sb_addc(b, '\t');
-	if (n == all && n > 0)
+	if (n > 0)
 		lp_fmt_num(b, sum / n, 2);
 }
 
@@ -458,8 +459,8 @@ main(int argc, char **argv)
 		lp_tsv_field(stdout, a->device);
 		lp_sb_reset(&b);
 		lp_sb_printf(&b, "\t%ld\t%lld", a->launches, a->time_ns);
-		put_mean(&b, a->sm, a->nsm, a->launches);
-		put_mean(&b, a->dram, a->ndram, a->launches);
+		put_mean(&b, a->sm, a->nsm);
+		put_mean(&b, a->dram, a->ndram);
 		put_sum(&b, a->flops, a->nflops, a->launches);
 		put_sum(&b, a->bytes, a->nbytes, a->launches);
 		lp_sb_addc(&b, '\t');

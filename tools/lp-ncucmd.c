@@ -109,6 +109,8 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
     struct lp_av *av)
 {
 	struct lp_sb re = { 0 };
+	size_t i;
+	int colon = 0;
 	long per = lp_cfg_long(cfg, "ncu_cli.launches_per_kernel", 1, 1, 1000,
 	    file);
 	long skip = lp_cfg_long(cfg, "ncu_cli.launch_skip", 0, 0, 100000000,
@@ -117,10 +119,13 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 	opt(av, "--kernel-name-base", "%s", lp_cfg_enum(cfg,
 	    "ncu_cli.kernel_name_base", "mangled", bases, file));
 	lp_sel_regex(&re, s->names, s->n);
-	if (per == 1 && skip == 0) {
+	for (i = 0; i < s->n; i++)
+		colon |= strchr(s->names[i], ':') != NULL;
+	if (per == 1 && skip == 0 && !colon) {
 		/* ncu counts invocations per kernel here; the invocation
 		 * number takes no regex (ncu 2025.3), so 1 is the only count
-		 * that is per kernel */
+		 * that is per kernel.  ':' separates the fields of a kernel
+		 * id, so demangled names with "::" cannot go this way. */
 		opt(av, "--kernel-id", "::%s:1", lp_sb_str(&re));
 	} else {
 		opt(av, "--kernel-name", "%s", lp_sb_str(&re));

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# lp-nsyscmd and lp-ncucmd: golden commands for the shipped presets, and
+# workload arguments that survive sh exactly.
+. "$(dirname "$0")/lib.sh"
+
+C=$ROOT/conf
+merge() { lp-confmerge "$@"; }
+
+test_expect_success 'setup: resolved configs and a top-N selection' '
+	merge "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >"$TRASH/nsys.yaml" &&
+	merge "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" "$C/model/torch-decoder.yaml" >"$TRASH/nsys-torch.yaml" &&
+	for p in default light high; do
+		merge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.$p.yaml" >"$TRASH/ncu-$p.yaml" || return 1
+	done &&
+	merge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" "$C/model/torch-decoder.yaml" >"$TRASH/ncu-torch.yaml" &&
+	printf "rank\tkernel\ttotal_ns\n1\t_Z7rmsnormPfii\t9\n2\t_Z8silu_mulPfPKfi\t8\n" >"$TRASH/topn.tsv"
+'
+
+test_expect_success 'nsys profile, default preset, named-domain stage' '
+	lp-nsyscmd -o "out dir/report.tmp" -- python3 "my llm.py" --tokens 32 <"$TRASH/nsys.yaml" >actual &&
+	cat >expect <<-\EOF &&
+	nsys profile --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none --capture-range=nvtx --nvtx-capture=decode_all@LLM --capture-range-end=stop --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --force-overwrite=true '"'"'--output=out dir/report.tmp'"'"' -- python3 '"'"'my llm.py'"'"' --tokens 32
+	EOF
+	test_cmp expect actual
+'
+
+# A fake nsys that prints its argv, one word a line, stands in for the
+# real one: what sh hands it is what nsys would get.
+test_expect_success 'arguments with spaces, quotes and $() survive sh untouched' '
+	mkdir fake &&
+	printf "#!/bin/sh\nfor a; do printf \"[%%s]\\\\n\" \"\$a\"; done\n" >fake/nsys &&
+	chmod +x fake/nsys &&
+	lp-nsyscmd -o base -- ./work "two words" "it'"'"'s" "say \"hi\"" "\$(touch pwned)" "\`touch pwned2\`" "a\\b" "" "*" <"$TRASH/nsys.yaml" >cmd &&
+	PATH=$PWD/fake:$PATH sh cmd >got &&
+	tail -n 9 got >tail &&
+	cat >expect <<-\EOF &&
+	[./work]
+	[two words]
+	[it'"'"'s]
+	[say "hi"]
+	[$(touch pwned)]
+	[`touch pwned2`]
+	[a\b]
+	[]
+	[*]
+	EOF
+	test_cmp expect tail &&
+	! test -e pwned && ! test -e pwned2
+'
+
+test_expect_success '-0 prints the same words NUL-ended' '
+	lp-nsyscmd -0 -o base -- a "b c" <"$TRASH/nsys.yaml" | tr "\0" "\n" >words &&
+	lp-nsyscmd -o base -- a "b c" <"$TRASH/nsys.yaml" >line &&
+	fake() { for a; do echo "$a"; done; } &&
+	eval "fake $(cat line)" >from_line &&
+	test_cmp words from_line
+'
+
+test_expect_success 'default-domain stage: nsys cannot gate on it, says so, captures all' '
+	lp-nsyscmd -o r -- python3 x.py <"$TRASH/nsys-torch.yaml" >actual 2>err &&
+	cat >expect <<-\EOF &&
+	nsys profile --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --force-overwrite=true --output=r -- python3 x.py
+	EOF
+	test_cmp expect actual &&
+	test_grep "lp-nsyscmd: stage decode_all: nsys cannot gate a capture on range \"LLM@decode_all\"" err
+'
+
+test_expect_success 'capture_range none: the whole run' '
+	lp-confmerge -s nsys_cli.capture_range=none "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >c.yaml &&
+	lp-nsyscmd -o r -- w <c.yaml >actual 2>err &&
+	! grep -e --capture-range actual &&
+	test_must_be_empty err
+'
+
+test_expect_success 'nsys stats over the report, and the stage as nsys stats names it' '
+	lp-nsyscmd -s -o "d/report" -- "d/report.nsys-rep" <"$TRASH/nsys.yaml" >actual &&
+	cat >expect <<-\EOF &&
+	nsys stats --report cuda_gpu_kern_sum --report cuda_gpu_kern_sum:mangled --report nvtx_sum --report nvtx_kern_sum --report nvtx_kern_sum:mangled --report cuda_api_sum --report cuda_gpu_mem_time_sum --format csv --force-export=true --output=d/report d/report.nsys-rep
+	EOF
+	test_cmp expect actual &&
+	lp-nsyscmd -r <"$TRASH/nsys.yaml" >named &&
+	lp-nsyscmd -r <"$TRASH/nsys-torch.yaml" >torch &&
+	printf "LLM:decode_all\n" >expect && test_cmp expect named &&
+	printf ":LLM@decode_all\n" >expect && test_cmp expect torch
+'
+
+test_expect_success 'ncu, default preset: exactly one launch of each selected kernel' '
+	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o "ncu/report.tmp" -- ./tinyllm --tokens 16 <"$TRASH/ncu-default.yaml" | tr "\0" "\n" >actual &&
+	cat >expect <<-\EOF &&
+	ncu
+	--target-processes
+	all
+	--replay-mode
+	kernel
+	--section
+	SpeedOfLight
+	--section
+	LaunchStats
+	--section
+	Occupancy
+	--section
+	MemoryWorkloadAnalysis
+	--section
+	ComputeWorkloadAnalysis
+	--metrics
+	gpu__time_duration.sum,dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum
+	--nvtx
+	--nvtx-include
+	LLM@decode_all/
+	--kernel-name-base
+	mangled
+	--kernel-id
+	::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1
+	--force-overwrite
+	--export
+	ncu/report.tmp
+	--
+	./tinyllm
+	--tokens
+	16
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'ncu, light and high presets' '
+	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-light.yaml" >light &&
+	cat >expect <<-\EOF &&
+	ncu --target-processes all --replay-mode kernel --section SpeedOfLight --metrics gpu__time_duration.sum,dram__bytes.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --force-overwrite --export b -- w
+	EOF
+	test_cmp expect light &&
+	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-high.yaml" >high &&
+	cat >expect <<-\EOF &&
+	ncu --target-processes all --replay-mode kernel --set full --metrics gpu__time_duration.sum,dram__bytes.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --force-overwrite --export b -- w
+	EOF
+	test_cmp expect high
+'
+
+test_expect_success 'ncu, PyTorch default-domain stage: the @ is escaped' '
+	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o b -- python3 x.py <"$TRASH/ncu-torch.yaml" | tr "\0" "\n" >words &&
+	grep -A1 -e --nvtx-include words >got &&
+	printf "%s\n" --nvtx-include "LLM\\@decode_all/" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'more launches per kernel: a count over all selected kernels' '
+	lp-confmerge -s ncu_cli.launches_per_kernel=3 -s ncu_cli.launch_skip=2 \
+		"$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" >c.yaml &&
+	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o b -- w <c.yaml | tr "\0" "\n" >words &&
+	sed -n "/^--kernel-name-base/,/^--force-overwrite/p" words >got &&
+	printf "%s\n" --kernel-name-base mangled --kernel-name "regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)\$" \
+		--launch-skip 2 --launch-count 6 --force-overwrite >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'demangled selections cannot go through --kernel-id' '
+	printf "rank\tkernel\n1\tns::k(int)\n" >t.tsv &&
+	lp-confmerge -s ncu_cli.kernel_name_base=demangled "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" >c.yaml &&
+	lp-ncucmd -0 -k t.tsv -o b -- w <c.yaml | tr "\0" "\n" >words &&
+	test_grep -x -e --kernel-name words && test_grep -x -e --launch-count words &&
+	! grep -x -e --kernel-id words
+'
+
+test_expect_success 'ncu export and the filters in words' '
+	lp-ncucmd -x -- "r dir/report.ncu-rep" <"$TRASH/ncu-default.yaml" >actual &&
+	cat >expect <<-\EOF &&
+	ncu --import '"'"'r dir/report.ncu-rep'"'"' --page raw --csv --print-kernel-base mangled --print-units base
+	EOF
+	test_cmp expect actual &&
+	lp-ncucmd -d -k "$TRASH/topn.tsv" <"$TRASH/ncu-torch.yaml" >words &&
+	cat >expect <<-\EOF &&
+	NVTX include: LLM\@decode_all/
+	kernel filter: --kernel-name-base mangled --kernel-id ::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1
+	EOF
+	head -2 words >got && test_cmp expect got
+'
+
+fails() {
+	# fails TITLE CODE CMD PATTERN
+	test_expect_success "$1" "
+		test_expect_code $2 $3 >out 2>err &&
+		test_must_be_empty out &&
+		test_grep -- '$4' err
+	"
+}
+fails 'nsys: no workload' 2 'lp-nsyscmd -o b <"$TRASH/nsys.yaml"' 'lp-nsyscmd: no workload: give its argv after --'
+fails 'nsys: no -o' 2 'lp-nsyscmd -- w <"$TRASH/nsys.yaml"' 'lp-nsyscmd: -o base is required'
+fails 'nsys: a workload that looks like an option' 2 'lp-nsyscmd -o b -- --help <"$TRASH/nsys.yaml"' 'starts with'
+printf 'nsys_cli:\n  capture_range: nvxt\nrun:\n  stage: decode_all\n' >"$TRASH/bad.yaml"
+fails 'nsys: a bad preset value names key and line' 1 'lp-nsyscmd -o b -- w <"$TRASH/bad.yaml"' \
+	'lp-nsyscmd: <stdin>:2: nsys_cli.capture_range: expected nvtx or none, got "nvxt"'
+printf 'nsys_cli:\n  capture_range: nvtx\nrun:\n  stage: decode\nstages:\n  prefill: {domain: LLM}\n' >"$TRASH/bad.yaml"
+fails 'nsys: an unknown stage' 1 'lp-nsyscmd -o b -- w <"$TRASH/bad.yaml"' 'no stage "decode" under stages (stages: prefill)'
+printf 'nsys_cli:\n  trace: [cuda nvtx]\n' >"$TRASH/bad.yaml"
+fails 'nsys: a list item with a space' 1 'lp-nsyscmd -o b -- w <"$TRASH/bad.yaml"' 'nsys_cli.trace: "cuda nvtx" has a space'
+printf 'rank\tkernel\n' >"$TRASH/empty.tsv"
+fails 'ncu: an empty selection would profile nothing' 1 \
+	'lp-ncucmd -k "$TRASH/empty.tsv" -o b -- w <"$TRASH/ncu-default.yaml"' 'no kernels selected: ncu would profile nothing'
+fails 'ncu: no selection' 2 'lp-ncucmd -o b -- w <"$TRASH/ncu-default.yaml"' '-k topn.tsv is required'
+printf 'ncu_cli:\n  replay_mode: bogus\n' >"$TRASH/bad.yaml"
+fails 'ncu: a bad replay mode' 1 'lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/bad.yaml"' \
+	'<stdin>:2: ncu_cli.replay_mode: expected kernel, application, range or app-range, got "bogus"'
+printf 'ncu_cli:\n  launches_per_kernel: 0\n' >"$TRASH/bad.yaml"
+fails 'ncu: a launch count out of range' 1 'lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/bad.yaml"' \
+	'ncu_cli.launches_per_kernel: expected a whole number from 1 to 1000, got "0"'
+printf 'run:\n  stage: s\nstages:\n  s: {domain: "", range: "a/b"}\n' >"$TRASH/bad.yaml"
+fails 'ncu: a range with a slash' 1 'lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/bad.yaml"' 'which ncu reads as nested ranges'
+printf 'a: [unclosed\n' >"$TRASH/bad.yaml"
+fails 'a config that is not YAML' 1 'lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/bad.yaml"' 'lp-ncucmd: <stdin>:2:1: YAML:'
+
+test_done
