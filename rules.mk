@@ -211,7 +211,7 @@ $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsysc
 
 # The nsys capture, gated by the stage's NVTX range.  Written under a
 # temporary name, so an interrupted run leaves no report that looks whole.
-$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd
+$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
 	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
 	rm -f $(R)/nsys/report.tmp.*; \

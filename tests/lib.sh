@@ -24,10 +24,11 @@ cd "$TRASH" || exit 1
 
 if [ "${LP_VALGRIND:-}" = 1 ]; then
 	mkdir -p "$TRASH/.vg"
+	vg=$(command -v valgrind) || { echo "Bail out! valgrind is not installed"; exit 1; }
 	for t in "$LP_BIN"/lp-*; do
 		n=${t##*/}
-		printf '#!/bin/sh\nexec valgrind -q --error-exitcode=126 --leak-check=full --errors-for-leak-kinds=definite "%s" "$@"\n' \
-			"$t" > "$TRASH/.vg/$n"
+		printf '#!/bin/sh\nexec %s -q --error-exitcode=126 --leak-check=full --errors-for-leak-kinds=definite "%s" "$@"\n' \
+			"$vg" "$t" > "$TRASH/.vg/$n"
 		chmod +x "$TRASH/.vg/$n"
 	done
 	PATH=$TRASH/.vg:$LP_BIN:$PATH

@@ -801,6 +801,22 @@ model_num(const struct run *r, const char *key, double *v)
 
 static double mfu_best = -1;
 
+/* 1.23 GFLOP, 45.6 MFLOP: whatever reads best. */
+static void
+flop_str(struct lp_sb *b, double f)
+{
+	static const char *const unit[] = { "FLOP", "kFLOP", "MFLOP", "GFLOP",
+		"TFLOP", "PFLOP" };
+	int u = 0;
+
+	while (f >= 1000 && u < 5) {
+		f /= 1000;
+		u++;
+	}
+	lp_fmt_num(b, f, u ? 3 : 0);
+	lp_sb_printf(b, " %s", unit[u]);
+}
+
 static void
 mfu(struct run *r)
 {
@@ -879,10 +895,10 @@ mfu(struct run *r)
 			if (f <= 0)
 				continue;
 			lp_sb_printf(&b, "| %s | ", s->keys[i]);
-			lp_fmt_num(&b, f / 1e9, 3);
-			lp_sb_adds(&b, " G | ");
+			flop_str(&b, f);
+			lp_sb_adds(&b, " | ");
 			if (!t || !t->have_wall) {
-				lp_sb_adds(&b, "- | - | not timed (no nvtx_sum row) | - |\n");
+				lp_sb_adds(&b, "- | - | not timed: no nvtx_sum row | - |\n");
 				out(&b);
 				continue;
 			}
@@ -923,10 +939,10 @@ mfu(struct run *r)
 
 		if (pk)
 			num(lp_yaml_str(pk, "peak_tflops.fp32", ""), &f32);
-		lp_fmt_num(&b, kflops / 1e9, 3);
+		flop_str(&b, kflops);
 		printf("Hardware counters (ncu SASS FP16/FP32/FP64 instructions of "
 		    "the replayed kernels; tensor-core work is not counted): %s "
-		    "GFLOP in ", lp_sb_str(&b));
+		    "in ", lp_sb_str(&b));
 		lp_sb_reset(&b);
 		lp_fmt_ms(&b, ktime);
 		printf("%s ms of replayed kernel time = ", lp_sb_str(&b));
@@ -1111,9 +1127,11 @@ findings(struct run *r, size_t top)
 	const char *dtype = r->inputs ? jstr(r->inputs, "model.dtype") : NULL;
 	size_t i, nometrics = 0, n = top < r->nk ? top : r->nk;
 	int count = 0;
+	double idle_time = -1, idle_launch = -1;
 
 	puts("## Findings and Recommendations\n");
-	/* 1: stages where the GPU mostly waits */
+	/* 1: stages where the GPU mostly waits; a nested stage with the
+	 * same kernels as one already named adds nothing */
 	for (i = 0; s && s->type == LP_Y_MAP && i < s->n; i++) {
 		struct stage_time *t;
 
@@ -1123,6 +1141,10 @@ findings(struct run *r, size_t top)
 		if (!t || !t->have_wall || !t->have_kern || t->total <= 0 ||
 		    t->ktime / t->total >= 0.5)
 			continue;
+		if (idle_time == t->ktime && idle_launch == t->klaunch)
+			continue;
+		idle_time = t->ktime;
+		idle_launch = t->klaunch;
 		lp_sb_reset(&h);
 		lp_sb_printf(&h, "%s keeps the GPU busy only ", s->keys[i]);
 		pct(&h, t->ktime, t->total);
