@@ -102,7 +102,7 @@ $(B)/test/%: $(B)/obj/test/%.o $(B)/liblp.a
 
 # The README's test command: unit tests and CLI golden tests under prove.
 check: $(BINS) $(UNITS)
-	$(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) \
+	$(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
 	  prove --exec '' $(if $(V),-v,) $(UNITS) tests/t[0-9]*.sh
 
 # End-to-end runs of both workloads on a GPU machine (nsys, ncu, nvcc).

@@ -109,6 +109,15 @@ endef
 $(eval $(call lp_put,overrides.all,$(LP_OVR_ALL)))
 $(eval $(call lp_put,overrides.nsys,$(LP_OVR_NSYS)))
 $(eval $(call lp_put,overrides.ncu,$(LP_OVR_NCU)))
+# Which presets each config is merged from: make sees a switch to another
+# (older) preset file only through these records.
+LP_PRESETS_ALL := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_MODEL_FILE) conf/gpus.yaml conf/operators.yaml
+LP_PRESETS_NSYS := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_MODEL_FILE)
+LP_PRESETS_NCU := $(LP_RUNNER) $(LP_NCU_PRESET) $(LP_MODEL_FILE)
+$(eval $(call lp_put,presets.all,$(LP_PRESETS_ALL)))
+$(eval $(call lp_put,presets.nsys,$(LP_PRESETS_NSYS)))
+$(eval $(call lp_put,presets.ncu,$(LP_PRESETS_NCU)))
+$(eval $(call lp_put,presets.model,$(LP_MODEL_FILE)))
 
 # Import instead of profiling: IMPORT='files' names nsys exports (by their
 # report suffix), an ncu CSV export, or .nsys-rep / .ncu-rep reports.
@@ -181,19 +190,19 @@ $(R) $(R)/nsys $(R)/ncu:
 
 # The resolved configs: all presets for the summary; for nsys and for ncu
 # only what they read, so editing one tool's preset leaves the other alone.
-$(R)/config.yaml: $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_MODEL_FILE) \
-		conf/gpus.yaml conf/operators.yaml $(R)/vars/overrides.all $(LP_BIN)/lp-confmerge | $(R)
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(filter %.yaml,$^) > $@.tmp && mv $@.tmp $@
-$(R)/nsys/config.yaml: $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_MODEL_FILE) \
-		$(R)/vars/overrides.nsys $(LP_BIN)/lp-confmerge | $(R)/nsys
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(filter %.yaml,$^) > $@.tmp && mv $@.tmp $@
-$(R)/ncu/config.yaml: $(LP_RUNNER) $(LP_NCU_PRESET) $(LP_MODEL_FILE) \
-		$(R)/vars/overrides.ncu $(LP_BIN)/lp-confmerge | $(R)/ncu
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(filter %.yaml,$^) > $@.tmp && mv $@.tmp $@
+$(R)/config.yaml: $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.all \
+		$(LP_BIN)/lp-confmerge | $(R)
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(LP_PRESETS_ALL) > $@.tmp && mv $@.tmp $@
+$(R)/nsys/config.yaml: $(LP_PRESETS_NSYS) $(R)/vars/presets.nsys $(R)/vars/overrides.nsys \
+		$(LP_BIN)/lp-confmerge | $(R)/nsys
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(LP_PRESETS_NSYS) > $@.tmp && mv $@.tmp $@
+$(R)/ncu/config.yaml: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.ncu \
+		$(LP_BIN)/lp-confmerge | $(R)/ncu
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(LP_PRESETS_NCU) > $@.tmp && mv $@.tmp $@
 
 # What is profiled: WORK (or IMPORT) as recorded, and the model's identity.
 LP_INPUT_VARS := $(wildcard $(R)/vars/WORK $(R)/vars/IMPORT)
-$(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(LP_BIN)/lp-inputs | $(R)
+$(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(R)/vars/presets.model $(LP_BIN)/lp-inputs | $(R)
 	$(LP_BIN)/lp-inputs $(if $(LP_LIVE),-w $(R)/vars/WORK,-i $(R)/vars/IMPORT) \
 	  $(if $(LP_MODEL_FILE),-m $(LP_MODEL_FILE)) > $@.tmp && mv $@.tmp $@
 

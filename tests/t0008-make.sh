@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# The pipeline as a make DAG: the demo, make -q, redoing only what is out
+# of date, and the live path with stand-in nsys and ncu (tests/fake/).
+. "$(dirname "$0")/lib.sh"
+
+S2=$TRASH/s2
+export LP_FAKE_LOG=$TRASH/fake.log
+export LP_FAKE_NSYS=$FIX/h200-live/t1
+export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv
+FAKE=$ROOT/tests/fake
+W="sh tests/fake/workload.sh"
+lpmake() {
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
+# The lp-* commands make would run, one a line, without their arguments.
+steps() {
+	lpmake -n "$@" | grep -oE '(^|[ (])bin/(san/)?lp-[a-z0-9]+|^cp ' | sed 's,.*/,,; s/ $//' | sort
+}
+count() {
+	grep -c "^$1" "$LP_FAKE_LOG" || true
+}
+
+test_expect_success 'make demo: kernels.md and the summary, every section' '
+	lpmake demo >out 2>err &&
+	test_grep "^# Top GPU kernels" "$S2/demo/kernels.md" &&
+	grep "^## " "$S2/demo/stakeholder_summary.md" >got &&
+	printf "## %s\n" Environment Aggregates "Per-Stage Timings" MFU "Top Operators" \
+		"Top Kernels" "Findings and Recommendations" >expect &&
+	test_cmp expect got &&
+	test -s "$S2/demo/topn.tsv" && test -s "$S2/demo/env.json" &&
+	test -s "$S2/demo/config.yaml" && test -s "$S2/demo/inputs.yaml"
+'
+
+test_expect_success 'a finished run is up to date' '
+	lpmake -q RUN=demo stakeholder_summary.md &&
+	lpmake -q RUN=demo kernels.md &&
+	lpmake -q RUN=demo "$S2/demo/kernels.tsv" &&
+	lpmake demo >out && test_grep "Nothing to be done" out
+'
+
+test_expect_success 'removing kernels.md redoes lp-kernmd and what follows, nothing upstream' '
+	rm "$S2/demo/kernels.md" &&
+	test_expect_code 1 lpmake -q RUN=demo stakeholder_summary.md &&
+	steps RUN=demo stakeholder_summary.md >got &&
+	printf "lp-kernmd\nlp-summary\n" >expect &&
+	test_cmp expect got &&
+	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
+	lpmake -q RUN=demo stakeholder_summary.md
+'
+
+test_expect_success 'removing the ncu metrics redoes the join, not the imports' '
+	rm "$S2/demo/ncu/metrics.tsv" &&
+	steps RUN=demo stakeholder_summary.md >got &&
+	printf "lp-kernjoin\nlp-kernmd\nlp-ncu2tsv\nlp-summary\n" >expect &&
+	test_cmp expect got &&
+	lpmake RUN=demo stakeholder_summary.md >/dev/null
+'
+
+test_expect_success 'a rebuilt tool redoes what it feeds' '
+	touch "$LP_BIN/lp-kernjoin" &&
+	steps RUN=demo stakeholder_summary.md >got &&
+	printf "lp-kernjoin\nlp-kernmd\nlp-summary\n" >expect &&
+	test_cmp expect got &&
+	lpmake RUN=demo stakeholder_summary.md >/dev/null
+'
+
+test_expect_success 'an artifact by its path inside the run folder' '
+	rm "$S2/demo/kernels.md" &&
+	lpmake RUN=demo "$S2/demo/kernels.md" >/dev/null &&
+	test -s "$S2/demo/kernels.md"
+'
+
+fails() {
+	# fails TITLE PATTERN MAKE-ARGS...
+	t=$1 p=$2
+	shift 2
+	test_expect_success "$t" "
+		test_must_fail lpmake $* >out 2>err &&
+		test_grep -- '$p' err
+	"
+}
+fails 'RUN is required for artifacts' 'RUN is required, as in: make RUN=abc' kernels.md
+fails 'RUN with a path is refused' "use letters, digits" "RUN=../x" kernels.md
+fails 'RUN with a leading dot is refused' "not starting with" "RUN=.x" kernels.md
+fails 'IMPORT of a file that is not there' 'IMPORT: nosuch_nvtx_sum.csv does not exist' RUN=i1 IMPORT=nosuch_nvtx_sum.csv kernels.md
+fails 'IMPORT without a kernel summary' 'no nsys kernel summary' RUN=i2 "IMPORT=$FIX/h200-tinyllm/n_nvtxsum.csv" kernels.md
+fails 'IMPORT of something that is not an export' 'expected a .csv export' RUN=i3 "IMPORT=$ROOT/README.md" kernels.md
+fails 'an unknown model' 'conf/model/nosuch.yaml does not exist' RUN=m1 MODEL=nosuch "WORK=x" kernels.md
+fails 'a mode that does not exist' 'MODE="fast": use deep or light' RUN=m2 MODE=fast WORK=x kernels.md
+fails 'TOPN must be a whole number' 'TOPN="0": use a whole number' RUN=m3 TOPN=0 WORK=x kernels.md
+fails 'SET words are KEY=VALUE' 'SET: "oops" is not KEY=VALUE' RUN=m4 SET=oops WORK=x kernels.md
+
+test_expect_success 'RUN is checked before anything in it is expanded' '
+	test_must_fail lpmake "RUN=\$(shell touch $TRASH/pwned)" kernels.md 2>err &&
+	test_grep "use letters, digits" err &&
+	! test -e "$TRASH/pwned"
+'
+
+test_expect_success 'live run with stand-in nsys and ncu: every artifact, each tool once' '
+	: >"$LP_FAKE_LOG" &&
+	PATH=$FAKE:$PATH lpmake RUN=live "WORK=$W --tokens 4" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
+	for a in config.yaml env.json inputs.yaml nsys/config.yaml nsys/profile.cmd nsys/report.nsys-rep \
+		nsys/stats.cmd nsys/stats.log nsys/report_nvtx_kern_sum_mangled.csv topn.tsv ncu/config.yaml \
+		ncu/profile.cmd ncu/report.ncu-rep ncu/export.cmd ncu/report.csv ncu/metrics.tsv kernels.tsv \
+		kernels.md stakeholder_summary.md; do
+		test -s "$S2/live/$a" || { echo "missing $a"; return 1; }
+	done &&
+	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
+	test "$(count "ncu --target")" = 1 && test "$(count "ncu --import")" = 1 &&
+	test_grep "^# match: 2 of 2 ncu kernels matched (mangled 2" "$S2/live/kernels.tsv" &&
+	test_grep "| GPU | NVIDIA H200 | env.json (nvidia-smi) |" "$S2/live/stakeholder_summary.md"
+'
+
+test_expect_success 'a later make needs no WORK and does nothing' '
+	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md &&
+	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >out &&
+	test_grep "Nothing to be done" out &&
+	test "$(count "nsys profile")" = 1
+'
+
+test_expect_success 'another ncu preset re-runs the ncu steps only' '
+	PATH=$FAKE:$PATH lpmake RUN=live NCU_PRESET=light stakeholder_summary.md >out 2>err &&
+	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
+	test "$(count "ncu --target")" = 2 &&
+	test_grep -e "--section SpeedOfLight --metrics gpu__time_duration.sum,dram__bytes.sum" "$S2/live/ncu/profile.cmd" &&
+	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md
+'
+
+test_expect_success 'an ncu setting given with SET= leaves nsys alone' '
+	PATH=$FAKE:$PATH lpmake RUN=live SET=ncu_cli.launches_per_kernel=2 stakeholder_summary.md >out 2>err &&
+	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
+	test "$(count "ncu --target")" = 3 &&
+	test_grep -e "--launch-count 20" "$S2/live/ncu/profile.cmd"
+'
+
+test_expect_success 'a rebuilt command builder with the same command does not re-profile' '
+	touch "$LP_BIN/lp-nsyscmd" "$LP_BIN/lp-ncucmd" &&
+	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >out 2>err &&
+	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 3 &&
+	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md
+'
+
+test_expect_success 'a failing workload stops the run with its exit code, keeps what is done' '
+	test_must_fail env PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
+		RUN=fail "WORK=$W --fail 3" stakeholder_summary.md >out 2>err &&
+	test_grep "nsys profile failed with exit code 3" err &&
+	test -s "$S2/fail/env.json" && test -s "$S2/fail/inputs.yaml" && test -s "$S2/fail/nsys/profile.cmd" &&
+	! test -e "$S2/fail/nsys/report.nsys-rep" &&
+	PATH=$FAKE:$PATH lpmake RUN=fail "WORK=$W" stakeholder_summary.md >out 2>err &&
+	test -s "$S2/fail/stakeholder_summary.md"
+'
+
+test_expect_success 'ncu profiling nothing is an error showing its filters; make resumes there' '
+	: >"$LP_FAKE_LOG" &&
+	test_must_fail env LP_FAKE_NCU_NOTHING=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" RUN=none "WORK=$W" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
+	test_grep "lp: ncu profiled no kernel (no report written). Filters used:" err &&
+	test_grep "^NVTX include: LLM@decode_all/" err &&
+	test_grep "^kernel filter: --kernel-name-base mangled --kernel-id ::regex:^(_Z17gemv2T" err &&
+	test -s "$S2/none/nsys/report.nsys-rep" && test -s "$S2/none/topn.tsv" &&
+	! test -e "$S2/none/ncu/report.ncu-rep" &&
+	PATH=$FAKE:$PATH lpmake RUN=none stakeholder_summary.md >out 2>err &&
+	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 2
+'
+
+test_expect_success 'ncu killed mid-run leaves no report; make resumes at ncu' '
+	: >"$LP_FAKE_LOG" &&
+	test_must_fail env LP_FAKE_NCU_KILL=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" RUN=kill "WORK=$W" stakeholder_summary.md >out 2>err &&
+	! test -e "$S2/kill/ncu/report.ncu-rep" &&
+	PATH=$FAKE:$PATH lpmake RUN=kill stakeholder_summary.md >out 2>err &&
+	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 2 &&
+	test -s "$S2/kill/stakeholder_summary.md"
+'
+
+test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
+	: >"$LP_FAKE_LOG" &&
+	PATH=$FAKE:$PATH lpmake RUN=intr "WORK=$W" topn.tsv >/dev/null 2>&1 &&
+	# a background job of a script ignores SIGINT; perl puts it back,
+	# so make gets the signal a terminal would send it
+	( LP_FAKE_NCU_SLEEP=30 PATH=$FAKE:$PATH setsid perl -e "\$SIG{INT} = q(DEFAULT); exec @ARGV" \
+		make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" RUN=intr stakeholder_summary.md >out 2>err & echo $! >pid; wait ) &
+	for i in $(seq 50); do grep -q "^ncu --target" "$LP_FAKE_LOG" && break; sleep 0.1; done &&
+	sleep 0.3 &&
+	kill -INT -- -"$(cat pid)" &&
+	wait &&
+	test_grep "Interrupt" err &&
+	! test -e "$S2/intr/ncu/report.ncu-rep" &&
+	! test -e "$S2/intr/ncu/report.csv" &&
+	! test -e "$S2/intr/kernels.tsv" &&
+	PATH=$FAKE:$PATH lpmake RUN=intr stakeholder_summary.md >/dev/null 2>&1 &&
+	test -s "$S2/intr/stakeholder_summary.md"
+'
+
+test_expect_success 'nsys that captured nothing is an error naming the command' '
+	test_must_fail env LP_FAKE_NSYS_NOREPORT=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" RUN=norep "WORK=$W" stakeholder_summary.md >out 2>err &&
+	test_grep "lp: nsys wrote no report: was the NVTX capture range ever pushed?" err
+'
+
+test_expect_success 'a missing nsys is named with where it was looked for' '
+	test_must_fail env PATH=/usr/bin:/bin make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" RUN=nonsys "WORK=$W" stakeholder_summary.md >out 2>err &&
+	test_grep "lp: nsys not found on PATH (/usr/bin:/bin)" err
+'
+
+test_expect_success 'PyTorch-style stage: whole-run nsys, stage from nvtx_kern_sum, ncu @ escaped' '
+	LP_FAKE_NSYS=$FIX/h200-live/c0 PATH=$FAKE:$PATH lpmake RUN=torch "WORK=$W" \
+		MODEL=torch-decoder stakeholder_summary.md >out 2>err &&
+	test_grep "nsys cannot gate a capture on range \"LLM@decode_all\"" err &&
+	! grep -q -e --capture-range "$S2/torch/nsys/profile.cmd" &&
+	test_grep -e "--nvtx-include '"'"'LLM\\\\@decode_all/'"'"'" "$S2/torch/ncu/profile.cmd" &&
+	test_grep "^# range: :LLM@decode_all$" "$S2/torch/kernels.tsv" &&
+	sed "/^#/d" "$S2/torch/kernels.tsv" | sed -n 2p | cut -f2,3 >got &&
+	printf "nvjet_sm90_hsh_8x64_64x16_4x1_v_bz_bias_TNN\t69664\n" >expect &&
+	test_cmp expect got
+'
+
+test_done
