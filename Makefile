@@ -43,7 +43,7 @@ BINS := $(TOOLS:%=$(B)/%)
 LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(wildcard tools/lib/*.c))
 UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all deps check check-gpu demo install uninstall clean
+.PHONY: all deps check check-gpu bench demo install uninstall clean
 # Objects and test binaries are kept between builds, not deleted as
 # intermediates of the pattern rules.
 .SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS))
@@ -104,6 +104,10 @@ $(B)/test/%: $(B)/obj/test/%.o $(B)/liblp.a
 check: $(BINS) $(UNITS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
 	  prove --exec '' $(if $(V),-v,) $(UNITS) tests/t[0-9]*.sh
+
+# Time and peak memory of the parsers on growing inputs (figures only).
+bench: $(BINS)
+	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench.sh
 
 # End-to-end runs of both workloads on a GPU machine (nsys, ncu, nvcc).
 check-gpu: $(BINS)

@@ -87,6 +87,33 @@ test_expect_success 'n/a values are skipped in means, not read as zero' '
 	test_cmp expect got
 '
 
+# Hand-made in the shape of an ncu 2020-2021 --page details export from an
+# A100: the section was "GPU Speed Of Light", SM was "SM [%]", units were
+# usecond/nsecond, and there was no Device column.
+test_expect_success 'long export of an older ncu and another GPU' '
+	h="\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"" &&
+	r="\"1\",\"ps\",\"h\",\"ampere_sgemm_128x64_nn\",\"2021-Mar-01 10:00:00\",\"1\",\"7\",\"GPU Speed Of Light\"" &&
+	q="\"1\",\"ps\",\"h\",\"vectorized_kernel(int)\",\"2021-Mar-01 10:00:01\",\"1\",\"7\",\"GPU Speed Of Light\"" &&
+	{
+		echo "$h"
+		echo "\"0\",$r,\"DRAM Frequency\",\"cycle/nsecond\",\"1.21\""
+		echo "\"0\",$r,\"Duration\",\"usecond\",\"12.35\""
+		echo "\"0\",$r,\"SM [%]\",\"%\",\"45.10\""
+		echo "\"0\",$r,\"DRAM Throughput\",\"%\",\"12.00\""
+		echo "\"1\",$q,\"Duration\",\"nsecond\",\"9,872\""
+		echo "\"1\",$q,\"SM [%]\",\"%\",\"n/a\""
+		echo "\"2\",$r,\"Duration\",\"msecond\",\"0.01\""
+		echo "\"2\",$r,\"SM [%]\",\"%\",\"44.90\""
+	} >old.csv &&
+	lp-ncu2tsv old.csv >got &&
+	cat >expect <<-\EOF &&
+	kernel	device	launches	gpu_time_ns	sm_throughput_pct	dram_throughput_pct	flops	dram_bytes	device_name
+	ampere_sgemm_128x64_nn		2	22350	45.00	12.00			
+	vectorized_kernel(int)		1	9872					
+	EOF
+	test_cmp expect got
+'
+
 test_expect_success 'tool messages before the CSV are skipped with a warning' '
 	{ echo "==PROF== Connected to process 42 (/usr/bin/python3)"; cat "$SCALED"; } >msg.csv &&
 	lp-ncu2tsv msg.csv >got 2>err &&

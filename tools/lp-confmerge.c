@@ -61,9 +61,14 @@ main(int argc, char **argv)
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
 		struct lp_ynode *n = lp_yaml_load_path(argv[i]);
 
-		if (n->type != LP_Y_MAP)
-			lp_die_at(LP_EXIT_DATA, argv[i], n->line, 0,
+		if (n->type != LP_Y_MAP) {
+			long line = n->line;
+
+			lp_yaml_free(n);
+			lp_yaml_free(root);
+			lp_die_at(LP_EXIT_DATA, argv[i], line, 0,
 			    "a preset must be a YAML mapping");
+		}
 		if (root)
 			lp_yaml_merge(root, n);
 		else

@@ -28,6 +28,26 @@ note(const char *fmt, const char *a, const char *b)
 	lp_sb_printf(&notes, fmt, a, b);
 }
 
+/* The program's path, looked up in PATH as the shell would; NULL if
+ * absent.  Caller frees. */
+static char *
+find_in_path(const char *name, const char *path)
+{
+	const char *p = path;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ":");
+		struct lp_sb b = { 0 };
+
+		lp_sb_printf(&b, "%.*s/%s", (int)n, n ? p : ".", name);
+		if (access(lp_sb_str(&b), X_OK) == 0)
+			return lp_sb_steal(&b);
+		lp_sb_free(&b);
+		p += n + (p[n] == ':');
+	}
+	return NULL;
+}
+
 /* Runs argv (no shell) and returns its stdout; NULL if it could not run or
  * failed, with a note saying why. */
 static char *
@@ -37,38 +57,37 @@ run(char *const *argv)
 	struct lp_sb out = { 0 };
 	int pfd[2], st;
 	pid_t pid;
-	char buf[4096];
+	char buf[4096], *exe;
 	ssize_t n;
 	const char *path = getenv("PATH");
 
+	if (!(exe = find_in_path(argv[0], path))) {
+		note("%s not found on PATH (%s)", argv[0], path ? path : "");
+		return NULL;
+	}
 	if (pipe(pfd))
 		lp_die_sys("pipe");
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	errno = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	errno = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
 	if (errno) {
 		close(pfd[0]);
-		note("%s not found on PATH (%s)", argv[0], path ? path : "");
+		note("%s: %s", exe, strerror(errno));
+		free(exe);
 		return NULL;
 	}
+	free(exe);
 	while ((n = read(pfd[0], buf, sizeof buf)) > 0)
 		lp_sb_addn(&out, buf, (size_t)n);
 	close(pfd[0]);
 	if (waitpid(pid, &st, 0) == -1)
 		lp_die_sys("waitpid");
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !out.len) {
 		note("%s %s failed", argv[0], argv[1] ? argv[1] : "");
-		lp_sb_free(&out);
-		return NULL;
-	}
-	if (!out.len) {
-		/* a tool that ran (execvp failed in the child) prints nothing */
-		note("%s printed nothing (not found on PATH: %s?)", argv[0],
-		    path ? path : "");
 		lp_sb_free(&out);
 		return NULL;
 	}

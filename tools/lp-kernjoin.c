@@ -136,6 +136,7 @@ main(int argc, char **argv)
 	struct lp_map *nkey;
 	const char *dpath = NULL, *mpath = NULL, *range = NULL;
 	const char *tlabel = NULL, *mlabel = NULL, *name;
+	char *tfree = NULL;
 	char **display, **keys;
 	size_t i, nmatch[4] = { 0 }, ambiguous = 0;
 	int c, mangled;
@@ -165,7 +166,7 @@ main(int argc, char **argv)
 	lp_ksum_sort(&ks);
 	if (!tlabel) {
 		lp_sb_printf(&b, "nsys %s (%s)", ks.report, name);
-		tlabel = lp_sb_steal(&b);
+		tlabel = tfree = lp_sb_steal(&b);
 	}
 
 	/* Display names: the demangled variant of the same report, paired
@@ -295,6 +296,26 @@ main(int argc, char **argv)
 		field(stdout, r ? r->kernel : "");
 		putchar('\n');
 	}
+	for (i = 0; i < ks.n; i++)
+		free(keys[i]);
+	for (i = 0; i < ns.n; i++) {
+		free(ns.r[i].kernel);
+		free(ns.r[i].devices);
+		free(ns.r[i].devname);
+	}
+	free(ns.r);
+	lp_map_free(ns.exact);
+	lp_map_free(ns.key);
+	lp_map_free(nkey);
+	free(keys);
+	free(display);
+	free(match);
+	free(how);
+	if (dpath)
+		lp_ksum_free(&dks);
+	lp_ksum_free(&ks);
+	lp_sb_free(&b);
+	free(tfree);
 	lp_close_stdout();
 	return 0;
 }

@@ -33,6 +33,7 @@ struct mdef {
 };
 
 #define SOL "GPU Speed Of Light Throughput"
+#define SOL_OLD "GPU Speed Of Light"		/* ncu before 2021.2 */
 #define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
 #define RATE(op) "smsp__sass_thread_inst_executed_op_" op \
 	"_pred_on.sum.per_cycle_elapsed"
@@ -40,11 +41,15 @@ struct mdef {
 static const struct mdef defs[] = {
 	{ M_TIME, NULL, "gpu__time_duration.sum", LP_DIM_TIME },
 	{ M_TIME, SOL, "Duration", LP_DIM_TIME },
+	{ M_TIME, SOL_OLD, "Duration", LP_DIM_TIME },
 	{ M_SM, NULL, "sm__throughput.avg.pct_of_peak_sustained_elapsed", LP_DIM_PCT },
 	{ M_SM, SOL, "Compute (SM) Throughput", LP_DIM_PCT },
+	{ M_SM, SOL, "Compute (SM) [%]", LP_DIM_PCT },
+	{ M_SM, SOL_OLD, "SM [%]", LP_DIM_PCT },
 	{ M_DRAM, NULL, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", LP_DIM_PCT },
 	{ M_DRAM, NULL, "dram__throughput.avg.pct_of_peak_sustained_elapsed", LP_DIM_PCT },
 	{ M_DRAM, SOL, "DRAM Throughput", LP_DIM_PCT },
+	{ M_DRAM, SOL_OLD, "DRAM Throughput", LP_DIM_PCT },
 	{ M_BYTES, NULL, "dram__bytes.sum", LP_DIM_BYTES },
 	{ M_BYTES_RD, NULL, "dram__bytes_read.sum", LP_DIM_BYTES },
 	{ M_BYTES_WR, NULL, "dram__bytes_write.sum", LP_DIM_BYTES },

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Every tool: -h matches its man page's SYNOPSIS word for word; a failed
+# write (a full disk) is an error, never a silent short file.
+. "$(dirname "$0")/lib.sh"
+
+for t in "$ROOT"/tools/lp-*.c; do
+	n=$(basename "$t" .c)
+	test_expect_success "$n: -h is the man page's SYNOPSIS" "
+		$n -h >out &&
+		sed -n '/^\\.SH SYNOPSIS/,/^\\.SH/p' \"\$ROOT/tools/$n.1\" | grep -v '^\\.' |
+			sed 's/\\\\-/-/g; s/^/usage: /' >expect &&
+		test_cmp expect out
+	"
+done
+
+test_expect_success 'setup: inputs for every tool' '
+	lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/profiling/nsys/nsys.default.yaml" \
+		"$ROOT/conf/profiling/ncu/ncu.default.yaml" >"$TRASH/c.yaml" &&
+	lp-topn "$FIX/h200-tinyllm/cap_cuda_gpu_kern_sum.csv" >"$TRASH/topn.tsv" &&
+	lp-kernjoin "$FIX/h200-tinyllm/cap_cuda_gpu_kern_sum.csv" >"$TRASH/k.tsv" &&
+	echo "sh w.sh" >"$TRASH/work" &&
+	lp-inputs -w "$TRASH/work" >"$TRASH/in.yaml" &&
+	mkdir -p "$TRASH/run" && cp "$TRASH/c.yaml" "$TRASH/run/config.yaml" &&
+	cp "$TRASH/k.tsv" "$TRASH/run/kernels.tsv"
+'
+
+full() {
+	test_expect_success "$1: a full disk is an error" "
+		test_expect_code 2 $1 $2 >/dev/full 2>err &&
+		test_grep '^$1: <stdout>: No space left on device' err
+	"
+}
+full lp-topn '"$FIX/h200-tinyllm/cap_cuda_gpu_kern_sum.csv"'
+full lp-ncu2tsv '"$FIX/h200-tinyllm/dec_raw.csv"'
+full lp-kernjoin '"$FIX/h200-tinyllm/cap_cuda_gpu_kern_sum.csv"'
+full lp-kernmd '"$TRASH/k.tsv"'
+full lp-summary '"$TRASH/run"'
+full lp-confmerge '"$TRASH/c.yaml"'
+full lp-confget 'run "$TRASH/c.yaml"'
+full lp-inputs '-w "$TRASH/work"'
+full lp-env '"$TRASH/in.yaml"'
+full lp-nsyscmd '-o b -- w <"$TRASH/c.yaml"'
+full lp-ncucmd '-k "$TRASH/topn.tsv" -o b -- w <"$TRASH/c.yaml"'
+
+test_expect_success 'every tool has a man page and every man page a tool' '
+	(cd "$ROOT/tools" && ls lp-*.c | sed "s/\.c$//") >tools &&
+	(cd "$ROOT/tools" && ls lp-*.1 | sed "s/\.1$//") >pages &&
+	test_cmp tools pages
+'
+
+test_done
