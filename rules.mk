@@ -136,7 +136,7 @@ LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum
 LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled
-LP_IMP_NSYSCSV := $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r)))
+LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
 LP_IMP_NCUCSV := $(filter-out $(LP_IMP_NSYSCSV),$(filter %.csv,$(LP_IMP)))
 $(foreach r,$(LP_NSYS_REPORTS),$(if $(word 2,$(LP_IMP_$(r))),\
 	$(error IMPORT: several $(r) exports: $(LP_IMP_$(r)))))

@@ -217,4 +217,14 @@ test_expect_success 'PyTorch-style stage: whole-run nsys, stage from nvtx_kern_s
 	test_cmp expect got
 '
 
+test_expect_success 'IMPORT of .nsys-rep and .ncu-rep reports: exported with the local tools' '
+	: >"$LP_FAKE_LOG" &&
+	echo "a report" >"$TRASH/r.nsys-rep" && echo "a report" >"$TRASH/r.ncu-rep" &&
+	PATH=$FAKE:$PATH lpmake RUN=reps "IMPORT=$TRASH/r.nsys-rep $TRASH/r.ncu-rep" stakeholder_summary.md >out 2>err &&
+	test "$(count "nsys stats")" = 1 && test "$(count "ncu --import")" = 1 &&
+	test "$(count "nsys profile")" = 0 && test "$(count "ncu --target")" = 0 &&
+	test_grep "^# match: 2 of 2 ncu kernels matched (mangled 2" "$S2/reps/kernels.tsv" &&
+	test_grep "| Workload | imported:" "$S2/reps/stakeholder_summary.md"
+'
+
 test_done

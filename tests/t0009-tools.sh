@@ -48,4 +48,22 @@ test_expect_success 'every tool has a man page and every man page a tool' '
 	test_cmp tools pages
 '
 
+test_expect_success 'make install and uninstall, with DESTDIR and PREFIX' '
+	make -C "$ROOT" --no-print-directory -s ${LP_MAKE_ARGS:-} install DESTDIR="$TRASH/d" PREFIX=/opt/lp >out &&
+	for t in "$ROOT"/tools/lp-*.c; do
+		n=$(basename "$t" .c) &&
+		test -x "$TRASH/d/opt/lp/bin/$n" &&
+		test -f "$TRASH/d/opt/lp/share/man/man1/$n.1" || return 1
+	done &&
+	make -C "$ROOT" --no-print-directory -s ${LP_MAKE_ARGS:-} uninstall DESTDIR="$TRASH/d" PREFIX=/opt/lp >out &&
+	find "$TRASH/d" -type f >left &&
+	test_must_be_empty left
+'
+
+test_expect_success 'missing libraries stop the build with one line naming the packages' '
+	test_must_fail make -C "$ROOT" --no-print-directory B="$TRASH/b" CC=false >out 2>err &&
+	test_grep "^lp: libcsv and libyaml are missing: apt-get install libcsv-dev libyaml-dev" err &&
+	test $(wc -l <err) -le 2
+'
+
 test_done
