@@ -29,12 +29,6 @@ struct ncuset {
 	struct lp_map *exact, *key;	/* key: index, or -2 if not unique */
 };
 
-static int
-num(const char *s, double *v)
-{
-	return *s && !lp_num_parse(s, v);
-}
-
 /* Reads lp-ncu2tsv output, one record per kernel (devices combined,
  * means weighted by launches). */
 static void
@@ -63,8 +57,8 @@ read_ncu(struct ncuset *ns, const char *path)
 		struct ncu *r;
 		double l, v;
 
-		if (!num(lp_tsv_get(&t, cl), &l) || l <= 0 ||
-		    !num(lp_tsv_get(&t, ct), &v))
+		if (!lp_num_get(lp_tsv_get(&t, cl), &l) || l <= 0 ||
+		    !lp_num_get(lp_tsv_get(&t, ct), &v))
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0,
 			    "bad launches or gpu_time_ns");
 		if (i < 0) {
@@ -93,16 +87,16 @@ read_ncu(struct ncuset *ns, const char *path)
 		}
 		r->launches += l;
 		r->time_ns += v;
-		r->have_sm &= num(lp_tsv_get(&t, cs), &v);
+		r->have_sm &= lp_num_get(lp_tsv_get(&t, cs), &v);
 		if (r->have_sm)
 			r->sm += v * l;
-		r->have_dram &= num(lp_tsv_get(&t, cr), &v);
+		r->have_dram &= lp_num_get(lp_tsv_get(&t, cr), &v);
 		if (r->have_dram)
 			r->dram += v * l;
-		r->have_flops &= num(lp_tsv_get(&t, cf), &v);
+		r->have_flops &= lp_num_get(lp_tsv_get(&t, cf), &v);
 		if (r->have_flops)
 			r->flops += v;
-		r->have_bytes &= num(lp_tsv_get(&t, cb), &v);
+		r->have_bytes &= lp_num_get(lp_tsv_get(&t, cb), &v);
 		if (r->have_bytes)
 			r->bytes += v;
 	}

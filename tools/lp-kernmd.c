@@ -17,23 +17,6 @@ struct row {
 };
 
 static int
-num(const char *s, double *v)
-{
-	return *s && !lp_num_parse(s, v);
-}
-
-static const char *
-comment(const struct lp_tsv *t, const char *key)
-{
-	size_t i, n = strlen(key);
-
-	for (i = 0; i < t->ncomments; i++)
-		if (!strncmp(t->comments[i], key, n) && t->comments[i][n] == ':')
-			return t->comments[i] + n + 1 + (t->comments[i][n + 1] == ' ');
-	return NULL;
-}
-
-static int
 cmp(const void *x, const void *y)
 {
 	const struct row *a = x, *b = y;
@@ -98,12 +81,12 @@ main(int argc, char **argv)
 		r->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
 		r->device = lp_xstrdup(lp_tsv_get(&t, cd));
 		r->match = lp_xstrdup(lp_tsv_get(&t, cm));
-		if (!num(lp_tsv_get(&t, ct), &r->total) ||
-		    !num(lp_tsv_get(&t, cc), &r->calls))
+		if (!lp_num_get(lp_tsv_get(&t, ct), &r->total) ||
+		    !lp_num_get(lp_tsv_get(&t, cc), &r->calls))
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0,
 			    "no total time or call count for \"%s\"", r->kernel);
-		r->have_sm = num(lp_tsv_get(&t, cs), &r->sm);
-		r->have_dram = num(lp_tsv_get(&t, cr), &r->dram);
+		r->have_sm = lp_num_get(lp_tsv_get(&t, cs), &r->sm);
+		r->have_dram = lp_num_get(lp_tsv_get(&t, cr), &r->dram);
 		sum += r->total;
 	}
 	if (!n)
@@ -112,11 +95,11 @@ main(int argc, char **argv)
 	shown = top && (size_t)top < n ? (size_t)top : n;
 
 	puts("# Top GPU kernels\n");
-	src = comment(&t, "time");
-	range = comment(&t, "range");
-	metrics = comment(&t, "metrics");
-	match = comment(&t, "match");
-	names = comment(&t, "names");
+	src = lp_tsv_comment(&t, "time");
+	range = lp_tsv_comment(&t, "range");
+	metrics = lp_tsv_comment(&t, "metrics");
+	match = lp_tsv_comment(&t, "match");
+	names = lp_tsv_comment(&t, "names");
 	if (ncu_time)
 		printf("Source: time and launches from ncu (%s): replayed one "
 		    "kernel at a time with locked clocks, so durations are ncu's, "
@@ -159,15 +142,9 @@ main(int argc, char **argv)
 		lp_sb_adds(&b, " | ");
 		lp_fmt_num(&b, sum > 0 ? 100.0 * r->total / sum : 0, 1);
 		lp_sb_adds(&b, "% | ");
-		if (r->have_sm)
-			lp_fmt_num(&b, r->sm, 1);
-		else
-			lp_sb_adds(&b, "-");
+		lp_fmt_known(&b, r->have_sm, r->sm, 1);
 		lp_sb_adds(&b, " | ");
-		if (r->have_dram)
-			lp_fmt_num(&b, r->dram, 1);
-		else
-			lp_sb_adds(&b, "-");
+		lp_fmt_known(&b, r->have_dram, r->dram, 1);
 		lp_sb_adds(&b, " |");
 		puts(lp_sb_str(&b));
 		shown_sum += r->total;

@@ -26,21 +26,13 @@ opt(struct lp_av *av, const char *name, const char *fmt, ...)
 {
 	struct lp_sb b = { 0 };
 	va_list ap;
-	char buf[1];
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		lp_die_sys("vsnprintf");
-	b.s = lp_xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(b.s, (size_t)n + 1, fmt, ap);
+	lp_sb_vprintf(&b, fmt, ap);
 	va_end(ap);
 	lp_av_push(av, name);
-	lp_av_push(av, b.s);
-	free(b.s);
+	lp_av_push(av, lp_sb_str(&b));
+	lp_sb_free(&b);
 }
 
 struct sel {
@@ -146,11 +138,6 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	size_t n, i;
 	struct lp_sb b = { 0 };
 
-	if (!nwork)
-		lp_die(LP_EXIT_USAGE, "no workload: give its argv after --");
-	if (work[0][0] == '-')
-		lp_die(LP_EXIT_USAGE, "workload \"%s\" starts with '-': ncu "
-		    "would read it as an option", work[0]);
 	lp_av_push(av, "ncu");
 	opt(av, "--target-processes", "%s", lp_cfg_enum(cfg,
 	    "ncu_cli.target_processes", "all", targets, file));
@@ -179,13 +166,7 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	kfilter(cfg, file, s, av);
 	lp_av_push(av, "--force-overwrite");
 	opt(av, "--export", "%s", base);
-	n = lp_cfg_list(cfg, "ncu_cli.extra_args", &items, file);
-	for (i = 0; i < n; i++)
-		lp_av_push(av, items[i]);
-	free(items);
-	lp_av_push(av, "--");
-	for (i = 0; i < nwork; i++)
-		lp_av_push(av, work[i]);
+	lp_av_workload(av, cfg, "ncu_cli.extra_args", work, nwork, file);
 }
 
 static void

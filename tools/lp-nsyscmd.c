@@ -27,11 +27,6 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	size_t n, i;
 	const char *stage, *cr;
 
-	if (!nwork)
-		lp_die(LP_EXIT_USAGE, "no workload: give its argv after --");
-	if (work[0][0] == '-')
-		lp_die(LP_EXIT_USAGE, "workload \"%s\" starts with '-': nsys "
-		    "would read it as an option", work[0]);
 	lp_av_push(av, "nsys");
 	lp_av_push(av, "profile");
 	n = lp_cfg_list(cfg, "nsys_cli.trace", &items, file);
@@ -84,13 +79,7 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 		lp_av_pushf(av, "--env-var=%s", lp_sb_str(&b));
 	lp_av_push(av, "--force-overwrite=true");
 	lp_av_pushf(av, "--output=%s", base);
-	n = lp_cfg_list(cfg, "nsys_cli.extra_args", &items, file);
-	for (i = 0; i < n; i++)
-		lp_av_push(av, items[i]);
-	free(items);
-	lp_av_push(av, "--");
-	for (i = 0; i < nwork; i++)
-		lp_av_push(av, work[i]);
+	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);
 	lp_sb_free(&b);
 }
 

@@ -68,27 +68,10 @@ exists(const char *p)
 	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-static int
-num(const char *s, double *v)
-{
-	return *s && !lp_num_parse(s, v);
-}
-
 static void
 gap(struct run *r, const char *what)
 {
 	lp_sb_printf(&r->gaps, "%s\x1f", what);
-}
-
-static const char *
-comment(const struct lp_tsv *t, const char *key)
-{
-	size_t i, n = strlen(key);
-
-	for (i = 0; i < t->ncomments; i++)
-		if (!strncmp(t->comments[i], key, n) && t->comments[i][n] == ':')
-			return t->comments[i] + n + 1 + (t->comments[i][n + 1] == ' ');
-	return NULL;
 }
 
 static char *
@@ -126,22 +109,22 @@ read_kernels(struct run *r)
 		memset(k, 0, sizeof *k);
 		k->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
 		k->devname = lp_xstrdup(lp_tsv_get(&t, cn));
-		if (!num(lp_tsv_get(&t, ct), &k->total) ||
-		    !num(lp_tsv_get(&t, cc), &k->calls))
+		if (!lp_num_get(lp_tsv_get(&t, ct), &k->total) ||
+		    !lp_num_get(lp_tsv_get(&t, cc), &k->calls))
 			lp_die_at(LP_EXIT_DATA, p, t.line, 0, "no total_ns or calls");
-		k->have_sm = num(lp_tsv_get(&t, cs), &k->sm);
-		k->have_dram = num(lp_tsv_get(&t, cd), &k->dram);
-		k->have_flops = num(lp_tsv_get(&t, cf), &k->flops);
-		k->have_ncu = num(lp_tsv_get(&t, cnt), &k->ncu_time) &&
-		    num(lp_tsv_get(&t, cnl), &k->ncu_launches);
+		k->have_sm = lp_num_get(lp_tsv_get(&t, cs), &k->sm);
+		k->have_dram = lp_num_get(lp_tsv_get(&t, cd), &k->dram);
+		k->have_flops = lp_num_get(lp_tsv_get(&t, cf), &k->flops);
+		k->have_ncu = lp_num_get(lp_tsv_get(&t, cnt), &k->ncu_time) &&
+		    lp_num_get(lp_tsv_get(&t, cnl), &k->ncu_launches);
 		r->ktotal += k->total;
 	}
 	if (!r->nk)
 		lp_die_at(LP_EXIT_DATA, p, t.line, 0, "no kernel rows");
-	r->k_time = dupnull(comment(&t, "time"));
-	r->k_range = dupnull(comment(&t, "range"));
-	r->k_metrics = dupnull(comment(&t, "metrics"));
-	r->k_match = dupnull(comment(&t, "match"));
+	r->k_time = dupnull(lp_tsv_comment(&t, "time"));
+	r->k_range = dupnull(lp_tsv_comment(&t, "range"));
+	r->k_metrics = dupnull(lp_tsv_comment(&t, "metrics"));
+	r->k_match = dupnull(lp_tsv_comment(&t, "match"));
 	for (i = 0; i < t.ncomments; i++)
 		r->k_unmatched += !strncmp(t.comments[i], "unmatched:", 10);
 	lp_tsv_close(&t);
@@ -227,7 +210,7 @@ need_num(const char *s, long line, const char *file)
 {
 	double v;
 
-	if (!num(s, &v))
+	if (!lp_num_get(s, &v))
 		lp_die_at(LP_EXIT_DATA, file, line, 0, "not a number: \"%s\"", s);
 	return v;
 }
@@ -794,7 +777,7 @@ model_num(const struct run *r, const char *key, double *v)
 
 	lp_sb_printf(&b, "model.%s", key);
 	ok = r->inputs && jstr(r->inputs, lp_sb_str(&b)) &&
-	    num(jstr(r->inputs, lp_sb_str(&b)), v);
+	    lp_num_get(jstr(r->inputs, lp_sb_str(&b)), v);
 	lp_sb_free(&b);
 	return ok;
 }
@@ -839,7 +822,7 @@ mfu(struct run *r)
 		lp_sb_printf(&missing, "%s`model.dtype`", missing.len ? ", " : "");
 	if (pk && dtype) {
 		lp_sb_printf(&b, "peak_tflops.%s", dtype);
-		if (!num(lp_yaml_str(pk, lp_sb_str(&b), ""), &peak))
+		if (!lp_num_get(lp_yaml_str(pk, lp_sb_str(&b), ""), &peak))
 			peak = 0;
 		lp_sb_reset(&b);
 	}
@@ -938,7 +921,7 @@ mfu(struct run *r)
 		double f32 = 0;
 
 		if (pk)
-			num(lp_yaml_str(pk, "peak_tflops.fp32", ""), &f32);
+			lp_num_get(lp_yaml_str(pk, "peak_tflops.fp32", ""), &f32);
 		flop_str(&b, kflops);
 		printf("Hardware counters (ncu SASS FP16/FP32/FP64 instructions of "
 		    "the replayed kernels; tensor-core work is not counted): %s "
@@ -1096,15 +1079,9 @@ top_kernels(struct run *r, size_t top)
 		lp_sb_adds(&b, " | ");
 		pct(&b, k->total, r->ktotal);
 		lp_sb_adds(&b, " | ");
-		if (k->have_sm)
-			lp_fmt_num(&b, k->sm, 1);
-		else
-			lp_sb_adds(&b, "-");
+		lp_fmt_known(&b, k->have_sm, k->sm, 1);
 		lp_sb_adds(&b, " | ");
-		if (k->have_dram)
-			lp_fmt_num(&b, k->dram, 1);
-		else
-			lp_sb_adds(&b, "-");
+		lp_fmt_known(&b, k->have_dram, k->dram, 1);
 		lp_sb_printf(&b, " | %s |\n", limiter(k));
 		out(&b);
 	}

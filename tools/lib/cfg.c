@@ -107,3 +107,24 @@ lp_cfg_list(const struct lp_ynode *cfg, const char *path, const char ***items,
 	}
 	return n->n;
 }
+
+void
+lp_av_workload(struct lp_av *av, const struct lp_ynode *cfg,
+    const char *extra_path, char **work, size_t nwork, const char *file)
+{
+	const char **items;
+	size_t n, i;
+
+	if (!nwork)
+		lp_die(LP_EXIT_USAGE, "no workload: give its argv after --");
+	if (work[0][0] == '-')
+		lp_die(LP_EXIT_USAGE, "workload \"%s\" starts with '-': the "
+		    "profiler would read it as an option", work[0]);
+	n = lp_cfg_list(cfg, extra_path, &items, file);
+	for (i = 0; i < n; i++)
+		lp_av_push(av, items[i]);
+	free(items);
+	lp_av_push(av, "--");
+	for (i = 0; i < nwork; i++)
+		lp_av_push(av, work[i]);
+}

@@ -10,6 +10,7 @@
 #ifndef LP_H
 #define LP_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +57,8 @@ void lp_sb_adds(struct lp_sb *b, const char *s);
 void lp_sb_addc(struct lp_sb *b, int c);
 void lp_sb_printf(struct lp_sb *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void lp_sb_vprintf(struct lp_sb *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 void lp_sb_reset(struct lp_sb *b);
 const char *lp_sb_str(struct lp_sb *b);	/* "" when empty */
 char *lp_sb_steal(struct lp_sb *b);	/* caller frees; b is reset */
@@ -113,6 +116,7 @@ enum lp_dim {
 };
 int lp_num_isna(const char *s);		/* "", "n/a", "N/A", "-" */
 int lp_num_parse(const char *s, double *out);	/* 0 ok; -1 not a number */
+int lp_num_get(const char *s, double *out);	/* 1 if s is a number */
 int lp_unit_factor(enum lp_dim dim, const char *unit, double *factor);
 const char *lp_dim_name(enum lp_dim dim);
 /* "Total Time (us)" -> factor to ns from the unit in parentheses. */
@@ -120,6 +124,7 @@ int lp_header_time_factor(const char *header, double *factor);
 void lp_fmt_num(struct lp_sb *b, double v, int decimals);	/* no -0 */
 void lp_fmt_ms(struct lp_sb *b, double ns);		/* ns as ms, 3 places */
 void lp_fmt_time(struct lp_sb *b, double ns);		/* 12.3 us, 4.56 ms */
+void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" */
 
 /* tsv.c: lp's own tab-separated files (header line, '#' comments above). */
 void lp_tsv_field(FILE *fp, const char *s);	/* escapes \t \n \r \\ */
@@ -139,6 +144,8 @@ struct lp_tsv {
 void lp_tsv_open(struct lp_tsv *t, FILE *fp, const char *file);	/* dies on no header */
 int lp_tsv_next(struct lp_tsv *t);	/* 1 row read, 0 at end */
 const char *lp_tsv_get(const struct lp_tsv *t, int col);	/* "" if absent */
+/* The text of comment "# KEY: text" above the header; NULL if none. */
+const char *lp_tsv_comment(const struct lp_tsv *t, const char *key);
 void lp_tsv_close(struct lp_tsv *t);
 
 /* yml.c: YAML through libyaml, as a small tree. */
@@ -194,6 +201,10 @@ const char *lp_cfg_enum(const struct lp_ynode *cfg, const char *path,
     const char *dflt, const char *const *allowed, const char *file);
 long lp_cfg_long(const struct lp_ynode *cfg, const char *path, long dflt,
     long min, long max, const char *file);
+/* Pushes the config's extra_args at path, "--" and the workload, which
+ * must be there and must not look like an option. */
+void lp_av_workload(struct lp_av *av, const struct lp_ynode *cfg,
+    const char *extra_path, char **work, size_t nwork, const char *file);
 /* A scalar without spaces, quotes or control characters ("" allowed). */
 const char *lp_cfg_word(const struct lp_ynode *cfg, const char *path,
     const char *dflt, const char *file);

@@ -78,6 +78,12 @@ lp_num_parse(const char *s, double *out)
 	return 0;
 }
 
+int
+lp_num_get(const char *s, double *out)
+{
+	return *s && lp_num_parse(s, out) == 0;
+}
+
 struct unit {
 	const char *name;
 	double factor;
@@ -271,4 +277,13 @@ lp_fmt_time(struct lp_sb *b, double ns)
 		lp_fmt_num(b, ns / 1e9, 3);
 		lp_sb_adds(b, " s");
 	}
+}
+
+void
+lp_fmt_known(struct lp_sb *b, int have, double v, int decimals)
+{
+	if (have)
+		lp_fmt_num(b, v, decimals);
+	else
+		lp_sb_addc(b, '-');
 }

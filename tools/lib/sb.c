@@ -42,21 +42,29 @@ lp_sb_addc(struct lp_sb *b, int c)
 }
 
 void
-lp_sb_printf(struct lp_sb *b, const char *fmt, ...)
+lp_sb_vprintf(struct lp_sb *b, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list copy;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_copy(copy, ap);
+	n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
 	if (n < 0)
 		lp_die_sys("vsnprintf");
 	grow(b, (size_t)n);
-	va_start(ap, fmt);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	b->len += (size_t)n;
+}
+
+void
+lp_sb_printf(struct lp_sb *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lp_sb_vprintf(b, fmt, ap);
+	va_end(ap);
 }
 
 void

@@ -131,19 +131,12 @@ lp_av_pushf(struct lp_av *av, const char *fmt, ...)
 {
 	struct lp_sb b = { 0 };
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		lp_die_sys("vsnprintf");
-	b.s = lp_xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(b.s, (size_t)n + 1, fmt, ap);
+	lp_sb_vprintf(&b, fmt, ap);
 	va_end(ap);
 	av->w = lp_xreallocarray(av->w, av->n + 1, sizeof *av->w);
-	av->w[av->n++] = b.s;
+	av->w[av->n++] = lp_sb_steal(&b);
 }
 
 void

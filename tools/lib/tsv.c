@@ -131,6 +131,17 @@ lp_tsv_get(const struct lp_tsv *t, int col)
 	return col >= 0 && (size_t)col < t->n ? t->f[col] : "";
 }
 
+const char *
+lp_tsv_comment(const struct lp_tsv *t, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; i < t->ncomments; i++)
+		if (!strncmp(t->comments[i], key, n) && t->comments[i][n] == ':')
+			return t->comments[i] + n + 1 + (t->comments[i][n + 1] == ' ');
+	return NULL;
+}
+
 void
 lp_tsv_close(struct lp_tsv *t)
 {
