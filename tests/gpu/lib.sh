@@ -1,0 +1,58 @@
+# tests/gpu/lib.sh: checks on a live run's artifacts, for the GPU tests.
+# Sourced after tests/lib.sh.  Runs go to $LP_GPU_STAGE2 (kept, so that a
+# device run can copy them out) or under $TRASH.
+
+S2=${LP_GPU_STAGE2:-$TRASH/s2}
+mkdir -p "$S2"
+lpmake() {
+	make -C "$ROOT" --no-print-directory LP_STAGE2_DIR="$S2" "$@"
+}
+
+# The kernels of a run's stage, as nsys names them (demangled).
+stage_kernels() {
+	range=$(lp-nsyscmd -r <"$S2/$1/nsys/config.yaml") &&
+	lp-topn -n 0 -f names -r "$range" "$S2/$1/nsys/report_nvtx_kern_sum.csv"
+}
+
+# Every kernel in kernels.tsv/kernels.md is one nsys saw in the stage.
+check_kernels_in_nsys() {
+	stage_kernels "$1" | sort >nsys.names || return 1
+	sed '/^#/d' "$S2/$1/kernels.tsv" | sed 1d | cut -f2 | sort >tsv.names
+	test -s tsv.names || { echo "no kernels in kernels.tsv"; return 1; }
+	comm -13 nsys.names tsv.names >not_in_nsys
+	test_must_be_empty not_in_nsys || return 1
+	rows=$(grep -c '^| [0-9]' "$S2/$1/kernels.md")
+	want=$(wc -l <tsv.names)
+	[ "$want" -gt 25 ] && want=25
+	[ "$rows" = "$want" ] || { echo "kernels.md has $rows rows, want $want"; return 1; }
+}
+
+# ncu profiled every kernel lp-topn selected, exactly once each.
+check_ncu_profiled_selected() {
+	sed 1d "$S2/$1/topn.tsv" | cut -f2 | sort >selected &&
+	sed 1d "$S2/$1/ncu/metrics.tsv" | cut -f1 | sort -u >profiled &&
+	comm -23 selected profiled >missed &&
+	test_must_be_empty missed &&
+	sed 1d "$S2/$1/ncu/metrics.tsv" | cut -f3 | sort -u >launches &&
+	echo 1 >one && test_cmp one launches &&
+	test_grep "^# match: $(wc -l <selected) of $(wc -l <selected) ncu kernels matched (mangled $(wc -l <selected)," "$S2/$1/kernels.tsv"
+}
+
+# The named stages have wall time in nvtx_sum and kernels in nvtx_kern_sum.
+check_stages_nonempty() {
+	r=$1
+	shift
+	for st in "$@"; do
+		range=$(lp-confmerge -s run.stage="$st" "$S2/$r/nsys/config.yaml" | lp-nsyscmd -r) &&
+		lp-topn -n 1 -r "$range" "$S2/$r/nsys/report_nvtx_kern_sum.csv" >/dev/null &&
+		grep -q -e ",$range\$" -e ",${range#:}\$" "$S2/$r/nsys/report_nvtx_sum.csv" ||
+		{ echo "stage $st ($range) is empty"; return 1; }
+	done
+}
+
+check_summary() {
+	test_grep "^| GPU | NVIDIA H" "$S2/$1/stakeholder_summary.md" &&
+	test_grep "^| Nsight Compute | Version 20" "$S2/$1/stakeholder_summary.md" &&
+	test_grep "^| Model | $2 " "$S2/$1/stakeholder_summary.md" &&
+	test_grep "^| decode_all | [0-9.]* [kMGT]*FLOP | [0-9.]* | [0-9.]* | [0-9.]*% |" "$S2/$1/stakeholder_summary.md"
+}
