@@ -15,7 +15,7 @@ set -u
 export LC_ALL=C TZ=UTC
 unset MAKEFLAGS MFLAGS MAKELEVEL GNUMAKEFLAGS CDPATH
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LP_BIN=${LP_BIN:-$ROOT/bin}
 FIX=$ROOT/tests/fixtures
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/lp-test.XXXXXX")
