@@ -125,12 +125,11 @@ check-gpu: $(BINS) bin/tinyllm
 	  p=$$((p + $$(echo "$$out" | grep -c '^ok'))); f=$$((f + $$(echo "$$out" | grep -c '^not ok'))); done; \
 	  echo "$$p passed, $$f failed"; [ $$f = 0 ]; fi
 
-# The whole pipeline on the real H200 capture in tests/fixtures: no GPU.
-LP_DEMO_FILES := tests/fixtures/h200-tinyllm/cap_cuda_gpu_kern_sum.csv \
-	tests/fixtures/h200-tinyllm/n_nvtxsum.csv \
-	tests/fixtures/h200-tinyllm/dec_raw.csv
+# The whole pipeline on a real H200 capture of the CUDA C workload
+# (tests/fixtures/h200-tinyllm-live: nsys and ncu of one run): no GPU.
+LP_DEMO_FILES := $(wildcard tests/fixtures/h200-tinyllm-live/tinyllm_*.csv)
 demo: $(BINS)
-	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' \
+	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=tinyllm \
 	  topn.tsv kernels.md stakeholder_summary.md
 	@echo "demo: $(LP_STAGE2_DIR)/demo/kernels.md $(LP_STAGE2_DIR)/demo/stakeholder_summary.md"
 

@@ -12,9 +12,9 @@ W="sh tests/fake/workload.sh"
 lpmake() {
 	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
 }
-# The lp-* commands make would run, one a line, without their arguments.
+# The steps make would run: the tool that starts each command line.
 steps() {
-	lpmake -n "$@" | grep -oE '(^|[ (])bin/(san/)?lp-[a-z0-9]+|^cp ' | sed 's,.*/,,; s/ $//' | sort
+	lpmake -n "$@" | grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' | sed 's,.*/,,; s/ $//' | sort
 }
 count() {
 	grep -c "^$1" "$LP_FAKE_LOG" || true

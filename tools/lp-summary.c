@@ -699,8 +699,8 @@ stages(struct run *r)
 				    "stage %s (set nsys_cli.capture_range=none to "
 				    "time every stage) | | |", stage_name(r));
 			else
-				lp_sb_adds(&b, "not in nvtx_sum: the range never "
-				    "ran in the capture | | |");
+				lp_sb_adds(&b, "not in nvtx_sum: outside the "
+				    "capture, or never pushed | | |");
 		} else {
 			lp_fmt_num(&b, t->inst, 0);
 			lp_sb_adds(&b, " | ");
@@ -783,6 +783,18 @@ model_num(const struct run *r, const char *key, double *v)
 }
 
 static double mfu_best = -1;
+
+/* A percentage with at least two significant digits: 0.11%, 0.0038%. */
+static void
+pct_sig(struct lp_sb *b, double v)
+{
+	int d = 2;
+
+	while (v > 0 && v < 10.0 / pow(10, d) && d < 6)
+		d++;
+	lp_fmt_num(b, v, d);
+	lp_sb_addc(b, '%');
+}
 
 /* 1.23 GFLOP, 45.6 MFLOP: whatever reads best. */
 static void
@@ -894,14 +906,13 @@ mfu(struct run *r)
 			lp_sb_adds(&b, " | ");
 			lp_fmt_num(&b, f / (wall * 1e-9) / 1e12, 3);
 			lp_sb_adds(&b, " | ");
-			lp_fmt_num(&b, 100.0 * f / (wall * 1e-9) / (peak * 1e12), 2);
-			lp_sb_adds(&b, "% | ");
+			pct_sig(&b, 100.0 * f / (wall * 1e-9) / (peak * 1e12));
+			lp_sb_adds(&b, " | ");
 			if (t->have_kern && t->ktime > 0) {
 				double kt = !strcmp(s->keys[i], "decode_step") &&
 				    t->inst > 0 ? t->ktime / t->inst : t->ktime;
 
-				lp_fmt_num(&b, 100.0 * f / (kt * 1e-9) / (peak * 1e12), 2);
-				lp_sb_adds(&b, "%");
+				pct_sig(&b, 100.0 * f / (kt * 1e-9) / (peak * 1e12));
 			} else
 				lp_sb_adds(&b, "-");
 			lp_sb_adds(&b, " |\n");
@@ -934,8 +945,8 @@ mfu(struct run *r)
 		printf("%s TFLOP/s", lp_sb_str(&b));
 		lp_sb_reset(&b);
 		if (f32 > 0) {
-			lp_fmt_num(&b, 100.0 * kflops / (ktime * 1e-9) / (f32 * 1e12), 2);
-			printf(", %s%% of the FP32 (non-tensor) peak", lp_sb_str(&b));
+			pct_sig(&b, 100.0 * kflops / (ktime * 1e-9) / (f32 * 1e12));
+			printf(", %s of the FP32 (non-tensor) peak", lp_sb_str(&b));
 			lp_sb_reset(&b);
 		}
 		puts(". Source: kernels.tsv flops and ncu_time_ns.\n");
@@ -1215,8 +1226,8 @@ findings(struct run *r, size_t top)
 	if (mfu_best >= 0 && mfu_best < 10) {
 		lp_sb_reset(&h);
 		lp_sb_adds(&h, "MFU is ");
-		lp_fmt_num(&h, mfu_best, 2);
-		lp_sb_adds(&h, "% in the profiled stage.");
+		pct_sig(&h, mfu_best);
+		lp_sb_adds(&h, " in the profiled stage.");
 		lp_sb_adds(&b, "(MFU section.) Small-batch decoding is bound by "
 		    "reading the weights once per token; MFU rises with batch "
 		    "size, speculative decoding, and fewer idle gaps.");

@@ -24,11 +24,11 @@ mapfile -d '' argv < <("$bin/lp-confget" -0 workload.argv "$r/inputs.yaml")
 t0=$(now); (cd "$root" && "${argv[@]}" >/dev/null 2>&1); t1=$(now)
 alone=$(secs "$t0" "$t1")
 
-m env.json nsys/profile.cmd >/dev/null
-t0=$(now); m nsys/report.nsys-rep >/dev/null 2>&1; t1=$(now)
+m env.json "$r/nsys/profile.cmd" >/dev/null
+t0=$(now); m "$r/nsys/report.nsys-rep" >/dev/null 2>&1; t1=$(now)
 nsys_step=$(secs "$t0" "$t1")
-m topn.tsv ncu/profile.cmd >/dev/null 2>&1
-t0=$(now); m ncu/report.ncu-rep >/dev/null 2>&1; t1=$(now)
+m topn.tsv "$r/ncu/profile.cmd" >/dev/null 2>&1
+t0=$(now); m "$r/ncu/report.ncu-rep" >/dev/null 2>&1; t1=$(now)
 ncu_topn=$(secs "$t0" "$t1")
 m stakeholder_summary.md >/dev/null 2>&1
 sel=$(($(wc -l <"$r/topn.tsv") - 1))

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Exports of lp's own live runs on the H200 (tests/fixtures/h200-*-live):
+# the CPU tests cover the files the live path makes, in both NVTX styles,
+# joined on mangled names.
+. "$(dirname "$0")/lib.sh"
+
+S2=$TRASH/s2
+TL=$FIX/h200-tinyllm-live
+TO=$FIX/h200-torch-live
+lpmake() {
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
+
+test_expect_success 'tinyllm (named domain): import, every selected kernel joined by mangled name' '
+	lpmake RUN=tl "IMPORT=$(echo "$TL"/tinyllm_*.csv)" MODEL=tinyllm stakeholder_summary.md topn.tsv >out 2>err &&
+	test_grep "^# match: 10 of 10 ncu kernels matched (mangled 10, exact 0, normalised 0); 0 unmatched$" "$S2/tl/kernels.tsv" &&
+	test_grep "^# range: LLM:decode_all$" "$S2/tl/kernels.tsv" &&
+	sed 1d "$S2/tl/topn.tsv" | cut -f2 | sort >selected &&
+	sed 1d "$S2/tl/ncu/metrics.tsv" | cut -f1 | sort >profiled &&
+	test_cmp selected profiled &&
+	sed "/^#/d" "$S2/tl/kernels.tsv" | awk -F "\t" "NR > 1 && \$16 == \"mangled\" { print \$2 }" >shown &&
+	test $(wc -l <shown) = 10 &&
+	! grep "^_Z" shown
+'
+
+test_expect_success 'tinyllm: the stage, its GPU time and MFU as measured' '
+	grep -E "^\| decode_(all|step) \| \`" "$S2/tl/stakeholder_summary.md" >got &&
+	cat >expect <<-\EOF &&
+	| decode_all | `LLM:decode_all` | 1 | 27.008 | 27.008 | 2.883 | 896 | 10.7% |
+	| decode_step | `LLM:decode_step` | 16 | 26.989 | 1.687 | 2.883 | 896 | 10.7% |
+	EOF
+	test_cmp expect got &&
+	test_grep "^| decode_all | 1.931 GFLOP | 27.008 | 0.072 | 0.11% | 1.00% |$" "$S2/tl/stakeholder_summary.md"
+'
+
+test_expect_success 'tinyllm: the command builders give back the commands run on the H200' '
+	lpmake RUN=tl2 WORK=bin/tinyllm MODEL=tinyllm "$S2/tl2/nsys/config.yaml" "$S2/tl2/ncu/config.yaml" >/dev/null &&
+	lp-nsyscmd -o /tmp/lpruns/tiny/nsys/report.tmp -- bin/tinyllm <"$S2/tl2/nsys/config.yaml" >nsys.cmd &&
+	test_cmp "$TL/nsys_profile.cmd" nsys.cmd &&
+	lp-ncucmd -k "$S2/tl/topn.tsv" -o /tmp/lpruns/tiny/ncu/report.tmp -- bin/tinyllm <"$S2/tl2/ncu/config.yaml" >ncu.cmd &&
+	test_cmp "$TL/ncu_profile.cmd" ncu.cmd &&
+	lp-ncucmd -x -- /tmp/lpruns/tiny/ncu/report.ncu-rep <"$S2/tl2/ncu/config.yaml" >export.cmd &&
+	test_cmp "$TL/ncu_export.cmd" export.cmd
+'
+
+test_expect_success 'torch (default domain "LLM@..."): stage from nvtx_kern_sum, joined by mangled name' '
+	lpmake RUN=to "IMPORT=$(echo "$TO"/torch_*.csv)" MODEL=torch-decoder stakeholder_summary.md topn.tsv >out 2>err &&
+	test_grep "^# range: :LLM@decode_all$" "$S2/to/kernels.tsv" &&
+	test_grep "^# match: 10 of 10 ncu kernels matched (mangled 10, exact 0, normalised 0); 0 unmatched$" "$S2/to/kernels.tsv" &&
+	grep -E "^\| (prefill|decode_all) \| \`" "$S2/to/stakeholder_summary.md" >got &&
+	cat >expect <<-\EOF &&
+	| prefill | `:LLM@prefill` | 1 | 3.957 | 3.957 | 0.289 | 85 | 7.3% |
+	| decode_all | `:LLM@decode_all` | 1 | 113.840 | 113.840 | 8.315 | 2720 | 7.3% |
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'torch: the commands run on the H200, with the escaped ncu range' '
+	lpmake RUN=to2 "WORK=python3 tests/workloads/torch_decoder.py" MODEL=torch-decoder \
+		"$S2/to2/nsys/config.yaml" "$S2/to2/ncu/config.yaml" >/dev/null &&
+	lp-nsyscmd -o /tmp/lpruns/torch/nsys/report.tmp -- python3 tests/workloads/torch_decoder.py \
+		<"$S2/to2/nsys/config.yaml" >nsys.cmd 2>err &&
+	test_cmp "$TO/nsys_profile.cmd" nsys.cmd &&
+	lp-ncucmd -k "$S2/to/topn.tsv" -o /tmp/lpruns/torch/ncu/report.tmp -- python3 tests/workloads/torch_decoder.py \
+		<"$S2/to2/ncu/config.yaml" >ncu.cmd &&
+	test_cmp "$TO/ncu_profile.cmd" ncu.cmd
+'
+
+test_expect_success 'live ncu exports in base units: one launch a kernel, whole nanoseconds' '
+	for f in "$TL/tinyllm_ncu_raw.csv" "$TO/torch_ncu_raw.csv"; do
+		lp-ncu2tsv "$f" >m.tsv || return 1
+		sed 1d m.tsv | cut -f3 | sort -u >launches && echo 1 >one && test_cmp one launches || return 1
+		sed 1d m.tsv | cut -f4 | grep -v "^[0-9][0-9]*$" >frac; test_must_be_empty frac || return 1
+		test "$(sed 1d m.tsv | wc -l)" = 10 || return 1
+	done
+'
+
+test_done
