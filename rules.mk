@@ -226,7 +226,7 @@ $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
 	rm -f $(R)/nsys/report.tmp.*; \
 	echo "lp: profiling with nsys: $$(cat $<)"; \
 	sh $< || { rc=$$?; echo "lp: nsys profile failed with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
-	[ -s $(R)/nsys/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report: was the NVTX capture range ever pushed? Command: $$(cat $<)" >&2; exit 1; }; \
+	[ -s $(R)/nsys/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report: was the NVTX capture range ever pushed? Check the domain and range of the stage (stages in conf/runner/stage2.yaml, or MODEL=torch-decoder for PyTorch-style LLM@decode_all in the default domain). Command: $$(cat $<)" >&2; exit 1; }; \
 	mv $(R)/nsys/report.tmp.nsys-rep $@ && cp $< $@.cmd
 else ifneq ($(LP_IMP_REP),)
 $(R)/nsys/report.nsys-rep: $(LP_IMP_REP) $(R)/vars/IMPORT | $(R)/nsys

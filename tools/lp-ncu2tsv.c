@@ -99,7 +99,6 @@ struct st {
 	int c_id, c_kernel, c_device, c_devname;
 	int c_section, c_metric, c_unit, c_value;
 	int col[NDEFS];		/* wide: column of each def, -1 if absent */
-	char **units;		/* wide: units row */
 	double factor[NDEFS];	/* wide: unit factor of each def's column */
 	/* long format: the launch being read */
 	char *cur_id;
