@@ -113,6 +113,20 @@ test_expect_success 'names with commas and quotes come through whole' '
 	test_cmp expect got
 '
 
+# What older nsys printed on stdout before the CSV when piped (nsys
+# 2021-2023: "Running [...]...", a title); the header is the first line
+# with a "Total Time" column.
+test_expect_success 'nsys stats piped with its preamble lines' '
+	{ echo "Generating SQLite file r.sqlite from r.nsys-rep"
+	  echo "Processing [r.sqlite] with [/opt/nvidia/nsight-systems/reports/cuda_gpu_kern_sum.py]... "
+	  echo
+	  echo " ** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):"
+	  echo
+	  cat "$TINY"; } | lp-topn >got &&
+	lp-topn "$TINY" >expect &&
+	test_cmp expect got
+'
+
 test_expect_success 'ties in total time are broken by name' '
 	cat >in.csv <<-\EOF &&
 	Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name
@@ -171,7 +185,9 @@ bad 'the wrong report (nvtx_sum)' 1 'an NVTX range summary'
 cp "$FIX/h200-torch-decoder/torch_cuda_api_sum.csv" "$TRASH/in.csv"
 bad 'the wrong report (cuda_api_sum)' 1 'no column "Instances"'
 head -5 "$FIX/h200-tinyllm/dec_raw.csv" >"$TRASH/in.csv"
-bad 'the wrong tool (an ncu export)' 1 'no column "Name"'
+bad 'the wrong tool (an ncu export)' 1 'no header with a "Total Time" column: not an nsys kernel summary (it begins "ID,Process ID'
+printf 'SKIPPED: r.sqlite does not contain CUDA kernel data.\n' >"$TRASH/in.csv"
+bad 'a report nsys skipped' 1 'not an nsys kernel summary (it begins "SKIPPED: r.sqlite does not contain CUDA kernel data.")'
 head -c 300 "$TINY" >"$TRASH/in.csv"
 bad 'a cut-off quoted field' 1 'quoted field not closed'
 printf 'Time (%%),Total\0Time\x01\xff\n' >"$TRASH/in.csv"

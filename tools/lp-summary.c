@@ -152,6 +152,8 @@ csvq_row(const struct lp_csv_rec *rec, void *ctx)
 	int i;
 
 	if (!q->have_hdr) {
+		if (!lp_csv_rec_has(rec, "Total Time"))
+			return 0;	/* what nsys printed above the CSV */
 		lp_csv_hdr_init(&q->hdr, rec, q->file);
 		for (i = 0; i < q->n; i++) {
 			q->idx[i] = lp_csv_col(&q->hdr, q->cols[i]);
@@ -198,7 +200,8 @@ report(struct run *r, const char *rel, const char *what,
 	q.r = r;
 	lp_csv_read(fp, p, csvq_row, NULL, &q);
 	if (!q.have_hdr)
-		lp_die_at(LP_EXIT_DATA, p, 0, 0, "empty input");
+		lp_die_at(LP_EXIT_DATA, p, 0, 0, "no header with a \"Total Time\" "
+		    "column (not %s)", what);
 	fclose(fp);
 	lp_csv_hdr_free(&q.hdr);
 	free(p);

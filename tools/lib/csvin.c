@@ -217,3 +217,14 @@ lp_csv_field(const struct lp_csv_rec *r, int col)
 {
 	return col >= 0 && (size_t)col < r->n ? r->f[col] : "";
 }
+
+int
+lp_csv_rec_has(const struct lp_csv_rec *r, const char *prefix)
+{
+	size_t i, n = strlen(prefix);
+
+	for (i = 0; i < r->n; i++)
+		if (!strncmp(r->f[i], prefix, n))
+			return 1;
+	return 0;
+}

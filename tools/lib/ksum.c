@@ -20,6 +20,7 @@ struct rd {
 	struct lp_map *ranges;	/* distinct ranges seen, for messages */
 	long rows;
 	struct lp_sb fp;
+	struct lp_sb pre;	/* the first line skipped before the header */
 };
 
 static double
@@ -79,6 +80,15 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	size_t c;
 
 	if (!r->have_hdr) {
+		/* nsys stats writing to a pipe may print "Processing [...]"
+		 * and a title first; the header is the line with the time */
+		if (!lp_csv_rec_has(rec, "Total Time")) {
+			if (!r->pre.len)
+				for (c = 0; c < rec->n; c++)
+					lp_sb_printf(&r->pre, "%s%s", c ? "," : "",
+					    rec->f[c]);
+			return 0;
+		}
 		header(r, rec);
 		return 0;
 	}
@@ -162,8 +172,12 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range)
 	r.range = range;
 	r.ranges = lp_map_new();
 	lp_csv_read(fp, file, row, NULL, &r);
-	if (!r.have_hdr)
+	if (!r.have_hdr && !r.pre.len)
 		lp_die_at(LP_EXIT_DATA, file, 0, 0, "empty input");
+	if (!r.have_hdr)
+		lp_die_at(LP_EXIT_DATA, file, 0, 0, "no header with a \"Total Time\" "
+		    "column: not an nsys kernel summary (it begins \"%.80s\")",
+		    lp_sb_str(&r.pre));
 	if (ks->per_range && !range) {
 		struct lp_sb b = { 0 };
 
@@ -186,6 +200,7 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range)
 	lp_csv_hdr_free(&r.hdr);
 	lp_map_free(r.ranges);
 	lp_sb_free(&r.fp);
+	lp_sb_free(&r.pre);
 }
 
 static int

@@ -103,6 +103,9 @@ int lp_csv_col_prefix(const struct lp_csv_hdr *h, const char *prefix);
 /* Dies "FILE:LINE: no column "NAME" (not WHAT)" when absent. */
 int lp_csv_need(const struct lp_csv_hdr *h, const char *name, const char *what);
 const char *lp_csv_field(const struct lp_csv_rec *r, int col);	/* "" if short */
+/* Does a field of the record start with prefix?  Finds the header of an
+ * nsys report (its "Total Time" column) below what nsys printed first. */
+int lp_csv_rec_has(const struct lp_csv_rec *r, const char *prefix);
 
 /* num.c: numbers as nsys and ncu print them, and their units. */
 enum lp_dim {
