@@ -30,6 +30,7 @@ LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run,$(MAKECMDGOALS)) \
 
 empty :=
 space := $(empty) $(empty)
+comma := ,
 define nl
 
 
@@ -37,9 +38,10 @@ endef
 lp_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H \
 	I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
 # Empty when $(1), a variable's name, holds only letters, digits, '.', '_'
-# and '-'.  Works on the raw value, so "$(...)" in it is never expanded.
+# and '-' (and the characters $(2)).  Works on the raw value, so "$(...)" in
+# it is never expanded.
 define lp_unsafe
-$(strip $(eval lp__left := $$(value $(1)))$(foreach c,$(lp_chars),$(eval lp__left := $$(subst $(c),,$$(lp__left))))$(lp__left))
+$(strip $(eval lp__left := $$(value $(1)))$(foreach c,$(lp_chars) $(2),$(eval lp__left := $$(subst $(c),,$$(lp__left))))$(lp__left))
 endef
 
 ifneq ($(strip $(LP_RUN_GOALS)),)
@@ -120,8 +122,12 @@ $(eval $(call lp_put,presets.ncu,$(LP_PRESETS_NCU)))
 $(eval $(call lp_put,presets.model,$(LP_MODEL_FILE)))
 
 # Import instead of profiling: IMPORT='files' names nsys exports (by their
-# report suffix), an ncu CSV export, or .nsys-rep / .ncu-rep reports.
+# report suffix), an ncu CSV export, or .nsys-rep / .ncu-rep reports.  Their
+# paths go into recipes as they are, so only plain characters are taken.
 LP_IMP := $(LP_IMPORT)
+LP_IMP_WORDS := $(subst $(comma),,$(subst $(space),,$(LP_IMP)))
+$(if $(call lp_unsafe,LP_IMP_WORDS,/ + @ = : ~),\
+	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))
 lp_imp = $(filter $(foreach s,$(1),%_$(s) %/$(s) $(s)),$(LP_IMP))
 LP_IMP_REP := $(filter %.nsys-rep,$(LP_IMP))
 LP_IMP_NCUREP := $(filter %.ncu-rep,$(LP_IMP))

@@ -85,6 +85,11 @@ fails 'RUN with a leading dot is refused' "not starting with" "RUN=.x" kernels.m
 fails 'IMPORT of a file that is not there' 'IMPORT: nosuch_nvtx_sum.csv does not exist' RUN=i1 IMPORT=nosuch_nvtx_sum.csv kernels.md
 fails 'IMPORT without a kernel summary' 'no nsys kernel summary' RUN=i2 "IMPORT=$FIX/h200-tinyllm/n_nvtxsum.csv" kernels.md
 fails 'IMPORT of something that is not an export' 'expected a .csv export' RUN=i3 "IMPORT=$ROOT/README.md" kernels.md
+test_expect_success 'IMPORT of a path with shell characters is refused, not run' '
+	test_must_fail lpmake RUN=i4 "IMPORT=a;touch $TRASH/pwned;b_nvtx_sum.csv" kernels.md 2>err &&
+	test_grep "IMPORT: use paths of letters" err &&
+	! test -e "$TRASH/pwned"
+'
 fails 'an unknown model' 'conf/model/nosuch.yaml does not exist' RUN=m1 MODEL=nosuch "WORK=x" kernels.md
 fails 'a mode that does not exist' 'MODE="fast": use deep or light' RUN=m2 MODE=fast WORK=x kernels.md
 fails 'TOPN must be a whole number' 'TOPN="0": use a whole number' RUN=m3 TOPN=0 WORK=x kernels.md
