@@ -50,18 +50,23 @@ UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 all: $(BINS)
 
 # One line naming the Debian packages when a library is missing, instead
-# of a page of compiler errors.
+# of a page of compiler errors; as root with apt-get, it installs them.
+LP_DEBS := libcsv-dev libyaml-dev
+LP_AUTO_DEPS ?= 1
 $(B)/.deps-ok:
 	$(Q)mkdir -p $(@D)
-	$(Q)printf '#include <csv.h>\n#include <yaml.h>\nint main(void){struct csv_parser p; yaml_parser_t y; (void)p; (void)y; return 0;}\n' \
-	  | $(CC) -x c - -o $@.tmp -lcsv -lyaml 2>/dev/null \
-	  || { echo "lp: libcsv and libyaml are missing: apt-get install libcsv-dev libyaml-dev (or: make deps)" >&2; exit 1; }
+	$(Q)check() { printf '#include <csv.h>\n#include <yaml.h>\nint main(void){struct csv_parser p; yaml_parser_t y; (void)p; (void)y; return 0;}\n' \
+	  | $(CC) -x c - -o $@.tmp -lcsv -lyaml 2>/dev/null; }; \
+	check || { [ "$(LP_AUTO_DEPS)" = 1 ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  echo "lp: installing $(LP_DEBS) (running as root)" >&2 && \
+	  { apt-get install -y -qq $(LP_DEBS) >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $(LP_DEBS) >/dev/null; }; } && check; } \
+	  || { echo "lp: libcsv and libyaml are missing: apt-get install $(LP_DEBS) (or: make deps)" >&2; exit 1; }
 	$(Q)rm -f $@.tmp && touch $@
 
 # Installs the two libraries on Debian; as root it runs apt-get itself.
 deps:
 	$(Q)if [ "$$(id -u)" = 0 ]; then \
-	  apt-get update && apt-get install -y --no-install-recommends libcsv-dev libyaml-dev make gcc perl; \
+	  apt-get update && apt-get install -y --no-install-recommends $(LP_DEBS) make gcc libc6-dev perl; \
 	else echo "run as root: apt-get install libcsv-dev libyaml-dev"; exit 1; fi
 
 # Objects are rebuilt when the flags change, not only when sources do.
