@@ -65,7 +65,7 @@ int
 main(int argc, char **argv)
 {
 	const char *ifile = NULL, *mfile = NULL, *wfile = NULL;
-	struct lp_ynode *root = lp_yaml_map(), *w, *m;
+	struct lp_ynode *root, *w, *m;
 	size_t nw = 0, ni = 0;
 	int c;
 
@@ -83,6 +83,7 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		lp_usage(synopsis);
+	root = lp_yaml_map();
 	if (wfile) {
 		w = lp_yaml_map();
 		lp_yaml_put(w, "argv", words(wfile, "WORK", &nw));
