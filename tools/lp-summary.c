@@ -345,22 +345,10 @@ jstr(const struct lp_ynode *n, const char *p)
 }
 
 static void
-cell(struct lp_sb *b, const char *s)
-{
-	lp_md_escape(b, s);
-}
-
-static void
 out(struct lp_sb *b)
 {
 	fputs(lp_sb_str(b), stdout);
 	lp_sb_reset(b);
-}
-
-static void
-ms(struct lp_sb *b, double ns)
-{
-	lp_fmt_ms(b, ns);
 }
 
 static void
@@ -450,12 +438,12 @@ env_row(struct lp_sb *b, const char *item, const char *val, const char *src,
 {
 	lp_sb_printf(b, "| %s | ", item);
 	if (val) {
-		cell(b, val);
+		lp_md_escape(b, val);
 		lp_sb_adds(b, " | ");
-		cell(b, src);
+		lp_md_escape(b, src);
 	} else {
 		lp_sb_adds(b, "not recorded: ");
-		cell(b, missing);
+		lp_md_escape(b, missing);
 		lp_sb_adds(b, " | -");
 	}
 	lp_sb_adds(b, " |\n");
@@ -533,7 +521,7 @@ environment(struct run *r)
 			puts("\nNotes from env.json:");
 			for (i = 0; i < n->n; i++) {
 				lp_sb_adds(&b, "- ");
-				cell(&b, n->v[i]->s);
+				lp_md_escape(&b, n->v[i]->s);
 				lp_sb_addc(&b, '\n');
 				out(&b);
 			}
@@ -599,7 +587,7 @@ aggregates(struct run *r)
 		    "nsys cuda_api_sum (names with LaunchKernel)");
 		lp_sb_reset(&v);
 		lp_sb_adds(&v, "`");
-		cell(&v, r->api_top ? r->api_top : "-");
+		lp_md_escape(&v, r->api_top ? r->api_top : "-");
 		lp_sb_adds(&v, "` ");
 		lp_fmt_ms(&v, r->api_top_t);
 		lp_sb_adds(&v, " ms");
@@ -692,7 +680,7 @@ stages(struct run *r)
 		range_of(r, s->keys[i], &rg);
 		t = find_stage(r, lp_sb_str(&rg));
 		lp_sb_printf(&b, "| %s | `", s->keys[i]);
-		cell(&b, lp_sb_str(&rg));
+		lp_md_escape(&b, lp_sb_str(&rg));
 		lp_sb_adds(&b, "` | ");
 		if (!t || !t->have_wall) {
 			if (!r->have_nvtx)
@@ -707,14 +695,14 @@ stages(struct run *r)
 		} else {
 			lp_fmt_num(&b, t->inst, 0);
 			lp_sb_adds(&b, " | ");
-			ms(&b, t->total);
+			lp_fmt_ms(&b, t->total);
 			lp_sb_adds(&b, " | ");
-			ms(&b, t->avg);
+			lp_fmt_ms(&b, t->avg);
 			lp_sb_adds(&b, " |");
 		}
 		if (t && t->have_kern) {
 			lp_sb_addc(&b, ' ');
-			ms(&b, t->ktime);
+			lp_fmt_ms(&b, t->ktime);
 			lp_sb_adds(&b, " | ");
 			lp_fmt_num(&b, t->klaunch, 0);
 			lp_sb_adds(&b, " | ");
@@ -743,7 +731,7 @@ stages(struct run *r)
 			continue;
 		lp_sb_printf(&b, "%s`", j++ ? ", " : "\nOther NVTX ranges in the "
 		    "capture, not configured as stages: ");
-		cell(&b, r->st[i].range);
+		lp_md_escape(&b, r->st[i].range);
 		lp_sb_adds(&b, "`");
 	}
 	if (j)
@@ -905,7 +893,7 @@ mfu(struct run *r)
 				f = stage_flops("decode_step", N, L, d, B, P, T);
 			else
 				wall = t->total;
-			ms(&b, wall);
+			lp_fmt_ms(&b, wall);
 			lp_sb_adds(&b, " | ");
 			lp_fmt_num(&b, f / (wall * 1e-9) / 1e12, 3);
 			lp_sb_adds(&b, " | ");
@@ -1035,7 +1023,7 @@ operators(struct run *r)
 		if (!ops[i].kernels)
 			continue;
 		lp_sb_printf(&b, "| %s | ", ops[i].name);
-		ms(&b, ops[i].time);
+		lp_fmt_ms(&b, ops[i].time);
 		lp_sb_adds(&b, " | ");
 		pct(&b, ops[i].time, r->ktotal);
 		lp_sb_adds(&b, " | ");
@@ -1085,7 +1073,7 @@ top_kernels(struct run *r, size_t top)
 		lp_sb_printf(&b, "| %zu | `", i + 1);
 		lp_kname_md(&b, k->kernel, 70);
 		lp_sb_adds(&b, "` | ");
-		ms(&b, k->total);
+		lp_fmt_ms(&b, k->total);
 		lp_sb_adds(&b, " | ");
 		lp_fmt_num(&b, k->calls, 0);
 		lp_sb_adds(&b, " | ");

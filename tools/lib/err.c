@@ -25,12 +25,6 @@ lp_init(const char *argv0)
 	signal(SIGPIPE, SIG_DFL);
 }
 
-const char *
-lp_progname(void)
-{
-	return prog;
-}
-
 static void
 vmsg(const char *file, long line, long col, const char *fmt, va_list ap,
     int errnum)

@@ -24,7 +24,6 @@ enum {
 
 /* err.c: "lp-NAME: where: what" on stderr, named exit codes. */
 void lp_init(const char *argv0);
-const char *lp_progname(void);
 _Noreturn void lp_die(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 _Noreturn void lp_die_at(int code, const char *file, long line, long col,
