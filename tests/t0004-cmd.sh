@@ -75,7 +75,7 @@ test_expect_success 'capture_range none: the whole run' '
 test_expect_success 'nsys stats over the report, and the stage as nsys stats names it' '
 	lp-nsyscmd -s -o "d/report" -- "d/report.nsys-rep" <"$TRASH/nsys.yaml" >actual &&
 	cat >expect <<-\EOF &&
-	nsys stats --report cuda_gpu_kern_sum --report cuda_gpu_kern_sum:mangled --report nvtx_sum --report nvtx_kern_sum --report nvtx_kern_sum:mangled --report cuda_api_sum --report cuda_gpu_mem_time_sum --format csv --force-export=true --output=d/report d/report.nsys-rep
+	nsys stats --report cuda_gpu_kern_sum --report cuda_gpu_kern_sum:mangled --report nvtx_sum --report nvtx_kern_sum --report nvtx_kern_sum:mangled --report cuda_api_sum --report cuda_gpu_mem_time_sum --report nvtx_pushpop_trace --report nvtx_gpu_proj_trace --format csv --force-export=true --output=d/report d/report.nsys-rep
 	EOF
 	test_cmp expect actual &&
 	lp-nsyscmd -r <"$TRASH/nsys.yaml" >named &&
@@ -103,7 +103,7 @@ test_expect_success 'ncu, default preset: exactly one launch of each selected ke
 	--section
 	ComputeWorkloadAnalysis
 	--metrics
-	gpu__time_duration.sum,dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum
+	gpu__time_duration.sum,dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum
 	--nvtx
 	--nvtx-include
 	LLM@decode_all/
@@ -125,12 +125,12 @@ test_expect_success 'ncu, default preset: exactly one launch of each selected ke
 test_expect_success 'ncu, light and high presets' '
 	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-light.yaml" >light &&
 	cat >expect <<-\EOF &&
-	ncu --target-processes all --replay-mode kernel --section SpeedOfLight --metrics gpu__time_duration.sum,dram__bytes.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --force-overwrite --export b -- w
+	ncu --target-processes all --replay-mode kernel --section SpeedOfLight --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --force-overwrite --export b -- w
 	EOF
 	test_cmp expect light &&
 	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-high.yaml" >high &&
 	cat >expect <<-\EOF &&
-	ncu --target-processes all --replay-mode kernel --set full --metrics gpu__time_duration.sum,dram__bytes.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --force-overwrite --export b -- w
+	ncu --target-processes all --replay-mode kernel --set full --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --force-overwrite --export b -- w
 	EOF
 	test_cmp expect high
 '
@@ -206,5 +206,30 @@ printf 'run:\n  stage: s\nstages:\n  s: {domain: "", range: "a/b"}\n' >"$TRASH/b
 fails 'ncu: a range with a slash' 1 'lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/bad.yaml"' 'which ncu reads as nested ranges'
 printf 'a: [unclosed\n' >"$TRASH/bad.yaml"
 fails 'a config that is not YAML' 1 'lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/bad.yaml"' 'lp-ncucmd: <stdin>:2:1: YAML:'
+
+test_expect_success 'ncu: metrics the GPU lacks are dropped and said, not run into' '
+	grep -v sm__ops_path_tensor_src_fp8 "$FIX/h200-probe/query-metrics.txt" >avail &&
+	lp-ncucmd -a avail -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-light.yaml" >cmd 2>err &&
+	test_grep "^# lp: dropped metrics: sm__ops_path_tensor_src_fp8.sum (not on this GPU (ncu --query-metrics))$" cmd &&
+	test_grep "^lp-ncucmd: dropped metrics: sm__ops_path_tensor_src_fp8.sum" err &&
+	! grep -q "src_fp8" <(sed 1d cmd) &&
+	grep -q "src_fp16.sum" cmd &&
+	lp-ncucmd -a "$FIX/h200-probe/query-metrics.txt" -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-light.yaml" >cmd2 2>err2 &&
+	test_must_be_empty err2 && ! grep -q "^#" cmd2
+'
+
+test_expect_success 'ncu: range replay takes no SASS counters; they are dropped and said' '
+	lp-confmerge -s ncu_cli.replay_mode=app-range "$TRASH/ncu-light.yaml" >ar.yaml &&
+	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <ar.yaml >cmd 2>err &&
+	test_grep "^# lp: dropped metrics: sm__sass_thread_inst_executed_op_fadd_pred_on.sum (not supported in range replay)" cmd &&
+	! grep -q "sm__sass" <(sed 1d cmd)
+'
+
+test_expect_success 'ncu: a metrics list that is not ncu --query-metrics output is refused' '
+	echo "hello world" >bad &&
+	test_expect_code 1 lp-ncucmd -a bad -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-light.yaml" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "bad: no metric names" err
+'
 
 test_done

@@ -15,11 +15,21 @@ static const char synopsis[] =
     "lp-kernjoin [-d demangled.csv] [-M label] [-m metrics.tsv] [-r RANGE] "
     "[-T label] [file]";
 
+/* Sums over the profiled launches, carried from lp-ncu2tsv's columns:
+ * "flops" and "dram_bytes" as they are, and each also per launch. */
+static const char *const sums[] = {
+	"flops", "dram_bytes", "flops_tensor", "flops_nontensor",
+	"flops_tc_fp16", "flops_tc_bf16", "flops_tc_tf32", "flops_tc_fp8",
+	"flops_tc_int8", "flops_tc_fp64", "flops_fp32", "flops_fp16",
+	"flops_fp64",
+};
+#define NSUMS (sizeof sums / sizeof sums[0])
+
 struct ncu {
 	char *kernel, *devices, *devname;
 	double launches, time_ns;
-	double sm, dram, flops, bytes;	/* NAN-free: have_* say if known */
-	int have_sm, have_dram, have_flops, have_bytes;
+	double sm, dram, sum[NSUMS];	/* NAN-free: have_* say if known */
+	int have_sm, have_dram, have_sum[NSUMS];
 	int used;
 };
 
@@ -37,7 +47,8 @@ read_ncu(struct ncuset *ns, const char *path)
 	struct lp_tsv t;
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
-	int ck, cd, cl, ct, cs, cr, cf, cb, cn;
+	int ck, cd, cl, ct, cs, cr, cn, csum[NSUMS];
+	size_t q;
 
 	lp_tsv_open(&t, fp, name);
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-ncu2tsv output");
@@ -46,8 +57,8 @@ read_ncu(struct ncuset *ns, const char *path)
 	ct = lp_csv_need(&t.hdr, "gpu_time_ns", "lp-ncu2tsv output");
 	cs = lp_csv_need(&t.hdr, "sm_throughput_pct", "lp-ncu2tsv output");
 	cr = lp_csv_need(&t.hdr, "dram_throughput_pct", "lp-ncu2tsv output");
-	cf = lp_csv_col(&t.hdr, "flops");
-	cb = lp_csv_col(&t.hdr, "dram_bytes");
+	for (q = 0; q < NSUMS; q++)
+		csum[q] = lp_csv_col(&t.hdr, sums[q]);
 	cn = lp_csv_col(&t.hdr, "device_name");
 	ns->exact = lp_map_new();
 	ns->key = lp_map_new();
@@ -71,8 +82,9 @@ read_ncu(struct ncuset *ns, const char *path)
 			r->kernel = lp_xstrdup(k);
 			r->devices = lp_xstrdup(lp_tsv_get(&t, cd));
 			r->devname = lp_xstrdup(lp_tsv_get(&t, cn));
-			r->have_sm = r->have_dram = r->have_flops =
-			    r->have_bytes = 1;
+			r->have_sm = r->have_dram = 1;
+			for (q = 0; q < NSUMS; q++)
+				r->have_sum[q] = 1;
 			lp_map_put(ns->exact, k, i);
 			lp_map_put(ns->key, key,
 			    lp_map_get(ns->key, key, -1) == -1 ? i : -2);
@@ -93,12 +105,11 @@ read_ncu(struct ncuset *ns, const char *path)
 		r->have_dram &= lp_num_get(lp_tsv_get(&t, cr), &v);
 		if (r->have_dram)
 			r->dram += v * l;
-		r->have_flops &= lp_num_get(lp_tsv_get(&t, cf), &v);
-		if (r->have_flops)
-			r->flops += v;
-		r->have_bytes &= lp_num_get(lp_tsv_get(&t, cb), &v);
-		if (r->have_bytes)
-			r->bytes += v;
+		for (q = 0; q < NSUMS; q++) {
+			r->have_sum[q] &= lp_num_get(lp_tsv_get(&t, csum[q]), &v);
+			if (r->have_sum[q])
+				r->sum[q] += v;
+		}
 	}
 	if (!ns->n)
 		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernels in ncu "
@@ -132,7 +143,7 @@ main(int argc, char **argv)
 	const char *tlabel = NULL, *mlabel = NULL, *name;
 	char *tfree = NULL;
 	char **display, **keys;
-	size_t i, nmatch[4] = { 0 }, ambiguous = 0;
+	size_t i, q, nmatch[4] = { 0 }, ambiguous = 0;
 	int c, mangled;
 	double cum = 0;
 	FILE *fp;
@@ -255,9 +266,13 @@ main(int argc, char **argv)
 				putchar('\n');
 			}
 	}
-	puts("rank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct\tdevice\t"
+	fputs("rank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct\tdevice\t"
 	    "ncu_launches\tncu_time_ns\tsm_throughput_pct\tdram_throughput_pct\t"
-	    "flops\tdram_bytes\tdevice_name\tmatch\tmangled\tncu_kernel");
+	    "flops\tdram_bytes\tdevice_name\tmatch\tmangled\tncu_kernel\t"
+	    "ncu_ns_per_launch", stdout);
+	for (q = 0; q < NSUMS; q++)
+		printf("\t%s_per_launch", sums[q]);
+	putchar('\n');
 	for (i = 0; i < ks.n; i++) {
 		const struct lp_kern *k = &ks.k[i];
 		const struct ncu *r = match[i] >= 0 ? &ns.r[match[i]] : NULL;
@@ -281,14 +296,19 @@ main(int argc, char **argv)
 		    r && r->have_sm, 2);
 		numfield(&b, r && r->have_dram ? r->dram / r->launches : 0,
 		    r && r->have_dram, 2);
-		numfield(&b, r ? r->flops : 0, r && r->have_flops, 0);
-		numfield(&b, r ? r->bytes : 0, r && r->have_bytes, 0);
+		numfield(&b, r ? r->sum[0] : 0, r && r->have_sum[0], 0);
+		numfield(&b, r ? r->sum[1] : 0, r && r->have_sum[1], 0);
 		fputs(lp_sb_str(&b), stdout);
 		field(stdout, r ? r->devname : "");
 		field(stdout, hows[how[i]]);
 		field(stdout, mangled ? k->name : "");
 		field(stdout, r ? r->kernel : "");
-		putchar('\n');
+		lp_sb_reset(&b);
+		numfield(&b, r ? r->time_ns / r->launches : 0, r != NULL, 1);
+		for (q = 0; q < NSUMS; q++)
+			numfield(&b, r ? r->sum[q] / r->launches : 0,
+			    r && r->have_sum[q], 1);
+		puts(lp_sb_str(&b));
 	}
 	for (i = 0; i < ks.n; i++)
 		free(keys[i]);

@@ -12,7 +12,8 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-ncucmd [-0] [-d | -x] [-k topn.tsv] [-o base] [-- workload-or-report...]";
+    "lp-ncucmd [-0] [-a metrics.avail] [-d | -x] [-k topn.tsv] [-o base] "
+    "[-- workload-or-report...]";
 
 static const char *const targets[] = { "all", "application-only", NULL };
 static const char *const replays[] = { "kernel", "application", "range",
@@ -128,21 +129,74 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 	lp_sb_free(&re);
 }
 
+/* The metric names ncu --query-metrics listed for this GPU: the first
+ * word of each line that names a metric ("unit__counter"). */
+static struct lp_map *
+read_avail(const char *path)
+{
+	struct lp_map *m = lp_map_new();
+	FILE *fp = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!fp)
+		lp_die_sys("%s", path);
+	while (getline(&line, &cap, fp) != -1) {
+		size_t n = strcspn(line, " \t\r\n");
+
+		line[n] = '\0';
+		if (strstr(line, "__"))
+			lp_map_put(m, line, 1);
+	}
+	if (ferror(fp))
+		lp_die_sys("%s", path);
+	free(line);
+	fclose(fp);
+	if (!lp_map_len(m))
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "no metric names (not the "
+		    "output of ncu --query-metrics)");
+	return m;
+}
+
+/* Is a metric one ncu can collect here?  Its base name (up to the first
+ * '.') must be listed, and range replay takes no SASS counters (ncu:
+ * "not supported in range replay").  *why says why not. */
+static int
+usable(const char *metric, const struct lp_map *avail, int range,
+    const char **why)
+{
+	char *b = lp_xstrndup(metric, strcspn(metric, "."));
+	int ok = 1;
+
+	if (range && (!strncmp(b, "sm__sass_", 9) || !strncmp(b, "smsp__sass_", 11))) {
+		*why = "not supported in range replay";
+		ok = 0;
+	} else if (avail && lp_map_get(avail, b, 0) != 1) {
+		*why = "not on this GPU (ncu --query-metrics)";
+		ok = 0;
+	}
+	free(b);
+	return ok;
+}
+
 static void
 profile(const struct lp_ynode *cfg, const char *file, const char *base,
-    const struct sel *s, char **work, size_t nwork, struct lp_av *av)
+    const struct sel *s, char **work, size_t nwork, struct lp_av *av,
+    const struct lp_map *avail, struct lp_sb *dropped)
 {
 	struct lp_av inc = { 0 };
 	const char **items;
-	const char *set;
+	const char *set, *replay;
 	size_t n, i;
 	struct lp_sb b = { 0 };
+	int range;
 
 	lp_av_push(av, "ncu");
 	opt(av, "--target-processes", "%s", lp_cfg_enum(cfg,
 	    "ncu_cli.target_processes", "all", targets, file));
-	opt(av, "--replay-mode", "%s", lp_cfg_enum(cfg,
-	    "ncu_cli.replay_mode", "kernel", replays, file));
+	replay = lp_cfg_enum(cfg, "ncu_cli.replay_mode", "kernel", replays, file);
+	range = !strcmp(replay, "range") || !strcmp(replay, "app-range");
+	opt(av, "--replay-mode", "%s", replay);
 	set = lp_cfg_word(cfg, "ncu_cli.set", "", file);
 	if (*set)
 		opt(av, "--set", "%s", set);
@@ -151,10 +205,17 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 		opt(av, "--section", "%s", items[i]);
 	free(items);
 	n = lp_cfg_list(cfg, "ncu_cli.metrics", &items, file);
-	for (i = 0; i < n; i++)
-		lp_sb_printf(&b, "%s%s", i ? "," : "", items[i]);
+	for (i = 0; i < n; i++) {
+		const char *why;
+
+		if (usable(items[i], avail, range, &why))
+			lp_sb_printf(&b, "%s%s", b.len ? "," : "", items[i]);
+		else
+			lp_sb_printf(dropped, "%s%s (%s)", dropped->len ? ", " :
+			    "", items[i], why);
+	}
 	free(items);
-	if (n)
+	if (b.len)
 		opt(av, "--metrics", "%s", lp_sb_str(&b));
 	lp_sb_free(&b);
 	nvtx(cfg, file, &inc);
@@ -192,13 +253,17 @@ main(int argc, char **argv)
 	struct lp_av av = { 0 };
 	struct sel s = { 0 };
 	const char *base = NULL, *topn = NULL, *name = "<stdin>";
+	const char *apath = NULL;
+	struct lp_map *avail = NULL;
+	struct lp_sb dropped = { 0 };
 	int c, nul = 0, dmode = 0, xmode = 0;
 	size_t i;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "0dhk:o:x")) != -1) {
+	while ((c = getopt(argc, argv, "0a:dhk:o:x")) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
+		case 'a': apath = optarg; break;
 		case 'd': dmode = 1; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
@@ -236,10 +301,23 @@ main(int argc, char **argv)
 		lp_av_free(&inc);
 		lp_av_free(&kf);
 	} else {
+		if (apath)
+			avail = read_avail(apath);
 		profile(cfg, name, base, &s, argv + optind,
-		    (size_t)(argc - optind), &av);
+		    (size_t)(argc - optind), &av, avail, &dropped);
+		if (dropped.len) {
+			/* said, not silently lost: on stderr and in the
+			 * command file, where the summary finds it */
+			lp_warn("dropped metrics: %s", lp_sb_str(&dropped));
+			if (!nul)
+				printf("# lp: dropped metrics: %s\n",
+				    lp_sb_str(&dropped));
+		}
 		lp_av_print(stdout, &av, nul);
 	}
+	if (avail)
+		lp_map_free(avail);
+	lp_sb_free(&dropped);
 	lp_av_free(&av);
 	lp_argv_free(s.names, s.n);
 	lp_yaml_free(cfg);

@@ -266,5 +266,168 @@ char *lp_kname_key(const char *name);
 /* Readable in a table: templates shortened to <...>, '|' escaped. */
 void lp_kname_md(struct lp_sb *b, const char *name, size_t max);
 void lp_md_escape(struct lp_sb *b, const char *s);
+/* Display names for the rows of one table, no two the same: each as short
+ * as lp_kname_md makes it, lengthened (template arguments, then the whole
+ * name, then a " [#k]") only where it would read like another row's.
+ * out[i] is for names[i]; caller frees each. */
+void lp_kname_unique(char *const *names, size_t n, size_t max, char **out);
+/* The function a kernel runs, without return type, template arguments and
+ * parameters: "at::native::vectorized_elementwise_kernel"; mangled names
+ * too ("_Z7rmsnormPfii" -> "rmsnorm").  Caller frees. */
+char *lp_kname_base(const char *name);
+/* Its first template argument ("cutlass::Kernel2<X, ...>" -> "X"); NULL if
+ * none.  Caller frees. */
+char *lp_kname_targ(const char *name);
+
+/* ncuin.c: ncu CSV exports as a stream of results (kernel launches, or
+ * range instances in range replay), values in base units. */
+enum {
+	LP_M_TIME, LP_M_SM, LP_M_DRAM,
+	LP_M_BYTES, LP_M_BYTES_RD, LP_M_BYTES_WR, LP_M_BYTERATE,
+	LP_M_FADD, LP_M_FMUL, LP_M_FFMA, LP_M_HADD, LP_M_HMUL, LP_M_HFMA,
+	LP_M_DADD, LP_M_DMUL, LP_M_DFMA,
+	LP_M_RFADD, LP_M_RFMUL, LP_M_RFFMA, LP_M_RHADD, LP_M_RHMUL, LP_M_RHFMA,
+	LP_M_RDADD, LP_M_RDMUL, LP_M_RDFMA, LP_M_CLK,
+	LP_M_TC_FP16, LP_M_TC_BF16, LP_M_TC_TF32, LP_M_TC_FP8, LP_M_TC_INT8,
+	LP_M_TC_FP64,
+	LP_M_N
+};
+struct lp_mdef {
+	int m;
+	const char *section;	/* long format: NULL matches any section */
+	const char *name;
+	enum lp_dim dim;
+};
+extern const struct lp_mdef lp_mdefs[];
+extern const size_t lp_nmdefs;
+struct lp_launch {
+	double v[LP_M_N];
+	int prio[LP_M_N];	/* index into lp_mdefs + 1; 0: no value */
+};
+/* FLOPs by path and precision: tensor cores (tc_*), then CUDA cores. */
+enum {
+	LP_FP_TC_FP16, LP_FP_TC_BF16, LP_FP_TC_TF32, LP_FP_TC_FP8, LP_FP_TC_INT8,
+	LP_FP_TC_FP64, LP_FP_FP32, LP_FP_FP16, LP_FP_FP64, LP_FP_N
+};
+extern const char *const lp_fp_names[LP_FP_N];	/* "tc_fp16", "fp32" */
+struct lp_flops {
+	double f[LP_FP_N];
+	int have_tensor, have_sass;	/* which counters the result had */
+};
+struct lp_ncu_result {
+	const char *kernel, *device, *devname, *id, *pid;
+	const char *nvtx;	/* the thread's push/pop stack, as ncu wrote it */
+	long line;
+	struct lp_launch l;
+};
+int lp_launch_has(const struct lp_launch *l, int m);
+void lp_launch_flops(const struct lp_launch *l, struct lp_flops *f);
+int lp_launch_bytes(const struct lp_launch *l, double *bytes);	/* 1 if known */
+/* Calls cb for each result (borrowed, valid during the call); dies on bad
+ * data and on an export with no result.  Returns the number of results. */
+long lp_ncu_read(FILE *fp, const char *file,
+    void (*cb)(const struct lp_ncu_result *r, void *ctx), void *ctx);
+/* The NVTX push/pop stack of a result, outermost first, each spelled as
+ * nsys stats does ("LLM:decode_step", ":LLM@decode_step").  Caller frees
+ * (lp_argv_free). */
+size_t lp_ncu_nvtx_stack(const char *col, char ***names);
+
+/* rep.c: nsys reports read by column name (nvtx_sum, nvtx_kern_sum, the
+ * traces).  cols[0] finds the header; a name starting with '?' is optional;
+ * time columns are named without their unit and scaled to ns.  A column
+ * named twice or a row of another width than the header is an error. */
+struct lp_rep_row {
+	const char *const *v;	/* the asked-for fields, "" if absent */
+	const double *factor;	/* to ns, for time columns; else 1 */
+	const int *col;		/* column index of each, -1 if absent */
+	const char *const *names;
+	const char *file;
+	long line;
+};
+typedef void (*lp_rep_fn)(const struct lp_rep_row *r, void *ctx);
+void lp_rep_read(FILE *fp, const char *file, const char *what,
+    const char *const *cols, size_t n, lp_rep_fn fn, void *ctx);
+double lp_rep_time(const struct lp_rep_row *r, size_t i);  /* ns, >= 0 */
+double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */
+int lp_rep_has(const struct lp_rep_row *r, size_t i);	/* a value there */
+
+/* stagetab.c: stages.tsv and steps.tsv read back, one row per stage;
+ * a value that was not a number is NAN. */
+struct lp_stagerow {
+	char *stage, *range;
+	double inst, total, mean, median, min, max, kernel, launches, busy;
+	double first, steady, steady_min, steady_max, tokens_per_s;
+	int warmup;
+};
+/* Either path may be NULL.  Returns the row count; caller frees. */
+size_t lp_stagetab_load(const char *stages, const char *steps,
+    struct lp_stagerow **rows);
+const struct lp_stagerow *lp_stagetab_get(const struct lp_stagerow *rows,
+    size_t n, const char *stage);
+void lp_stagetab_free(struct lp_stagerow *rows, size_t n);
+
+/* stat.c */
+double lp_median(double *v, size_t n);	/* sorts v; NAN when n == 0 */
+
+/* tab.c: lp's table artifacts: "# key: text" provenance lines, labels and
+ * how each column is shown (lp-summary(1)), a header, rows. */
+struct lp_col {
+	const char *name, *label, *show;
+};
+void lp_tab_meta(FILE *fp, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void lp_tab_header(FILE *fp, const struct lp_col *cols, size_t n);
+struct lp_row {
+	struct lp_sb b;
+	size_t n;
+};
+void lp_row_text(struct lp_row *r, const char *s);
+void lp_row_num(struct lp_row *r, double v, int decimals);
+void lp_row_g(struct lp_row *r, double v);	/* 4 significant digits */
+void lp_row_na(struct lp_row *r, const char *fmt, ...)	/* "n/a because ..." */
+    __attribute__((format(printf, 2, 3)));
+void lp_row_end(struct lp_row *r, FILE *fp);
+/* The stream a table tool writes to: memory, copied to stdout by
+ * lp_tab_done (which also closes stdout) only when the tool succeeds. */
+FILE *lp_tab_out(void);
+void lp_tab_done(FILE *out);
+/* Opens a TSV that must exist; dies naming the file and what makes it. */
+FILE *lp_tab_open(struct lp_tsv *t, const char *path, const char *maker);
+/* A numeric cell: 1 and *v when the cell is a number. */
+int lp_tab_num(const struct lp_tsv *t, int col, double *v);
+
+/* gpu.c: the GPU's dense peaks, from gpu.tsv (lp-gpu(1)). */
+struct lp_peaks {
+	char *gpu;		/* the GPU's name; NULL if unknown */
+	char *why;		/* why a peak is missing, for "n/a because" */
+	double flops[LP_FP_N];	/* FLOP/s per precision; 0: unknown */
+	double bw;		/* DRAM bytes/s; 0: unknown */
+};
+void lp_peaks_read(struct lp_peaks *p, const char *path);
+void lp_peaks_free(struct lp_peaks *p);
+/* Peak FLOP/s of one precision (an LP_FP_* index); 0 if unknown. */
+double lp_peak_of(const struct lp_peaks *p, int fp);
+/* The precision index a model dtype runs its matmuls in ("fp16" -> tensor
+ * fp16, "fp32" -> CUDA-core fp32); -1 if unknown. */
+int lp_fp_of_dtype(const char *dtype);
+const char *lp_fp_label(int fp);	/* "tensor fp16", "fp32 (CUDA cores)" */
+
+/* model.c: a model config's numbers (inputs.yaml "model:"). */
+struct lp_model {
+	const char *name, *dtype;
+	double params, layers, hidden, heads, kv_heads, batch, prompt, decode;
+	double dtype_bytes, kv_bytes;	/* per element */
+	char *missing;		/* "model.params, model.layers" or NULL */
+};
+void lp_model_get(struct lp_model *m, const struct lp_ynode *inputs);
+void lp_model_free(struct lp_model *m);
+/* Model FLOPs of a stage (0 if the stage is not one this knows):
+ * prefill B(2NP + 2LdP^2); decode_all B(2NT + 4Ld(PT + T(T-1)/2));
+ * decode_step = decode_all / T. */
+double lp_model_flops(const struct lp_model *m, const char *stage);
+/* Bytes a decode step must read: weights N*b plus the KV cache,
+ * 2*L*B*kv_dim*b_kv*(P + (T+1)/2) on average over the T steps. */
+double lp_model_step_bytes(const struct lp_model *m, double *weights,
+    double *kv);
 
 #endif
