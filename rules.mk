@@ -11,7 +11,11 @@
 #   nsys/report_*.csv  nsys/stats.log
 #   topn.tsv           the stage's top-N kernels (what ncu profiles)
 #   ncu/profile.cmd    ncu/report.ncu-rep   ncu/export.cmd   ncu/report.csv
-#   ncu/metrics.tsv    kernels.tsv   kernels.md   stakeholder_summary.md
+#   ncu/metrics.tsv    kernels.tsv   kernels.md
+#   the summary's tables, one filter each: environment.tsv gpu.tsv
+#   aggregates.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv roofline.tsv
+#   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
+#   stakeholder_summary.md (lp-summary renders the tables)
 
 # The runner config is read here with awk for the two keys make itself needs
 # before any tool is built; lp-confget reads everything else.
@@ -20,9 +24,11 @@ LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
 LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
 
 RUN ?=
+LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv mfu.tsv \
+	mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml env.json topn.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
-	ncu/report.csv ncu/metrics.tsv
+	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg
 LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run,$(MAKECMDGOALS)) \
 	$(filter $(LP_STAGE2_DIR)/%,$(MAKECMDGOALS))
 
@@ -87,7 +93,8 @@ endif
 $(foreach w,$(LP_SET),$(if $(findstring =,$(w)),,$(error SET: "$(w)" is not KEY=VALUE)))
 
 # Presets: the runner, one nsys preset, the ncu preset of the mode (or
-# NCU_PRESET), the model, the GPU peak table and the operator classes.
+# NCU_PRESET) and the model.  The GPU table and the operator classes are
+# read only by the filters that need them (lp-gpu, lp-ops).
 LP_RUNNER := conf/runner/stage2.yaml
 LP_NSYS_PRESET := conf/profiling/nsys/nsys.default.yaml
 LP_NCU_PRESET := conf/profiling/ncu/ncu.$(or $(LP_NCU_PRESET),$(if $(filter light,$(LP_MODE_NOW)),light,default)).yaml
@@ -113,7 +120,7 @@ $(eval $(call lp_put,overrides.nsys,$(LP_OVR_NSYS)))
 $(eval $(call lp_put,overrides.ncu,$(LP_OVR_NCU)))
 # Which presets each config is merged from: make sees a switch to another
 # (older) preset file only through these records.
-LP_PRESETS_ALL := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_MODEL_FILE) conf/gpus.yaml conf/operators.yaml
+LP_PRESETS_ALL := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_MODEL_FILE)
 LP_PRESETS_NSYS := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_MODEL_FILE)
 LP_PRESETS_NCU := $(LP_RUNNER) $(LP_NCU_PRESET) $(LP_MODEL_FILE)
 $(eval $(call lp_put,presets.all,$(LP_PRESETS_ALL)))
@@ -138,12 +145,18 @@ LP_IMP_nvtx_kern_sum := $(call lp_imp,nvtx_kern_sum.csv nvtxkernsum.csv)
 LP_IMP_nvtx_kern_sum_mangled := $(call lp_imp,nvtx_kern_sum_mangled.csv)
 LP_IMP_cuda_api_sum := $(call lp_imp,cuda_api_sum.csv cudaapisum.csv)
 LP_IMP_cuda_gpu_mem_time_sum := $(call lp_imp,cuda_gpu_mem_time_sum.csv gpumemtimesum.csv)
+LP_IMP_nvtx_pushpop_trace := $(call lp_imp,nvtx_pushpop_trace.csv)
+LP_IMP_nvtx_gpu_proj_trace := $(call lp_imp,nvtx_gpu_proj_trace.csv)
+# Known so that they are not taken for the ncu export; not read yet.
+LP_IMP_OTHER := $(call lp_imp,nvtx_gpu_proj_sum.csv nvtx_pushpop_sum.csv \
+	cuda_gpu_trace.csv cuda_gpu_trace_mangled.csv)
 LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
-	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum
+	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum \
+	nvtx_pushpop_trace nvtx_gpu_proj_trace
 LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled
 LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
-LP_IMP_NCUCSV := $(filter-out $(LP_IMP_NSYSCSV),$(filter %.csv,$(LP_IMP)))
+LP_IMP_NCUCSV := $(filter-out $(LP_IMP_NSYSCSV) $(LP_IMP_OTHER),$(filter %.csv,$(LP_IMP)))
 $(foreach r,$(LP_NSYS_REPORTS),$(if $(word 2,$(LP_IMP_$(r))),\
 	$(error IMPORT: several $(r) exports: $(LP_IMP_$(r)))))
 $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
@@ -268,9 +281,17 @@ $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml $(LP_BIN)/l
 	  $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@
 
 ifneq ($(LP_LIVE),)
-$(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
+# The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
+# said (in profile.cmd and the summary), never left to fail the run.
+$(R)/ncu/metrics.avail: | $(R)/ncu
+	$(Q)$(call lp_need,ncu,install Nsight Compute)
+	ncu --query-metrics > $@.tmp && mv $@.tmp $@
+
+$(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/ncu/metrics.avail \
+		$(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
 	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
-	  $(LP_BIN)/lp-ncucmd -k $(R)/topn.tsv -o $(R)/ncu/report.tmp -- < $(R)/ncu/config.yaml > $@.tmp
+	  $(LP_BIN)/lp-ncucmd -a $(R)/ncu/metrics.avail -k $(R)/topn.tsv -o $(R)/ncu/report.tmp \
+	  -- < $(R)/ncu/config.yaml > $@.tmp
 	mv $@.tmp $@
 
 # ncu on exactly the top-N kernels inside the stage.  ncu exits 0 when its
@@ -308,7 +329,7 @@ $(R)/ncu/metrics.tsv: $(R)/ncu/report.csv $(LP_BIN)/lp-ncu2tsv
 
 # The stage's kernels: time and calls from nsys, metrics from ncu.
 LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export $(LP_IMP_NCUCSV) (imported as $(R)/ncu/report.csv)",\
-	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)")
+	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)$(if $(LP_LIVE),$$(sed -n 's/^# lp: \(.*\)/; \1/p' $(R)/ncu/profile.cmd))")
 $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
 		$(R)/nsys/config.yaml $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
 	$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) \
@@ -320,10 +341,76 @@ $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics
 $(R)/%.md: $(R)/%.tsv $(LP_BIN)/lp-kernmd
 	$(LP_BIN)/lp-kernmd -n 25 $< > $@.tmp && mv $@.tmp $@
 
-# The summary reads the run folder (lp-summary(1) lists the files).
-$(R)/stakeholder_summary.md: $(R)/kernels.md $(R)/kernels.tsv $(R)/config.yaml \
-		$(R)/inputs.yaml $(R)/env.json $(LP_NSYS_CSV) $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log) \
-		$(LP_BIN)/lp-summary
-	$(LP_BIN)/lp-summary -n 10 $(R) > $@.tmp && mv $@.tmp $@
+# ---- the summary's tables: one filter each, exactly its inputs ----
+
+# The reports a table reads: after nsys stats they are all there (the
+# optional ones, by the recipe's test); imported, only those given.
+lp_rep = $(if $(LP_HAVE_STATS),$(if $(filter $(1),$(LP_NSYS_NEEDED)),$(LP_NS)$(1).csv),$(if $(LP_IMP_$(1)),$(LP_NS)$(1).csv))
+lp_opt = $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)$(2).csv && echo "$(1) $(LP_NS)$(2).csv"),$(if $(LP_IMP_$(2)),$(1) $(LP_NS)$(2).csv))
+LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
+
+# The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
+# reports, with the config's gpu.* overrides.
+$(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(R)/kernels.tsv conf/gpus.yaml $(LP_BIN)/lp-gpu
+	$(LP_BIN)/lp-gpu -c $(R)/config.yaml -k $(R)/kernels.tsv -t conf/gpus.yaml \
+	  $(R)/env.json > $@.tmp && mv $@.tmp $@
+
+# What was profiled, on what.
+$(R)/environment.tsv: $(R)/config.yaml $(R)/inputs.yaml $(R)/env.json $(R)/kernels.tsv $(LP_BIN)/lp-envtab
+	$(LP_BIN)/lp-envtab -c $(R)/config.yaml -i $(R)/inputs.yaml -k $(R)/kernels.tsv \
+	  $(R)/env.json > $@.tmp && mv $@.tmp $@
+
+# The run at a glance, from the nsys summaries and kernels.tsv.
+$(R)/aggregates.tsv: $(R)/kernels.tsv $(call lp_rep,cuda_gpu_kern_sum) $(LP_STATS_DONE) \
+		$(call lp_rep,cuda_api_sum) $(call lp_rep,cuda_gpu_mem_time_sum) $(LP_BIN)/lp-aggr
+	$(LP_BIN)/lp-aggr $(call lp_opt,-g,cuda_gpu_kern_sum) $(call lp_opt,-a,cuda_api_sum) \
+	  $(call lp_opt,-m,cuda_gpu_mem_time_sum) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+
+# Wall-time statistics and kernel time of every configured stage.
+$(R)/stages.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_sum) $(call lp_rep,nvtx_kern_sum) \
+		$(LP_STATS_DONE) $(LP_BIN)/lp-stages
+	$(LP_BIN)/lp-stages -c $(R)/nsys/config.yaml $(if $(LP_LIVE),-L) \
+	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,,nvtx_sum) > $@.tmp && mv $@.tmp $@
+
+# Per instance: warm-up, steady state, tokens/s.
+$(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpop_trace) \
+		$(LP_STATS_DONE) $(LP_BIN)/lp-steps
+	$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
+	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
+
+# Model FLOPs and bytes against the GPU's peaks, mean and steady state.
+$(R)/mfu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mfu
+	$(LP_BIN)/lp-mfu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
+	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@
+$(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mbu
+	$(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
+	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@
+
+# Each top kernel against the roofline, and the chart of it.
+$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofline
+	$(LP_BIN)/lp-roofline -n 10 -g $(R)/gpu.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+$(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
+	$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@
+
+# GPU time by operator class; only these classes feed it.
+$(R)/operators.tsv: $(R)/kernels.tsv conf/operators.yaml $(LP_BIN)/lp-ops
+	$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+
+# The top kernels with their roofline class.
+$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_BIN)/lp-topk
+	$(LP_BIN)/lp-topk -n 10 -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+
+# What to do next, ranked by the time it could save.
+LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+	$(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv
+$(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
+	$(LP_BIN)/lp-findings $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@
+
+# The summary renders the tables, in this order; it computes nothing.
+LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
+	$(R)/steps.tsv $(R)/mfu.tsv $(R)/mbu.tsv $(R)/roofline.tsv $(R)/operators.tsv \
+	$(R)/top_kernels.tsv $(R)/findings.tsv
+$(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary
+	$(LP_BIN)/lp-summary -t "Stakeholder summary: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@
 
 endif

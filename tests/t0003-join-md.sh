@@ -106,7 +106,7 @@ test_expect_success 'lp-kernmd: the kernels.md table with its sources' '
 	| 2 | `void cublasLt::splitKreduce_kernel<...>(...)` | 0 | 0.316 | 64 | 0.0049 | 21.2% | 2.6 | 0.1 |
 	| 3 | `rmsnorm(float *, int, int)` | 0 | 0.131 | 64 | 0.0020 | 8.8% | 0.0 | 0.1 |
 
-	3 of 7 kernels shown, 84.3% of the GPU time above. Share is of that total (1.491 ms). Long names are shortened here; the TSV keeps them whole.
+	3 of 7 kernels shown, 84.3% of the GPU time above. Share is of that total (1.491 ms). Long names are shortened here, keeping what tells two apart; the TSV keeps them whole.
 	EOF
 	test_cmp expect actual
 '

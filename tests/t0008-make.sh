@@ -24,7 +24,8 @@ test_expect_success 'make demo: kernels.md and the summary, every section' '
 	lpmake demo >out 2>err &&
 	test_grep "^# Top GPU kernels" "$S2/demo/kernels.md" &&
 	grep "^## " "$S2/demo/stakeholder_summary.md" >got &&
-	printf "## %s\n" Environment Aggregates "Per-Stage Timings" MFU "Top Operators" \
+	printf "## %s\n" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
+		"Steady State and Warm-up" MFU MBU Roofline "Top Operators" \
 		"Top Kernels" "Findings and Recommendations" >expect &&
 	test_cmp expect got &&
 	test -s "$S2/demo/topn.tsv" && test -s "$S2/demo/env.json" &&
@@ -51,7 +52,8 @@ test_expect_success 'removing kernels.md redoes lp-kernmd and what follows, noth
 test_expect_success 'removing the ncu metrics redoes the join, not the imports' '
 	rm "$S2/demo/ncu/metrics.tsv" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-kernjoin\nlp-kernmd\nlp-ncu2tsv\nlp-summary\n" >expect &&
+	printf "lp-%s\n" aggr envtab findings gpu kernjoin kernmd mbu mfu ncu2tsv ops roofline \
+		roofsvg summary topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
@@ -59,8 +61,48 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 test_expect_success 'a rebuilt tool redoes what it feeds' '
 	touch "$LP_BIN/lp-kernjoin" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-kernjoin\nlp-kernmd\nlp-summary\n" >expect &&
+	printf "lp-%s\n" aggr envtab findings gpu kernjoin kernmd mbu mfu ops roofline \
+		roofsvg summary topk >expect &&
 	test_cmp expect got &&
+	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
+	touch "$LP_BIN/lp-steps" &&
+	steps RUN=demo stakeholder_summary.md >got &&
+	printf "lp-%s\n" findings mbu mfu steps summary >expect &&
+	test_cmp expect got &&
+	lpmake RUN=demo stakeholder_summary.md >/dev/null
+'
+
+test_expect_success 'removing roofline.tsv redoes it and what reads it, nothing else' '
+	rm "$S2/demo/roofline.tsv" &&
+	test_expect_code 1 lpmake -q RUN=demo stakeholder_summary.md &&
+	steps RUN=demo stakeholder_summary.md >got &&
+	printf "lp-%s\n" findings roofline roofsvg summary topk >expect &&
+	test_cmp expect got &&
+	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
+	lpmake -q RUN=demo stakeholder_summary.md
+'
+
+test_expect_success 'the operator classes feed only the operators table and the summary' '
+	lpmake -n -W conf/operators.yaml RUN=demo stakeholder_summary.md |
+		grep -oE "^bin/(san/)?lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
+	printf "lp-%s\n" ops summary >expect &&
+	test_cmp expect got &&
+	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md |
+		grep -oE "^bin/(san/)?lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
+	printf "lp-%s\n" findings gpu mbu mfu roofline roofsvg summary topk >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'each table is a make target of its own' '
+	for a in environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv \
+		roofline.tsv roofline.svg operators.tsv top_kernels.tsv findings.tsv; do
+		lpmake -q RUN=demo $a || { echo "$a is not up to date"; return 1; }
+	done &&
+	rm "$S2/demo/mbu.tsv" &&
+	lpmake RUN=demo mbu.tsv >out &&
+	test -s "$S2/demo/mbu.tsv" &&
+	grep -oE "^bin/(san/)?lp-[a-z0-9]+" out | sed "s,.*/,," >got &&
+	echo lp-mbu >expect && test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
 

@@ -21,7 +21,12 @@ test_expect_success 'setup: inputs for every tool' '
 	echo "sh w.sh" >"$TRASH/work" &&
 	lp-inputs -w "$TRASH/work" >"$TRASH/in.yaml" &&
 	mkdir -p "$TRASH/run" && cp "$TRASH/c.yaml" "$TRASH/run/config.yaml" &&
-	cp "$TRASH/k.tsv" "$TRASH/run/kernels.tsv"
+	cp "$TRASH/k.tsv" "$TRASH/run/kernels.tsv" &&
+	W=$FIX/h200-whole/torch &&
+	lp-gpu -t "$ROOT/conf/gpus.yaml" "$FIX/h200-tinyllm-live/env.json" >"$TRASH/gpu.tsv" &&
+	lp-stages -c "$TRASH/c.yaml" -k ${W}_nvtx_kern_sum.csv ${W}_nvtx_sum.csv >"$TRASH/stages.tsv" &&
+	lp-steps -c "$TRASH/c.yaml" ${W}_nvtx_pushpop_trace.csv >"$TRASH/steps.tsv" &&
+	lp-roofline -g "$TRASH/gpu.tsv" "$TRASH/k.tsv" >"$TRASH/roofline.tsv"
 '
 
 full() {
@@ -34,7 +39,19 @@ full lp-topn '"$FIX/h200-tinyllm/cap_cuda_gpu_kern_sum.csv"'
 full lp-ncu2tsv '"$FIX/h200-tinyllm/dec_raw.csv"'
 full lp-kernjoin '"$FIX/h200-tinyllm/cap_cuda_gpu_kern_sum.csv"'
 full lp-kernmd '"$TRASH/k.tsv"'
-full lp-summary '"$TRASH/run"'
+full lp-summary '"$TRASH/stages.tsv"'
+full lp-gpu '-t "$ROOT/conf/gpus.yaml" "$FIX/h200-tinyllm-live/env.json"'
+full lp-stages '-c "$TRASH/c.yaml" "$FIX/h200-whole/torch_nvtx_sum.csv"'
+full lp-steps '-c "$TRASH/c.yaml" "$FIX/h200-whole/torch_nvtx_pushpop_trace.csv"'
+full lp-mfu '-g "$TRASH/gpu.tsv" -i "$TRASH/in.yaml" -s "$TRASH/stages.tsv"'
+full lp-mbu '-g "$TRASH/gpu.tsv" -i "$TRASH/in.yaml" -s "$TRASH/stages.tsv"'
+full lp-roofline '-g "$TRASH/gpu.tsv" "$TRASH/k.tsv"'
+full lp-roofsvg '-g "$TRASH/gpu.tsv" "$TRASH/roofline.tsv"'
+full lp-ops '-o "$ROOT/conf/operators.yaml" "$TRASH/k.tsv"'
+full lp-topk '"$TRASH/k.tsv"'
+full lp-envtab '-c "$TRASH/c.yaml" -i "$TRASH/in.yaml" "$FIX/h200-tinyllm-live/env.json"'
+full lp-aggr '"$TRASH/k.tsv"'
+full lp-findings '"$TRASH/stages.tsv" "$TRASH/steps.tsv"'
 full lp-confmerge '"$TRASH/c.yaml"'
 full lp-confget 'run "$TRASH/c.yaml"'
 full lp-inputs '-w "$TRASH/work"'

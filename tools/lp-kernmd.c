@@ -32,7 +32,8 @@ main(int argc, char **argv)
 	struct lp_tsv t;
 	struct row *rows = NULL;
 	struct lp_sb b = { 0 };
-	const char *name, *src, *range, *metrics, *match, *names;
+	const char *name, *src, *range, *metrics, *match, *nmsrc;
+	char **names, **short_names;
 	size_t n = 0, i, shown, unmatched = 0;
 	long top = 25, width = 90;
 	double sum = 0, shown_sum = 0;
@@ -99,7 +100,7 @@ main(int argc, char **argv)
 	range = lp_tsv_comment(&t, "range");
 	metrics = lp_tsv_comment(&t, "metrics");
 	match = lp_tsv_comment(&t, "match");
-	names = lp_tsv_comment(&t, "names");
+	nmsrc = lp_tsv_comment(&t, "names");
 	if (ncu_time)
 		printf("Source: time and launches from ncu (%s): replayed one "
 		    "kernel at a time with locked clocks, so durations are ncu's, "
@@ -121,16 +122,23 @@ main(int argc, char **argv)
 		    "exactly; without them, demangled names are normalised "
 		    "(casts and namespaces dropped) and used only when unique.\n",
 		    match);
-	if (names)
-		printf("\nNames: %s.\n", names);
+	if (nmsrc)
+		printf("\nNames: %s.\n", nmsrc);
 	puts("\n| # | Kernel | Device | Total (ms) | Calls | Mean (ms) | Share | SM % | DRAM % |");
 	puts("|--:|:-------|:-------|-----------:|------:|----------:|------:|-----:|-------:|");
+	/* shortened, but never into another row's text */
+	names = lp_xcalloc(shown + 1, sizeof *names);
+	short_names = lp_xcalloc(shown + 1, sizeof *short_names);
+	for (i = 0; i < shown; i++)
+		names[i] = rows[i].kernel;
+	lp_kname_unique(names, shown, (size_t)width, short_names);
 	for (i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
 
 		lp_sb_reset(&b);
 		lp_sb_printf(&b, "| %zu | `", i + 1);
-		lp_kname_md(&b, r->kernel, (size_t)width);
+		lp_md_escape(&b, short_names[i]);
+		free(short_names[i]);
 		lp_sb_adds(&b, "` | ");
 		lp_md_escape(&b, *r->device ? r->device : "-");
 		lp_sb_adds(&b, " | ");
@@ -155,8 +163,8 @@ main(int argc, char **argv)
 	    "Share is of that total (", shown, n, lp_sb_str(&b));
 	lp_sb_reset(&b);
 	lp_fmt_ms(&b, sum);
-	printf("%s ms). Long names are shortened here; the TSV keeps them "
-	    "whole.\n", lp_sb_str(&b));
+	printf("%s ms). Long names are shortened here, keeping what tells two "
+	    "apart; the TSV keeps them whole.\n", lp_sb_str(&b));
 	for (i = 0; i < t.ncomments; i++)
 		unmatched += !strncmp(t.comments[i], "unmatched:", 10);
 	if (unmatched) {
@@ -172,6 +180,8 @@ main(int argc, char **argv)
 				puts(lp_sb_str(&b));
 			}
 	}
+	free(names);
+	free(short_names);
 	for (i = 0; i < n; i++) {
 		free(rows[i].kernel);
 		free(rows[i].device);

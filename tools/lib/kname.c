@@ -111,52 +111,296 @@ lp_md_escape(struct lp_sb *b, const char *s)
 	}
 }
 
-/* Copies s with the insides of bracket pairs open..close at depth >= 1
- * replaced by "...". */
+/* Copies s with the insides of bracket pairs open..close deeper than keep
+ * levels replaced by "..." (keep 0: everything inside the outermost). */
 static void
-fold(struct lp_sb *b, const char *s, char open, char close)
+fold(struct lp_sb *b, const char *s, char open, char close, int keep)
 {
 	int depth = 0;
 
 	for (; *s; s++) {
 		if (*s == open) {
-			if (depth++ == 0) {
+			if (depth++ == keep) {
 				lp_sb_addc(b, open);
 				lp_sb_adds(b, "...");
-			}
+			} else if (depth <= keep)
+				lp_sb_addc(b, open);
 		} else if (*s == close && depth > 0) {
-			if (--depth == 0)
+			if (--depth <= keep)
 				lp_sb_addc(b, close);
-		} else if (depth == 0)
+		} else if (depth <= keep)
 			lp_sb_addc(b, *s);
 	}
-	if (depth > 0)
+	while (depth-- > keep)
 		lp_sb_addc(b, close);
 }
 
-void
-lp_kname_md(struct lp_sb *b, const char *name, size_t max)
+/* The name as a table shows it when nothing collides: whole when it fits,
+ * else templates folded, then parameters, then cut with "...". */
+static void
+short_name(struct lp_sb *b, const char *name, size_t max)
 {
 	struct lp_sb t = { 0 }, u = { 0 };
 	const char *s = name;
 
 	if (strlen(s) > max) {
-		fold(&t, s, '<', '>');
+		fold(&t, s, '<', '>', 0);
 		s = lp_sb_str(&t);
 	}
 	if (strlen(s) > max) {
-		fold(&u, s, '(', ')');
+		fold(&u, s, '(', ')', 0);
 		s = lp_sb_str(&u);
 	}
 	if (strlen(s) > max) {
-		struct lp_sb v = { 0 };
-
-		lp_sb_addn(&v, s, max > 3 ? max - 3 : 0);
-		lp_sb_adds(&v, "...");
-		lp_md_escape(b, lp_sb_str(&v));
-		lp_sb_free(&v);
+		lp_sb_addn(b, s, max > 3 ? max - 3 : 0);
+		lp_sb_adds(b, "...");
 	} else
-		lp_md_escape(b, s);
+		lp_sb_adds(b, s);
 	lp_sb_free(&t);
 	lp_sb_free(&u);
+}
+
+void
+lp_kname_md(struct lp_sb *b, const char *name, size_t max)
+{
+	struct lp_sb t = { 0 };
+
+	short_name(&t, name, max);
+	lp_md_escape(b, lp_sb_str(&t));
+	lp_sb_free(&t);
+}
+
+/* Deepest nesting of <> in s. */
+static int
+tdepth(const char *s)
+{
+	int d = 0, m = 0;
+
+	for (; *s; s++)
+		if (*s == '<' && ++d > m)
+			m = d;
+		else if (*s == '>' && d > 0)
+			d--;
+	return m;
+}
+
+/*
+ * Level 0 is short_name().  Levels 1..D show the name without namespaces,
+ * casts and "void" (lp_kname_key) with template arguments down to that
+ * depth and parameters folded; level D+1 is the whole name.  A row moves up
+ * a level only while its text equals another row's.
+ */
+static char *
+at_level(const char *name, const char *key, int level, int top, size_t max)
+{
+	struct lp_sb b = { 0 }, t = { 0 };
+
+	if (level == 0)
+		short_name(&b, name, max);
+	else if (level > top)
+		lp_sb_adds(&b, name);
+	else {
+		fold(&t, key, '<', '>', level);
+		fold(&b, lp_sb_str(&t), '(', ')', 0);
+	}
+	lp_sb_free(&t);
+	return lp_sb_steal(&b);
+}
+
+void
+lp_kname_unique(char *const *names, size_t n, size_t max, char **out)
+{
+	int *lv = lp_xcalloc(n ? n : 1, sizeof *lv), *top, moved = 1;
+	char **key = lp_xcalloc(n ? n : 1, sizeof *key);
+	size_t i;
+
+	top = lp_xcalloc(n ? n : 1, sizeof *top);
+	for (i = 0; i < n; i++) {
+		key[i] = lp_kname_key(names[i]);
+		top[i] = tdepth(key[i]);
+		out[i] = at_level(names[i], key[i], 0, top[i], max);
+	}
+	while (moved) {
+		struct lp_map *seen = lp_map_new();
+
+		moved = 0;
+		for (i = 0; i < n; i++)
+			lp_map_put(seen, out[i], lp_map_get(seen, out[i], 0) + 1);
+		for (i = 0; i < n; i++)
+			if (lp_map_get(seen, out[i], 0) > 1 && lv[i] <= top[i]) {
+				lv[i]++;
+				free(out[i]);
+				out[i] = at_level(names[i], key[i], lv[i], top[i],
+				    max);
+				moved = 1;
+			}
+		lp_map_free(seen);
+	}
+	/* equal whole names (two symbols that demangle alike): number them */
+	{
+		struct lp_map *seen = lp_map_new(), *nth = lp_map_new();
+
+		for (i = 0; i < n; i++)
+			lp_map_put(seen, out[i], lp_map_get(seen, out[i], 0) + 1);
+		for (i = 0; i < n; i++)
+			if (lp_map_get(seen, out[i], 0) > 1) {
+				long k = lp_map_get(nth, out[i], 0) + 1;
+				struct lp_sb b = { 0 };
+
+				lp_map_put(nth, out[i], k);
+				lp_sb_printf(&b, "%s [#%ld]", out[i], k);
+				free(out[i]);
+				out[i] = lp_sb_steal(&b);
+			}
+		lp_map_free(seen);
+		lp_map_free(nth);
+	}
+	for (i = 0; i < n; i++)
+		free(key[i]);
+	free(key);
+	free(lv);
+	free(top);
+}
+
+/* ---- base names: the function without return type, templates, params ---- */
+
+/* A mangled name's function: "_Z7rmsnormPfii" -> "rmsnorm",
+ * "_ZN2at6native4fooIiEEvT_" -> "at::native::foo"; NULL if not parsed. */
+static char *
+mangled_base(const char *s)
+{
+	struct lp_sb b = { 0 };
+	int nested = 0;
+
+	s += 2;
+	if (*s == 'L')
+		s++;
+	if (*s == 'N') {
+		nested = 1;
+		s++;
+		while (*s == 'K' || *s == 'V' || *s == 'r')
+			s++;
+	}
+	for (;;) {
+		char *end;
+		long len;
+
+		if (s[0] == 'S' && s[1] == 't') {
+			lp_sb_adds(&b, "std");
+			s += 2;
+			if (!nested)
+				break;
+			continue;
+		}
+		if (*s == 'L')
+			s++;
+		if (*s < '1' || *s > '9')
+			break;
+		len = strtol(s, &end, 10);
+		if (len <= 0 || (size_t)len > strlen(end))
+			break;
+		if (b.len)
+			lp_sb_adds(&b, "::");
+		lp_sb_addn(&b, end, (size_t)len);
+		s = end + len;
+		if (!nested)
+			break;
+		if (*s == 'B')		/* an ABI tag: B<len><tag> */
+			break;
+	}
+	if (!b.len) {
+		lp_sb_free(&b);
+		return NULL;
+	}
+	return lp_sb_steal(&b);
+}
+
+/* Index just past the bracket pair opened at s[i], or strlen(s). */
+static size_t
+skip_pair(const char *s, size_t i, char open, char close)
+{
+	int d = 0;
+
+	for (; s[i]; i++) {
+		if (s[i] == open)
+			d++;
+		else if (s[i] == close && --d == 0)
+			return i + 1;
+	}
+	return i;
+}
+
+char *
+lp_kname_base(const char *name)
+{
+	const char *s = name;
+	size_t i, start = 0, end;
+	char *m;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (s[0] == '_' && s[1] == 'Z' && (m = mangled_base(s)))
+		return m;
+	/* the top-level '(' that opens the parameters ends the name; "(anonymous
+	 * namespace)" and casts inside templates are not it */
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '<')
+			i = skip_pair(s, i, '<', '>') - 1;
+		else if (s[i] == '(' && !strncmp(s + i, "(anonymous namespace)", 21))
+			i += 20;
+		else if (s[i] == '(')
+			break;
+		else if (s[i] == ' ')
+			start = i + 1;	/* a return type came before */
+	}
+	end = i;
+	/* drop the function's own template arguments */
+	if (end > start && s[end - 1] == '>') {
+		int d = 0;
+		size_t j = end;
+
+		while (j > start) {
+			j--;
+			if (s[j] == '>')
+				d++;
+			else if (s[j] == '<' && --d == 0)
+				break;
+		}
+		end = j;
+	}
+	while (end > start && s[end - 1] == ' ')
+		end--;
+	return lp_xstrndup(s + start, end - start);
+}
+
+char *
+lp_kname_targ(const char *name)
+{
+	const char *s = name, *p;
+	size_t i, e;
+	char *a, *r;
+	int d = 0;
+
+	/* the '<' that follows the base name's last component */
+	r = lp_kname_base(name);
+	p = strstr(s, r);
+	free(r);
+	if (!p)
+		return NULL;
+	for (i = (size_t)(p - s); s[i] && s[i] != '<' && s[i] != '('; i++)
+		;
+	if (s[i] != '<')
+		return NULL;
+	for (e = ++i; s[e]; e++) {
+		if (s[e] == '<' || s[e] == '(')
+			d++;
+		else if ((s[e] == '>' || s[e] == ')') && d > 0)
+			d--;
+		else if ((s[e] == ',' || s[e] == '>') && d == 0)
+			break;
+	}
+	while (s[i] == ' ')
+		i++;
+	a = lp_xstrndup(s + i, e - i);
+	return a;
 }

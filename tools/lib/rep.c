@@ -1,0 +1,161 @@
+/*
+ * nsys stats reports other than the kernel summaries (ksum.c): nvtx_sum,
+ * nvtx_kern_sum, the per-instance traces nvtx_pushpop_trace and
+ * nvtx_gpu_proj_trace, cuda_gpu_trace.  Columns are found by name; a time
+ * column is named without its unit ("Total Time" finds "Total Time (ns)",
+ * or "(us)" in older nsys, scaled to ns).  The header is the first record
+ * holding the first column asked for, below whatever nsys printed first.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+struct rd {
+	const char *file, *what;
+	const char *const *cols;
+	size_t n;
+	int *idx;
+	double *factor;
+	const char **v;
+	struct lp_csv_hdr hdr;
+	int have;
+	lp_rep_fn fn;
+	void *ctx;
+};
+
+/* "Total Time (us)" is column "Total Time" with factor 1e3. */
+static int
+match(const char *hname, const char *want, double *factor)
+{
+	size_t n = strlen(want);
+
+	*factor = 1;
+	if (!strcmp(hname, want))
+		return 1;
+	if (strncmp(hname, want, n) || strncmp(hname + n, " (", 2))
+		return 0;
+	if (lp_header_time_factor(hname, factor))
+		*factor = 1;	/* a unit that is not a time: "(%)" */
+	return 1;
+}
+
+static void
+header(struct rd *r, const struct lp_csv_rec *rec)
+{
+	size_t i, j;
+
+	lp_csv_hdr_init(&r->hdr, rec, r->file);
+	for (i = 0; i < r->hdr.n; i++)
+		for (j = i + 1; j < r->hdr.n; j++)
+			if (!strcmp(r->hdr.names[i], r->hdr.names[j]))
+				lp_die_at(LP_EXIT_DATA, r->file, rec->line, j + 1,
+				    "column \"%s\" appears twice", r->hdr.names[j]);
+	for (i = 0; i < r->n; i++) {
+		const char *want = r->cols[i] + (r->cols[i][0] == '?');
+
+		r->idx[i] = -1;
+		for (j = 0; j < r->hdr.n; j++)
+			if (match(r->hdr.names[j], want, &r->factor[i])) {
+				r->idx[i] = (int)j;
+				break;
+			}
+		if (r->idx[i] < 0 && r->cols[i][0] != '?')
+			lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0, "no column "
+			    "\"%s\" (not %s)", want, r->what);
+	}
+	r->have = 1;
+}
+
+static int
+row(const struct lp_csv_rec *rec, void *ctx)
+{
+	struct rd *r = ctx;
+	struct lp_rep_row rr;
+	size_t i;
+	double f;
+
+	if (!r->have) {
+		const char *first = r->cols[0] + (r->cols[0][0] == '?');
+
+		for (i = 0; i < rec->n; i++)
+			if (match(rec->f[i], first, &f)) {
+				header(r, rec);
+				break;
+			}
+		return 0;
+	}
+	if (rec->n == 1 && !rec->f[0][0])
+		return 0;
+	if (rec->n != r->hdr.n)
+		lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0,
+		    "%zu fields, header has %zu", rec->n, r->hdr.n);
+	for (i = 0; i < r->n; i++)
+		r->v[i] = r->idx[i] >= 0 ? rec->f[r->idx[i]] : "";
+	rr.v = r->v;
+	rr.factor = r->factor;
+	rr.col = r->idx;
+	rr.names = r->cols;
+	rr.line = rec->line;
+	rr.file = r->file;
+	r->fn(&rr, r->ctx);
+	return 0;
+}
+
+void
+lp_rep_read(FILE *fp, const char *file, const char *what,
+    const char *const *cols, size_t n, lp_rep_fn fn, void *ctx)
+{
+	struct rd r;
+
+	memset(&r, 0, sizeof r);
+	r.file = file;
+	r.what = what;
+	r.cols = cols;
+	r.n = n;
+	r.fn = fn;
+	r.ctx = ctx;
+	r.idx = lp_xcalloc(n, sizeof *r.idx);
+	r.factor = lp_xcalloc(n, sizeof *r.factor);
+	r.v = lp_xcalloc(n, sizeof *r.v);
+	lp_csv_read(fp, file, row, NULL, &r);
+	if (!r.have)
+		lp_die_at(LP_EXIT_DATA, file, 0, 0, "no header with a \"%s\" "
+		    "column (not %s)", cols[0] + (cols[0][0] == '?'), what);
+	lp_csv_hdr_free(&r.hdr);
+	free(r.idx);
+	free(r.factor);
+	free(r.v);
+}
+
+static double
+num(const struct lp_rep_row *r, size_t i, int whole)
+{
+	double v;
+
+	if (!lp_num_get(r->v[i], &v) || v < 0 || (whole && v != floor(v)))
+		lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
+		    "%s: expected %s, got \"%s\"", r->names[i] + (r->names[i][0] ==
+		    '?'), whole ? "a whole number from 0" : "a number from 0",
+		    r->v[i]);
+	return v;
+}
+
+double
+lp_rep_time(const struct lp_rep_row *r, size_t i)
+{
+	return num(r, i, 0) * r->factor[i];
+}
+
+double
+lp_rep_count(const struct lp_rep_row *r, size_t i)
+{
+	return num(r, i, 1);
+}
+
+int
+lp_rep_has(const struct lp_rep_row *r, size_t i)
+{
+	return r->col[i] >= 0 && !lp_num_isna(r->v[i]);
+}

@@ -1,0 +1,118 @@
+/*
+ * stages.tsv (lp-stages) and steps.tsv (lp-steps) read back by the tools
+ * that build on them: MFU, MBU, findings, run comparison.  A cell that is
+ * not a number ("n/a because ...") leaves its value unknown.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+static struct lp_stagerow *
+find(struct lp_stagerow **rows, size_t *n, const char *stage)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*rows)[i].stage, stage))
+			return &(*rows)[i];
+	*rows = lp_xreallocarray(*rows, *n + 1, sizeof **rows);
+	memset(&(*rows)[*n], 0, sizeof **rows);
+	(*rows)[*n].stage = lp_xstrdup(stage);
+	(*rows)[*n].inst = (*rows)[*n].total = (*rows)[*n].mean = NAN;
+	(*rows)[*n].median = (*rows)[*n].min = (*rows)[*n].max = NAN;
+	(*rows)[*n].kernel = (*rows)[*n].launches = NAN;
+	(*rows)[*n].busy = (*rows)[*n].first = (*rows)[*n].steady = NAN;
+	(*rows)[*n].steady_min = (*rows)[*n].steady_max = NAN;
+	(*rows)[*n].tokens_per_s = NAN;
+	return &(*rows)[(*n)++];
+}
+
+static double
+cell(const struct lp_tsv *t, const char *col)
+{
+	int c = lp_csv_col(&t->hdr, col);
+	double v;
+
+	return c >= 0 && lp_num_get(lp_tsv_get(t, c), &v) ? v : NAN;
+}
+
+size_t
+lp_stagetab_load(const char *stages, const char *steps,
+    struct lp_stagerow **rows)
+{
+	struct lp_tsv t;
+	FILE *fp;
+	size_t n = 0;
+	int cs;
+
+	*rows = NULL;
+	if (stages) {
+		fp = lp_tab_open(&t, stages, "lp-stages, make RUN=... stages.tsv");
+		cs = lp_csv_need(&t.hdr, "stage", "lp-stages output");
+		lp_csv_need(&t.hdr, "wall_total_ns", "lp-stages output");
+		while (lp_tsv_next(&t)) {
+			struct lp_stagerow *r = find(rows, &n, lp_tsv_get(&t, cs));
+
+			free(r->range);
+			r->range = lp_xstrdup(lp_tsv_get(&t, lp_csv_col(&t.hdr,
+			    "range")));
+			r->inst = cell(&t, "instances");
+			r->total = cell(&t, "wall_total_ns");
+			r->mean = cell(&t, "wall_mean_ns");
+			r->median = cell(&t, "wall_median_ns");
+			r->min = cell(&t, "wall_min_ns");
+			r->max = cell(&t, "wall_max_ns");
+			r->kernel = cell(&t, "kernel_ns");
+			r->launches = cell(&t, "launches");
+			r->busy = cell(&t, "busy_pct");
+		}
+		lp_tsv_close(&t);
+		fclose(fp);
+	}
+	if (steps) {
+		fp = lp_tab_open(&t, steps, "lp-steps, make RUN=... steps.tsv");
+		cs = lp_csv_need(&t.hdr, "stage", "lp-steps output");
+		lp_csv_need(&t.hdr, "steady_ns", "lp-steps output");
+		while (lp_tsv_next(&t)) {
+			struct lp_stagerow *r = find(rows, &n, lp_tsv_get(&t, cs));
+			int w = lp_csv_col(&t.hdr, "warmup");
+
+			r->first = cell(&t, "first_ns");
+			r->steady = cell(&t, "steady_ns");
+			r->steady_min = cell(&t, "steady_min_ns");
+			r->steady_max = cell(&t, "steady_max_ns");
+			r->tokens_per_s = cell(&t, "tokens_per_s");
+			r->warmup = w >= 0 && !strcmp(lp_tsv_get(&t, w), "yes");
+			if (isnan(r->inst))
+				r->inst = cell(&t, "instances");
+		}
+		lp_tsv_close(&t);
+		fclose(fp);
+	}
+	return n;
+}
+
+const struct lp_stagerow *
+lp_stagetab_get(const struct lp_stagerow *rows, size_t n, const char *stage)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(rows[i].stage, stage))
+			return &rows[i];
+	return NULL;
+}
+
+void
+lp_stagetab_free(struct lp_stagerow *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].stage);
+		free(rows[i].range);
+	}
+	free(rows);
+}

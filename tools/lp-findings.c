@@ -1,0 +1,459 @@
+/*
+ * lp-findings: findings.tsv, what to do next, ranked by the time each
+ * finding could save, each with its numbers, the artifact they come from
+ * and a next step specific to what was seen.  The rules are the table in
+ * lp-findings(1); every input is another tool's TSV, known by its "# tool:"
+ * line.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] = "lp-findings [-n N] file.tsv...";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+struct f {
+	const char *rule;
+	double save;		/* ns; NAN: not a time */
+	char *head, *evidence, *artifact, *next;
+};
+
+static struct f *fs;
+static size_t nf;
+
+static char *
+fmt(const char *f, va_list ap)
+{
+	struct lp_sb b = { 0 };
+
+	lp_sb_vprintf(&b, f, ap);
+	return lp_sb_steal(&b);
+}
+
+/* add(rule, save, artifact, next, head-format, ...): the evidence is set
+ * by the caller through ev(). */
+static struct f *
+add(const char *rule, double save, const char *artifact, const char *next,
+    const char *head, ...)
+{
+	va_list ap;
+	struct f *x;
+
+	fs = lp_xreallocarray(fs, nf + 1, sizeof *fs);
+	x = &fs[nf++];
+	memset(x, 0, sizeof *x);
+	x->rule = rule;
+	x->save = save;
+	x->artifact = lp_xstrdup(artifact);
+	x->next = lp_xstrdup(next);
+	va_start(ap, head);
+	x->head = fmt(head, ap);
+	va_end(ap);
+	return x;
+}
+
+static void
+ev(struct f *x, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	x->evidence = fmt(f, ap);
+	va_end(ap);
+}
+
+static double
+ms(double ns)
+{
+	return ns / 1e6;
+}
+
+/* One table of the run, with its path. */
+struct tab {
+	const char *path;
+	struct lp_tsv t;
+	FILE *fp;
+	char **row;		/* the rows, whole lines of fields */
+	size_t n, ncol;
+};
+
+static double
+cell(const struct tab *t, size_t i, const char *col)
+{
+	int c = lp_csv_col(&t->t.hdr, col);
+	double v;
+
+	return c >= 0 && lp_num_get(t->row[i * t->ncol + (size_t)c], &v) ? v :
+	    NAN;
+}
+
+static const char *
+text(const struct tab *t, size_t i, const char *col)
+{
+	int c = lp_csv_col(&t->t.hdr, col);
+
+	return c >= 0 ? t->row[i * t->ncol + (size_t)c] : "";
+}
+
+static void
+load(struct tab *t, const char *path)
+{
+	size_t i;
+
+	t->path = path;
+	t->fp = lp_tab_open(&t->t, path, "its lp tool");
+	t->ncol = t->t.hdr.n;
+	while (lp_tsv_next(&t->t)) {
+		t->row = lp_xreallocarray(t->row, (t->n + 1) * t->ncol,
+		    sizeof *t->row);
+		for (i = 0; i < t->ncol; i++)
+			t->row[t->n * t->ncol + i] = lp_xstrdup(lp_tsv_get(&t->t,
+			    (int)i));
+		t->n++;
+	}
+}
+
+/* Rule launch-bound: a stage whose GPU is mostly idle. */
+static void
+launch_bound(const struct tab *s)
+{
+	double seen_k = -1, seen_l = -1;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		double busy = cell(s, i, "busy_pct"), wall = cell(s, i,
+		    "wall_total_ns"), k = cell(s, i, "kernel_ns");
+		double l = cell(s, i, "launches"), lpi = cell(s, i,
+		    "launches_per_inst"), inst = cell(s, i, "instances");
+		struct f *x;
+
+		if (isnan(busy) || busy >= 50 || !(wall > 0))
+			continue;
+		/* a nested stage with the same kernels adds nothing */
+		if (k == seen_k && l == seen_l)
+			continue;
+		seen_k = k;
+		seen_l = l;
+		x = add("launch-bound", wall - k, s->path, l > 0 && k / l < 20e3 ?
+		    "Capture the stage in a CUDA graph (torch.cuda.CUDAGraph, "
+		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
+		    "its launches go out at once; remove host synchronisations "
+		    "(.item(), cudaMemcpy to the host) inside the loop; batch more "
+		    "sequences per step so each launch does more work." :
+		    "The GPU waits for the host between larger kernels: profile "
+		    "the CPU side (nsys --sample=cpu) to see what it does there, "
+		    "and overlap it with GPU work (CUDA streams, prefetching the "
+		    "next step's inputs).",
+		    "%s keeps the GPU busy only %.3g%% of its wall time.",
+		    text(s, i, "stage"), busy);
+		ev(x, "%.3f ms of kernels in %.3f ms of wall time over %.0f "
+		    "launches (%.1f per instance over %.0f instance%s; mean "
+		    "kernel %.2f us)", ms(k), ms(wall), l, lpi, inst, inst == 1 ?
+		    "" : "s", l > 0 ? k / l / 1e3 : 0);
+	}
+}
+
+/* Rule warm-up: the first instance far above the steady state. */
+static void
+warmup(const struct tab *t, const struct tab *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->n; i++) {
+		double first = cell(t, i, "first_ns"), st = cell(t, i, "steady_ns");
+		double tok = cell(t, i, "tokens_per_s"), tot = NAN;
+		struct f *x;
+
+		if (strcmp(text(t, i, "warmup"), "yes"))
+			continue;
+		for (j = 0; s && j < s->n; j++)
+			if (!strcmp(text(s, j, "stage"), text(t, i, "stage")))
+				tot = cell(s, j, "wall_total_ns");
+		x = add("warm-up", first - st, t->path, "Run one throw-away "
+		    "generation before the measured one, load CUDA modules "
+		    "eagerly (CUDA_MODULE_LOADING=EAGER) or capture a CUDA graph "
+		    "first, and quote the steady state, not the mean.",
+		    "The first %s took %.3gx the steady state%s.", text(t, i,
+		    "stage"), first / st, tot > 0 && (first - st) / tot > 0.2 ?
+		    ": warm-up dominates this short run" : "");
+		if (isnan(tok))
+			ev(x, "first %.3f ms, median of the rest %.3f ms",
+			    ms(first), ms(st));
+		else
+			ev(x, "first %.3f ms, median of the rest %.3f ms; steady "
+			    "state %.4g tokens/s", ms(first), ms(st), tok);
+	}
+}
+
+/* Rules memory-bound, compute-bound, under-filled: top kernels against
+ * their roof (roofline.tsv), with their run time from top_kernels.tsv. */
+static void
+kernels(const struct tab *rf, const struct tab *tk, size_t max)
+{
+	size_t i, j, done = 0;
+
+	for (i = 0; i < rf->n && done < max; i++) {
+		const char *cls = text(rf, i, "class"), *roof = text(rf, i, "roof");
+		const char *name = text(rf, i, "name"), *prec = text(rf, i,
+		    "precision");
+		double frac = cell(rf, i, "roof_pct"), dram = cell(rf, i,
+		    "dram_pct"), ai = cell(rf, i, "ai"), tot = NAN, share = NAN;
+		struct f *x;
+
+		if (isnan(frac))
+			continue;
+		for (j = 0; tk && j < tk->n; j++)
+			if (!strcmp(text(tk, j, "kernel"), text(rf, i, "kernel"))) {
+				tot = cell(tk, j, "total_ns");
+				share = cell(tk, j, "share_pct");
+			}
+		if (isnan(tot))
+			continue;
+		done++;
+		if (!strcmp(cls, "memory-bound"))
+			x = add("memory-bound", tot * (1 - frac / 100), rf->path,
+			    "Only fewer bytes help: weight-only int8/fp8 "
+			    "quantisation, a lower-precision KV cache, fusing it "
+			    "with its producer or consumer, or batching decode so "
+			    "each weight read serves more tokens.",
+			    "`%s` is memory-bound at %.3g%% of DRAM bandwidth.",
+			    name, dram);
+		else if (!strcmp(cls, "compute-bound"))
+			x = add("compute-bound", tot * (1 - frac / 100), rf->path,
+			    "It is near its roof: only less math or a faster "
+			    "precision helps (fp8 tensor cores where accuracy "
+			    "allows, fewer FLOPs through fusion or sparsity).",
+			    "`%s` reaches %.3g%% of the %s roof.", name, frac, prec);
+		else
+			x = add("under-filled", tot * (1 - frac / 100), rf->path,
+			    !strcmp(roof, "memory") ? "Too little work per launch "
+			    "to fill the GPU or hide memory latency: give it more "
+			    "(larger batch, fuse neighbouring kernels, split-K or "
+			    "stream-K for skinny GEMMs) and hide launch gaps with "
+			    "CUDA graphs." : "Compute units idle at this intensity: "
+			    "check occupancy and stall reasons in ncu's sections "
+			    "(NCU_PRESET=high), and tile sizes for the shape.",
+			    "`%s` reaches only %.3g%% of its %s roof.", name, frac,
+			    roof);
+		ev(x, "%.3f ms in the stage (%.3g%% of its GPU time); AI %.4g "
+		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)", ms(tot), share,
+		    ai, prec, dram);
+	}
+}
+
+/* Rule dominant: one kernel with a large share and no roofline point. */
+static void
+dominant(const struct tab *tk)
+{
+	struct f *x;
+	double share;
+	const char *cls;
+	int profiled;
+
+	if (!tk || !tk->n || !((share = cell(tk, 0, "share_pct")) >= 25))
+		return;
+	cls = text(tk, 0, "class");
+	if (!strncmp(cls, "memory", 6) || !strncmp(cls, "compute", 7) ||
+	    !strncmp(cls, "latency", 7))
+		return;
+	profiled = !isnan(cell(tk, 0, "sm_pct"));
+	x = add("dominant", NAN, tk->path, profiled ? "Re-run the ncu step with "
+	    "a preset that collects the tensor-core and SASS FLOP counters and "
+	    "dram__bytes.sum (NCU_PRESET=default), so it gets a roofline point." :
+	    "Profile it: raise TOPN, or look at the unmatched kernels under "
+	    "kernels.md.", "One kernel takes %.3g%% of the stage's GPU time and "
+	    "has no roofline point.", share);
+	ev(x, "`%s`, %.3f ms; %s", text(tk, 0, "name"), ms(cell(tk, 0,
+	    "total_ns")), profiled ? "ncu measured it (SM % and DRAM % in "
+	    "top_kernels.tsv) without the FLOP counters" : "ncu did not measure "
+	    "it");
+}
+
+/* Rule fp32: top kernels doing fp32 on CUDA cores, with tensor cores idle. */
+static void
+fp32(const struct tab *rf, const struct tab *tk, const struct lp_peaks *pk)
+{
+	double t = 0, tf = lp_peak_of(pk, LP_FP_TC_TF32), f = lp_peak_of(pk,
+	    LP_FP_FP32);
+	size_t i, j, n = 0;
+	struct f *x;
+
+	for (i = 0; rf && i < rf->n; i++)
+		if (!strcmp(text(rf, i, "precision"), "fp32 (CUDA cores)") &&
+		    strcmp(text(rf, i, "roof"), "memory"))
+			for (j = 0; tk && j < tk->n; j++)
+				if (!strcmp(text(tk, j, "kernel"), text(rf, i,
+				    "kernel"))) {
+					t += cell(tk, j, "total_ns");
+					n++;
+				}
+	if (!n || !(tf > 0) || !(f > 0))
+		return;
+	x = add("fp32", t * (1 - f / tf), rf->path, "Enable TF32 "
+	    "(torch.backends.cuda.matmul.allow_tf32 = True, cublasSetMathMode "
+	    "CUBLAS_TF32_TENSOR_OP_MATH) or run the model in bf16.",
+	    "%zu compute-side top kernels run fp32 on CUDA cores.", n);
+	ev(x, "%.3f ms of their time; TF32 tensor cores have %.3gx the fp32 "
+	    "peak (gpu.tsv)", ms(t), tf / f);
+}
+
+/* Rule missing: what the run lacks, from the tables' "# missing:" and
+ * gpu.tsv's "# why:". */
+static void
+missing(struct tab *tabs, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < tabs[i].t.ncomments; j++) {
+			const char *c = tabs[i].t.comments[j];
+			struct f *x;
+
+			if (strncmp(c, "missing:", 8) && strncmp(c, "why:", 4))
+				continue;
+			x = add("missing", NAN, tabs[i].path, "Give what it names "
+			    "and re-run make: only the steps that read it run "
+			    "again.", "The run lacks an input.");
+			ev(x, "%s", c + (*c == 'm' ? 9 : 5));
+		}
+}
+
+static int
+by_save(const void *a, const void *b)
+{
+	const struct f *x = a, *y = b;
+
+	if (isnan(x->save) != isnan(y->save))
+		return isnan(x->save) ? 1 : -1;
+	if (!isnan(x->save) && x->save != y->save)
+		return x->save > y->save ? -1 : 1;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct lp_col cols[] = {
+		{ "rank", "#", "int" }, { "rule", "Rule", "text" },
+		{ "saving_ns", "Could save (ms)", "ms" },
+		{ "finding", "Finding", "text" }, { "evidence", "Evidence", "text" },
+		{ "artifact", "From", "code" }, { "next_step", "Next step", "text" },
+	};
+	struct tab *tabs;
+	const struct tab *st = NULL, *sp = NULL, *rf = NULL, *tk = NULL;
+	struct lp_peaks pk;
+	struct lp_row r = { 0 };
+	long maxk = 5;
+	size_t n, i, j;
+	int c, have_pk = 0;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "hn:")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'n': maxk = lp_strtonum(optarg, 0, 1000, "-n"); break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (optind == argc)
+		lp_usage(synopsis);
+	n = (size_t)(argc - optind);
+	tabs = lp_xcalloc(n, sizeof *tabs);
+	memset(&pk, 0, sizeof pk);
+	for (i = 0; i < n; i++) {
+		const char *tool;
+
+		load(&tabs[i], argv[optind + (int)i]);
+		tool = lp_tsv_comment(&tabs[i].t, "tool");
+		if (!tool)
+			lp_die_at(LP_EXIT_DATA, tabs[i].path, 1, 0, "no \"# tool:\" "
+			    "line: not a table an lp tool made");
+		if (!strcmp(tool, "lp-stages"))
+			st = &tabs[i];
+		else if (!strcmp(tool, "lp-steps"))
+			sp = &tabs[i];
+		else if (!strcmp(tool, "lp-roofline"))
+			rf = &tabs[i];
+		else if (!strcmp(tool, "lp-topk"))
+			tk = &tabs[i];
+		else if (!strcmp(tool, "lp-gpu") && !have_pk) {
+			lp_peaks_read(&pk, tabs[i].path);
+			have_pk = 1;
+		}
+	}
+	if (st)
+		launch_bound(st);
+	if (sp)
+		warmup(sp, st);
+	if (rf)
+		kernels(rf, tk, (size_t)maxk);
+	dominant(tk);
+	if (rf && have_pk)
+		fp32(rf, tk, &pk);
+	missing(tabs, n);
+	qsort(fs, nf, sizeof *fs, by_save);
+
+	lp_tab_meta(out, "title", "Findings and Recommendations");
+	lp_tab_meta(out, "tool", "lp-findings");
+	lp_tab_meta(out, "source", "the rules of lp-findings(1) over the "
+	    "run's tables; each finding names the table its numbers come from");
+	lp_tab_meta(out, "note", "Ranked by the time each could save: wall "
+	    "time for idle GPU and warm-up, GPU time above the roofline bound "
+	    "for a kernel (which shortens the stage only once the GPU is the "
+	    "bottleneck). Findings without a time come last.");
+	lp_tab_meta(out, "style", "list");
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (i = 0; i < nf; i++) {
+		lp_row_num(&r, (double)(i + 1), 0);
+		lp_row_text(&r, fs[i].rule);
+		if (isnan(fs[i].save))
+			lp_row_na(&r, "this finding is not a time");
+		else
+			lp_row_num(&r, fs[i].save > 0 ? fs[i].save : 0, 0);
+		lp_row_text(&r, fs[i].head);
+		lp_row_text(&r, fs[i].evidence ? fs[i].evidence : "");
+		lp_row_text(&r, fs[i].artifact);
+		lp_row_text(&r, fs[i].next);
+		lp_row_end(&r, out);
+	}
+	if (!nf) {
+		lp_row_text(&r, "0");
+		lp_row_text(&r, "none");
+		lp_row_na(&r, "no rule fired");
+		lp_row_text(&r, "No rule fired: no stage leaves the GPU idle, no "
+		    "warm-up, no kernel far from its roof, and every input was "
+		    "present.");
+		lp_row_text(&r, "");
+		lp_row_text(&r, "-");
+		lp_row_text(&r, "-");
+		lp_row_end(&r, out);
+	}
+	for (i = 0; i < nf; i++) {
+		free(fs[i].head);
+		free(fs[i].evidence);
+		free(fs[i].artifact);
+		free(fs[i].next);
+	}
+	free(fs);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < tabs[i].n * tabs[i].ncol; j++)
+			free(tabs[i].row[j]);
+		free(tabs[i].row);
+		lp_tsv_close(&tabs[i].t);
+		fclose(tabs[i].fp);
+	}
+	free(tabs);
+	if (have_pk)
+		lp_peaks_free(&pk);
+	lp_sb_free(&r.b);
+	lp_tab_done(out);
+	return 0;
+}

@@ -1,0 +1,210 @@
+/*
+ * lp-gpu: gpu.tsv, the dense peaks a run is measured against.  The GPU is
+ * the one nvidia-smi named in env.json (or ncu's device name in kernels.tsv,
+ * or gpu.name in the config); its peaks come from the table of GPUs, entry
+ * by entry the exact name nvidia-smi prints, and the config's gpu.* keys
+ * override or add figures.  A GPU that is not there gets "n/a because" and
+ * the way to set its peaks, never a zero.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-gpu [-c config.yaml] [-k kernels.tsv] -t gpus.yaml [env.json]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+static const struct {
+	const char *path, *key, *prec;
+} peaks[] = {
+	{ "tensor", "tensor_tflops", "fp16" }, { "tensor", "tensor_tflops", "bf16" },
+	{ "tensor", "tensor_tflops", "tf32" }, { "tensor", "tensor_tflops", "fp8" },
+	{ "tensor", "tensor_tflops", "int8" }, { "tensor", "tensor_tflops", "fp64" },
+	{ "cuda", "cuda_tflops", "fp32" }, { "cuda", "cuda_tflops", "fp16" },
+	{ "cuda", "cuda_tflops", "fp64" },
+};
+#define NPEAKS (sizeof peaks / sizeof peaks[0])
+
+static const char howto[] = "set its dense peaks per run with SET='gpu.tensor_"
+    "tflops.fp16=... gpu.cuda_tflops.fp32=... gpu.hbm_tbps=...' or add the GPU "
+    "to conf/gpus.yaml";
+
+/* A figure of a table entry or of the config: "" and absent are unset. */
+static int
+figure(const struct lp_ynode *n, const char *key, const char *prec,
+    double *v, const char *file, const char *where)
+{
+	struct lp_sb b = { 0 };
+	const struct lp_ynode *x;
+
+	lp_sb_printf(&b, "%s%s%s", key, prec ? "." : "", prec ? prec : "");
+	x = n ? lp_yaml_get(n, lp_sb_str(&b)) : NULL;
+	if (!x || x->type != LP_Y_SCALAR || !*x->s) {
+		lp_sb_free(&b);
+		return 0;
+	}
+	if (!lp_num_get(x->s, v) || *v <= 0)
+		lp_die_at(LP_EXIT_DATA, file, x->line, 0, "%s%s: expected a "
+		    "number above 0, got \"%s\"", where, lp_sb_str(&b), x->s);
+	lp_sb_free(&b);
+	return 1;
+}
+
+/* The entry whose names list holds exactly this name. */
+static const struct lp_ynode *
+entry(const struct lp_ynode *table, const char *gpu, const char *file)
+{
+	const struct lp_ynode *g = lp_yaml_get(table, "gpus"), *names;
+	size_t i, j;
+
+	if (!g || g->type != LP_Y_SEQ)
+		lp_die_at(LP_EXIT_DATA, file, table->line, 0, "no \"gpus:\" list");
+	for (i = 0; i < g->n; i++) {
+		names = lp_yaml_get(g->v[i], "names");
+		if (!names || names->type != LP_Y_SEQ)
+			lp_die_at(LP_EXIT_DATA, file, g->v[i]->line, 0, "an entry "
+			    "needs \"names:\", the names nvidia-smi prints");
+		for (j = 0; j < names->n; j++)
+			if (names->v[j]->type == LP_Y_SCALAR &&
+			    !strcmp(names->v[j]->s, gpu))
+				return g->v[i];
+	}
+	return NULL;
+}
+
+/* device_name of kernels.tsv: what ncu called the GPU. */
+static char *
+ncu_name(const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp;
+	int c;
+	char *name = NULL;
+
+	if (!path)
+		return NULL;
+	fp = lp_tab_open(&t, path, "make RUN=... kernels.tsv");
+	c = lp_csv_col(&t.hdr, "device_name");
+	while (c >= 0 && !name && lp_tsv_next(&t))
+		if (*lp_tsv_get(&t, c))
+			name = lp_xstrdup(lp_tsv_get(&t, c));
+	lp_tsv_close(&t);
+	fclose(fp);
+	return name;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *cpath = NULL, *kpath = NULL, *tpath = NULL, *gpu = NULL;
+	const char *from = NULL;
+	struct lp_ynode *cfg = NULL, *table, *env = NULL;
+	const struct lp_ynode *cg, *e = NULL, *n;
+	struct lp_row r = { 0 };
+	static const struct lp_col cols[] = {
+		{ "path", "Path", "text" }, { "precision", "Precision", "text" },
+		{ "peak", "Dense peak", "si" }, { "unit", "Unit", "hide" },
+		{ "from", "From", "text" },
+	};
+	char *ncu = NULL;
+	size_t i, known = 0;
+	double v;
+	int c;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "c:hk:t:")) != -1) {
+		switch (c) {
+		case 'c': cpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'k': kpath = optarg; break;
+		case 't': tpath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (argc - optind > 1 || !tpath)
+		lp_usage(synopsis);
+	table = lp_yaml_load_path(tpath);
+	if (cpath)
+		cfg = lp_yaml_load_path(cpath);
+	cg = cfg ? lp_yaml_get(cfg, "gpu") : NULL;
+	if (optind < argc)
+		env = lp_yaml_load_path(argv[optind]);	/* JSON is YAML */
+	if (cg && *lp_yaml_str(cg, "name", "")) {
+		gpu = lp_yaml_str(cg, "name", "");
+		from = "gpu.name in the config";
+	} else if (env && (n = lp_yaml_get(env, "gpus.0.name")) &&
+	    n->type == LP_Y_SCALAR && n->quoted) {
+		gpu = n->s;
+		from = "env.json (nvidia-smi)";
+	} else if ((ncu = ncu_name(kpath))) {
+		gpu = ncu;
+		from = "the ncu export (device__attribute_display_name)";
+	}
+	if (gpu)
+		e = entry(table, gpu, tpath);
+
+	lp_tab_meta(out, "title", "GPU Peaks");
+	lp_tab_meta(out, "tool", "lp-gpu");
+	if (e)
+		lp_tab_meta(out, "source", "%s entry \"%s\" (dense, no 2:4 "
+		    "sparsity; %s), matched on the name \"%s\" from %s", tpath,
+		    lp_yaml_str(e, "name", gpu), lp_yaml_str(e, "source",
+		    "source in the file"), gpu, from);
+	else
+		lp_tab_meta(out, "source", "%s%s", gpu ? "the GPU's name from " :
+		    "no GPU name in env.json, the ncu export or the config",
+		    gpu ? from : "");
+	lp_tab_meta(out, "gpu", "%s", gpu ? gpu : "");
+	if (!gpu)
+		lp_tab_meta(out, "why", "the GPU is unknown (no nvidia-smi "
+		    "data in env.json, no ncu device name): %s, and gpu.name",
+		    howto);
+	else if (!e)
+		lp_tab_meta(out, "why", "GPU \"%s\" is not in %s: %s", gpu,
+		    tpath, howto);
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (i = 0; i <= NPEAKS; i++) {
+		const char *key = i < NPEAKS ? peaks[i].key : "hbm_tbps";
+		const char *prec = i < NPEAKS ? peaks[i].prec : NULL;
+		const char *src;
+
+		if (figure(cg, key, prec, &v, cpath ? cpath : "config", "gpu."))
+			src = "config (SET= or conf/runner/stage2.yaml)";
+		else if (figure(e, key, prec, &v, tpath, ""))
+			src = tpath;
+		else
+			continue;
+		lp_row_text(&r, i < NPEAKS ? peaks[i].path : "dram");
+		lp_row_text(&r, i < NPEAKS ? prec : "-");
+		lp_row_num(&r, v * 1e12, 0);
+		lp_row_text(&r, i < NPEAKS ? "FLOP/s" : "B/s");
+		lp_row_text(&r, src);
+		lp_row_end(&r, out);
+		known++;
+	}
+	if (!known) {
+		lp_row_text(&r, "-");
+		lp_row_text(&r, "-");
+		if (!gpu)
+			lp_row_na(&r, "the GPU is unknown: %s", howto);
+		else
+			lp_row_na(&r, "GPU \"%s\" is not in %s: %s", gpu, tpath,
+			    howto);
+		lp_row_text(&r, "-");
+		lp_row_text(&r, "-");
+		lp_row_end(&r, out);
+	}
+	lp_sb_free(&r.b);
+	free(ncu);
+	lp_yaml_free(table);
+	lp_yaml_free(cfg);
+	lp_yaml_free(env);
+	lp_tab_done(out);
+	return 0;
+}

@@ -1,0 +1,146 @@
+/*
+ * lp-mbu: mbu.tsv, model bandwidth utilisation of decode: the bytes a
+ * decode step must read (weights and KV cache, from the model config in
+ * inputs.yaml) over the measured time per token, against the GPU's DRAM
+ * bandwidth (gpu.tsv).  For the mean step (warm-up included) and the
+ * steady state.  Small-batch decode is bound by these bytes, so MBU is its
+ * utilisation metric; the kernel-level figure is in roofline.tsv.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-mbu -g gpu.tsv -i inputs.yaml -s stages.tsv [-t steps.tsv]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+int
+main(int argc, char **argv)
+{
+	static const struct lp_col cols[] = {
+		{ "stage", "Stage", "text" },
+		{ "weight_bytes", "Weights / token", "bytes" },
+		{ "kv_bytes", "KV cache / token", "bytes" },
+		{ "bytes_per_token", "Bytes / token", "bytes" },
+		{ "mean_ns", "Mean time / token (ms)", "ms" },
+		{ "bytes_per_s", "Achieved", "Bps" },
+		{ "mbu_pct", "MBU (mean)", "pct" },
+		{ "steady_ns", "Steady state / token (ms)", "ms" },
+		{ "mbu_steady_pct", "MBU (steady)", "pct" },
+	};
+	const char *gpath = NULL, *ipath = NULL, *spath = NULL, *tpath = NULL;
+	struct lp_ynode *inputs;
+	struct lp_model m;
+	struct lp_peaks pk;
+	struct lp_stagerow *rows;
+	const struct lp_stagerow *ds, *da;
+	struct lp_row r = { 0 };
+	double w = 0, kv = 0, bytes = 0;
+	size_t n, k;
+	int c;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "g:hi:s:t:")) != -1) {
+		switch (c) {
+		case 'g': gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'i': ipath = optarg; break;
+		case 's': spath = optarg; break;
+		case 't': tpath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!gpath || !ipath || !spath || optind != argc)
+		lp_usage(synopsis);
+	inputs = lp_yaml_load_path(ipath);
+	lp_model_get(&m, inputs);
+	lp_peaks_read(&pk, gpath);
+	n = lp_stagetab_load(spath, tpath, &rows);
+	ds = lp_stagetab_get(rows, n, "decode_step");
+	da = lp_stagetab_get(rows, n, "decode_all");
+	if (!m.missing)
+		bytes = lp_model_step_bytes(&m, &w, &kv);
+
+	lp_tab_meta(out, "title", "MBU");
+	lp_tab_meta(out, "tool", "lp-mbu");
+	lp_tab_meta(out, "source", "bytes from %s (model %s: N = %.0f "
+	    "weights of %g bytes, L = %.0f, d = %.0f, %.0f of %.0f heads hold "
+	    "K/V, B = %.0f, P = %.0f, T = %.0f); time from %s%s%s; DRAM "
+	    "bandwidth from %s", ipath, m.name ? m.name : "?", m.params,
+	    m.dtype_bytes, m.layers, m.hidden, m.kv_heads, m.heads, m.batch,
+	    m.prompt, m.decode, spath, tpath ? " and " : "", tpath ? tpath : "",
+	    gpath);
+	lp_tab_meta(out, "note", "Bytes per decoded token = weights N x b "
+	    "+ KV cache 2 x L x B x d_kv x b_kv x (P + (T+1)/2), the mean "
+	    "context over the T steps (d_kv = d x kv_heads / heads). MBU = "
+	    "bytes / (time per token x bandwidth). Per token: a decode_step "
+	    "instance, or decode_all's time / its decode steps.");
+	if (m.missing)
+		lp_tab_meta(out, "missing", "no MBU: the model config lacks "
+		    "%s (MODEL=NAME, conf/model/NAME.yaml)", m.missing);
+	else if (!(pk.bw > 0))
+		lp_tab_meta(out, "missing", "no MBU: %s", pk.why);
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (k = 0; k < 2; k++) {
+		const struct lp_stagerow *s = k ? da : ds;
+		double per = 1, mean, steady = NAN;
+
+		if (!s)
+			continue;
+		lp_row_text(&r, s->stage);
+		if (m.missing) {
+			lp_row_na(&r, "the model config lacks %s (MODEL=NAME)",
+			    m.missing);
+			goto pad;
+		}
+		lp_row_num(&r, w, 0);
+		lp_row_num(&r, kv, 0);
+		lp_row_num(&r, bytes, 0);
+		/* decode_all holds T steps: its time per token */
+		if (k) {
+			per = ds && ds->inst > 0 && s->inst > 0 ? ds->inst /
+			    s->inst : m.decode;
+		} else
+			steady = s->steady;
+		mean = per > 0 ? s->mean / per : NAN;
+		if (!(mean > 0)) {
+			lp_row_na(&r, "the stage has no wall time (stages.tsv)");
+			goto pad;
+		}
+		lp_row_num(&r, mean, 1);
+		lp_row_g(&r, bytes / (mean * 1e-9));
+		if (pk.bw > 0)
+			lp_row_g(&r, 100 * bytes / (mean * 1e-9) / pk.bw);
+		else
+			lp_row_na(&r, "%s", pk.why);
+		if (k)
+			lp_row_na(&r, "decode_all is one instance; see "
+			    "decode_step");
+		else if (isnan(steady))
+			lp_row_na(&r, "no steady state in steps.tsv");
+		else
+			lp_row_num(&r, steady, 1);
+		if (!isnan(steady) && steady > 0 && pk.bw > 0)
+			lp_row_g(&r, 100 * bytes / (steady * 1e-9) / pk.bw);
+		else if (!isnan(steady) && !(pk.bw > 0))
+			lp_row_na(&r, "%s", pk.why);
+pad:
+		while (r.n < sizeof cols / sizeof cols[0])
+			lp_row_text(&r, "n/a");
+		lp_row_end(&r, out);
+	}
+	lp_sb_free(&r.b);
+	lp_stagetab_free(rows, n);
+	lp_peaks_free(&pk);
+	lp_model_free(&m);
+	lp_yaml_free(inputs);
+	lp_tab_done(out);
+	return 0;
+}

@@ -1,0 +1,159 @@
+/*
+ * lp-mfu: mfu.tsv, model FLOPs utilisation per stage: the FLOPs the model
+ * must do (inputs.yaml) over the measured time, against the dense peak of
+ * the model's dtype on this GPU (gpu.tsv).  Given for the mean instance
+ * (stages.tsv, warm-up included), the steady state (steps.tsv) and the
+ * kernel time alone.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-mfu -g gpu.tsv -i inputs.yaml -s stages.tsv [-t steps.tsv]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+static const char *nopeak;	/* why there is no peak, if there is none */
+
+static void
+mfu(struct lp_row *r, double flop, double ns, double peak, const char *why)
+{
+	if (!(peak > 0))
+		lp_row_na(r, "%s", nopeak);
+	else if (!(ns > 0))
+		lp_row_na(r, "%s", why);
+	else
+		lp_row_g(r, 100 * flop / (ns * 1e-9) / peak);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct lp_col cols[] = {
+		{ "stage", "Stage", "text" },
+		{ "model_flop", "Model FLOPs (per instance)", "flop" },
+		{ "wall_mean_ns", "Mean wall (ms)", "ms" },
+		{ "flop_per_s", "Achieved", "flops" },
+		{ "mfu_pct", "MFU (mean)", "pct" },
+		{ "steady_ns", "Steady state (ms)", "ms" },
+		{ "mfu_steady_pct", "MFU (steady)", "pct" },
+		{ "kernel_per_inst_ns", "Kernel time / instance (ms)", "ms" },
+		{ "mfu_kernel_pct", "MFU over kernel time", "pct" },
+	};
+	static const char *const known[] = { "prefill", "decode_all",
+		"decode_step" };
+	const char *gpath = NULL, *ipath = NULL, *spath = NULL, *tpath = NULL;
+	struct lp_ynode *inputs;
+	struct lp_model m;
+	struct lp_peaks pk;
+	struct lp_stagerow *rows;
+	struct lp_row r = { 0 };
+	size_t n, i;
+	double peak = 0;
+	int c, fp;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "g:hi:s:t:")) != -1) {
+		switch (c) {
+		case 'g': gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'i': ipath = optarg; break;
+		case 's': spath = optarg; break;
+		case 't': tpath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!gpath || !ipath || !spath || optind != argc)
+		lp_usage(synopsis);
+	inputs = lp_yaml_load_path(ipath);
+	lp_model_get(&m, inputs);
+	lp_peaks_read(&pk, gpath);
+	n = lp_stagetab_load(spath, tpath, &rows);
+	fp = lp_fp_of_dtype(m.dtype);
+	peak = lp_peak_of(&pk, fp);
+	nopeak = pk.why;
+
+	lp_tab_meta(out, "title", "MFU");
+	lp_tab_meta(out, "tool", "lp-mfu");
+	lp_tab_meta(out, "source", "model FLOPs from %s (model %s: N = %.0f "
+	    "matmul weights, L = %.0f, d = %.0f, B = %.0f, P = %.0f, T = %.0f, "
+	    "%s); time from %s%s%s; peak %s from %s", ipath, m.name ? m.name :
+	    "?", m.params, m.layers, m.hidden, m.batch, m.prompt, m.decode,
+	    m.dtype ? m.dtype : "no dtype", spath, tpath ? " and " : "",
+	    tpath ? tpath : "", fp >= 0 ? lp_fp_label(fp) : "?", gpath);
+	lp_tab_meta(out, "note", "FLOPs: prefill B(2NP + 2LdP^2); "
+	    "decode_all B(2NT + 4Ld(PT + T(T-1)/2)); decode_step = decode_all "
+	    "/ T. MFU = FLOPs / (time x peak). Steady state: the median "
+	    "instance after the first (steps.tsv).");
+	{
+		const struct lp_stagerow *ds = lp_stagetab_get(rows, n,
+		    "decode_step"), *da = lp_stagetab_get(rows, n, "decode_all");
+
+		if (ds && da && ds->inst > 0 && da->inst > 0 && m.decode > 0 &&
+		    fabs(ds->inst / da->inst - m.decode) > 0.5)
+			lp_tab_meta(out, "note", "The model config says %.0f "
+			    "decode tokens, but the capture has %.4g decode_step "
+			    "instances per decode_all: set decode_tokens in the "
+			    "model config to the run's, or these FLOPs are off.",
+			    m.decode, ds->inst / da->inst);
+	}
+	if (m.missing)
+		lp_tab_meta(out, "missing", "no MFU: the model config lacks "
+		    "%s (MODEL=NAME, conf/model/NAME.yaml)", m.missing);
+	else if (!(peak > 0))
+		lp_tab_meta(out, "missing", "no MFU: %s", pk.why);
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		const struct lp_stagerow *s = lp_stagetab_get(rows, n, known[i]);
+		double f;
+
+		if (!s)
+			continue;
+		lp_row_text(&r, known[i]);
+		if (m.missing) {
+			lp_row_na(&r, "the model config lacks %s (MODEL=NAME)",
+			    m.missing);
+			goto pad;
+		}
+		f = lp_model_flops(&m, known[i]);
+		lp_row_num(&r, f, 0);
+		if (isnan(s->mean))
+			lp_row_na(&r, "the stage has no wall time (stages.tsv)");
+		else
+			lp_row_num(&r, s->mean, 1);
+		if (s->mean > 0)
+			lp_row_g(&r, f / (s->mean * 1e-9));
+		else
+			lp_row_text(&r, "n/a");
+		mfu(&r, f, s->mean, peak, "the stage has no wall time");
+		if (isnan(s->steady))
+			lp_row_na(&r, "%s", s->inst > 1 ? "no steady state in "
+			    "steps.tsv" : "one instance");
+		else
+			lp_row_num(&r, s->steady, 1);
+		mfu(&r, f, s->steady, peak, "no steady state");
+		if (s->kernel > 0 && s->inst > 0) {
+			lp_row_num(&r, s->kernel / s->inst, 1);
+			mfu(&r, f, s->kernel / s->inst, peak, "no kernel time");
+		} else
+			lp_row_na(&r, "no kernel time in stages.tsv");
+pad:
+		while (r.n < sizeof cols / sizeof cols[0])
+			lp_row_text(&r, "n/a");
+		lp_row_end(&r, out);
+	}
+	lp_sb_free(&r.b);
+	lp_stagetab_free(rows, n);
+	lp_peaks_free(&pk);
+	lp_model_free(&m);
+	lp_yaml_free(inputs);
+	lp_tab_done(out);
+	return 0;
+}

@@ -1,0 +1,195 @@
+/*
+ * lp-ops: operators.tsv, the stage's GPU time by operator class.  A kernel
+ * is classed by its base name (lp_kname_base: the function, without return
+ * type, template arguments and parameters), first matching class wins;
+ * wrappers are looked through to their first template argument.
+ */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] = "lp-ops -o operators.yaml [kernels.tsv]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+struct cls {
+	const char *name;
+	regex_t re;
+	int have_re;
+	double time, launches;
+	size_t kernels;
+	char *largest;
+};
+
+/* The name a class pattern is matched against. */
+static char *
+base_for(const char *kernel, const struct lp_ynode *wrappers)
+{
+	char *b = lp_kname_base(kernel), *arg;
+	size_t i;
+
+	for (i = 0; wrappers && wrappers->type == LP_Y_SEQ && i < wrappers->n; i++)
+		if (!strcmp(b, wrappers->v[i]->s) && (arg = lp_kname_targ(kernel))) {
+			free(b);
+			b = lp_kname_base(arg);
+			free(arg);
+			break;
+		}
+	return b;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct lp_col cols[] = {
+		{ "class", "Operator class", "text" },
+		{ "time_ns", "GPU time (ms)", "ms" },
+		{ "share_pct", "Share", "pct" },
+		{ "launches", "Launches", "int" },
+		{ "kernels", "Kernels", "int" },
+		{ "largest", "Largest kernel", "code" },
+	};
+	const char *opath = NULL, *name, *tc, *rc;
+	struct lp_ynode *conf;
+	const struct lp_ynode *o, *wr;
+	struct cls *cl = NULL;
+	struct lp_tsv t;
+	struct lp_row r = { 0 };
+	size_t ncl = 0, i, j, nk = 0;
+	double total = 0;
+	char **largest, **shown;
+	int c, ck, ct, cc;
+	FILE *fp;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "ho:")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'o': opath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!opath || argc - optind > 1)
+		lp_usage(synopsis);
+	conf = lp_yaml_load_path(opath);
+	o = lp_yaml_get(conf, "operators");
+	wr = lp_yaml_get(conf, "wrappers");
+	if (!o || o->type != LP_Y_SEQ)
+		lp_die_at(LP_EXIT_DATA, opath, conf->line, 0, "no \"operators:\" "
+		    "list");
+	if (wr && wr->type != LP_Y_SEQ)
+		lp_die_at(LP_EXIT_DATA, opath, wr->line, 0, "wrappers: expected a "
+		    "list of names");
+	for (i = 0; wr && i < wr->n; i++)
+		if (wr->v[i]->type != LP_Y_SCALAR)
+			lp_die_at(LP_EXIT_DATA, opath, wr->v[i]->line, 0,
+			    "wrappers: expected names");
+	cl = lp_xcalloc(o->n + 1, sizeof *cl);
+	for (i = 0; i < o->n; i++) {
+		const char *n = lp_yaml_str(o->v[i], "name", NULL);
+		const char *m = lp_yaml_str(o->v[i], "match", NULL);
+		int e;
+
+		if (!n || !m)
+			lp_die_at(LP_EXIT_DATA, opath, o->v[i]->line, 0,
+			    "operators: each entry needs name and match");
+		cl[ncl].name = n;
+		if ((e = regcomp(&cl[ncl].re, m, REG_EXTENDED | REG_ICASE |
+		    REG_NOSUB))) {
+			char msg[256];
+
+			regerror(e, &cl[ncl].re, msg, sizeof msg);
+			lp_die_at(LP_EXIT_DATA, opath, o->v[i]->line, 0,
+			    "operators: %s: bad pattern: %s", n, msg);
+		}
+		cl[ncl++].have_re = 1;
+	}
+	cl[ncl++].name = "Other";
+
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(&t, fp, name);
+	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
+	ct = lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
+	cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");
+	while (lp_tsv_next(&t)) {
+		const char *k = lp_tsv_get(&t, ck);
+		char *b = base_for(k, wr);
+		double tm, calls;
+
+		if (!lp_num_get(lp_tsv_get(&t, ct), &tm) || tm < 0 ||
+		    !lp_num_get(lp_tsv_get(&t, cc), &calls) || calls < 0)
+			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no total_ns or "
+			    "calls for \"%s\"", k);
+		for (j = 0; j + 1 < ncl; j++)
+			if (!regexec(&cl[j].re, b, 0, NULL, 0))
+				break;
+		free(b);
+		cl[j].time += tm;
+		cl[j].launches += calls;
+		if (!cl[j].kernels++)
+			cl[j].largest = lp_xstrdup(k);	/* rows come by time */
+		total += tm;
+		nk++;
+	}
+	if (!nk)
+		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
+	/* biggest first; classes with no kernels are left out */
+	for (i = 0; i < ncl; i++)
+		for (j = i + 1; j < ncl; j++)
+			if (cl[j].time > cl[i].time) {
+				struct cls x = cl[i];
+
+				cl[i] = cl[j];
+				cl[j] = x;
+			}
+	tc = lp_tsv_comment(&t, "time");
+	rc = lp_tsv_comment(&t, "range");
+	lp_tab_meta(out, "title", "Top Operators");
+	lp_tab_meta(out, "tool", "lp-ops");
+	lp_tab_meta(out, "source", "the kernels of %s (%s%s%s), grouped by "
+	    "the classes of %s (base names, first match wins)", name,
+	    tc ? tc : "nsys", rc ? ", NVTX range " : ", the whole capture: no "
+	    "NVTX range", rc ? rc : "", opath);
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	largest = lp_xcalloc(ncl, sizeof *largest);
+	shown = lp_xcalloc(ncl, sizeof *shown);
+	for (i = j = 0; i < ncl; i++)
+		if (cl[i].kernels)
+			largest[j++] = cl[i].largest;
+	lp_kname_unique(largest, j, 60, shown);
+	for (i = j = 0; i < ncl; i++) {
+		if (!cl[i].kernels)
+			continue;
+		lp_row_text(&r, cl[i].name);
+		lp_row_num(&r, cl[i].time, 0);
+		if (total > 0)
+			lp_row_g(&r, 100 * cl[i].time / total);
+		else
+			lp_row_na(&r, "the kernels took no time");
+		lp_row_num(&r, cl[i].launches, 0);
+		lp_row_num(&r, (double)cl[i].kernels, 0);
+		lp_row_text(&r, shown[j]);
+		free(shown[j++]);
+		lp_row_end(&r, out);
+	}
+	for (i = 0; i < ncl; i++) {
+		if (cl[i].have_re)
+			regfree(&cl[i].re);
+		free(cl[i].largest);
+	}
+	free(cl);
+	free(largest);
+	free(shown);
+	lp_sb_free(&r.b);
+	lp_tsv_close(&t);
+	lp_close_in(fp);
+	lp_yaml_free(conf);
+	lp_tab_done(out);
+	return 0;
+}

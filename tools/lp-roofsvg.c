@@ -1,0 +1,311 @@
+/*
+ * lp-roofsvg: roofline.svg, the roofline chart of roofline.tsv: log-log,
+ * arithmetic intensity across, FLOP/s up, the DRAM-bandwidth roof and one
+ * compute roof per precision of gpu.tsv, and one labelled point per kernel.
+ * Plain SVG 1.1 written by hand: no plotting library.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] = "lp-roofsvg -g gpu.tsv [roofline.tsv]";
+
+static FILE *out;	/* the document, written out when whole (lp_tab_out) */
+#define putc_out(c) fputc((c), out)
+
+enum { W = 900, PH = 520, L = 80, R = 260, T = 50, B = 60, LINE = 14 };
+static int H = PH;		/* the chart, then the list of kernels below */
+
+struct pt {
+	char *label, *cls, *rank;
+	double ai, fps;
+};
+
+static double lx0, lx1, ly0, ly1;	/* log10 of the axis ends */
+
+static double
+X(double ai)
+{
+	return L + (log10(ai) - lx0) / (lx1 - lx0) * (W - L - R);
+}
+
+static double
+Y(double f)
+{
+	return PH - B - (log10(f) - ly0) / (ly1 - ly0) * (PH - T - B);
+}
+
+static void
+esc(const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				putc_out(*s);
+		}
+}
+
+/* 4.8 T, 989.4 T: the value with an SI prefix. */
+static void
+si(double v, const char *unit)
+{
+	static const char *const p[] = { "", "k", "M", "G", "T", "P", "E" };
+	int i = 0;
+
+	while (v >= 1000 && i < 6) {
+		v /= 1000;
+		i++;
+	}
+	fprintf(out, "%.4g %s%s", v, p[i], unit);
+}
+
+static void
+text(double x, double y, const char *anchor, const char *cls, const char *s)
+{
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">",
+	    x, y, anchor, cls);
+	esc(s);
+	fputs("</text>\n", out);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c",
+		"#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" };
+	const char *gpath = NULL, *name;
+	struct lp_peaks pk;
+	struct lp_tsv t;
+	struct pt *p = NULL;
+	struct lp_sb skip = { 0 }, b = { 0 };
+	size_t n = 0, i, j, nroofs = 0;
+	double amin = 1e300, amax = 0, fmin = 1e300, fmax = 0, pmax = 0;
+	int c, e, cr, cn, ca, cf, cc, drawn[LP_FP_N] = { 0 };
+	FILE *fp;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "g:h")) != -1) {
+		switch (c) {
+		case 'g': gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!gpath || argc - optind > 1)
+		lp_usage(synopsis);
+	lp_peaks_read(&pk, gpath);
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(&t, fp, name);
+	cr = lp_csv_need(&t.hdr, "rank", "lp-roofline output");
+	cn = lp_csv_need(&t.hdr, "name", "lp-roofline output");
+	ca = lp_csv_need(&t.hdr, "ai", "lp-roofline output");
+	cf = lp_csv_need(&t.hdr, "flop_per_s", "lp-roofline output");
+	cc = lp_csv_need(&t.hdr, "class", "lp-roofline output");
+	while (lp_tsv_next(&t)) {
+		double ai, f;
+
+		if (!lp_num_get(lp_tsv_get(&t, ca), &ai) || !lp_num_get(
+		    lp_tsv_get(&t, cf), &f) || !(ai > 0) || !(f > 0) ||
+		    !isfinite(ai) || !isfinite(f)) {
+			lp_sb_printf(&skip, "%s#%s", skip.len ? ", " : "",
+			    lp_tsv_get(&t, cr));
+			continue;
+		}
+		p = lp_xreallocarray(p, n + 1, sizeof *p);
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "#%s %s", lp_tsv_get(&t, cr),
+		    lp_tsv_get(&t, cn));
+		p[n].label = lp_sb_steal(&b);
+		p[n].rank = lp_xstrdup(lp_tsv_get(&t, cr));
+		p[n].cls = lp_xstrdup(lp_tsv_get(&t, cc));
+		p[n].ai = ai;
+		p[n].fps = f;
+		amin = ai < amin ? ai : amin;
+		amax = ai > amax ? ai : amax;
+		fmin = f < fmin ? f : fmin;
+		fmax = f > fmax ? f : fmax;
+		n++;
+	}
+	for (i = 0; i < LP_FP_N; i++)
+		if (pk.flops[i] > pmax)
+			pmax = pk.flops[i];
+	/* the axes hold every point, every roof and the ridges */
+	if (pk.bw > 0 && pmax > 0) {
+		for (i = 0; i < LP_FP_N; i++)
+			if (pk.flops[i] > 0 && pk.flops[i] / pk.bw < amin)
+				amin = pk.flops[i] / pk.bw;
+		amax = pmax / pk.bw > amax ? pmax / pk.bw : amax;
+		fmax = pmax > fmax ? pmax : fmax;
+		if (pk.bw * amin < fmin)
+			fmin = pk.bw * amin;
+	}
+	if (!(amax > 0)) {
+		amin = 0.1;
+		amax = 1000;
+	}
+	if (!(fmax > 0)) {
+		fmin = 1e9;
+		fmax = 1e15;
+	}
+	lx0 = floor(log10(amin)) - 0.3;
+	lx1 = ceil(log10(amax)) + 0.3;
+	ly0 = floor(log10(fmin)) - 0.3;
+	ly1 = ceil(log10(fmax)) + 0.3;
+
+	H = PH + LINE * (int)(n + 1);
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, H, W, H);
+	puts("<style>text{font-family:sans-serif;font-size:11px}"
+	    ".t{font-size:14px;font-weight:bold}.a{fill:#444}.r{fill:#333}"
+	    ".k{font-size:10px}</style>");
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
+	    W, H);
+	lp_sb_reset(&b);
+	lp_sb_printf(&b, "Roofline: %s (dense peaks, gpu.tsv); kernels from %s",
+	    pk.gpu ? pk.gpu : "GPU unknown", name);
+	text(L, 24, "start", "t", lp_sb_str(&b));
+	/* decade grid and labels */
+	for (e = (int)ceil(lx0); e <= (int)floor(lx1); e++) {
+		double x = X(pow(10, e));
+
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+		    "stroke=\"#ddd\"/>\n", x, T, x, PH - B);
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "1e%d", e);
+		text(x, PH - B + 16, "middle", "a", lp_sb_str(&b));
+	}
+	for (e = (int)ceil(ly0); e <= (int)floor(ly1); e++) {
+		double y = Y(pow(10, e));
+
+		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"#ddd\"/>\n", L, y, W - R, y);
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "1e%d", e);
+		text(L - 6, y + 4, "end", "a", lp_sb_str(&b));
+	}
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+	    "stroke=\"#444\"/>\n", L, T, W - L - R, PH - T - B);
+	text((L + W - R) / 2.0, PH - 24, "middle", "a", "arithmetic intensity "
+	    "(FLOP per DRAM byte)");
+	fprintf(out, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" class=\"a\" "
+	    "transform=\"rotate(-90 18 %.1f)\">FLOP/s</text>\n",
+	    (T + PH - B) / 2.0, (T + PH - B) / 2.0);
+	fprintf(out, "<defs><clipPath id=\"plot\"><rect x=\"%d\" y=\"%d\" "
+	    "width=\"%d\" height=\"%d\"/></clipPath></defs>\n", L, T, W - L - R,
+	    PH - T - B);
+	fprintf(out, "%s\n", "<g clip-path=\"url(#plot)\">");
+	/* roofs: bandwidth up to the highest peak, one flat roof per peak */
+	if (pk.bw > 0) {
+		double xe = pmax > 0 ? pmax / pk.bw : pow(10, lx1);
+
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"#000\" stroke-width=\"2\"/>\n", X(pow(10, lx0)),
+		    Y(pk.bw * pow(10, lx0)), X(xe), Y(pk.bw * xe));
+	}
+	for (i = 0; i < LP_FP_N && pk.bw > 0; i++) {
+		double pv = pk.flops[i];
+
+		if (!(pv > 0) || drawn[i])
+			continue;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"%s\" stroke-width=\"1.5\"/>\n", X(pv / pk.bw), Y(pv),
+		    W - R, Y(pv), colors[nroofs % 9]);
+		nroofs++;
+	}
+	fprintf(out, "%s\n", "</g>");
+	/* roof labels, right of the plot: equal peaks share a label */
+	for (i = 0, nroofs = 0; i < LP_FP_N && pk.bw > 0; i++) {
+		double pv = pk.flops[i];
+
+		if (!(pv > 0) || drawn[i])
+			continue;
+		lp_sb_reset(&b);
+		lp_sb_adds(&b, lp_fp_label((int)i));
+		for (j = i + 1; j < LP_FP_N; j++)
+			if (pk.flops[j] == pv) {
+				lp_sb_printf(&b, ", %s", lp_fp_label((int)j));
+				drawn[j] = 1;
+			}
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"r\" fill=\"%s\">",
+		    W - R + 6, Y(pv) + 4, colors[nroofs % 9]);
+		esc(lp_sb_str(&b));
+		fputs(" ", out);
+		si(pv, "FLOP/s");
+		fprintf(out, "%s\n", "</text>");
+		nroofs++;
+	}
+	if (pk.bw > 0) {
+		/* along the bandwidth roof, a quarter of the way across */
+		double x0 = pow(10, lx0 + 0.25 * (lx1 - lx0)), ang;
+
+		ang = -atan2(Y(pk.bw * x0) - Y(pk.bw * x0 * 10), X(x0 * 10) -
+		    X(x0)) * 180 / 3.14159265358979;
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"r\" transform=\"rotate("
+		    "%.1f %.1f %.1f)\">DRAM ", X(x0), Y(pk.bw * x0) - 6, ang, X(x0),
+		    Y(pk.bw * x0) - 6);
+		si(pk.bw, "B/s");
+		fprintf(out, "%s\n", "</text>");
+	} else {
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "No roofs: %s", pk.why);
+		text(L + 10, T + 20, "start", "r", lp_sb_str(&b));
+	}
+	/* the kernels: a number at each point, the names listed below */
+	for (i = 0; i < n; i++) {
+		const char *col = !strcmp(p[i].cls, "memory-bound") ? "#1f77b4" :
+		    !strcmp(p[i].cls, "compute-bound") ? "#d62728" : "#ff7f0e";
+
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
+		    "stroke=\"#000\" stroke-width=\"0.5\"><title>", X(p[i].ai),
+		    Y(p[i].fps), col);
+		esc(p[i].label);
+		fputs("</title></circle>\n", out);
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "#%s", p[i].rank);
+		text(X(p[i].ai) + 6, Y(p[i].fps) - 4 - (double)(i % 2) * 9, "start",
+		    "k", lp_sb_str(&b));
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "%s (%s)", p[i].label, p[i].cls);
+		text(L, PH + LINE * (double)i, "start", "k", lp_sb_str(&b));
+	}
+	text(W - R + 6, PH - B - 28, "start", "k", "points: orange latency / "
+	    "under-filled,");
+	text(W - R + 6, PH - B - 16, "start", "k", "blue memory-bound, red "
+	    "compute-bound");
+	if (!n || skip.len) {
+		lp_sb_reset(&b);
+		if (n)
+			lp_sb_printf(&b, "not drawn (no FLOPs, DRAM bytes or ncu "
+			    "metrics): %s", lp_sb_str(&skip));
+		else
+			lp_sb_adds(&b, "no kernel has ncu FLOPs and DRAM bytes to "
+			    "plot (roofline.tsv says why)");
+		text(L, PH + LINE * (double)n, "start", "k", lp_sb_str(&b));
+	}
+	fprintf(out, "%s\n", "</svg>");
+	for (i = 0; i < n; i++) {
+		free(p[i].label);
+		free(p[i].cls);
+		free(p[i].rank);
+	}
+	free(p);
+	lp_sb_free(&b);
+	lp_sb_free(&skip);
+	lp_tsv_close(&t);
+	lp_close_in(fp);
+	lp_peaks_free(&pk);
+	lp_tab_done(out);
+	return 0;
+}

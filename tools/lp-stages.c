@@ -1,0 +1,263 @@
+/*
+ * lp-stages: stages.tsv, the per-stage timings: each configured stage's
+ * instances and wall-time statistics (nsys nvtx_sum: total, mean, median,
+ * min, max, std), the GPU time of the kernels launched inside it (nsys
+ * nvtx_kern_sum), the GPU-busy share and launches per instance.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-stages -c config.yaml [-L] [-k nvtx_kern_sum.csv] [nvtx_sum.csv]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+struct range {
+	char *name;
+	double total, inst, avg, med, min, max, std;
+	int rows;		/* nvtx_sum rows merged (statistics lost if > 1) */
+	double ktime, klaunch;
+	int have_wall, have_kern;
+};
+
+struct st {
+	struct range *r;
+	size_t n;
+};
+
+static struct range *
+slot(struct st *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (lp_nvtx_range_match(s->r[i].name, name))
+			return &s->r[i];
+	s->r = lp_xreallocarray(s->r, s->n + 1, sizeof *s->r);
+	memset(&s->r[s->n], 0, sizeof s->r[0]);
+	s->r[s->n].name = lp_xstrdup(name);
+	return &s->r[s->n++];
+}
+
+static void
+sum_row(const struct lp_rep_row *rr, void *ctx)
+{
+	struct range *r = slot(ctx, rr->v[2]);
+	double min = lp_rep_time(rr, 5), max = lp_rep_time(rr, 6);
+
+	if (r->rows++) {
+		/* the same range from another process or thread: totals
+		 * add up, order statistics of the whole cannot be had */
+		r->min = min < r->min ? min : r->min;
+		r->max = max > r->max ? max : r->max;
+	} else {
+		r->med = lp_rep_time(rr, 4);
+		r->std = lp_rep_time(rr, 7);
+		r->min = min;
+		r->max = max;
+	}
+	r->total += lp_rep_time(rr, 0);
+	r->inst += lp_rep_count(rr, 1);
+	r->avg = r->inst > 0 ? r->total / r->inst : 0;
+	r->have_wall = 1;
+}
+
+static void
+kern_row(const struct lp_rep_row *rr, void *ctx)
+{
+	struct range *r;
+
+	if (!*rr->v[2])
+		return;		/* kernels outside every range */
+	r = slot(ctx, rr->v[2]);
+	r->ktime += lp_rep_time(rr, 0);
+	r->klaunch += lp_rep_count(rr, 1);
+	r->have_kern = 1;
+}
+
+static void
+read_rep(const char *path, const char *what, const char *const *cols,
+    size_t n, lp_rep_fn fn, struct st *s)
+{
+	FILE *fp = fopen(path, "r");
+
+	if (!fp)
+		lp_die_sys("%s", path);
+	lp_rep_read(fp, path, what, cols, n, fn, s);
+	fclose(fp);
+}
+
+/* Was nsys gated on the run's stage (so other stages were not captured)? */
+static const char *
+gate(const struct lp_ynode *cfg, const char *file)
+{
+	const char *stage = lp_yaml_str(cfg, "run.stage", "");
+	struct lp_stage st;
+	struct lp_sb b = { 0 };
+	int ok;
+
+	if (strcmp(lp_yaml_str(cfg, "nsys_cli.capture_range", "none"), "nvtx") ||
+	    !*stage)
+		return NULL;
+	lp_stage_get(cfg, stage, &st, file);
+	ok = lp_nvtx_nsys_capture(&b, &st) == 0;
+	lp_sb_free(&b);
+	return ok ? stage : NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const sum_cols[] = { "Total Time", "Instances",
+		"Range", "Avg", "Med", "Min", "Max", "StdDev" };
+	static const char *const kern_cols[] = { "Total Time", "Kern Inst",
+		"NVTX Range" };
+	static const struct lp_col cols[] = {
+		{ "stage", "Stage", "text" }, { "range", "NVTX range", "code" },
+		{ "instances", "Instances", "int" },
+		{ "wall_total_ns", "Wall total (ms)", "ms" },
+		{ "wall_mean_ns", "Mean (ms)", "ms" },
+		{ "wall_median_ns", "Median (ms)", "ms" },
+		{ "wall_min_ns", "Min (ms)", "ms" },
+		{ "wall_max_ns", "Max (ms)", "ms" },
+		{ "wall_std_ns", "Std (ms)", "ms" },
+		{ "kernel_ns", "Kernel time (ms)", "ms" },
+		{ "launches", "Launches", "int" },
+		{ "busy_pct", "GPU busy", "pct" },
+		{ "launches_per_inst", "Launches / instance", "num1" },
+	};
+	const char *cpath = NULL, *kpath = NULL, *spath = NULL, *gated = NULL;
+	struct lp_ynode *cfg;
+	const struct lp_ynode *stages;
+	struct st s = { 0 };
+	struct lp_row r = { 0 };
+	struct lp_sb other = { 0 };
+	size_t i, j, nconf;
+	int c, live = 0;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "c:hk:L")) != -1) {
+		switch (c) {
+		case 'c': cpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'k': kpath = optarg; break;
+		case 'L': live = 1; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!cpath || argc - optind > 1)
+		lp_usage(synopsis);
+	spath = optind < argc ? argv[optind] : NULL;
+	cfg = lp_yaml_load_path(cpath);
+	stages = lp_yaml_get(cfg, "stages");
+	if (!stages || stages->type != LP_Y_MAP || !stages->n)
+		lp_die_at(LP_EXIT_DATA, cpath, cfg->line, 0, "no stages: (each "
+		    "stage's NVTX domain and range)");
+	nconf = stages->n;
+	/* the configured stages first, in their order */
+	for (i = 0; i < nconf; i++) {
+		struct lp_stage st;
+		struct lp_sb b = { 0 };
+
+		lp_stage_get(cfg, stages->keys[i], &st, cpath);
+		lp_nvtx_nsys_name(&b, &st);
+		slot(&s, lp_sb_str(&b));
+		lp_sb_free(&b);
+	}
+	if (spath)
+		read_rep(spath, "nsys stats --report nvtx_sum", sum_cols, 8,
+		    sum_row, &s);
+	if (kpath)
+		read_rep(kpath, "nsys stats --report nvtx_kern_sum", kern_cols, 3,
+		    kern_row, &s);
+	if (live)
+		gated = gate(cfg, cpath);
+
+	lp_tab_meta(out, "title", "Per-Stage Timings");
+	lp_tab_meta(out, "tool", "lp-stages");
+	lp_tab_meta(out, "source", "wall time of each NVTX range from nsys "
+	    "nvtx_sum (%s); GPU time of the kernels launched inside it from "
+	    "nsys nvtx_kern_sum (%s)", spath ? spath : "missing",
+	    kpath ? kpath : "missing");
+	lp_tab_meta(out, "note", "GPU busy = kernel time / wall time. "
+	    "Nested ranges each count the kernels inside them.%s%s%s",
+	    gated ? " nsys was gated on stage " : "", gated ? gated : "",
+	    gated ? ": other stages were not captured." : "");
+	for (i = nconf, j = 0; i < s.n; i++)
+		lp_sb_printf(&other, "%s`%s`", j++ ? ", " : "", s.r[i].name);
+	if (j)
+		lp_tab_meta(out, "note", "Other NVTX ranges in the capture, "
+		    "not configured as stages: %s.", lp_sb_str(&other));
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (i = 0; i < nconf; i++) {
+		const struct range *g = &s.r[i];
+
+		lp_row_text(&r, stages->keys[i]);
+		lp_row_text(&r, g->name);
+		if (!spath)
+			lp_row_na(&r, "the run has no nvtx_sum report (nsys "
+			    "stats --report nvtx_sum)");
+		else if (!g->have_wall && gated && strcmp(gated, stages->keys[i]))
+			lp_row_na(&r, "nsys was gated on stage %s, so this stage "
+			    "was not captured (SET=nsys_cli.capture_range=none "
+			    "times every stage)", gated);
+		else if (!g->have_wall)
+			lp_row_na(&r, "the range is not in nvtx_sum: outside the "
+			    "capture, or never pushed");
+		if (g->have_wall) {
+			lp_row_num(&r, g->inst, 0);
+			lp_row_num(&r, g->total, 0);
+			lp_row_num(&r, g->avg, 1);
+			if (g->rows == 1) {
+				lp_row_num(&r, g->med, 1);
+				lp_row_num(&r, g->min, 0);
+				lp_row_num(&r, g->max, 0);
+				lp_row_num(&r, g->std, 1);
+			} else {
+				lp_row_na(&r, "nvtx_sum has %d rows for the range "
+				    "(several processes or threads)", g->rows);
+				lp_row_num(&r, g->min, 0);
+				lp_row_num(&r, g->max, 0);
+				lp_row_text(&r, "n/a");
+			}
+		} else
+			for (j = 0; j < 6; j++)
+				lp_row_text(&r, "n/a");
+		if (!kpath)
+			lp_row_na(&r, "the run has no nvtx_kern_sum report (nsys "
+			    "stats --report nvtx_kern_sum)");
+		else if (g->have_wall || g->have_kern) {
+			lp_row_num(&r, g->ktime, 0);
+			lp_row_num(&r, g->klaunch, 0);
+		} else
+			lp_row_text(&r, "n/a");
+		if (kpath && (g->have_wall || g->have_kern)) {
+			if (g->have_wall && g->total > 0)
+				lp_row_g(&r, 100 * g->ktime / g->total);
+			else
+				lp_row_na(&r, "no wall time");
+			if (g->have_wall && g->inst > 0)
+				lp_row_num(&r, g->klaunch / g->inst, 1);
+			else
+				lp_row_text(&r, "n/a");
+		}
+		/* pad: every row as wide as the header */
+		while (r.n < sizeof cols / sizeof cols[0])
+			lp_row_text(&r, "n/a");
+		lp_row_end(&r, out);
+	}
+	for (i = 0; i < s.n; i++)
+		free(s.r[i].name);
+	free(s.r);
+	lp_sb_free(&r.b);
+	lp_sb_free(&other);
+	lp_yaml_free(cfg);
+	lp_tab_done(out);
+	return 0;
+}

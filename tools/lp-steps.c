@@ -1,0 +1,281 @@
+/*
+ * lp-steps: steps.tsv, the steady state of each stage from its instances
+ * (nsys nvtx_pushpop_trace, one row per push/pop): the first instance
+ * against the median of the rest, flagged as warm-up when it is more than
+ * RATIO times that median, the steady-state time (that median) with the
+ * spread of the rest, and tokens per second from it for decode.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-steps -c config.yaml [-i inputs.yaml] [-w ratio] [nvtx_pushpop_trace.csv]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+struct inst {
+	double start, dur;
+	char *pid;
+};
+
+struct stage {
+	const char *name;
+	char *range;
+	struct inst *in;
+	size_t n, cap;
+};
+
+struct st {
+	struct stage *s;
+	size_t n;
+};
+
+static void
+trace_row(const struct lp_rep_row *rr, void *ctx)
+{
+	struct st *t = ctx;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		struct stage *g = &t->s[i];
+
+		if (!lp_nvtx_range_match(g->range, rr->v[2]))
+			continue;
+		if (g->n == g->cap) {
+			g->cap = g->cap ? 2 * g->cap : 16;
+			g->in = lp_xreallocarray(g->in, g->cap, sizeof *g->in);
+		}
+		g->in[g->n].start = lp_rep_time(rr, 0);
+		g->in[g->n].dur = lp_rep_time(rr, 1);
+		g->in[g->n].pid = lp_xstrdup(rr->v[3]);
+		g->n++;
+	}
+}
+
+static int
+by_pid_start(const void *x, const void *y)
+{
+	const struct inst *a = x, *b = y;
+	int c = strcmp(a->pid, b->pid);
+
+	if (c)
+		return c;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The first instance of each process (a multi-process run has one per
+ * rank) is a first; the rest are the steady state. */
+static void
+split(struct stage *g, double **first, size_t *nf, double **rest, size_t *nr)
+{
+	size_t i;
+
+	qsort(g->in, g->n, sizeof *g->in, by_pid_start);
+	*first = lp_xcalloc(g->n + 1, sizeof **first);
+	*rest = lp_xcalloc(g->n + 1, sizeof **rest);
+	*nf = *nr = 0;
+	for (i = 0; i < g->n; i++)
+		if (!i || strcmp(g->in[i].pid, g->in[i - 1].pid))
+			(*first)[(*nf)++] = g->in[i].dur;
+		else
+			(*rest)[(*nr)++] = g->in[i].dur;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const cols_in[] = { "Start", "Duration", "Name",
+		"?PID" };
+	static const struct lp_col cols[] = {
+		{ "stage", "Stage", "text" }, { "range", "NVTX range", "code" },
+		{ "instances", "Instances", "int" },
+		{ "first_ns", "First (ms)", "ms" },
+		{ "rest_median_ns", "Median of the rest (ms)", "ms" },
+		{ "first_over_rest", "First / rest", "x" },
+		{ "warmup", "Warm-up", "text" },
+		{ "steady_ns", "Steady state (ms)", "ms" },
+		{ "steady_min_ns", "Rest min (ms)", "ms" },
+		{ "steady_max_ns", "Rest max (ms)", "ms" },
+		{ "tokens_per_s", "Tokens/s", "num1" },
+		{ "tokens_basis", "Tokens/s from", "text" },
+	};
+	const char *cpath = NULL, *ipath = NULL, *tpath = NULL;
+	struct lp_ynode *cfg, *inputs = NULL;
+	const struct lp_ynode *stages;
+	struct lp_model m;
+	struct st t = { 0 };
+	struct lp_row r = { 0 };
+	double ratio = 1.5, steps = 0;
+	size_t i;
+	int c;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "c:hi:w:")) != -1) {
+		switch (c) {
+		case 'c': cpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'i': ipath = optarg; break;
+		case 'w':
+			ratio = lp_strtopct(optarg, "-w");
+			if (ratio < 1)
+				lp_die(LP_EXIT_USAGE, "-w: expected a ratio from 1 "
+				    "to 100, got \"%s\"", optarg);
+			break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!cpath || argc - optind > 1)
+		lp_usage(synopsis);
+	tpath = optind < argc ? argv[optind] : NULL;
+	cfg = lp_yaml_load_path(cpath);
+	if (ipath)
+		inputs = lp_yaml_load_path(ipath);
+	lp_model_get(&m, inputs);
+	stages = lp_yaml_get(cfg, "stages");
+	if (!stages || stages->type != LP_Y_MAP || !stages->n)
+		lp_die_at(LP_EXIT_DATA, cpath, cfg->line, 0, "no stages: (each "
+		    "stage's NVTX domain and range)");
+	t.n = stages->n;
+	t.s = lp_xcalloc(t.n, sizeof *t.s);
+	for (i = 0; i < t.n; i++) {
+		struct lp_stage st;
+		struct lp_sb b = { 0 };
+
+		lp_stage_get(cfg, stages->keys[i], &st, cpath);
+		lp_nvtx_nsys_name(&b, &st);
+		t.s[i].name = stages->keys[i];
+		t.s[i].range = lp_sb_steal(&b);
+	}
+	if (tpath) {
+		FILE *fp = fopen(tpath, "r");
+
+		if (!fp)
+			lp_die_sys("%s", tpath);
+		lp_rep_read(fp, tpath, "nsys stats --report nvtx_pushpop_trace",
+		    cols_in, 4, trace_row, &t);
+		fclose(fp);
+	}
+
+	/* decode steps seen, per process (every rank decodes every token) */
+	for (i = 0; i < t.n; i++)
+		if (!strcmp(t.s[i].name, "decode_step") && t.s[i].n) {
+			size_t k, procs = 1;
+
+			qsort(t.s[i].in, t.s[i].n, sizeof *t.s[i].in, by_pid_start);
+			for (k = 1; k < t.s[i].n; k++)
+				procs += !!strcmp(t.s[i].in[k].pid,
+				    t.s[i].in[k - 1].pid);
+			steps = (double)t.s[i].n / (double)procs;
+		}
+	lp_tab_meta(out, "title", "Steady State and Warm-up");
+	lp_tab_meta(out, "tool", "lp-steps");
+	lp_tab_meta(out, "source", "wall time of every instance of each "
+	    "NVTX range from nsys nvtx_pushpop_trace (%s)%s%s", tpath ? tpath :
+	    "missing", ipath ? "; batch from " : "", ipath ? ipath : "");
+	lp_tab_meta(out, "note", "Warm-up: the first instance took more "
+	    "than %g times the median of the others. Steady state = that "
+	    "median. Tokens/s = batch / steady-state step (decode_step), or "
+	    "batch x decode steps / wall time (decode_all, warm-up included).",
+	    ratio);
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (i = 0; i < t.n; i++) {
+		struct stage *g = &t.s[i];
+		double *first, *rest, f, med, lo = 0, hi = 0;
+		size_t nf, nr, k;
+		int step = !strcmp(g->name, "decode_step");
+		int all = !strcmp(g->name, "decode_all");
+
+		lp_row_text(&r, g->name);
+		lp_row_text(&r, g->range);
+		if (!tpath) {
+			lp_row_na(&r, "the run has no nvtx_pushpop_trace report "
+			    "(nsys stats --report nvtx_pushpop_trace)");
+			goto pad;
+		}
+		if (!g->n) {
+			lp_row_na(&r, "the range has no instance in the trace "
+			    "(outside the capture, or never pushed)");
+			goto pad;
+		}
+		split(g, &first, &nf, &rest, &nr);
+		lp_row_num(&r, (double)g->n, 0);
+		f = lp_median(first, nf);
+		lp_row_num(&r, f, 1);
+		if (!nr) {
+			lp_row_na(&r, "one instance%s: nothing to compare the first "
+			    "with", nf > 1 ? " per process" : "");
+			for (k = 0; k < 5; k++)
+				lp_row_text(&r, "n/a");
+		} else {
+			for (k = 0; k < nr; k++) {
+				lo = k && lo < rest[k] ? lo : rest[k];
+				hi = k && hi > rest[k] ? hi : rest[k];
+			}
+			med = lp_median(rest, nr);
+			lp_row_num(&r, med, 1);
+			if (med > 0)
+				lp_row_g(&r, f / med);
+			else
+				lp_row_na(&r, "the median is 0");
+			lp_row_text(&r, med > 0 && f > ratio * med ? "yes" : "no");
+			lp_row_num(&r, med, 1);
+			lp_row_num(&r, lo, 0);
+			lp_row_num(&r, hi, 0);
+		}
+		if (step && nr && m.batch > 0) {
+			double med2 = lp_median(rest, nr);
+
+			if (med2 > 0) {
+				lp_row_g(&r, m.batch / (med2 * 1e-9));
+				lp_row_text(&r, "steady-state step");
+			} else
+				lp_row_na(&r, "the steady-state step is 0");
+		} else if (all && m.batch > 0 && (steps > 0 || m.decode > 0)) {
+			double tot = 0;
+
+			for (k = 0; k < g->n; k++)
+				tot += g->in[k].dur;
+			/* the steps the trace saw, else the model config's */
+			/* per process: its steps over its total wall time */
+			lp_row_g(&r, m.batch * (steps > 0 ? steps * (double)nf :
+			    m.decode * (double)g->n) / (tot * 1e-9));
+			lp_row_text(&r, steps > 0 ? "whole stage, warm-up included "
+			    "(decode_step instances in the trace)" : "whole stage, "
+			    "warm-up included (model.decode_tokens)");
+		} else if ((step || all) && !(m.batch > 0))
+			lp_row_na(&r, "the model config gives no batch "
+			    "(MODEL=NAME)");
+		else if (step)
+			lp_row_na(&r, "a single step has no steady state");
+		else if (all)
+			lp_row_na(&r, "the model config gives no decode_tokens");
+		free(first);
+		free(rest);
+pad:
+		while (r.n < sizeof cols / sizeof cols[0])
+			lp_row_text(&r, "n/a");
+		lp_row_end(&r, out);
+	}
+	for (i = 0; i < t.n; i++) {
+		size_t k;
+
+		for (k = 0; k < t.s[i].n; k++)
+			free(t.s[i].in[k].pid);
+		free(t.s[i].in);
+		free(t.s[i].range);
+	}
+	free(t.s);
+	lp_sb_free(&r.b);
+	lp_model_free(&m);
+	lp_yaml_free(cfg);
+	lp_yaml_free(inputs);
+	lp_tab_done(out);
+	return 0;
+}

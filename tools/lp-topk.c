@@ -1,0 +1,164 @@
+/*
+ * lp-topk: top_kernels.tsv, the stage's top kernels by GPU time: time and
+ * calls from nsys, SOL % from ncu (kernels.tsv), and each kernel's roofline
+ * class (roofline.tsv).  Names are shortened, never into another's.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-topk [-n N] [-r roofline.tsv] [kernels.tsv]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+struct k {
+	char *kernel, *cls;
+	double total, calls, sm, dram;
+	int have_sm, have_dram;
+};
+
+int
+main(int argc, char **argv)
+{
+	static const struct lp_col cols[] = {
+		{ "rank", "#", "int" }, { "name", "Kernel", "code" },
+		{ "kernel", "Kernel (whole name)", "hide" },
+		{ "total_ns", "Total (ms)", "ms" }, { "calls", "Calls", "int" },
+		{ "mean_ns", "Mean (us)", "us" }, { "share_pct", "Share", "pct" },
+		{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
+		{ "class", "Roofline class", "text" },
+	};
+	const char *rpath = NULL, *name, *tc, *rc, *mc;
+	struct lp_tsv t;
+	struct k *ks = NULL;
+	struct lp_row r = { 0 };
+	char **nm, **shown;
+	long top = 10;
+	size_t n = 0, i;
+	double sum = 0;
+	int c, ck, ct, cc, cs, cd;
+	FILE *fp;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "hn:r:")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'n': top = lp_strtonum(optarg, 1, 100000, "-n"); break;
+		case 'r': rpath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (argc - optind > 1)
+		lp_usage(synopsis);
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(&t, fp, name);
+	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
+	ct = lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
+	cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");
+	cs = lp_csv_col(&t.hdr, "sm_throughput_pct");
+	cd = lp_csv_col(&t.hdr, "dram_throughput_pct");
+	while (lp_tsv_next(&t)) {
+		struct k k;
+
+		memset(&k, 0, sizeof k);
+		if (!lp_num_get(lp_tsv_get(&t, ct), &k.total) || k.total < 0 ||
+		    !lp_num_get(lp_tsv_get(&t, cc), &k.calls) || k.calls < 0)
+			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no total_ns or "
+			    "calls for \"%s\"", lp_tsv_get(&t, ck));
+		sum += k.total;
+		if (n >= (size_t)top)
+			continue;
+		k.kernel = lp_xstrdup(lp_tsv_get(&t, ck));
+		k.have_sm = lp_num_get(lp_tsv_get(&t, cs), &k.sm);
+		k.have_dram = lp_num_get(lp_tsv_get(&t, cd), &k.dram);
+		ks = lp_xreallocarray(ks, n + 1, sizeof *ks);
+		ks[n++] = k;
+	}
+	if (!n)
+		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
+	if (rpath) {
+		struct lp_tsv rt;
+		FILE *rf = lp_tab_open(&rt, rpath, "lp-roofline, make RUN=... "
+		    "roofline.tsv");
+		int rk = lp_csv_need(&rt.hdr, "kernel", "lp-roofline output");
+		int rcl = lp_csv_need(&rt.hdr, "class", "lp-roofline output");
+
+		while (lp_tsv_next(&rt))
+			for (i = 0; i < n; i++)
+				if (!ks[i].cls && !strcmp(ks[i].kernel,
+				    lp_tsv_get(&rt, rk)))
+					ks[i].cls = lp_xstrdup(lp_tsv_get(&rt, rcl));
+		lp_tsv_close(&rt);
+		fclose(rf);
+	}
+	tc = lp_tsv_comment(&t, "time");
+	rc = lp_tsv_comment(&t, "range");
+	mc = lp_tsv_comment(&t, "metrics");
+	lp_tab_meta(out, "title", "Top Kernels");
+	lp_tab_meta(out, "tool", "lp-topk");
+	lp_tab_meta(out, "source", "%s: time and calls from %s%s%s; SOL %% "
+	    "from %s%s%s", name, tc ? tc : "nsys", rc ? ", NVTX range " :
+	    ", the whole capture (no NVTX range)", rc ? rc : "", mc ? mc :
+	    "no ncu step in this run", rpath ? "; class from " : "",
+	    rpath ? rpath : "");
+	lp_tab_meta(out, "note", "Share is of all %s kernels' time. The "
+	    "full table is in kernels.md.", rc ? "the stage's" : "the capture's");
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	nm = lp_xcalloc(n, sizeof *nm);
+	shown = lp_xcalloc(n, sizeof *shown);
+	for (i = 0; i < n; i++)
+		nm[i] = ks[i].kernel;
+	lp_kname_unique(nm, n, 70, shown);
+	for (i = 0; i < n; i++) {
+		const struct k *k = &ks[i];
+
+		lp_row_num(&r, (double)(i + 1), 0);
+		lp_row_text(&r, shown[i]);
+		lp_row_text(&r, k->kernel);
+		lp_row_num(&r, k->total, 0);
+		lp_row_num(&r, k->calls, 0);
+		if (k->calls > 0)
+			lp_row_num(&r, k->total / k->calls, 1);
+		else
+			lp_row_na(&r, "no calls");
+		if (sum > 0)
+			lp_row_g(&r, 100 * k->total / sum);
+		else
+			lp_row_na(&r, "the kernels took no time");
+		if (k->have_sm)
+			lp_row_num(&r, k->sm, 2);
+		else
+			lp_row_na(&r, "no ncu metrics for it");
+		if (k->have_dram)
+			lp_row_num(&r, k->dram, 2);
+		else
+			lp_row_text(&r, "n/a");
+		if (k->cls && strncmp(k->cls, "n/a", 3))
+			lp_row_text(&r, k->cls);
+		else if (k->cls)
+			lp_row_na(&r, "no roofline point (roofline.tsv says why)");
+		else
+			lp_row_na(&r, "%s", rpath ? "not in roofline.tsv" :
+			    "no roofline.tsv");
+		lp_row_end(&r, out);
+		free(shown[i]);
+	}
+	for (i = 0; i < n; i++) {
+		free(ks[i].kernel);
+		free(ks[i].cls);
+	}
+	free(ks);
+	free(nm);
+	free(shown);
+	lp_sb_free(&r.b);
+	lp_tsv_close(&t);
+	lp_close_in(fp);
+	lp_tab_done(out);
+	return 0;
+}
