@@ -18,6 +18,7 @@ static const char synopsis[] = "lp-findings [-n N] file.tsv...";
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 struct f {
+	size_t order;		/* when found: ties keep the rules' order */
 	const char *rule;
 	double save;		/* ns; NAN: not a time */
 	char *head, *evidence, *artifact, *next;
@@ -47,6 +48,7 @@ add(const char *rule, double save, const char *artifact, const char *next,
 	fs = lp_xreallocarray(fs, nf + 1, sizeof *fs);
 	x = &fs[nf++];
 	memset(x, 0, sizeof *x);
+	x->order = nf - 1;
 	x->rule = rule;
 	x->save = save;
 	x->artifact = lp_xstrdup(artifact);
@@ -332,7 +334,7 @@ by_save(const void *a, const void *b)
 		return isnan(x->save) ? 1 : -1;
 	if (!isnan(x->save) && x->save != y->save)
 		return x->save > y->save ? -1 : 1;
-	return 0;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 int

@@ -167,9 +167,9 @@ main(int argc, char **argv)
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, H, W, H);
-	puts("<style>text{font-family:sans-serif;font-size:11px}"
+	fputs("<style>text{font-family:sans-serif;font-size:11px}"
 	    ".t{font-size:14px;font-weight:bold}.a{fill:#444}.r{fill:#333}"
-	    ".k{font-size:10px}</style>");
+	    ".k{font-size:10px}</style>\n", out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
 	    W, H);
 	lp_sb_reset(&b);
