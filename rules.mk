@@ -25,10 +25,11 @@ LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
 
 RUN ?=
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv mfu.tsv \
-	mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv
+	mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
+	region_work.tsv region_instances.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml env.json topn.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
-	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg
+	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md
 LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run,$(MAKECMDGOALS)) \
 	$(filter $(LP_STAGE2_DIR)/%,$(MAKECMDGOALS))
 
@@ -120,13 +121,18 @@ $(eval $(call lp_put,overrides.nsys,$(LP_OVR_NSYS)))
 $(eval $(call lp_put,overrides.ncu,$(LP_OVR_NCU)))
 # Which presets each config is merged from: make sees a switch to another
 # (older) preset file only through these records.
-LP_PRESETS_ALL := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_MODEL_FILE)
+LP_REG_PRESET := conf/profiling/ncu/ncu.regions.yaml
+LP_PRESETS_ALL := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_REG_PRESET) $(LP_MODEL_FILE)
+LP_PRESETS_REG := $(LP_RUNNER) $(LP_REG_PRESET) $(LP_MODEL_FILE)
 LP_PRESETS_NSYS := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_MODEL_FILE)
 LP_PRESETS_NCU := $(LP_RUNNER) $(LP_NCU_PRESET) $(LP_MODEL_FILE)
 $(eval $(call lp_put,presets.all,$(LP_PRESETS_ALL)))
 $(eval $(call lp_put,presets.nsys,$(LP_PRESETS_NSYS)))
 $(eval $(call lp_put,presets.ncu,$(LP_PRESETS_NCU)))
 $(eval $(call lp_put,presets.model,$(LP_MODEL_FILE)))
+$(eval $(call lp_put,presets.regions,$(LP_PRESETS_REG)))
+LP_OVR_REG := $(filter ncu_regions.% stages.% run.%,$(LP_OVR_ALL))
+$(eval $(call lp_put,overrides.regions,$(LP_OVR_REG)))
 
 # Import instead of profiling: IMPORT='files' names nsys exports (by their
 # report suffix), an ncu CSV export, or .nsys-rep / .ncu-rep reports.  Their
@@ -137,7 +143,7 @@ $(if $(call lp_unsafe,LP_IMP_WORDS,/ + @ = : ~),\
 	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))
 lp_imp = $(filter $(foreach s,$(1),%_$(s) %/$(s) $(s)),$(LP_IMP))
 LP_IMP_REP := $(filter %.nsys-rep,$(LP_IMP))
-LP_IMP_NCUREP := $(filter %.ncu-rep,$(LP_IMP))
+LP_IMP_NCUREP := $(filter-out %_regions.ncu-rep,$(filter %.ncu-rep,$(LP_IMP)))
 LP_IMP_cuda_gpu_kern_sum := $(call lp_imp,cuda_gpu_kern_sum.csv gpukernsum.csv)
 LP_IMP_cuda_gpu_kern_sum_mangled := $(call lp_imp,cuda_gpu_kern_sum_mangled.csv)
 LP_IMP_nvtx_sum := $(call lp_imp,nvtx_sum.csv nvtxsum.csv)
@@ -156,7 +162,10 @@ LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled
 LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
-LP_IMP_NCUCSV := $(filter-out $(LP_IMP_NSYSCSV) $(LP_IMP_OTHER),$(filter %.csv,$(LP_IMP)))
+# ncu exports of range or app-range replay (regions) are named *_regions.
+LP_IMP_REGCSV := $(filter %_regions.csv,$(LP_IMP))
+LP_IMP_REGREP := $(filter %_regions.ncu-rep,$(LP_IMP))
+LP_IMP_NCUCSV := $(filter-out $(LP_IMP_NSYSCSV) $(LP_IMP_OTHER) $(LP_IMP_REGCSV),$(filter %.csv,$(LP_IMP)))
 $(foreach r,$(LP_NSYS_REPORTS),$(if $(word 2,$(LP_IMP_$(r))),\
 	$(error IMPORT: several $(r) exports: $(LP_IMP_$(r)))))
 $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
@@ -204,7 +213,7 @@ LP_BIN := $(B)
 LP_REV = $(shell git describe --always --dirty 2>/dev/null)
 lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
 
-$(R) $(R)/nsys $(R)/ncu:
+$(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
 	$(Q)mkdir -p $@
 
 # The resolved configs: all presets for the summary; for nsys and for ncu
@@ -351,8 +360,10 @@ LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 
 # The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
 # reports, with the config's gpu.* overrides.
-$(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(R)/kernels.tsv conf/gpus.yaml $(LP_BIN)/lp-gpu
-	$(LP_BIN)/lp-gpu -c $(R)/config.yaml -k $(R)/kernels.tsv -t conf/gpus.yaml \
+# An imported run has no nvidia-smi record: ncu's export names the GPU.
+LP_GPU_NCU := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(R)/ncu/report.csv,$(firstword $(LP_IMP_REGCSV))))
+$(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU) conf/gpus.yaml $(LP_BIN)/lp-gpu
+	$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
 	  $(R)/env.json > $@.tmp && mv $@.tmp $@
 
 # What was profiled, on what.
@@ -407,10 +418,99 @@ $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_BIN)/lp-findings $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@
 
 # The summary renders the tables, in this order; it computes nothing.
+# Once the regions are profiled (make RUN=x regions.md) it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
 	$(R)/steps.tsv $(R)/mfu.tsv $(R)/mbu.tsv $(R)/roofline.tsv $(R)/operators.tsv \
-	$(R)/top_kernels.tsv $(R)/findings.tsv
+	$(R)/top_kernels.tsv $(if $(wildcard $(R)/ncu/regions/exports.list),$(R)/regions.tsv) \
+	$(R)/findings.tsv
 $(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary
 	$(LP_BIN)/lp-summary -t "Stakeholder summary: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@
+
+# ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
+
+# The regions preset (ncu_regions) with the stages and the model; SET=
+# ncu_regions.* and stages.* overrides reach it, nothing else.
+$(R)/ncu/regions/config.yaml: $(LP_PRESETS_REG) $(R)/vars/presets.regions \
+		$(R)/vars/overrides.regions $(LP_BIN)/lp-confmerge | $(R)/ncu/regions
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.regions $(LP_PRESETS_REG) > $@.tmp && mv $@.tmp $@
+
+LP_RD := $(R)/ncu/regions
+ifneq ($(LP_LIVE),)
+# One ncu command per nesting depth (lp-ncucmd -R).
+$(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.avail \
+		$(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
+	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
+	  $(LP_BIN)/lp-ncucmd -p ncu_regions -R -a $(R)/ncu/metrics.avail -o $(LP_RD)/tmp.d \
+	  -- < $(LP_RD)/config.yaml > $@.tmp
+	mv $@.tmp $@
+
+# ncu over the regions, a depth at a time; a depth whose command did not
+# change keeps its report.  Each report is written under tmp.dN and
+# renamed when whole, then exported (--page raw) to dN.csv.
+$(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncucmd
+	$(Q)$(call lp_need,ncu,install Nsight Compute)
+	$(Q)n=0; : > $@.tmp; \
+	while IFS= read -r cmd <&3; do \
+	  if ! { [ -f $(LP_RD)/d$$n.ncu-rep ] && [ "$$(cat $(LP_RD)/d$$n.cmd 2>/dev/null)" = "$$cmd" ]; }; then \
+	    rm -f $(LP_RD)/tmp.d$$n.*; \
+	    echo "lp: profiling regions (depth $$n) with ncu: $$cmd"; \
+	    sh -c "$$cmd" </dev/null >$(LP_RD)/d$$n.log 2>&1 || { rc=$$?; grep '==ERROR==' $(LP_RD)/d$$n.log >&2; \
+	      if grep -q -e 'Unsupported API during capture' -e 'invalid capture range' $(LP_RD)/d$$n.log; then \
+	        echo "lp: ncu could not replay a region with replay mode range (an API the range calls cannot be captured); app-range replay can: SET=ncu_regions.replay_mode=app-range" >&2; fi; \
+	      echo "lp: ncu (regions, depth $$n) failed with exit code $$rc (log: $(LP_RD)/d$$n.log); fix it and re-run make" >&2; exit $$rc; }; \
+	    [ -s $(LP_RD)/tmp.d$$n.ncu-rep ] || { echo "lp: ncu profiled no region at depth $$n (no report written). Filters used:" >&2; \
+	      $(LP_BIN)/lp-ncucmd -p ncu_regions -R -d < $(LP_RD)/config.yaml | sed -n "$$((n + 1))p" >&2; exit 1; }; \
+	    mv $(LP_RD)/tmp.d$$n.ncu-rep $(LP_RD)/d$$n.ncu-rep && printf '%s\n' "$$cmd" > $(LP_RD)/d$$n.cmd; \
+	  fi; \
+	  sh -c "$$($(LP_BIN)/lp-ncucmd -p ncu_regions -x -- $(LP_RD)/d$$n.ncu-rep < $(LP_RD)/config.yaml)" \
+	    > $(LP_RD)/d$$n.csv.tmp 2>$(LP_RD)/d$$n.export.log || { cat $(LP_RD)/d$$n.export.log >&2; exit 1; }; \
+	  if ! grep -q '"range"' $(LP_RD)/d$$n.csv.tmp; then \
+	    echo "lp: ncu's report of depth $$n holds no range (the NVTX filters matched nothing). Filters used:" >&2; \
+	    $(LP_BIN)/lp-ncucmd -p ncu_regions -R -d < $(LP_RD)/config.yaml | sed -n "$$((n + 1))p" >&2; \
+	    rm -f $(LP_RD)/d$$n.ncu-rep $(LP_RD)/d$$n.csv.tmp; exit 1; fi; \
+	  mv $(LP_RD)/d$$n.csv.tmp $(LP_RD)/d$$n.csv; echo $(LP_RD)/d$$n.csv >> $@.tmp; n=$$((n + 1)); \
+	done 3< <(grep -v '^#' $<); \
+	mv $@.tmp $@
+else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
+# Imported region exports: CSVs copied, reports exported with local ncu.
+$(LP_RD)/exports.list: $(LP_IMP_REGCSV) $(LP_IMP_REGREP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
+		$(LP_BIN)/lp-ncucmd | $(LP_RD)
+	$(Q)n=0; : > $@.tmp; \
+	for f in $(LP_IMP_REGCSV); do cp "$$f" $(LP_RD)/imp$$n.csv; echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \
+	for f in $(LP_IMP_REGREP); do $(call lp_need,ncu,install Nsight Compute to export $$f); \
+	  sh -c "$$($(LP_BIN)/lp-ncucmd -p ncu_regions -x -- "$$f" < $(LP_RD)/config.yaml)" > $(LP_RD)/imp$$n.csv.tmp && \
+	  mv $(LP_RD)/imp$$n.csv.tmp $(LP_RD)/imp$$n.csv && echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \
+	mv $@.tmp $@
+else
+$(LP_RD)/exports.list:
+	@echo "lp: run $(RUN) has no region profile: it imports exports without one (give an ncu export of range or app-range replay named *_regions.csv or *_regions.ncu-rep in IMPORT=)" >&2; exit 1
+endif
+
+# Each region: GPU duration against nsys's projection, kernels inside.
+$(R)/regions.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(call lp_rep,nvtx_kern_sum) \
+		$(call lp_rep,nvtx_gpu_proj_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-regions
+	$(LP_BIN)/lp-regions -c $(LP_RD)/config.yaml $(call lp_opt,-k,nvtx_kern_sum) \
+	  $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< > $@.tmp && mv $@.tmp $@
+
+# Each region's FLOPs and bytes against the peaks and the model's FLOPs.
+$(R)/region_work.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(R)/gpu.tsv $(R)/inputs.yaml \
+		$(LP_BIN)/lp-regwork
+	$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml -l $< \
+	  > $@.tmp && mv $@.tmp $@
+
+# Every instance of every region.
+$(R)/region_instances.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml \
+		$(call lp_rep,nvtx_gpu_proj_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-reginst
+	$(LP_BIN)/lp-reginst -c $(LP_RD)/config.yaml $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< \
+	  > $@.tmp && mv $@.tmp $@
+
+# Each region's rows as CSV, Markdown and JSON, and the list of them.
+$(LP_RD)/index.tsv: $(R)/region_instances.tsv $(LP_BIN)/lp-regsplit | $(LP_RD)
+	$(LP_BIN)/lp-regsplit -d $(LP_RD) -p ncu/regions/ $< > $@.tmp && mv $@.tmp $@
+
+$(R)/regions.md: $(R)/regions.tsv $(R)/region_work.tsv $(R)/region_instances.tsv \
+		$(LP_RD)/index.tsv $(LP_BIN)/lp-summary
+	$(LP_BIN)/lp-summary -t "Regions: run $(RUN)" $(R)/regions.tsv $(R)/region_work.tsv \
+	  $(R)/region_instances.tsv $(LP_RD)/index.tsv > $@.tmp && mv $@.tmp $@
 
 endif

@@ -58,7 +58,7 @@ test_expect_success 'setup: a run folder with a model, an H100 and NVTX times' '
 		done
 	} >"$r/nsys/report_nvtx_pushpop_trace.csv" &&
 	printf "# time: nsys nvtx_kern_sum (x)\n# range: LLM:decode_all\nrank\tkernel\ttotal_ns\tcalls\tsm_throughput_pct\tdram_throughput_pct\n1\tgemv_kernel\t2000000\t1000\t10\t85\n" >"$r/kernels.tsv" &&
-	lp-gpu -c "$r/config.yaml" -k "$r/kernels.tsv" -t "$C/gpus.yaml" "$r/env.json" >"$r/gpu.tsv" &&
+	lp-gpu -c "$r/config.yaml" -t "$C/gpus.yaml" "$r/env.json" >"$r/gpu.tsv" &&
 	lp-stages -L -c "$r/config.yaml" -k "$r/nsys/report_nvtx_kern_sum.csv" "$r/nsys/report_nvtx_sum.csv" >"$r/stages.tsv" &&
 	lp-steps -c "$r/config.yaml" -i "$r/inputs.yaml" "$r/nsys/report_nvtx_pushpop_trace.csv" >"$r/steps.tsv" &&
 	lp-mfu -g "$r/gpu.tsv" -i "$r/inputs.yaml" -s "$r/stages.tsv" -t "$r/steps.tsv" >"$r/mfu.tsv" &&

@@ -52,7 +52,7 @@ test_expect_success 'removing kernels.md redoes lp-kernmd and what follows, noth
 test_expect_success 'removing the ncu metrics redoes the join, not the imports' '
 	rm "$S2/demo/ncu/metrics.tsv" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" aggr envtab findings gpu kernjoin kernmd mbu mfu ncu2tsv ops roofline \
+	printf "lp-%s\n" aggr envtab findings kernjoin kernmd ncu2tsv ops roofline \
 		roofsvg summary topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
@@ -61,7 +61,7 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 test_expect_success 'a rebuilt tool redoes what it feeds' '
 	touch "$LP_BIN/lp-kernjoin" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" aggr envtab findings gpu kernjoin kernmd mbu mfu ops roofline \
+	printf "lp-%s\n" aggr envtab findings kernjoin kernmd ops roofline \
 		roofsvg summary topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&

@@ -13,7 +13,7 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-gpu [-c config.yaml] [-k kernels.tsv] -t gpus.yaml [env.json]";
+    "lp-gpu [-c config.yaml] [-n ncu.csv] -t gpus.yaml [env.json]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -75,23 +75,27 @@ entry(const struct lp_ynode *table, const char *gpu, const char *file)
 	return NULL;
 }
 
-/* device_name of kernels.tsv: what ncu called the GPU. */
+/* What ncu called the GPU: device__attribute_display_name of its export. */
+static void
+devname(const struct lp_ncu_result *r, void *ctx)
+{
+	char **name = ctx;
+
+	if (!*name && *r->devname)
+		*name = lp_xstrdup(r->devname);
+}
+
 static char *
 ncu_name(const char *path)
 {
-	struct lp_tsv t;
 	FILE *fp;
-	int c;
 	char *name = NULL;
 
 	if (!path)
 		return NULL;
-	fp = lp_tab_open(&t, path, "make RUN=... kernels.tsv");
-	c = lp_csv_col(&t.hdr, "device_name");
-	while (c >= 0 && !name && lp_tsv_next(&t))
-		if (*lp_tsv_get(&t, c))
-			name = lp_xstrdup(lp_tsv_get(&t, c));
-	lp_tsv_close(&t);
+	if (!(fp = fopen(path, "r")))
+		lp_die_sys("%s", path);
+	lp_ncu_read(fp, path, devname, &name);
 	fclose(fp);
 	return name;
 }
@@ -99,7 +103,7 @@ ncu_name(const char *path)
 int
 main(int argc, char **argv)
 {
-	const char *cpath = NULL, *kpath = NULL, *tpath = NULL, *gpu = NULL;
+	const char *cpath = NULL, *npath = NULL, *tpath = NULL, *gpu = NULL;
 	const char *from = NULL;
 	struct lp_ynode *cfg = NULL, *table, *env = NULL;
 	const struct lp_ynode *cg, *e = NULL, *n;
@@ -116,13 +120,13 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hk:t:")) != -1) {
+	while ((c = getopt(argc, argv, "c:hn:t:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
-		case 'k': kpath = optarg; break;
+		case 'n': npath = optarg; break;
 		case 't': tpath = optarg; break;
 		default: lp_usage(synopsis);
 		}
@@ -142,7 +146,7 @@ main(int argc, char **argv)
 	    n->type == LP_Y_SCALAR && n->quoted) {
 		gpu = n->s;
 		from = "env.json (nvidia-smi)";
-	} else if ((ncu = ncu_name(kpath))) {
+	} else if ((ncu = ncu_name(npath))) {
 		gpu = ncu;
 		from = "the ncu export (device__attribute_display_name)";
 	}

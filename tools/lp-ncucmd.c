@@ -12,8 +12,23 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-ncucmd [-0] [-a metrics.avail] [-d | -x] [-k topn.tsv] [-o base] "
-    "[-- workload-or-report...]";
+    "lp-ncucmd [-0R] [-a metrics.avail] [-d | -x] [-k topn.tsv] [-o base] "
+    "[-p key] [-- workload-or-report...]";
+
+/* The config key the settings are under: ncu_cli, or ncu_regions. */
+static const char *pfx = "ncu_cli";
+
+/* "ncu_cli.sub", or under the -p key, in one of a few rotating buffers. */
+static const char *
+K(const char *sub)
+{
+	static char buf[4][128];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof buf[i], "%s.%s", pfx, sub);
+	return buf[i];
+}
 
 static const char *const targets[] = { "all", "application-only", NULL };
 static const char *const replays[] = { "kernel", "application", "range",
@@ -73,7 +88,7 @@ static void
 nvtx(const struct lp_ynode *cfg, const char *file, struct lp_av *out)
 {
 	const char **items;
-	size_t n = lp_cfg_list(cfg, "ncu_cli.nvtx_include", &items, file), i;
+	size_t n = lp_cfg_list(cfg, K("nvtx_include"), &items, file), i;
 
 	for (i = 0; i < n; i++)
 		lp_av_push(out, items[i]);
@@ -104,13 +119,13 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 	struct lp_sb re = { 0 };
 	size_t i;
 	int colon = 0;
-	long per = lp_cfg_long(cfg, "ncu_cli.launches_per_kernel", 1, 1, 1000,
+	long per = lp_cfg_long(cfg, K("launches_per_kernel"), 1, 1, 1000,
 	    file);
-	long skip = lp_cfg_long(cfg, "ncu_cli.launch_skip", 0, 0, 100000000,
+	long skip = lp_cfg_long(cfg, K("launch_skip"), 0, 0, 100000000,
 	    file);
 
 	opt(av, "--kernel-name-base", "%s", lp_cfg_enum(cfg,
-	    "ncu_cli.kernel_name_base", "mangled", bases, file));
+	    K("kernel_name_base"), "mangled", bases, file));
 	lp_sel_regex(&re, s->names, s->n);
 	for (i = 0; i < s->n; i++)
 		colon |= strchr(s->names[i], ':') != NULL;
@@ -179,12 +194,11 @@ usable(const char *metric, const struct lp_map *avail, int range,
 	return ok;
 }
 
+/* ncu, the replay mode, the sections and metrics this GPU can give. */
 static void
-profile(const struct lp_ynode *cfg, const char *file, const char *base,
-    const struct sel *s, char **work, size_t nwork, struct lp_av *av,
+head(const struct lp_ynode *cfg, const char *file, struct lp_av *av,
     const struct lp_map *avail, struct lp_sb *dropped)
 {
-	struct lp_av inc = { 0 };
 	const char **items;
 	const char *set, *replay;
 	size_t n, i;
@@ -193,18 +207,19 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 
 	lp_av_push(av, "ncu");
 	opt(av, "--target-processes", "%s", lp_cfg_enum(cfg,
-	    "ncu_cli.target_processes", "all", targets, file));
-	replay = lp_cfg_enum(cfg, "ncu_cli.replay_mode", "kernel", replays, file);
+	    K("target_processes"), "all", targets, file));
+	replay = lp_cfg_enum(cfg, K("replay_mode"), "kernel", replays, file);
 	range = !strcmp(replay, "range") || !strcmp(replay, "app-range");
 	opt(av, "--replay-mode", "%s", replay);
-	set = lp_cfg_word(cfg, "ncu_cli.set", "", file);
+	set = lp_cfg_word(cfg, K("set"), "", file);
 	if (*set)
 		opt(av, "--set", "%s", set);
-	n = lp_cfg_list(cfg, "ncu_cli.sections", &items, file);
+	n = lp_cfg_list(cfg, K("sections"), &items, file);
 	for (i = 0; i < n; i++)
 		opt(av, "--section", "%s", items[i]);
 	free(items);
-	n = lp_cfg_list(cfg, "ncu_cli.metrics", &items, file);
+	n = lp_cfg_list(cfg, K("metrics"), &items, file);
+	lp_sb_reset(dropped);
 	for (i = 0; i < n; i++) {
 		const char *why;
 
@@ -218,6 +233,17 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	if (b.len)
 		opt(av, "--metrics", "%s", lp_sb_str(&b));
 	lp_sb_free(&b);
+}
+
+static void
+profile(const struct lp_ynode *cfg, const char *file, const char *base,
+    const struct sel *s, char **work, size_t nwork, struct lp_av *av,
+    const struct lp_map *avail, struct lp_sb *dropped)
+{
+	struct lp_av inc = { 0 };
+	size_t i;
+
+	head(cfg, file, av, avail, dropped);
 	nvtx(cfg, file, &inc);
 	if (inc.n)
 		lp_av_push(av, "--nvtx");
@@ -227,7 +253,75 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	kfilter(cfg, file, s, av);
 	lp_av_push(av, "--force-overwrite");
 	opt(av, "--export", "%s", base);
-	lp_av_workload(av, cfg, "ncu_cli.extra_args", work, nwork, file);
+	lp_av_workload(av, cfg, K("extra_args"), work, nwork, file);
+}
+
+/* The --nvtx-include of each region at one depth. */
+static void
+region_includes(const struct lp_region *rg, size_t n, int depth,
+    struct lp_av *out, const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct lp_stage st = { rg[i].name, rg[i].domain, rg[i].range };
+		struct lp_sb b = { 0 };
+
+		if (rg[i].depth != depth)
+			continue;
+		if (lp_nvtx_ncu_include(&b, &st))
+			lp_die_at(LP_EXIT_DATA, file, 0, 0, "region %s: range "
+			    "\"%s\" has a '/', which ncu reads as nested ranges",
+			    rg[i].name, rg[i].range);
+		lp_av_push(out, lp_sb_str(&b));
+		lp_sb_free(&b);
+	}
+}
+
+/* Regions: one ncu run per nesting depth, as app-range replay profiles
+ * only the outermost of nested ranges; each writes BASE<depth>. */
+static void
+regions(const struct lp_ynode *cfg, const char *file, const char *base,
+    char **work, size_t nwork, const struct lp_map *avail,
+    struct lp_sb *dropped, int nul, int words)
+{
+	struct lp_region *rg;
+	size_t n = lp_regions_get(cfg, K("regions"), &rg, file), i;
+	int d, deepest = lp_regions_depth(rg, n);
+
+	if (!n)
+		lp_die_at(LP_EXIT_DATA, file, 0, 0, "no regions: no stages and no "
+		    "%s", K("regions"));
+	for (d = 0; d <= deepest; d++) {
+		struct lp_av av = { 0 }, inc = { 0 };
+
+		region_includes(rg, n, d, &inc, file);
+		if (words) {
+			printf("depth %d: NVTX include:", d);
+			for (i = 0; i < inc.n; i++)
+				printf(" %s", inc.w[i]);
+			putchar('\n');
+			lp_av_free(&inc);
+			continue;
+		}
+		head(cfg, file, &av, avail, dropped);
+		if (!d && dropped->len) {
+			lp_warn("dropped metrics: %s", lp_sb_str(dropped));
+			if (!nul)
+				printf("# lp: dropped metrics: %s\n",
+				    lp_sb_str(dropped));
+		}
+		lp_av_push(&av, "--nvtx");
+		for (i = 0; i < inc.n; i++)
+			opt(&av, "--nvtx-include", "%s", inc.w[i]);
+		lp_av_push(&av, "--force-overwrite");
+		opt(&av, "--export", "%s%d", base, d);
+		lp_av_workload(&av, cfg, K("extra_args"), work, nwork, file);
+		lp_av_print(stdout, &av, nul);
+		lp_av_free(&av);
+		lp_av_free(&inc);
+	}
+	lp_regions_free(rg, n);
 }
 
 static void
@@ -241,9 +335,9 @@ export(const struct lp_ynode *cfg, const char *file, char **rep, size_t nrep,
 	opt(av, "--page", "%s", "raw");
 	lp_av_push(av, "--csv");
 	opt(av, "--print-kernel-base", "%s", lp_cfg_enum(cfg,
-	    "ncu_cli.kernel_name_base", "mangled", bases, file));
+	    K("kernel_name_base"), "mangled", bases, file));
 	opt(av, "--print-units", "%s", lp_cfg_enum(cfg,
-	    "ncu_cli.print_units", "base", units, file));
+	    K("print_units"), "base", units, file));
 }
 
 int
@@ -256,13 +350,15 @@ main(int argc, char **argv)
 	const char *apath = NULL;
 	struct lp_map *avail = NULL;
 	struct lp_sb dropped = { 0 };
-	int c, nul = 0, dmode = 0, xmode = 0;
+	int c, nul = 0, dmode = 0, xmode = 0, rmode = 0;
 	size_t i;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "0a:dhk:o:x")) != -1) {
+	while ((c = getopt(argc, argv, "0a:dhk:o:p:Rx")) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
+		case 'p': pfx = optarg; break;
+		case 'R': rmode = 1; break;
 		case 'a': apath = optarg; break;
 		case 'd': dmode = 1; break;
 		case 'h':
@@ -276,14 +372,21 @@ main(int argc, char **argv)
 	}
 	if (dmode && xmode)
 		lp_die(LP_EXIT_USAGE, "-d and -x do not go together");
-	if (!xmode && !topn)
+	if (rmode && (xmode || topn))
+		lp_die(LP_EXIT_USAGE, "-R (regions) takes neither -x nor -k");
+	if (!xmode && !rmode && !topn)
 		lp_die(LP_EXIT_USAGE, "-k topn.tsv is required");
 	if (!xmode && !dmode && (!base || !*base))
 		lp_die(LP_EXIT_USAGE, "-o base is required");
 	cfg = lp_yaml_load(stdin, name);
-	if (!xmode)
+	if (!xmode && !rmode)
 		read_sel(&s, topn);
-	if (xmode) {
+	if (rmode) {
+		if (apath && !dmode)
+			avail = read_avail(apath);
+		regions(cfg, name, base, argv + optind, (size_t)(argc - optind),
+		    avail, &dropped, nul, dmode);
+	} else if (xmode) {
 		export(cfg, name, argv + optind, (size_t)(argc - optind), &av);
 		lp_av_print(stdout, &av, nul);
 	} else if (dmode) {

@@ -186,7 +186,7 @@ section(const char *path)
 	    tool);
 	lp_sb_reset(&b);
 	if (link)
-		fprintf(out, "Chart: [%s](%s)\n\n", link, link);
+		fprintf(out, "See [%s](%s).\n\n", link, link);
 	if (style && !strcmp(style, "list"))
 		list(&t);
 	else {

@@ -237,6 +237,19 @@ void lp_nvtx_nsys_name(struct lp_sb *b, const struct lp_stage *st);
 /* Does an nsys "Range"/"NVTX Range" value name this range? */
 int lp_nvtx_range_match(const char *want, const char *got);
 
+/* region.c: NVTX regions to profile as a whole: the stages (with their
+ * optional "parent:") plus the list at key, each with its depth. */
+struct lp_region {
+	char *name, *domain, *range, *parent;	/* parent NULL at depth 0 */
+	char *nsys;		/* as nsys stats spells it: "LLM:decode_step" */
+	int depth;
+};
+size_t lp_regions_get(const struct lp_ynode *cfg, const char *key,
+    struct lp_region **out, const char *file);	/* caller frees */
+char *lp_region_path(const struct lp_region *r, size_t n, size_t i);
+int lp_regions_depth(const struct lp_region *r, size_t n);	/* deepest */
+void lp_regions_free(struct lp_region *r, size_t n);
+
 /* ksum.c: nsys kernel summaries (cuda_gpu_kern_sum, gpukernsum,
  * nvtx_kern_sum with one range), one row per distinct kernel. */
 struct lp_kern {
@@ -429,5 +442,38 @@ double lp_model_flops(const struct lp_model *m, const char *stage);
  * 2*L*B*kv_dim*b_kv*(P + (T+1)/2) on average over the T steps. */
 double lp_model_step_bytes(const struct lp_model *m, double *weights,
     double *kv);
+
+/* regdata.c: regions as ncu measured them (one result per instance, range
+ * or app-range replay) and as nsys saw them. */
+struct lp_rinst {
+	char *pid, *device;
+	double start, gpu_ns;	/* nsys: projected start and span on the GPU */
+	double sm, dram, bytes, ops;	/* ops: nsys NumGPUOps, NAN if absent */
+	int have_sm, have_dram, have_bytes;
+	struct lp_flops f;
+	long line;
+};
+struct lp_rinsts {
+	struct lp_rinst *in;	/* ncu: in result order; nsys: by start */
+	size_t n, cap;
+};
+struct lp_rset {
+	struct lp_region *rg;
+	size_t n;
+	struct lp_rinsts *ncu, *nsys;	/* [n] */
+	double *kern_ns, *kern_n, *nvtx_n;	/* nvtx_kern_sum, per region */
+	int have_kern, have_proj;
+	struct lp_map *seen;
+};
+void lp_rset_init(struct lp_rset *rs, const struct lp_ynode *cfg,
+    const char *key, const char *file);
+void lp_rset_ncu(struct lp_rset *rs, const char *export_csv);
+void lp_rset_ncu_list(struct lp_rset *rs, const char *list);
+void lp_rset_nsys(struct lp_rset *rs, const char *kern_sum,
+    const char *proj_trace);	/* either may be NULL */
+void lp_rset_free(struct lp_rset *rs);
+/* Median of the instances after each process's first (NAN if none);
+ * *first gets the median of the firsts. */
+double lp_rinsts_steady(const struct lp_rinsts *x, double *first);
 
 #endif

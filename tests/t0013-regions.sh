@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# NVTX regions measured whole by ncu (range / app-range replay): the
+# commands per nesting depth, real region exports imported, the live path
+# with stand-in profilers, and the make guarantees.
+. "$(dirname "$0")/lib.sh"
+
+C=$ROOT/conf
+P=$FIX/h200-probe
+W=$FIX/h200-whole
+S2=$TRASH/s2
+export LP_FAKE_LOG=$TRASH/fake.log
+export LP_FAKE_NSYS=$W/tinyllm
+export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv
+export LP_FAKE_NCU_REGIONS=$TRASH/fr/d
+FAKE=$ROOT/tests/fake
+WK="sh tests/fake/workload.sh"
+mkdir -p "$TRASH/fr" && cp "$P/region_rt_raw.csv" "$TRASH/fr/d0.csv" && cp "$P/region_rr_raw.csv" "$TRASH/fr/d1.csv"
+lpmake() {
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
+steps() {
+	lpmake -n "$@" | grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' | sed 's,.*/,,; s/ $//' | sort
+}
+count() {
+	grep -c "^$1" "$LP_FAKE_LOG" || true
+}
+rows() {
+	sed "/^#/d" "$1" | sed 1d
+}
+
+test_expect_success 'setup: region configs, named domain and PyTorch default domain' '
+	lp-confmerge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.regions.yaml" "$C/model/tinyllm.yaml" >"$TRASH/tl.yaml" &&
+	lp-confmerge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.regions.yaml" "$C/model/torch-decoder.yaml" >"$TRASH/td.yaml"
+'
+
+test_expect_success 'one ncu command per nesting depth, no kernel filter' '
+	lp-ncucmd -p ncu_regions -R -o b -- ./tinyllm <"$TRASH/tl.yaml" >cmd 2>err &&
+	test_must_be_empty err &&
+	test $(wc -l <cmd) = 2 &&
+	grep -o -e "--nvtx-include [^ ]*" -e "--export [^ ]*" cmd >got &&
+	cat >expect <<-\EOF &&
+	--nvtx-include LLM@prefill/
+	--nvtx-include LLM@decode_all/
+	--export b0
+	--nvtx-include LLM@decode_step/
+	--export b1
+	EOF
+	test_cmp expect got &&
+	! grep -q -e --kernel cmd &&
+	grep -c -e "--replay-mode app-range" cmd >n && echo 2 >two && test_cmp two n
+'
+
+test_expect_success 'range replay has no SASS counters: dropped, and said' '
+	lp-ncucmd -p ncu_regions -R -a "$P/query-metrics.txt" -o b -- ./tinyllm <"$TRASH/tl.yaml" >cmd 2>err &&
+	test_must_be_empty err && ! grep -q "^#" cmd &&
+	lp-confmerge -s ncu_regions.metrics=gpu__time_duration.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum \
+		-s ncu_regions.replay_mode=range "$TRASH/tl.yaml" >r.yaml &&
+	lp-ncucmd -p ncu_regions -R -o b -- ./tinyllm <r.yaml >cmd 2>err &&
+	test_grep "^# lp: dropped metrics: sm__sass_thread_inst_executed_op_ffma_pred_on.sum (not supported in range replay)$" cmd &&
+	test_grep -e "--replay-mode range --metrics gpu__time_duration.sum --nvtx" cmd
+'
+
+test_expect_success 'PyTorch default-domain regions: the @ escaped for ncu' '
+	lp-ncucmd -0 -p ncu_regions -R -o b -- python3 x.py <"$TRASH/td.yaml" | tr "\0" "\n" >words &&
+	grep -A1 -e --nvtx-include words | grep -v -e "^--" >got &&
+	printf "%s\n" "LLM\\@prefill/" "LLM\\@decode_all/" "LLM\\@decode_step/" >expect &&
+	test_cmp expect got &&
+	lp-ncucmd -p ncu_regions -R -d <"$TRASH/td.yaml" >got &&
+	printf "depth 0: NVTX include: LLM\\\\@prefill/ LLM\\\\@decode_all/\ndepth 1: NVTX include: LLM\\\\@decode_step/\n" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'extra regions nest under a stage; a bad parent or a cycle is refused' '
+	printf "stages:\n  a: {domain: X, range: a, parent: b}\n  b: {domain: X, range: b, parent: a}\n" >cyc.yaml &&
+	test_expect_code 1 lp-ncucmd -p ncu_regions -R -o b -- w <cyc.yaml >out 2>err &&
+	test_must_be_empty out && test_grep "its parents form a cycle" err &&
+	printf "stages:\n  a: {domain: X, range: a, parent: nosuch}\n" >orphan.yaml &&
+	test_expect_code 1 lp-ncucmd -p ncu_regions -R -o b -- w <orphan.yaml >out 2>err &&
+	test_grep "region a: no stage or region \"nosuch\" to be its parent" err &&
+	printf "stages:\n  a: {domain: X, range: a}\nncu_regions:\n  regions:\n    - {name: b, domain: X, range: b, parent: a}\n" >x.yaml &&
+	lp-ncucmd -p ncu_regions -R -d <x.yaml >got &&
+	printf "depth 0: NVTX include: X@a/\ndepth 1: NVTX include: X@b/\n" >expect &&
+	test_cmp expect got
+'
+
+# Real exports of one tinyllm run (--layers 2 --tokens 6): app-range over
+# prefill and decode_all, range replay over decode_step; nsys exports of
+# another run of the same shape.
+test_expect_success 'imported region exports: regions.md without a GPU' '
+	cp "$P/region_rt_raw.csv" "$TRASH/d0_regions.csv" && cp "$P/region_rr_raw.csv" "$TRASH/d1_regions.csv" &&
+	lpmake RUN=imp "IMPORT=$(echo "$W"/tinyllm_*.csv) $TRASH/d0_regions.csv $TRASH/d1_regions.csv" MODEL=tinyllm \
+		regions.md >out 2>err &&
+	for f in regions.tsv region_work.tsv region_instances.tsv regions.md ncu/regions/index.tsv \
+		ncu/regions/decode_step.csv ncu/regions/decode_step.md ncu/regions/decode_step.json; do
+		test -s "$S2/imp/$f" || { echo "no $f"; return 1; }
+	done &&
+	grep "^## " "$S2/imp/regions.md" >got &&
+	printf "## %s\n" Regions "Region Work against the Model" "Region Instances" "Region Files" >expect &&
+	test_cmp expect got &&
+	rows "$S2/imp/regions.tsv" | cut -f1,4 >got &&
+	printf "prefill\t1\ndecode_all\t1\ndecode_all > decode_step\t6\n" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'each instance as the export has it: duration, FLOPs, bytes' '
+	printf "%s\n" "NR == 1 { n = csv(\$0, f); col(f, n, h); next } NR == 2 { next }" \
+		"{ csv(\$0, f); printf \"%.0f\\n\", num(f[h[\"gpu__time_duration.sum\"]]) }" >t.awk &&
+	awk -f "$ROOT/tests/csv.awk" -f t.awk "$P/region_rr_raw.csv" >expect &&
+	test $(wc -l <expect) = 6 &&
+	rows "$S2/imp/region_instances.tsv" | grep "decode_step" | cut -f5 >got &&
+	test_cmp expect got &&
+	rows "$S2/imp/region_instances.tsv" | grep "decode_step" | cut -f2,6 >got &&
+	printf "1\t17451871\n2\t395296\n3\t389344\n4\t393920\n5\t371872\n6\t358720\n" >expect &&
+	test_cmp expect got &&
+	test_grep "^\"decode_all > decode_step\",\"1\",\"1982\",\"0\",\"638368\"" "$S2/imp/ncu/regions/decode_step.csv" &&
+	test_grep "\"gpu_ns\": 638368" "$S2/imp/ncu/regions/decode_step.json"
+'
+
+test_expect_success 'the steady state and the warm-up of a region' '
+	rows "$S2/imp/regions.tsv" | grep "decode_step" | cut -f6-10 >got &&
+	printf "638368\t459200.0\tno\t389344.0\t1.179\n" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'a kernel-replay export given as a region one is refused' '
+	cp "$P/torch_prefill_gemm_raw.csv" "$TRASH/k_regions.csv" &&
+	test_must_fail lpmake RUN=imp2 "IMPORT=$(echo "$W"/tinyllm_*.csv) $TRASH/k_regions.csv" MODEL=tinyllm \
+		regions.tsv >out 2>err &&
+	test_grep "a result in no configured region .*this looks like a kernel-replay export" err &&
+	! test -e "$S2/imp2/regions.tsv"
+'
+
+test_expect_success 'an import without region exports says what to give' '
+	test_must_fail lpmake RUN=imp3 "IMPORT=$(echo "$W"/tinyllm_*.csv)" MODEL=tinyllm regions.md >out 2>err &&
+	test_grep "has no region profile: .*named \*_regions.csv" err
+'
+
+test_expect_success 'live, stand-in profilers: regions after the run re-run neither nsys nor the kernel ncu step' '
+	: >"$LP_FAKE_LOG" &&
+	PATH=$FAKE:$PATH lpmake RUN=live "WORK=$WK" MODEL=tinyllm SET=nsys_cli.capture_range=none \
+		stakeholder_summary.md >out 2>err &&
+	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 1 &&
+	PATH=$FAKE:$PATH lpmake RUN=live regions.md >out 2>err &&
+	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
+	test "$(count "ncu --target-processes all --replay-mode kernel")" = 1 &&
+	test "$(count "ncu --target-processes all --replay-mode app-range")" = 2 &&
+	PATH=$FAKE:$PATH lpmake -q RUN=live regions.md &&
+	test_expect_code 1 lpmake -q RUN=live stakeholder_summary.md &&
+	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >/dev/null &&
+	test_grep "^## Regions$" "$S2/live/stakeholder_summary.md" &&
+	test_grep "^See \[regions.md\](regions.md).$" "$S2/live/stakeholder_summary.md" &&
+	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md
+'
+
+test_expect_success 'removing regions.tsv redoes it and what reads it only' '
+	rm "$S2/live/regions.tsv" &&
+	steps RUN=live regions.md stakeholder_summary.md >got &&
+	printf "lp-%s\n" regions summary summary >expect &&
+	test_cmp expect got &&
+	PATH=$FAKE:$PATH lpmake RUN=live regions.md stakeholder_summary.md >/dev/null
+'
+
+test_expect_success 'an NVTX filter that matches nothing is an error showing the filter' '
+	: >"$LP_FAKE_LOG" &&
+	PATH=$FAKE:$PATH lpmake RUN=nom "WORK=$WK" MODEL=tinyllm SET=nsys_cli.capture_range=none topn.tsv >/dev/null 2>&1 &&
+	test_must_fail env LP_FAKE_NCU_NOTHING=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" RUN=nom regions.md >out 2>err &&
+	test_grep "lp: ncu.s report of depth 0 holds no range (the NVTX filters matched nothing). Filters used:" err &&
+	test_grep "^depth 0: NVTX include: LLM@prefill/ LLM@decode_all/$" err &&
+	! test -e "$S2/nom/ncu/regions/d0.ncu-rep" && ! test -e "$S2/nom/ncu/regions/exports.list"
+'
+
+test_expect_success 'range replay that ncu refuses names app-range; no silent fallback' '
+	: >"$LP_FAKE_LOG" &&
+	test_must_fail env LP_FAKE_NCU_RANGE_FAIL=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" RUN=nom SET="nsys_cli.capture_range=none ncu_regions.replay_mode=range" regions.md >out 2>err &&
+	test_grep "Unsupported API during capture" err &&
+	test_grep "app-range replay can: SET=ncu_regions.replay_mode=app-range" err &&
+	test_grep "failed with exit code 9" err &&
+	! grep -q -e "--replay-mode app-range" "$LP_FAKE_LOG" &&
+	! test -e "$S2/nom/ncu/regions/d0.ncu-rep"
+'
+
+test_expect_success 'a region step cut off resumes: a finished depth is not profiled again' '
+	: >"$LP_FAKE_LOG" &&
+	PATH=$FAKE:$PATH lpmake RUN=res "WORK=$WK" MODEL=tinyllm SET=nsys_cli.capture_range=none topn.tsv >/dev/null 2>&1 &&
+	mv "$TRASH/fr/d1.csv" "$TRASH/fr/d1.keep" && : >"$TRASH/fr/d1.csv" &&
+	test_must_fail env PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" RUN=res regions.md >out 2>err &&
+	test -s "$S2/res/ncu/regions/d0.ncu-rep" &&
+	mv "$TRASH/fr/d1.keep" "$TRASH/fr/d1.csv" &&
+	: >"$LP_FAKE_LOG" &&
+	PATH=$FAKE:$PATH lpmake RUN=res regions.md >out 2>err &&
+	test "$(count "ncu --target")" = 1 &&
+	grep "^ncu --target" "$LP_FAKE_LOG" | test_grep -e "--export $S2/res/ncu/regions/tmp.d1 "
+'
+
+test_done

@@ -1,0 +1,268 @@
+/*
+ * What ncu measured of each NVTX region (range or app-range replay: one
+ * result per range instance) and what nsys saw of the same ranges: the
+ * kernels launched inside (nvtx_kern_sum) and each instance's span on the
+ * GPU (nvtx_gpu_proj_trace).  A result belongs to the region its NVTX
+ * stack ends in, or to the deepest region on that stack (NCCL and others
+ * push ranges of their own inside ours).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+struct ctx {
+	struct lp_rset *rs;
+	const char *file;
+};
+
+static void
+inst_push(struct lp_rinsts *x, const struct lp_rinst *in)
+{
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 16;
+		x->in = lp_xreallocarray(x->in, x->cap, sizeof *x->in);
+	}
+	x->in[x->n++] = *in;
+}
+
+static void
+result(const struct lp_ncu_result *r, void *vctx)
+{
+	struct ctx *c = vctx;
+	struct lp_rset *rs = c->rs;
+	char **stack;
+	size_t ns = lp_ncu_nvtx_stack(r->nvtx, &stack), i, j;
+	long best = -1;
+	struct lp_rinst in;
+
+	/* the deepest stack entry that is a region */
+	for (i = ns; i-- > 0 && best < 0; )
+		for (j = 0; j < rs->n; j++)
+			if (lp_nvtx_range_match(rs->rg[j].nsys, stack[i])) {
+				best = (long)j;
+				break;
+			}
+	if (best < 0) {
+		struct lp_sb b = { 0 };
+
+		for (i = 0; i < ns; i++)
+			lp_sb_printf(&b, "%s%s", i ? " > " : "", stack[i]);
+		lp_die_at(LP_EXIT_DATA, c->file, r->line, 0, "a result in no "
+		    "configured region (its NVTX stack: %s)%s", b.len ?
+		    lp_sb_str(&b) : "empty", strcmp(r->kernel, "range") ? "; "
+		    "this looks like a kernel-replay export, not a range one" : "");
+	}
+	lp_argv_free(stack, ns);
+	memset(&in, 0, sizeof in);
+	in.pid = lp_xstrdup(r->pid);
+	in.device = lp_xstrdup(r->device);
+	in.line = r->line;
+	in.gpu_ns = r->l.v[LP_M_TIME];
+	in.have_sm = lp_launch_has(&r->l, LP_M_SM);
+	in.sm = r->l.v[LP_M_SM];
+	in.have_dram = lp_launch_has(&r->l, LP_M_DRAM);
+	in.dram = r->l.v[LP_M_DRAM];
+	in.have_bytes = lp_launch_bytes(&r->l, &in.bytes);
+	lp_launch_flops(&r->l, &in.f);
+	inst_push(&rs->ncu[best], &in);
+}
+
+void
+lp_rset_init(struct lp_rset *rs, const struct lp_ynode *cfg, const char *key,
+    const char *file)
+{
+	memset(rs, 0, sizeof *rs);
+	rs->n = lp_regions_get(cfg, key, &rs->rg, file);
+	rs->ncu = lp_xcalloc(rs->n + 1, sizeof *rs->ncu);
+	rs->nsys = lp_xcalloc(rs->n + 1, sizeof *rs->nsys);
+	rs->kern_ns = lp_xcalloc(rs->n + 1, sizeof *rs->kern_ns);
+	rs->kern_n = lp_xcalloc(rs->n + 1, sizeof *rs->kern_n);
+	rs->nvtx_n = lp_xcalloc(rs->n + 1, sizeof *rs->nvtx_n);
+}
+
+void
+lp_rset_ncu(struct lp_rset *rs, const char *path)
+{
+	struct ctx c = { rs, path };
+	FILE *fp = fopen(path, "r");
+
+	if (!fp)
+		lp_die_sys("%s", path);
+	lp_ncu_read(fp, path, result, &c);
+	fclose(fp);
+}
+
+/* Each line of the list names an export. */
+void
+lp_rset_ncu_list(struct lp_rset *rs, const char *list)
+{
+	FILE *fp = fopen(list, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int any = 0;
+
+	if (!fp)
+		lp_die_sys("%s", list);
+	while ((n = getline(&line, &cap, fp)) != -1) {
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (!*line)
+			continue;
+		lp_rset_ncu(rs, line);
+		any = 1;
+	}
+	if (ferror(fp))
+		lp_die_sys("%s", list);
+	free(line);
+	fclose(fp);
+	if (!any)
+		lp_die_at(LP_EXIT_DATA, list, 0, 0, "names no ncu export");
+}
+
+static long
+which(const struct lp_rset *rs, const char *range)
+{
+	size_t j;
+
+	for (j = 0; j < rs->n; j++)
+		if (lp_nvtx_range_match(rs->rg[j].nsys, range))
+			return (long)j;
+	return -1;
+}
+
+static void
+kern_row(const struct lp_rep_row *r, void *vctx)
+{
+	struct lp_rset *rs = vctx;
+	long j = which(rs, r->v[2]);
+	struct lp_sb key = { 0 };
+
+	if (j < 0)
+		return;
+	rs->kern_ns[j] += lp_rep_time(r, 0);
+	rs->kern_n[j] += lp_rep_count(r, 1);
+	rs->have_kern = 1;
+	/* NVTX Inst is the range's instances on that thread, repeated on
+	 * each of its kernel rows: counted once per thread */
+	lp_sb_printf(&key, "%ld\x1f%s\x1f%s", j, r->v[4], r->v[5]);
+	if (lp_map_get(rs->seen, lp_sb_str(&key), 0) == 0) {
+		lp_map_put(rs->seen, lp_sb_str(&key), 1);
+		rs->nvtx_n[j] += lp_rep_count(r, 3);
+	}
+	lp_sb_free(&key);
+}
+
+static void
+proj_row(const struct lp_rep_row *r, void *vctx)
+{
+	struct lp_rset *rs = vctx;
+	long j = which(rs, r->v[2]);
+	struct lp_rinst in;
+
+	if (j < 0)
+		return;
+	memset(&in, 0, sizeof in);
+	in.pid = lp_xstrdup(r->v[3]);
+	in.device = lp_xstrdup("");
+	in.start = lp_rep_time(r, 0);
+	in.gpu_ns = lp_rep_time(r, 1);
+	in.ops = lp_rep_has(r, 4) ? lp_rep_count(r, 4) : NAN;
+	in.line = r->line;
+	inst_push(&rs->nsys[j], &in);
+	rs->have_proj = 1;
+}
+
+static int
+by_start(const void *a, const void *b)
+{
+	const struct lp_rinst *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void
+lp_rset_nsys(struct lp_rset *rs, const char *kern_sum, const char *proj_trace)
+{
+	static const char *const kcols[] = { "Total Time", "Kern Inst",
+		"NVTX Range", "NVTX Inst", "PID", "TID" };
+	static const char *const pcols[] = { "Projected Start",
+		"Projected Duration", "Name", "PID", "?NumGPUOps" };
+	FILE *fp;
+	size_t j;
+
+	if (kern_sum) {
+		if (!(fp = fopen(kern_sum, "r")))
+			lp_die_sys("%s", kern_sum);
+		rs->seen = lp_map_new();
+		lp_rep_read(fp, kern_sum, "nsys stats --report nvtx_kern_sum",
+		    kcols, 6, kern_row, rs);
+		fclose(fp);
+	}
+	if (proj_trace) {
+		if (!(fp = fopen(proj_trace, "r")))
+			lp_die_sys("%s", proj_trace);
+		lp_rep_read(fp, proj_trace, "nsys stats --report "
+		    "nvtx_gpu_proj_trace", pcols, 5, proj_row, rs);
+		fclose(fp);
+		for (j = 0; j < rs->n; j++)
+			qsort(rs->nsys[j].in, rs->nsys[j].n, sizeof *rs->nsys[j].in,
+			    by_start);
+	}
+}
+
+void
+lp_rset_free(struct lp_rset *rs)
+{
+	size_t j, i;
+
+	for (j = 0; j < rs->n; j++) {
+		for (i = 0; i < rs->ncu[j].n; i++) {
+			free(rs->ncu[j].in[i].pid);
+			free(rs->ncu[j].in[i].device);
+		}
+		for (i = 0; i < rs->nsys[j].n; i++) {
+			free(rs->nsys[j].in[i].pid);
+			free(rs->nsys[j].in[i].device);
+		}
+		free(rs->ncu[j].in);
+		free(rs->nsys[j].in);
+	}
+	free(rs->ncu);
+	free(rs->nsys);
+	free(rs->kern_ns);
+	free(rs->kern_n);
+	free(rs->nvtx_n);
+	if (rs->seen)
+		lp_map_free(rs->seen);
+	lp_regions_free(rs->rg, rs->n);
+	memset(rs, 0, sizeof *rs);
+}
+
+/* The first instance of each process and the median of the others (the
+ * steady state); NAN where there is none.  Instances are in time order. */
+double
+lp_rinsts_steady(const struct lp_rinsts *x, double *first)
+{
+	double *f = lp_xcalloc(x->n + 1, sizeof *f), *r = lp_xcalloc(x->n + 1,
+	    sizeof *r), med;
+	size_t nf = 0, nr = 0, i, j;
+
+	for (i = 0; i < x->n; i++) {
+		int seen = 0;
+
+		for (j = 0; j < i && !seen; j++)
+			seen = !strcmp(x->in[j].pid, x->in[i].pid);
+		if (seen)
+			r[nr++] = x->in[i].gpu_ns;
+		else
+			f[nf++] = x->in[i].gpu_ns;
+	}
+	*first = lp_median(f, nf);
+	med = lp_median(r, nr);
+	free(f);
+	free(r);
+	return med;
+}

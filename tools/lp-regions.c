@@ -1,0 +1,169 @@
+/*
+ * lp-regions: regions.tsv, each NVTX region measured whole by ncu (range or
+ * app-range replay): its GPU duration, the span of the range on the GPU
+ * with every kernel and gap inside, first instance against the steady state,
+ * beside nsys's projection of the same range on the GPU and the kernel time
+ * nsys saw in it, SOL SM % and DRAM %.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-regions -c config.yaml [-k nvtx_kern_sum.csv] [-p nvtx_gpu_proj_trace.csv] "
+    "[-w ratio] -l exports.list";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+static void
+mean_of(struct lp_row *r, const struct lp_rinsts *x, int which)
+{
+	double s = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < x->n; i++)
+		if (which ? x->in[i].have_dram : x->in[i].have_sm) {
+			s += which ? x->in[i].dram : x->in[i].sm;
+			k++;
+		}
+	if (k)
+		lp_row_num(r, s / (double)k, 2);
+	else
+		lp_row_na(r, "the ncu export has no %s",
+		    which ? "DRAM throughput" : "SM throughput");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct lp_col cols[] = {
+		{ "path", "Region", "text" }, { "region", "Name", "hide" },
+		{ "depth", "Depth", "hide" }, { "instances", "Instances", "int" },
+		{ "device", "Device", "text" },
+		{ "gpu_first_ns", "First on GPU (ms)", "ms" },
+		{ "gpu_steady_ns", "Steady on GPU (ms)", "ms" },
+		{ "warmup", "Warm-up", "text" },
+		{ "nsys_steady_ns", "nsys projection (ms)", "ms" },
+		{ "ncu_over_nsys", "ncu / nsys", "x" },
+		{ "kernels_per_inst", "Kernels / instance", "num1" },
+		{ "kernel_ns_per_inst", "Kernel time / instance (ms)", "ms" },
+		{ "busy_pct", "GPU busy", "pct" },
+		{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
+	};
+	const char *cpath = NULL, *kpath = NULL, *ppath = NULL, *lpath = NULL;
+	struct lp_ynode *cfg;
+	struct lp_rset rs;
+	struct lp_row r = { 0 };
+	double ratio = 1.5;
+	size_t j;
+	int c;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "c:hk:l:p:w:")) != -1) {
+		switch (c) {
+		case 'c': cpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'k': kpath = optarg; break;
+		case 'l': lpath = optarg; break;
+		case 'p': ppath = optarg; break;
+		case 'w':
+			ratio = lp_strtopct(optarg, "-w");
+			if (ratio < 1)
+				lp_die(LP_EXIT_USAGE, "-w: expected a ratio from 1 "
+				    "to 100, got \"%s\"", optarg);
+			break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!cpath || !lpath || optind != argc)
+		lp_usage(synopsis);
+	cfg = lp_yaml_load_path(cpath);
+	lp_rset_init(&rs, cfg, "ncu_regions.regions", cpath);
+	lp_rset_ncu_list(&rs, lpath);
+	lp_rset_nsys(&rs, kpath, ppath);
+
+	lp_tab_meta(out, "title", "Regions");
+	lp_tab_meta(out, "tool", "lp-regions");
+	lp_tab_meta(out, "source", "GPU duration, SOL SM %% and DRAM %% of each "
+	    "NVTX region from ncu (%s replay, exports listed in %s); nsys's "
+	    "projection of the same ranges on the GPU (%s) and the kernels "
+	    "launched inside them (%s)", lp_yaml_str(cfg,
+	    "ncu_regions.replay_mode", "app-range"), lpath, ppath ? ppath :
+	    "no nvtx_gpu_proj_trace", kpath ? kpath : "no nvtx_kern_sum");
+	lp_tab_meta(out, "note", "A region's GPU duration is the span of the "
+	    "range on the GPU, gaps between kernels included; ncu replays the "
+	    "application with locked clocks, so it differs from nsys's "
+	    "projection of the same range in the run. Steady = the median "
+	    "instance after the first; warm-up when the first took more than "
+	    "%g times that. GPU busy = nsys kernel time per instance / steady "
+	    "GPU duration.", ratio);
+	lp_tab_meta(out, "link", "regions.md");
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (j = 0; j < rs.n; j++) {
+		const struct lp_rinsts *x = &rs.ncu[j], *y = &rs.nsys[j];
+		char *path = lp_region_path(rs.rg, rs.n, j);
+		double first, steady, nf, ns = NAN, kpi = NAN;
+
+		lp_row_text(&r, path);
+		lp_row_text(&r, rs.rg[j].name);
+		lp_row_num(&r, rs.rg[j].depth, 0);
+		free(path);
+		if (!x->n) {
+			lp_row_na(&r, "ncu measured no instance of %s", rs.rg[j].nsys);
+			goto pad;
+		}
+		steady = lp_rinsts_steady(x, &first);
+		lp_row_num(&r, (double)x->n, 0);
+		lp_row_text(&r, *x->in[0].device ? x->in[0].device : "-");
+		lp_row_num(&r, first, 0);
+		if (isnan(steady)) {
+			lp_row_na(&r, "one instance");
+			lp_row_text(&r, "n/a");
+			steady = first;
+		} else {
+			lp_row_num(&r, steady, 1);
+			lp_row_text(&r, first > ratio * steady ? "yes" : "no");
+		}
+		if (y->n) {
+			ns = lp_rinsts_steady(y, &nf);
+			if (isnan(ns))
+				ns = nf;
+			lp_row_num(&r, ns, 1);
+			lp_row_g(&r, steady / ns);
+		} else {
+			lp_row_na(&r, "%s", ppath ? "the range is not in "
+			    "nvtx_gpu_proj_trace" : "the run has no "
+			    "nvtx_gpu_proj_trace report (nsys stats --report "
+			    "nvtx_gpu_proj_trace)");
+			lp_row_text(&r, "n/a");
+		}
+		if (rs.nvtx_n[j] > 0) {
+			kpi = rs.kern_ns[j] / rs.nvtx_n[j];
+			lp_row_num(&r, rs.kern_n[j] / rs.nvtx_n[j], 1);
+			lp_row_num(&r, kpi, 1);
+			lp_row_g(&r, 100 * kpi / steady);
+		} else {
+			lp_row_na(&r, "%s", kpath ? "no kernels of the range in "
+			    "nvtx_kern_sum" : "the run has no nvtx_kern_sum report");
+			lp_row_text(&r, "n/a");
+			lp_row_text(&r, "n/a");
+		}
+		mean_of(&r, x, 0);
+		mean_of(&r, x, 1);
+pad:
+		while (r.n < sizeof cols / sizeof cols[0])
+			lp_row_text(&r, "n/a");
+		lp_row_end(&r, out);
+	}
+	lp_sb_free(&r.b);
+	lp_rset_free(&rs);
+	lp_yaml_free(cfg);
+	lp_tab_done(out);
+	return 0;
+}
