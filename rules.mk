@@ -29,7 +29,8 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv mfu.tsv
 	region_work.tsv region_instances.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml env.json topn.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
-	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md
+	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
+	compare.tsv compare_stages.tsv compare.md
 LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run,$(MAKECMDGOALS)) \
 	$(filter $(LP_STAGE2_DIR)/%,$(MAKECMDGOALS))
 
@@ -66,7 +67,7 @@ R := $(LP_STAGE2_DIR)/$(RUN)
 # Settings given on the command line are recorded in $(R)/vars/NAME, so a
 # later "make RUN=..." without them re-uses them; NAME= clears one.  A file
 # is rewritten only when its value changes (make -q stays true).
-LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET
+LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE
 define lp_var
 ifeq ($$(origin $(1)),command line)
 LP_$(1) := $$(value $(1))
@@ -80,7 +81,7 @@ endif
 endef
 $(foreach v,$(LP_VARS),$(eval $(call lp_var,$(v))))
 
-$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE,$(if $(call lp_unsafe,LP_$(v)),\
+$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE BASE,$(if $(call lp_unsafe,LP_$(v)),\
 	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
 LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
 ifeq ($(filter deep light,$(LP_MODE_NOW)),)
@@ -512,5 +513,34 @@ $(R)/regions.md: $(R)/regions.tsv $(R)/region_work.tsv $(R)/region_instances.tsv
 		$(LP_RD)/index.tsv $(LP_BIN)/lp-summary
 	$(LP_BIN)/lp-summary -t "Regions: run $(RUN)" $(R)/regions.tsv $(R)/region_work.tsv \
 	  $(R)/region_instances.tsv $(LP_RD)/index.tsv > $@.tmp && mv $@.tmp $@
+
+# ---- two runs compared (make RUN=b BASE=a compare.md) ----
+
+# BASE is the run compared with, by its name in the same stage-2 folder;
+# recorded like the other settings.  Its tables must be made first (make
+# RUN=a stakeholder_summary.md): a later re-run of it refreshes this.
+LP_B := $(if $(LP_BASE),$(LP_STAGE2_DIR)/$(LP_BASE))
+LP_BASE_FILES := $(addprefix $(LP_B)/,kernels.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv \
+	env.json inputs.yaml)
+ifneq ($(LP_B),)
+$(LP_BASE_FILES):
+	@echo "lp: run $(LP_BASE) (BASE) has no $(@F): make RUN=$(LP_BASE) stakeholder_summary.md first" >&2; exit 1
+
+# Kernels before (BASE) and after (this run).
+$(R)/compare.tsv: $(LP_B)/kernels.tsv $(R)/kernels.tsv $(LP_BIN)/lp-diff
+	$(LP_BIN)/lp-diff -n 20 $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+
+# Stages before and after, with the noise rule.
+$(R)/compare_stages.tsv: $(filter-out %/kernels.tsv,$(LP_BASE_FILES)) $(R)/stages.tsv $(R)/steps.tsv \
+		$(R)/mfu.tsv $(R)/mbu.tsv $(R)/gpu.tsv $(R)/env.json $(R)/inputs.yaml $(LP_BIN)/lp-stagediff
+	$(LP_BIN)/lp-stagediff $(LP_B) $(R) > $@.tmp && mv $@.tmp $@
+
+$(R)/compare.md: $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-summary
+	$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_stages.tsv \
+	  $(R)/compare.tsv > $@.tmp && mv $@.tmp $@
+else
+$(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare.md:
+	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other compare.md" >&2; exit 1
+endif
 
 endif

@@ -84,7 +84,11 @@ cell(struct lp_sb *b, const char *show, const char *s, const char *unit)
 	else if (!strcmp(show, "q") && !strcmp(unit, "ns"))
 		lp_fmt_time(b, v);
 	else if (!strcmp(show, "q") && !strcmp(unit, "count"))
-		lp_fmt_num(b, v, 0);
+		lp_fmt_num(b, v, v == floor(v) ? 0 : 1);
+	else if (!strcmp(show, "q") && !strcmp(unit, "pct"))
+		pct(b, v);
+	else if (!strcmp(show, "q") && *unit)
+		lp_sb_printf(b, "%.4g %s", v, unit);
 	else
 		lp_sb_adds(b, s);
 }

@@ -9,8 +9,10 @@
  * the launch pattern of a real decoder, not the text it writes.
  *
  * usage: tinyllm [--layers N] [--hidden D] [--heads H] [--ffn F] [--vocab V]
- *                [--prompt P] [--tokens T] [--fail CODE]
+ *                [--prompt P] [--tokens T] [--fail CODE] [--unfused]
  * --fail CODE exits with CODE after decoding (to test lp's error path).
+ * --unfused runs RMSNorm and SwiGLU as two kernels each instead of one (the
+ * "before" of a fusion, to test lp's run comparison).
  */
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
@@ -29,7 +31,7 @@
 	    __LINE__, (int)s_); exit(2); } } while (0)
 #define KCHECK() CK(cudaGetLastError())
 
-struct cfg { int layers, d, heads, ffn, vocab, prompt, tokens, fail; };
+struct cfg { int layers, d, heads, ffn, vocab, prompt, tokens, fail, unfused; };
 
 struct layer {
 	float *wqkv;	/* d x 3d, column-major (cuBLAS): q,k,v = W^T h */
@@ -98,6 +100,35 @@ __global__ void rmsnorm(float *x, int n, int d)
 	(void)n;
 }
 
+/* The unfused RMSNorm: one kernel sums the squares of each row, another
+ * scales it. */
+__global__ void rms_sumsq(float *ss, const float *x, int d)
+{
+	__shared__ float red[32];
+	const float *r = x + (size_t)blockIdx.x * d;
+	float s = 0.0f;
+	for (int i = threadIdx.x; i < d; i += blockDim.x)
+		s += r[i] * r[i];
+	for (int o = 16; o > 0; o >>= 1)
+		s += __shfl_xor_sync(0xffffffffu, s, o);
+	if ((threadIdx.x & 31) == 0)
+		red[threadIdx.x >> 5] = s;
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		float t = 0.0f;
+		for (int w = 0; w < (int)blockDim.x / 32; w++)
+			t += red[w];
+		ss[blockIdx.x] = rsqrtf(t / d + 1e-6f);
+	}
+}
+
+__global__ void rms_scale(float *x, const float *ss, int d)
+{
+	float *r = x + (size_t)blockIdx.x * d;
+	for (int i = threadIdx.x; i < d; i += blockDim.x)
+		r[i] *= ss[blockIdx.x];
+}
+
 /* Softmax over rows of length len, stored stride floats apart.  With
  * causal_rows set, row r is query r % causal_rows of its head and only sees
  * columns <= that query (the prompt's causal mask). */
@@ -148,6 +179,25 @@ __global__ void silu_mul(float *out, const float *gu, int ffn)
 	}
 }
 
+/* The unfused SwiGLU: silu of the gate, then times the up projection. */
+__global__ void silu_gate(float *out, const float *gu, int ffn)
+{
+	size_t row = blockIdx.y;
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ffn;
+	    i += gridDim.x * blockDim.x) {
+		float g = gu[row * 2 * ffn + i];
+		out[row * ffn + i] = g / (1.0f + __expf(-g));
+	}
+}
+
+__global__ void mul_up(float *out, const float *gu, int ffn)
+{
+	size_t row = blockIdx.y;
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ffn;
+	    i += gridDim.x * blockDim.x)
+		out[row * ffn + i] *= gu[row * 2 * ffn + ffn + i];
+}
+
 __global__ void add_inplace(float *x, const float *y, size_t n)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -188,6 +238,28 @@ __global__ void argmax(int *out, const float *logits, int v)
 		*out = bi[0];
 }
 
+/* RMSNorm of n rows: one kernel, or two with --unfused. */
+static void norm(const struct cfg *c, float *h, float *ss, int n, int d)
+{
+	if (c->unfused) {
+		rms_sumsq<<<n, 256>>>(ss, h, d);
+		rms_scale<<<n, 256>>>(h, ss, d);
+	} else
+		rmsnorm<<<n, 256>>>(h, n, d);
+	KCHECK();
+}
+
+/* SwiGLU of n rows: one kernel, or two with --unfused. */
+static void swiglu(const struct cfg *c, float *a, const float *gu, int n)
+{
+	if (c->unfused) {
+		silu_gate<<<dim3(8, n), 256>>>(a, gu, c->ffn);
+		mul_up<<<dim3(8, n), 256>>>(a, gu, c->ffn);
+	} else
+		silu_mul<<<dim3(8, n), 256>>>(a, gu, c->ffn);
+	KCHECK();
+}
+
 static float *dalloc(size_t n, unsigned seed, float scale)
 {
 	float *p;
@@ -214,7 +286,7 @@ static int argint(int argc, char **argv, int *i, const char *name)
 
 int main(int argc, char **argv)
 {
-	struct cfg c = { 4, 1024, 8, 2816, 8192, 64, 16, 0 };
+	struct cfg c = { 4, 1024, 8, 2816, 8192, 64, 16, 0, 0 };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--layers")) c.layers = argint(argc, argv, &i, argv[i]);
 		else if (!strcmp(argv[i], "--hidden")) c.d = argint(argc, argv, &i, argv[i]);
@@ -224,9 +296,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--prompt")) c.prompt = argint(argc, argv, &i, argv[i]);
 		else if (!strcmp(argv[i], "--tokens")) c.tokens = argint(argc, argv, &i, argv[i]);
 		else if (!strcmp(argv[i], "--fail")) c.fail = argint(argc, argv, &i, argv[i]);
+		else if (!strcmp(argv[i], "--unfused")) c.unfused = 1;
 		else {
 			fprintf(stderr, "usage: tinyllm [--layers N] [--hidden D] [--heads H] "
-			    "[--ffn F] [--vocab V] [--prompt P] [--tokens T] [--fail CODE]\n");
+			    "[--ffn F] [--vocab V] [--prompt P] [--tokens T] [--fail CODE] "
+			    "[--unfused]\n");
 			return 2;
 		}
 	}
@@ -255,7 +329,7 @@ int main(int argc, char **argv)
 	float *qkv = dalloc((size_t)P * 3 * d, 0, 0), *att = dalloc((size_t)P * d, 0, 0);
 	float *sc = dalloc((size_t)c.heads * P * ctx, 0, 0);
 	float *gu = dalloc((size_t)P * 2 * c.ffn, 0, 0), *a = dalloc((size_t)P * c.ffn, 0, 0);
-	float *logits = dalloc(c.vocab, 0, 0);
+	float *logits = dalloc(c.vocab, 0, 0), *ss = dalloc(P, 0, 0);
 	int *tok;
 	CK(cudaMalloc(&tok, P * sizeof *tok));
 	int *htok = (int *)malloc(P * sizeof *htok);
@@ -270,7 +344,7 @@ int main(int argc, char **argv)
 	KCHECK();
 	for (int l = 0; l < c.layers; l++) {
 		CK(cudaMemcpyAsync(h, x, (size_t)P * d * sizeof *h, cudaMemcpyDeviceToDevice));
-		rmsnorm<<<P, 256>>>(h, P, d);
+		norm(&c, h, ss, P, d);
 		KCHECK();
 		CB(cublasSgemm(cb, CUBLAS_OP_T, CUBLAS_OP_N, 3 * d, P, d, &one,
 		    L[l].wqkv, d, h, d, &zero, qkv, 3 * d));
@@ -290,11 +364,11 @@ int main(int argc, char **argv)
 		add_inplace<<<(P * d + 255) / 256, 256>>>(x, h, (size_t)P * d);
 		KCHECK();
 		CK(cudaMemcpyAsync(h, x, (size_t)P * d * sizeof *h, cudaMemcpyDeviceToDevice));
-		rmsnorm<<<P, 256>>>(h, P, d);
+		norm(&c, h, ss, P, d);
 		KCHECK();
 		CB(cublasSgemm(cb, CUBLAS_OP_T, CUBLAS_OP_N, 2 * c.ffn, P, d, &one,
 		    L[l].w13, d, h, d, &zero, gu, 2 * c.ffn));
-		silu_mul<<<dim3(8, P), 256>>>(a, gu, c.ffn);
+		swiglu(&c, a, gu, P);
 		KCHECK();
 		CB(cublasSgemm(cb, CUBLAS_OP_T, CUBLAS_OP_N, d, P, c.ffn, &one, L[l].w2,
 		    c.ffn, a, c.ffn, &zero, h, d));
@@ -302,7 +376,7 @@ int main(int argc, char **argv)
 		KCHECK();
 	}
 	CK(cudaMemcpyAsync(h, x + (size_t)(P - 1) * d, d * sizeof *h, cudaMemcpyDeviceToDevice));
-	rmsnorm<<<1, 256>>>(h, 1, d);
+	norm(&c, h, ss, 1, d);
 	CB(cublasSgemv(cb, CUBLAS_OP_T, d, c.vocab, &one, emb, d, h, 1, &zero, logits, 1));
 	argmax<<<1, 256>>>(tok, logits, c.vocab);
 	KCHECK();
@@ -319,7 +393,7 @@ int main(int argc, char **argv)
 		KCHECK();
 		for (int l = 0; l < c.layers; l++) {
 			CK(cudaMemcpyAsync(h, x, d * sizeof *h, cudaMemcpyDeviceToDevice));
-			rmsnorm<<<1, 256>>>(h, 1, d);
+			norm(&c, h, ss, 1, d);
 			CB(cublasSgemv(cb, CUBLAS_OP_T, d, 3 * d, &one, L[l].wqkv, d, h, 1,
 			    &zero, qkv, 1));
 			kv_append<<<1, 256>>>(L[l].kc, L[l].vc, qkv, pos, d);
@@ -332,17 +406,17 @@ int main(int argc, char **argv)
 			    &zero, h, 1));
 			add_inplace<<<(d + 255) / 256, 256>>>(x, h, d);
 			CK(cudaMemcpyAsync(h, x, d * sizeof *h, cudaMemcpyDeviceToDevice));
-			rmsnorm<<<1, 256>>>(h, 1, d);
+			norm(&c, h, ss, 1, d);
 			CB(cublasSgemv(cb, CUBLAS_OP_T, d, 2 * c.ffn, &one, L[l].w13, d, h,
 			    1, &zero, gu, 1));
-			silu_mul<<<dim3(8, 1), 256>>>(a, gu, c.ffn);
+			swiglu(&c, a, gu, 1);
 			CB(cublasSgemv(cb, CUBLAS_OP_T, c.ffn, d, &one, L[l].w2, c.ffn, a,
 			    1, &zero, h, 1));
 			add_inplace<<<(d + 255) / 256, 256>>>(x, h, d);
 			KCHECK();
 		}
 		CK(cudaMemcpyAsync(h, x, d * sizeof *h, cudaMemcpyDeviceToDevice));
-		rmsnorm<<<1, 256>>>(h, 1, d);
+		norm(&c, h, ss, 1, d);
 		CB(cublasSgemv(cb, CUBLAS_OP_T, d, c.vocab, &one, emb, d, h, 1, &zero,
 		    logits, 1));
 		argmax<<<1, 256>>>(tok, logits, c.vocab);
