@@ -54,5 +54,28 @@ check_summary() {
 	test_grep "^| GPU | NVIDIA H" "$S2/$1/stakeholder_summary.md" &&
 	test_grep "^| Nsight Compute | Version 20" "$S2/$1/stakeholder_summary.md" &&
 	test_grep "^| Model | $2 " "$S2/$1/stakeholder_summary.md" &&
-	test_grep "^| decode_all | [0-9.]* [kMGT]*FLOP | [0-9.]* | [0-9.]* | [0-9.]*% |" "$S2/$1/stakeholder_summary.md"
+	test_grep "^| decode_all | [0-9.]* [kMGT]*FLOP | [0-9.]* | [0-9.]* [kMGT]*FLOP/s | [0-9.]*% |" "$S2/$1/stakeholder_summary.md" &&
+	test_grep "^| tensor | fp16 | [0-9.]* [TP]FLOP/s |" "$S2/$1/stakeholder_summary.md"
+}
+
+# A named column of a table's rows: tcol FILE COLUMN
+tcol() {
+	sed "/^#/d" "$1" | awk -F"\t" -v c="$2" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == c) k = i; next } { print \$k }"
+}
+
+# Regions of a run: every region measured, durations against nsys's
+# projection within the bounds the README gives (ncu replays with locked
+# clocks: it is slower, not 10x), kernel time within the region's span.
+check_regions() {
+	r=$S2/$1
+	test -s "$r/regions.md" && test -s "$r/region_instances.tsv" &&
+	tcol "$r/regions.tsv" path >paths &&
+	printf "%s\n" prefill decode_all "decode_all > decode_step" >want &&
+	test_cmp want paths &&
+	tcol "$r/regions.tsv" gpu_first_ns | grep -v "^[0-9]" >bad; test_must_be_empty bad &&
+	paste <(tcol "$r/regions.tsv" path) <(tcol "$r/regions.tsv" ncu_over_nsys) \
+		<(tcol "$r/regions.tsv" busy_pct) >ratios &&
+	cat ratios >>"$S2/regions-ratios.txt" &&
+	awk -F"\t" -v lo="$2" -v hi="$3" "\$2 ~ /^[0-9]/ && (\$2 < lo || \$2 > hi) { print \"ratio out of bounds:\", \$0; bad = 1 }
+		\$3 ~ /^[0-9]/ && \$3 > 120 { print \"busy over 120%:\", \$0; bad = 1 } END { exit bad }" ratios
 }

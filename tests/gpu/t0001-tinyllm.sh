@@ -28,6 +28,14 @@ test_expect_success 'ncu profiled every selected kernel, once' 'check_ncu_profil
 test_expect_success 'the stage regions are not empty' 'check_stages_nonempty tiny decode_all decode_step'
 test_expect_success 'the summary has the GPU, the tools and MFU' 'check_summary tiny tinyllm'
 
+test_expect_success 'regions: ncu per nesting depth, re-running neither nsys nor the kernel step' '
+	lpmake RUN=tiny regions.md >log 2>&1 || { cat log; false; }
+	! grep -q -e "profiling with nsys" -e "lp: profiling with ncu" log &&
+	test_grep "lp: profiling regions (depth 1)" log &&
+	lpmake -q RUN=tiny regions.md
+'
+test_expect_success 'regions: each measured; ncu against nsys within bounds' 'check_regions tiny 0.2 5'
+
 test_expect_success 'a failing workload stops the run with its code; make resumes' '
 	test_must_fail lpmake RUN=tfail "WORK=bin/tinyllm --fail 3" stakeholder_summary.md >log 2>err &&
 	test_grep "nsys profile failed with exit code 3" err &&

@@ -4,8 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/gpu/lib.sh"
 
+# --warmup 0: no throw-away generation first, so the first decode step
+# carries PyTorch's and CUDA's lazy loading, as a first run does.
 test_expect_success 'make RUN=torch WORK=... MODEL=torch-decoder stakeholder_summary.md' '
-	lpmake RUN=torch "WORK=python3 tests/workloads/torch_decoder.py" MODEL=torch-decoder \
+	lpmake RUN=torch "WORK=python3 tests/workloads/torch_decoder.py --warmup 0" MODEL=torch-decoder \
 		stakeholder_summary.md >log 2>&1 || { cat log; false; }
 '
 
@@ -18,5 +20,34 @@ test_expect_success 'every kernel in kernels.md is in the nsys summary' 'check_k
 test_expect_success 'ncu profiled every selected kernel, once' 'check_ncu_profiled_selected torch'
 test_expect_success 'no stage region is empty' 'check_stages_nonempty torch prefill decode_all decode_step'
 test_expect_success 'the summary has the GPU, the tools and MFU' 'check_summary torch torch-decoder'
+
+test_expect_success 'the warm-up step is named; steady-state step, tokens/s, MFU and MBU given' '
+	r=$S2/torch &&
+	sed "/^#/d" "$r/steps.tsv" | grep "^decode_step" | cut -f7 >w && echo yes >yes && test_cmp yes w &&
+	test_grep "^| decode_step | .:LLM@decode_step. | 32 | [0-9.]* | [0-9.]* | [0-9.]*x | yes | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | steady-state step |" "$r/stakeholder_summary.md" &&
+	tcol "$r/mfu.tsv" mfu_steady_pct | sed -n 3p | grep -q "^[0-9]" &&
+	tcol "$r/mbu.tsv" mbu_steady_pct | sed -n 1p | grep -q "^[0-9]" &&
+	test_grep "warm-up dominates\|^[0-9]*\. \*\*The first decode_step took" "$r/stakeholder_summary.md"
+'
+
+test_expect_success 'the roofline: tensor-core FLOPs of the top kernels, the chart shows them' '
+	r=$S2/torch &&
+	tcol "$r/roofline.tsv" precision | grep -c "^tensor fp16" >n && test "$(cat n)" -ge 2 &&
+	test "$(grep -c "<circle" "$r/roofline.svg")" -ge 3 &&
+	test_grep "^See \[roofline.svg\](roofline.svg).$" "$r/stakeholder_summary.md"
+'
+
+test_expect_success 'regions of a PyTorch run (LLM\@... escaped): prefill, decode_all, decode_step' '
+	lpmake RUN=torch regions.md >log 2>&1 || { cat log; false; }
+	! grep -q -e "profiling with nsys" -e "lp: profiling with ncu" log &&
+	test_grep -e "--nvtx-include .LLM\\\\@decode_step/." "$S2/torch/ncu/regions/profile.cmd"
+'
+test_expect_success 'regions: each measured; ncu against nsys within bounds' 'check_regions torch 0.2 5'
+test_expect_success 'regions: tensor FLOPs of prefill near the model, decode above it (padding)' '
+	paste <(tcol "$S2/torch/region_work.tsv" path) <(tcol "$S2/torch/region_work.tsv" hw_over_model) >hw &&
+	cat hw >>"$S2/regions-ratios.txt" &&
+	awk -F"\t" "\$1 == \"prefill\" && (\$2 < 0.8 || \$2 > 1.3) { print; bad = 1 }
+		\$1 ~ /decode_step/ && \$2 <= 1.5 { print; bad = 1 } END { exit bad }" hw
+'
 
 test_done
