@@ -151,6 +151,25 @@ test_expect_success 'MBU: weights plus KV cache per token over the step time' '
 	test_cmp expect got
 '
 
+# prefill_logits: last, V = 50000: the LM head's Vd = 5e7 of N runs for one
+# token: 2(1e9 - 5e7) x 100 + 2 x 5e7 + 2e8 = 190.3 GFLOP; decode unchanged.
+test_expect_success 'MFU: an LM head run for the last prompt token only' '
+	sed "s/^  layers: 10$/  layers: 10\n  vocab: 50000\n  prefill_logits: last/" "$TRASH/run/inputs.yaml" >in.yaml &&
+	test_grep "prefill_logits: last" in.yaml &&
+	lp-mfu -g "$TRASH/run/gpu.tsv" -i in.yaml -s "$TRASH/run/stages.tsv" >m.tsv &&
+	rows m.tsv | cut -f1,2 >got &&
+	printf "prefill\t190300000000\ndecode_all\t20041800000\ndecode_step\t2004180000\n" >expect &&
+	test_cmp expect got &&
+	test_grep "^# note: FLOPs: prefill B(2(N - Vd)P + 2Vd + 2LdP^2)" m.tsv &&
+	sed "s/^  layers: 10$/  layers: 10\n  prefill_logits: last/" "$TRASH/run/inputs.yaml" >in2.yaml &&
+	lp-mfu -g "$TRASH/run/gpu.tsv" -i in2.yaml -s "$TRASH/run/stages.tsv" >m2.tsv &&
+	test_grep "^# missing: no MFU: the model config lacks model.vocab (prefill_logits: last)" m2.tsv &&
+	sed "s/^  layers: 10$/  layers: 10\n  prefill_logits: first/" "$TRASH/run/inputs.yaml" >in3.yaml &&
+	test_expect_code 1 lp-mfu -g "$TRASH/run/gpu.tsv" -i in3.yaml -s "$TRASH/run/stages.tsv" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "inputs.yaml:[0-9]*: model.prefill_logits: expected \"last\" or \"all\", got \"first\"" err
+'
+
 test_expect_success 'no model config: MFU and MBU say what to give, never 0' '
 	printf "workload:\n  argv: [x]\n" >in.yaml &&
 	lp-mfu -g "$TRASH/run/gpu.tsv" -i in.yaml -s "$TRASH/run/stages.tsv" >m.tsv &&

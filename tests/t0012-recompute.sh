@@ -140,7 +140,9 @@ function steady(r,    i, j, m, x, fi) { if (k[r] < 2) return -1; fi = 1
 	for (i = 2; i <= k[r]; i++) if (s0[r, i] < s0[r, fi]) fi = i
 	m = 0; for (i = 1; i <= k[r]; i++) if (i != fi) x[++m] = d[r, i]; return median(x, m) }
 END { dec = B * (2 * N * T + 4 * L * D * (P * T + T * (T - 1) / 2))
-	fl["prefill"] = B * (2 * N * P + 2 * L * D * P * P); fl["decode_all"] = dec; fl["decode_step"] = dec / T
+	fl["prefill"] = B * (2 * N * P + 2 * L * D * P * P)
+	if (last == "last") fl["prefill"] = B * (2 * (N - V * D) * P + 2 * V * D + 2 * L * D * P * P)
+	fl["decode_all"] = dec; fl["decode_step"] = dec / T
 	n = split(stages, s, " ")
 	for (i = 1; i <= n; i++) { split(s[i], p, "="); r = p[2]; if (!(r in tot)) { print p[1] "\tNA"; continue }
 		f1 = fl[p[1]]; mean = tot[r] / inst[r]; line = sprintf("%s\t%.0f\t%s\t%.4g\t%.4g", p[1], f1, fmt("%.1f", mean), f1 / (mean * 1e-9), 100 * f1 / (mean * 1e-9) / peak)
@@ -156,7 +158,8 @@ mfu_vars() {
 	# mfu_vars RUN: -v assignments of the model config, dtype bytes 2 (fp16) or 4 (fp32)
 	dt=$(model dtype "$1")
 	echo "-v N=$(model params "$1") -v L=$(model layers "$1") -v D=$(model hidden "$1") -v B=$(model batch "$1")" \
-		"-v P=$(model prompt_tokens "$1") -v T=$(model decode_tokens "$1") -v eb=$([ "$dt" = fp32 ] && echo 4 || echo 2)"
+		"-v P=$(model prompt_tokens "$1") -v T=$(model decode_tokens "$1") -v V=$(model vocab "$1")" \
+		"-v last=$(model prefill_logits "$1") -v eb=$([ "$dt" = fp32 ] && echo 4 || echo 2)"
 }
 
 test_expect_success 'mfu.tsv and mbu.tsv: the formulas again, by awk (tp: fp16 tensor peak)' '

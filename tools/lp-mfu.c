@@ -88,10 +88,12 @@ main(int argc, char **argv)
 	    "?", m.params, m.layers, m.hidden, m.batch, m.prompt, m.decode,
 	    m.dtype ? m.dtype : "no dtype", spath, tpath ? " and " : "",
 	    tpath ? tpath : "", fp >= 0 ? lp_fp_label(fp) : "?", gpath);
-	lp_tab_meta(out, "note", "FLOPs: prefill B(2NP + 2LdP^2); "
+	lp_tab_meta(out, "note", "FLOPs: prefill %s; "
 	    "decode_all B(2NT + 4Ld(PT + T(T-1)/2)); decode_step = decode_all "
 	    "/ T. MFU = FLOPs / (time x peak). Steady state: the median "
-	    "instance after the first (steps.tsv).");
+	    "instance after the first (steps.tsv).", m.logits_last ?
+	    "B(2(N - Vd)P + 2Vd + 2LdP^2) (LM head, V = vocab, for the last "
+	    "prompt token only: prefill_logits: last)" : "B(2NP + 2LdP^2)");
 	{
 		const struct lp_stagerow *ds = lp_stagetab_get(rows, n,
 		    "decode_step"), *da = lp_stagetab_get(rows, n, "decode_all");

@@ -429,13 +429,17 @@ const char *lp_fp_label(int fp);	/* "tensor fp16", "fp32 (CUDA cores)" */
 struct lp_model {
 	const char *name, *dtype;
 	double params, layers, hidden, heads, kv_heads, batch, prompt, decode;
+	double vocab;		/* 0 when not given */
+	int logits_last;	/* prefill computes the LM head for the last token */
 	double dtype_bytes, kv_bytes;	/* per element */
 	char *missing;		/* "model.params, model.layers" or NULL */
 };
 void lp_model_get(struct lp_model *m, const struct lp_ynode *inputs);
 void lp_model_free(struct lp_model *m);
 /* Model FLOPs of a stage (0 if the stage is not one this knows):
- * prefill B(2NP + 2LdP^2); decode_all B(2NT + 4Ld(PT + T(T-1)/2));
+ * prefill B(2NP + 2LdP^2), or with prefill_logits: last (the LM head, V*d of
+ * N, run for the last prompt token only) B(2(N - Vd)P + 2Vd + 2LdP^2);
+ * decode_all B(2NT + 4Ld(PT + T(T-1)/2));
  * decode_step = decode_all / T. */
 double lp_model_flops(const struct lp_model *m, const char *stage);
 /* Bytes a decode step must read: weights N*b plus the KV cache,

@@ -75,6 +75,23 @@ lp_model_get(struct lp_model *m, const struct lp_ynode *inputs)
 		m->heads = 0;
 	if (!get(inputs, "kv_heads", &m->kv_heads, 1, &ignore))
 		m->kv_heads = m->heads;
+	if (!get(inputs, "vocab", &m->vocab, 1, &ignore))
+		m->vocab = 0;
+	n = scalar(inputs, "prefill_logits");
+	if (n && !strcmp(n->s, "last")) {
+		m->logits_last = 1;
+		if (!m->vocab)
+			lp_sb_printf(&miss, "%smodel.vocab (prefill_logits: "
+			    "last)", miss.len ? ", " : "");
+		else if (m->params && m->vocab * m->hidden > m->params)
+			lp_die_at(LP_EXIT_DATA, "inputs.yaml", n->line, 0,
+			    "model.vocab x model.hidden (%.0f) exceeds "
+			    "model.params (%.0f): the LM head is part of params",
+			    m->vocab * m->hidden, m->params);
+	} else if (n && strcmp(n->s, "all"))
+		lp_die_at(LP_EXIT_DATA, "inputs.yaml", n->line, 0,
+		    "model.prefill_logits: expected \"last\" or \"all\", "
+		    "got \"%s\"", n->s);
 	if (!m->dtype)
 		lp_sb_printf(&miss, "%smodel.dtype", miss.len ? ", " : "");
 	else if (!(m->dtype_bytes = bytes_of(m->dtype)))
@@ -101,9 +118,11 @@ double
 lp_model_flops(const struct lp_model *m, const char *stage)
 {
 	double N = m->params, L = m->layers, d = m->hidden, B = m->batch;
-	double P = m->prompt, T = m->decode;
+	double P = m->prompt, T = m->decode, head = m->vocab * d;
 	double dec = B * (2 * N * T + 4 * L * d * (P * T + T * (T - 1) / 2));
 
+	if (!strcmp(stage, "prefill") && m->logits_last && P > 0)
+		return B * (2 * (N - head) * P + 2 * head + 2 * L * d * P * P);
 	if (!strcmp(stage, "prefill"))
 		return B * (2 * N * P + 2 * L * d * P * P);
 	if (!strcmp(stage, "decode_all"))
