@@ -130,13 +130,14 @@ check-gpu: $(BINS) bin/tinyllm
 	  p=$$((p + $$(echo "$$out" | grep -c '^ok'))); f=$$((f + $$(echo "$$out" | grep -c '^not ok'))); done; \
 	  echo "$$p passed, $$f failed"; [ $$f = 0 ]; fi
 
-# The whole pipeline on a real H200 capture of the CUDA C workload
-# (tests/fixtures/h200-tinyllm-live: nsys and ncu of one run): no GPU.
-LP_DEMO_FILES := $(wildcard tests/fixtures/h200-tinyllm-live/tinyllm_*.csv)
+# The whole pipeline on a real H200 run of the PyTorch workload
+# (tests/fixtures/h200-torch-v2: nsys, ncu top-N and ncu regions of one run,
+# python3 tests/workloads/torch_decoder.py --warmup 0): no GPU.
+LP_DEMO_FILES := $(wildcard tests/fixtures/h200-torch-v2/torch_*.csv)
 demo: $(BINS)
-	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=tinyllm \
-	  topn.tsv kernels.md stakeholder_summary.md
-	@echo "demo: $(LP_STAGE2_DIR)/demo/kernels.md $(LP_STAGE2_DIR)/demo/stakeholder_summary.md"
+	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=torch-decoder \
+	  topn.tsv kernels.md stakeholder_summary.md regions.md
+	@echo "demo: $(LP_STAGE2_DIR)/demo/kernels.md $(LP_STAGE2_DIR)/demo/stakeholder_summary.md $(LP_STAGE2_DIR)/demo/regions.md"
 
 install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)

@@ -419,10 +419,12 @@ $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_BIN)/lp-findings $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@
 
 # The summary renders the tables, in this order; it computes nothing.
-# Once the regions are profiled (make RUN=x regions.md) it shows them too.
+# Once the regions are profiled (make RUN=x regions.md), or when IMPORT
+# brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
 	$(R)/steps.tsv $(R)/mfu.tsv $(R)/mbu.tsv $(R)/roofline.tsv $(R)/operators.tsv \
-	$(R)/top_kernels.tsv $(if $(wildcard $(R)/ncu/regions/exports.list),$(R)/regions.tsv) \
+	$(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
+	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv
 $(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary
 	$(LP_BIN)/lp-summary -t "Stakeholder summary: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@

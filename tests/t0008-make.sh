@@ -20,13 +20,14 @@ count() {
 	grep -c "^$1" "$LP_FAKE_LOG" || true
 }
 
-test_expect_success 'make demo: kernels.md and the summary, every section' '
+test_expect_success 'make demo: kernels.md, the summary with every section, regions.md' '
 	lpmake demo >out 2>err &&
 	test_grep "^# Top GPU kernels" "$S2/demo/kernels.md" &&
+	test_grep "^# Regions: run demo" "$S2/demo/regions.md" &&
 	grep "^## " "$S2/demo/stakeholder_summary.md" >got &&
 	printf "## %s\n" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
 		"Steady State and Warm-up" MFU MBU Roofline "Top Operators" \
-		"Top Kernels" "Findings and Recommendations" >expect &&
+		"Top Kernels" Regions "Findings and Recommendations" >expect &&
 	test_cmp expect got &&
 	test -s "$S2/demo/topn.tsv" && test -s "$S2/demo/env.json" &&
 	test -s "$S2/demo/config.yaml" && test -s "$S2/demo/inputs.yaml"

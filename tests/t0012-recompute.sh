@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every number of every table of the summary, recomputed from the artifacts
 # the table names (nsys and ncu exports, the model config, conf/gpus.yaml)
-# with awk alone, never lp's code, on the demo and on imported exports of a
-# PyTorch run (whole-run nsys, ncu on its prefill GEMMs with tensor-core
-# counters).  Then: the summary shows each table whole, and no table shows
+# with awk alone, never lp's code, on the demo (a PyTorch decode with its
+# warm-up, ncu top-N of decode_all), on imported exports of a PyTorch run
+# (whole-run nsys, ncu on its prefill GEMMs with tensor-core counters) and on
+# the CUDA C decoder's gated capture (no trace, fp32 CUDA-core peak).  Then: the summary shows each table whole, and no table shows
 # two rows with the same kernel text.
 . "$(dirname "$0")/lib.sh"
 
@@ -42,19 +43,22 @@ peak() {
 }
 
 TORCH="$(echo "$FIX"/h200-whole/torch_*.csv) $FIX/h200-probe/torch_prefill_gemm_raw.csv"
-test_expect_success 'setup: the demo, and an import of a PyTorch run with STAGE=prefill' '
+TINY="$(echo "$FIX"/h200-tinyllm-live/tinyllm_*.csv)"
+RUNS="demo tp tl"
+test_expect_success 'setup: the demo, an import of a PyTorch run with STAGE=prefill, a gated CUDA C capture' '
 	lpmake demo >/dev/null &&
 	lpmake RUN=tp "IMPORT=$TORCH" MODEL=torch-decoder STAGE=prefill stakeholder_summary.md >/dev/null &&
-	grep -q "\"NVIDIA H200\"" "$S2/demo/ncu/report.csv" &&
-	grep -q "\"NVIDIA H200\"" "$S2/tp/ncu/report.csv"
+	lpmake RUN=tl "IMPORT=$TINY" MODEL=tinyllm stakeholder_summary.md >/dev/null &&
+	for run in $RUNS; do grep -q "\"NVIDIA H200\"" "$S2/$run/ncu/report.csv" || return 1; done
 '
 
 # stage names as nsys stats spells them, per run
-demo_stages="prefill=LLM:prefill decode_all=LLM:decode_all decode_step=LLM:decode_step"
 tp_stages="prefill=:LLM@prefill decode_all=:LLM@decode_all decode_step=:LLM@decode_step"
+demo_stages=$tp_stages
+tl_stages="prefill=LLM:prefill decode_all=LLM:decode_all decode_step=LLM:decode_step"
 
 test_expect_success 'gpu.tsv: the H200 figures of conf/gpus.yaml, x 1e12' '
-	for run in demo tp; do
+	for run in $RUNS; do
 		{ for p in fp16 bf16 tf32 fp8 int8 fp64; do printf "tensor\t%s\t%s\n" $p "$(peak tensor $p)"; done
 		  for p in fp32 fp16 fp64; do printf "cuda\t%s\t%s\n" $p "$(peak cuda $p)"; done
 		  printf "dram\t-\t%s\n" "$(peak dram)"; } >expect &&
@@ -84,7 +88,7 @@ na_rows() {
 }
 
 test_expect_success 'stages.tsv: nsys nvtx_sum and nvtx_kern_sum, by awk' '
-	for run in demo tp; do
+	for run in $RUNS; do
 		eval st=\$${run}_stages &&
 		A -v stages="$st" "$stages_awk" "$S2/$run/nsys/report_nvtx_sum.csv" \
 			"$S2/$run/nsys/report_nvtx_kern_sum.csv" >expect &&
@@ -113,14 +117,20 @@ END { n = split(stages, s, " ")
 		if (p[1] == "decode_all") line = line sprintf("\t%.4g", batch * steps * procs["decode_all"] / (totd[p[1]] * 1e-9))
 		print line } }'
 
-test_expect_success 'steps.tsv: every instance of nvtx_pushpop_trace, by awk (tp); n/a where the demo has no trace' '
-	A -v stages="$tp_stages" -v ratio=1.5 -v batch="$(model batch tp)" "$steps_awk" \
-		"$S2/tp/nsys/report_nvtx_pushpop_trace.csv" >expect &&
-	test -s expect &&
-	table "$S2/tp/steps.tsv" stage range instances first_ns rest_median_ns first_over_rest warmup steady_ns \
-		steady_min_ns steady_max_ns tokens_per_s | sed "s/\tn\/a[^\t]*//g" >got &&
+test_expect_success 'steps.tsv: every instance of nvtx_pushpop_trace, by awk (demo, tp); n/a where tl has no trace' '
+	for run in demo tp; do
+		eval st=\$${run}_stages &&
+		A -v stages="$st" -v ratio=1.5 -v batch="$(model batch $run)" "$steps_awk" \
+			"$S2/$run/nsys/report_nvtx_pushpop_trace.csv" >expect &&
+		test -s expect &&
+		table "$S2/$run/steps.tsv" stage range instances first_ns rest_median_ns first_over_rest warmup steady_ns \
+			steady_min_ns steady_max_ns tokens_per_s | sed "s/\tn\/a[^\t]*//g" >got &&
+		test_cmp expect got || return 1
+	done &&
+	table "$S2/demo/steps.tsv" stage warmup | grep "^decode_step" >got &&
+	printf "decode_step\tyes\n" >expect &&
 	test_cmp expect got &&
-	table "$S2/demo/steps.tsv" instances | sort -u >got &&
+	table "$S2/tl/steps.tsv" instances | sort -u >got &&
 	echo "n/a because the run has no nvtx_pushpop_trace report (nsys stats --report nvtx_pushpop_trace)" >expect &&
 	test -s expect &&
 	test_cmp expect got
@@ -162,28 +172,30 @@ mfu_vars() {
 		"-v last=$(model prefill_logits "$1") -v eb=$([ "$dt" = fp32 ] && echo 4 || echo 2)"
 }
 
-test_expect_success 'mfu.tsv and mbu.tsv: the formulas again, by awk (tp: fp16 tensor peak)' '
-	r=$S2/tp &&
-	A $(mfu_vars tp) -v peak="$(peak tensor fp16)" -v bw="$(peak dram)" -v stages="$tp_stages" -v mode=mfu \
-		-v stepr=:LLM@decode_step "$mfu_awk" "$r/nsys/report_nvtx_sum.csv" "$r/nsys/report_nvtx_kern_sum.csv" \
-		"$r/nsys/report_nvtx_pushpop_trace.csv" >expect &&
-	test -s expect &&
-	table "$r/mfu.tsv" stage model_flop wall_mean_ns flop_per_s mfu_pct steady_ns mfu_steady_pct kernel_per_inst_ns \
-		mfu_kernel_pct | sed "s/\tn\/a[^\t]*//g" >got &&
-	test_cmp expect got &&
-	A $(mfu_vars tp) -v peak="$(peak tensor fp16)" -v bw="$(peak dram)" -v stages="$tp_stages" -v mode=mbu \
-		-v stepr=:LLM@decode_step "$mfu_awk" "$r/nsys/report_nvtx_sum.csv" "$r/nsys/report_nvtx_kern_sum.csv" \
-		"$r/nsys/report_nvtx_pushpop_trace.csv" | sort >expect &&
-	test -s expect &&
-	table "$r/mbu.tsv" stage weight_bytes kv_bytes bytes_per_token mean_ns bytes_per_s mbu_pct steady_ns \
-		mbu_steady_pct | sed "s/\tn\/a[^\t]*//g" | sort >got &&
-	test_cmp expect got
+test_expect_success 'mfu.tsv and mbu.tsv: the formulas again, by awk (demo, tp: fp16 tensor peak)' '
+	for run in demo tp; do
+		r=$S2/$run &&
+		A $(mfu_vars $run) -v peak="$(peak tensor fp16)" -v bw="$(peak dram)" -v stages="$tp_stages" -v mode=mfu \
+			-v stepr=:LLM@decode_step "$mfu_awk" "$r/nsys/report_nvtx_sum.csv" "$r/nsys/report_nvtx_kern_sum.csv" \
+			"$r/nsys/report_nvtx_pushpop_trace.csv" >expect &&
+		test -s expect &&
+		table "$r/mfu.tsv" stage model_flop wall_mean_ns flop_per_s mfu_pct steady_ns mfu_steady_pct kernel_per_inst_ns \
+			mfu_kernel_pct | sed "s/\tn\/a[^\t]*//g" >got &&
+		test_cmp expect got &&
+		A $(mfu_vars $run) -v peak="$(peak tensor fp16)" -v bw="$(peak dram)" -v stages="$tp_stages" -v mode=mbu \
+			-v stepr=:LLM@decode_step "$mfu_awk" "$r/nsys/report_nvtx_sum.csv" "$r/nsys/report_nvtx_kern_sum.csv" \
+			"$r/nsys/report_nvtx_pushpop_trace.csv" | sort >expect &&
+		test -s expect &&
+		table "$r/mbu.tsv" stage weight_bytes kv_bytes bytes_per_token mean_ns bytes_per_s mbu_pct steady_ns \
+			mbu_steady_pct | sed "s/\tn\/a[^\t]*//g" | sort >got &&
+		test_cmp expect got || return 1
+	done
 '
 
-test_expect_success 'mfu.tsv: the demo (fp32 CUDA-core peak, no trace)' '
-	r=$S2/demo &&
+test_expect_success 'mfu.tsv: the gated CUDA C capture (fp32 CUDA-core peak, no trace)' '
+	r=$S2/tl &&
 	printf "Start (ns),Duration (ns),Name\n" >empty_trace.csv &&
-	A $(mfu_vars demo) -v peak="$(peak cuda fp32)" -v bw="$(peak dram)" -v stages="$demo_stages" -v mode=mfu \
+	A $(mfu_vars tl) -v peak="$(peak cuda fp32)" -v bw="$(peak dram)" -v stages="$tl_stages" -v mode=mfu \
 		-v stepr=LLM:decode_step "$mfu_awk" "$r/nsys/report_nvtx_sum.csv" "$r/nsys/report_nvtx_kern_sum.csv" \
 		empty_trace.csv >expect &&
 	test -s expect &&
@@ -212,14 +224,20 @@ file == 2 { n = csv($0, f); if (!h) { col(f, n, c); h = 1; u = 1; next } if (u) 
 END { for (kn in tot) printf "%.0f\t%s\n", tot[kn], kn | "sort -t \"	\" -k1,1nr -k2,2 > " order }'
 
 roof_end='
+BEGIN { split("tensor fp16|tensor bf16|tensor tf32|tensor fp8|tensor int8|tensor fp64|fp32 (CUDA cores)|fp16 (CUDA cores)|fp64 (CUDA cores)", lab, "|")
+	np = split(pks, pv, " ") }
 END { while ((getline kn < "top10") > 0) { rank++
 	if (!(kn in nl)) { print rank "\tNA"; continue }
-	flt = 0; for (i = 1; i <= 6; i++) flt += tc[kn, i]; fln = cu[kn, 1] + cu[kn, 2] + cu[kn, 3]
-	fpl = sprintf("%.1f", (flt + fln) / nl[kn]) + 0; bpl = sprintf("%.1f", by[kn] / nl[kn]) + 0
+	for (i = 1; i <= 6; i++) q[i] = tc[kn, i]; for (i = 1; i <= 3; i++) q[6 + i] = cu[kn, i]
+	dom = 0; for (i = 1; i <= 9; i++) if (q[i] > 0 && (!dom || q[i] > q[dom])) dom = i
+	if (!dom) { print rank "\tnone"; continue }
+	pk = pv[dom]
+	flt = 0; for (i = 1; i <= 9; i++) flt += q[i]
+	fpl = sprintf("%.1f", flt / nl[kn]) + 0; bpl = sprintf("%.1f", by[kn] / nl[kn]) + 0
 	npl = sprintf("%.1f", t[kn] / nl[kn]) + 0
 	ai = fpl / bpl; fps = fpl / (npl * 1e-9); bps = bpl / (npl * 1e-9); ridge = pk / bw
 	mem = (ai < ridge); frac = mem ? bps / bw : fps / pk
-	printf "%d\ttensor fp16\t%.0f\t%.0f\t%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t%s\t%.4g\t%.4g\t%s\n", rank, fpl, bpl,
+	printf "%d\t%s\t%.0f\t%.0f\t%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t%s\t%.4g\t%.4g\t%s\n", rank, lab[dom], fpl, bpl,
 		fmt("%.1f", npl), ai, fps, bps, pk, ridge, mem ? "memory" : "compute", 100 * frac, 100 * bps / bw,
 		(frac >= 0.5 ? (mem ? "memory-bound" : "compute-bound") : "latency / under-filled") } }'
 topk_end='
@@ -228,22 +246,30 @@ END { while ((getline l < "order") > 0 && rank < 10) { rank++; split(l, x, "\t")
 	if (kn in nl) line = line sprintf("\t%.2f\t%.2f", sm[kn] / nl[kn], dr[kn] / nl[kn])
 	print line } }'
 
-test_expect_success 'roofline.tsv: per-launch FLOPs, bytes and time of the ncu export, by awk' '
-	r=$S2/tp &&
-	A -v range=:LLM@prefill -v order=order "$kern_awk" "$r/nsys/report_nvtx_kern_sum_mangled.csv" \
-		"$r/ncu/report.csv" &&
-	sleep 0.1 && head -10 order | cut -f2 >top10 &&
-	A -v range=:LLM@prefill -v pk="$(peak tensor fp16)" -v bw="$(peak dram)" -v order=/dev/null "$kern_awk$roof_end" \
-		"$r/nsys/report_nvtx_kern_sum_mangled.csv" "$r/ncu/report.csv" >expect &&
-	test -s expect &&
-	table "$r/roofline.tsv" rank precision flop_per_launch dram_bytes_per_launch ncu_ns_per_launch ai flop_per_s \
-		bytes_per_s peak_flop_per_s ridge roof roof_pct dram_pct class | awk -F"\t" "\$2 ~ /^n\/a/ { print \$1 \"\tNA\"; next } { print }" >got &&
-	test_cmp expect got &&
-	test $(grep -c "tensor fp16" got) = 4
+test_expect_success 'roofline.tsv: per-launch FLOPs of the dominant precision, bytes and time of the ncu export, by awk' '
+	pks=$(for p in fp16 bf16 tf32 fp8 int8 fp64; do peak tensor $p; done; for p in fp32 fp16 fp64; do peak cuda $p; done) &&
+	for run in demo tp; do
+		r=$S2/$run &&
+		range=$(sed -n "s/^# range: //p" "$r/kernels.tsv") &&
+		A -v range="$range" -v order=order "$kern_awk" "$r/nsys/report_nvtx_kern_sum_mangled.csv" \
+			"$r/ncu/report.csv" &&
+		sleep 0.1 && head -10 order | cut -f2 >top10 &&
+		A -v range="$range" -v pks="$(echo $pks)" -v bw="$(peak dram)" -v order=/dev/null "$kern_awk$roof_end" \
+			"$r/nsys/report_nvtx_kern_sum_mangled.csv" "$r/ncu/report.csv" >expect &&
+		test -s expect &&
+		table "$r/roofline.tsv" rank precision flop_per_launch dram_bytes_per_launch ncu_ns_per_launch ai flop_per_s \
+			bytes_per_s peak_flop_per_s ridge roof roof_pct dram_pct class |
+			awk -F"\t" "\$2 ~ /^n\/a/ { print \$1 \"\tNA\"; next } \$2 ~ /^none/ { print \$1 \"\tnone\"; next } { print }" >got &&
+		test_cmp expect got || return 1
+	done &&
+	test $(grep -c "tensor fp16" got) = 4 &&
+	table "$S2/demo/roofline.tsv" precision | sort | uniq -c | awk "{ print \$1, \$2 }" >got &&
+	printf "%s\n" "4 fp16" "1 fp32" "5 tensor" >expect &&
+	test_cmp expect got
 '
 
 test_expect_success 'top_kernels.tsv: nsys time and calls, ncu SOL %, by awk' '
-	for run in demo tp; do
+	for run in $RUNS; do
 		r=$S2/$run &&
 		range=$(sed -n "s/^# range: //p" "$r/kernels.tsv") &&
 		A -v range="$range" -v order=order "$kern_awk" "$r/nsys/report_nvtx_kern_sum_mangled.csv" "$r/ncu/report.csv" &&
@@ -277,7 +303,7 @@ function base(s,    t, o) {
 END { for (c in t) printf "%s\t%.0f\t%.4g\t%.0f\t%d\n", c, t[c], 100 * t[c] / all, l[c], k[c] }'
 
 test_expect_success 'operators.tsv: classes by base name, by awk' '
-	for run in demo tp; do
+	for run in $RUNS; do
 		A -v ops="$ROOT/conf/operators.yaml" "$ops_awk" "$S2/$run/kernels.tsv" | sort >expect &&
 		test -s expect &&
 		table "$S2/$run/operators.tsv" class time_ns share_pct launches kernels | sort >got &&
@@ -300,7 +326,7 @@ END { printf "%.0f\n%.0f\n%.0f\n%.0f\n%.0f\n%.0f\n%.0f\n%.0f\n%.0f\n%s\t%.0f\n%.
 	gt, gc, gn, gt / gc, st, sn, at, ac, al, tn, top, mt, mc, wm, nl }'
 
 test_expect_success 'aggregates.tsv: the nsys summaries and kernels.tsv, by awk' '
-	for run in demo tp; do
+	for run in $RUNS; do
 		r=$S2/$run &&
 		A "$agg_awk" "$r/nsys/report_cuda_gpu_kern_sum.csv" "$r/nsys/report_cuda_api_sum.csv" \
 			"$r/nsys/report_cuda_gpu_mem_time_sum.csv" "$r/kernels.tsv" >expect &&
@@ -312,7 +338,7 @@ test_expect_success 'aggregates.tsv: the nsys summaries and kernels.tsv, by awk'
 '
 
 test_expect_success 'findings.tsv: the savings again, from the tables they cite' '
-	for run in demo tp; do
+	for run in $RUNS; do
 		r=$S2/$run &&
 		{ table "$r/stages.tsv" stage wall_total_ns kernel_ns busy_pct launches |
 			awk -F"\t" "\$4 != \"\" && \$4 + 0 < 50 && \$4 !~ /n/ { if (\$3 == k && \$5 == l) next; k = \$3; l = \$5
@@ -332,7 +358,7 @@ test_expect_success 'findings.tsv: the savings again, from the tables they cite'
 '
 
 test_expect_success 'the summary shows every table whole, under its title' '
-	for run in demo tp; do
+	for run in $RUNS; do
 		r=$S2/$run &&
 		for t in environment gpu aggregates stages steps mfu mbu roofline operators top_kernels; do
 			title=$(sed -n "s/^# title: //p" "$r/$t.tsv") &&
@@ -349,7 +375,7 @@ test_expect_success 'the summary shows every table whole, under its title' '
 '
 
 test_expect_success 'no table shows two rows with the same kernel text' '
-	for run in demo tp; do
+	for run in $RUNS; do
 		r=$S2/$run &&
 		for t in roofline top_kernels; do
 			table "$r/$t.tsv" name | sort | uniq -d >dups && test_must_be_empty dups || return 1
