@@ -16,6 +16,9 @@
 #   aggregates.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv roofline.tsv
 #   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   stakeholder_summary.md (lp-summary renders the tables)
+#   on request: ncu/regions/* regions.tsv region_work.tsv
+#   region_instances.tsv regions.md (make RUN=x regions.md), and
+#   compare.tsv compare_stages.tsv compare.md (make RUN=x BASE=y compare.md)
 
 # The runner config is read here with awk for the two keys make itself needs
 # before any tool is built; lp-confget reads everything else.
