@@ -102,6 +102,9 @@ $(foreach w,$(LP_SET),$(if $(findstring =,$(w)),,$(error SET: "$(w)" is not KEY=
 # read only by the filters that need them (lp-gpu, lp-ops).
 LP_RUNNER := conf/runner/stage2.yaml
 LP_NSYS_PRESET := conf/profiling/nsys/nsys.default.yaml
+ifeq ($(LP_NCU_PRESET),regions)
+$(error NCU_PRESET=regions: NCU_PRESET picks the kernel step's preset (default, light, high); the regions preset is the one make RUN=$(RUN) regions.md uses, changed with SET='ncu_regions.KEY=VALUE' (NCU_PRESET= clears the setting))
+endif
 LP_NCU_PRESET := conf/profiling/ncu/ncu.$(or $(LP_NCU_PRESET),$(if $(filter light,$(LP_MODE_NOW)),light,default)).yaml
 LP_MODEL_FILE := $(if $(LP_MODEL),conf/model/$(LP_MODEL).yaml)
 $(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f) does not exist)))

@@ -135,6 +135,15 @@ test_expect_success 'an import without region exports says what to give' '
 	test_grep "has no region profile: .*named \*_regions.csv" err
 '
 
+test_expect_success 'NCU_PRESET=regions is refused: it names the kernel step presets and SET=ncu_regions' '
+	test_must_fail lpmake RUN=np WORK=true NCU_PRESET=regions config.yaml >out 2>err &&
+	test_grep "NCU_PRESET picks the kernel step.s preset (default, light, high)" err &&
+	test_grep "SET=.ncu_regions.KEY=VALUE" err &&
+	! test -e "$S2/np/config.yaml" &&
+	lpmake RUN=np WORK=true NCU_PRESET= config.yaml >/dev/null 2>&1 &&
+	test_grep "^ncu_cli:" "$S2/np/config.yaml"
+'
+
 test_expect_success 'live, stand-in profilers: regions after the run re-run neither nsys nor the kernel ncu step' '
 	: >"$LP_FAKE_LOG" &&
 	PATH=$FAKE:$PATH lpmake RUN=live "WORK=$WK" MODEL=tinyllm SET=nsys_cli.capture_range=none \
