@@ -201,7 +201,7 @@ bad 'an unknown unit' 1 'unknown time unit in "Total Time (fortnights)"'
 printf 'Total Time (ns),Instances,Name\n1,2,a"b\n' >"$TRASH/in.csv"
 bad 'a stray quote' 1 'malformed CSV'
 printf 'Total Time (ns),Instances,Name\n-5,2,k\n' >"$TRASH/in.csv"
-bad 'a negative time' 1 'not a number: "-5"'
+bad 'a negative time' 1 'Total Time (ns): negative: "-5"'
 
 test_expect_success 'usage errors exit 2 with the synopsis or the reason' '
 	test_expect_code 2 lp-topn -n x "$TINY" 2>err && test_grep "lp-topn: -n: expected a whole number" err &&

@@ -179,26 +179,53 @@ lp_csv_hdr_free(struct lp_csv_hdr *h)
 	h->n = 0;
 }
 
+/*
+ * A column lp reads must be there once: with two of them, which one holds
+ * the numbers is a guess, so it is refused.  Columns lp does not look up
+ * may repeat.
+ */
 int
 lp_csv_col(const struct lp_csv_hdr *h, const char *name)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < h->n; i++)
-		if (!strcmp(h->names[i], name))
+		if (!strcmp(h->names[i], name)) {
+			for (j = i + 1; j < h->n; j++)
+				if (!strcmp(h->names[j], name))
+					lp_die_at(LP_EXIT_DATA, h->file, h->line,
+					    (long)j + 1, "column \"%s\" appears "
+					    "twice (columns %zu and %zu)", name,
+					    i + 1, j + 1);
 			return (int)i;
+		}
 	return -1;
 }
 
 int
 lp_csv_col_prefix(const struct lp_csv_hdr *h, const char *prefix)
 {
-	size_t i, n = strlen(prefix);
+	size_t i, j, n = strlen(prefix);
 
 	for (i = 0; i < h->n; i++)
-		if (!strncmp(h->names[i], prefix, n))
+		if (!strncmp(h->names[i], prefix, n)) {
+			for (j = i + 1; j < h->n; j++)
+				if (!strncmp(h->names[j], prefix, n))
+					lp_die_at(LP_EXIT_DATA, h->file, h->line,
+					    (long)j + 1, "two columns \"%s...\" "
+					    "(\"%s\" and \"%s\")", prefix,
+					    h->names[i], h->names[j]);
 			return (int)i;
+		}
 	return -1;
+}
+
+void
+lp_csv_width(const struct lp_csv_hdr *h, size_t n, long line)
+{
+	if (n != h->n)
+		lp_die_at(LP_EXIT_DATA, h->file, line, 0, "%zu fields, header has "
+		    "%zu%s", n, h->n, n < h->n ? " (cut-off line?)" : "");
 }
 
 int

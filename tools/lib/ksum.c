@@ -24,15 +24,19 @@ struct rd {
 };
 
 static double
-num(const struct rd *r, const struct lp_csv_rec *rec, int col)
+num(const struct rd *r, const struct lp_csv_rec *rec, int col,
+    enum lp_dim dim, double factor, int whole)
 {
-	const char *s = lp_csv_field(rec, col);
+	const char *s = lp_csv_field(rec, col), *why;
 	double v;
 
-	if (lp_num_parse(s, &v) || v < 0)
+	if (lp_num_parse(s, &v))
 		lp_die_at(LP_EXIT_DATA, r->file, rec->line, col + 1,
 		    "%s: not a number: \"%s\"", r->hdr.names[col], s);
-	return v;
+	if ((why = lp_num_bad(dim, v * factor, whole)))
+		lp_die_at(LP_EXIT_DATA, r->file, rec->line, col + 1,
+		    "%s: %s: \"%s\"", r->hdr.names[col], why, s);
+	return v * factor;
 }
 
 static void
@@ -94,9 +98,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	}
 	if (rec->n == 1 && !rec->f[0][0])
 		return 0;
-	if (rec->n < r->hdr.n)
-		lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0,
-		    "%zu fields, header has %zu", rec->n, r->hdr.n);
+	lp_csv_width(&r->hdr, rec->n, rec->line);
 	if (r->c_range >= 0) {
 		const char *rg = lp_csv_field(rec, r->c_range);
 
@@ -110,8 +112,8 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	if (!*name)
 		lp_die_at(LP_EXIT_DATA, r->file, rec->line, r->c_name + 1,
 		    "empty kernel name");
-	total = num(r, rec, r->c_total) * r->tfactor;
-	calls = num(r, rec, r->c_calls);
+	total = num(r, rec, r->c_total, LP_DIM_TIME, r->tfactor, 0);
+	calls = num(r, rec, r->c_calls, LP_DIM_COUNT, 1, 1);
 	/* Every other column: equal in the demangled and mangled variants of
 	 * one report, so it pairs their rows. */
 	lp_sb_reset(&r->fp);

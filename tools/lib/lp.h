@@ -97,6 +97,8 @@ void lp_csv_read(FILE *fp, const char *file,
 void lp_csv_hdr_init(struct lp_csv_hdr *h, const struct lp_csv_rec *r,
     const char *file);
 void lp_csv_hdr_free(struct lp_csv_hdr *h);
+/* A data row's width against the header: refused unless equal. */
+void lp_csv_width(const struct lp_csv_hdr *h, size_t n, long line);
 int lp_csv_col(const struct lp_csv_hdr *h, const char *name);	/* -1: none */
 int lp_csv_col_prefix(const struct lp_csv_hdr *h, const char *prefix);
 /* Dies "FILE:LINE: no column "NAME" (not WHAT)" when absent. */
@@ -119,6 +121,10 @@ enum lp_dim {
 int lp_num_isna(const char *s);		/* "", "n/a", "N/A", "-" */
 int lp_num_parse(const char *s, double *out);	/* 0 ok; -1 not a number */
 int lp_num_get(const char *s, double *out);	/* 1 if s is a number */
+/* NULL if v (base units) is a value a run can hold, else why not:
+ * negative, not finite, beyond 1e18, a percentage above 110, a fraction
+ * where whole. */
+const char *lp_num_bad(enum lp_dim dim, double v, int whole);
 int lp_unit_factor(enum lp_dim dim, const char *unit, double *factor);
 const char *lp_dim_name(enum lp_dim dim);
 /* "Total Time (us)" -> factor to ns from the unit in parentheses. */

@@ -141,7 +141,7 @@ struct st {
 	int state;		/* 0 header, 1 units row (wide), 2 rows */
 	int longfmt;
 	int c_id, c_kernel, c_device, c_devname, c_nvtx, c_pid;
-	int c_section, c_metric, c_unit, c_value;
+	int c_section, c_metric, c_unit, c_value, c_rule;
 	int col[NDEFS];		/* wide: column of each def, -1 if absent */
 	double factor[NDEFS];	/* wide: unit factor of each def's column */
 	struct lp_ncu_result cur;	/* long format: the result being read */
@@ -157,6 +157,7 @@ static void
 set_value(struct st *s, struct lp_launch *l, size_t d, const char *val,
     const char *unit, double factor, long line, int col)
 {
+	const char *why;
 	double v;
 
 	if (l->prio[lp_mdefs[d].m] && l->prio[lp_mdefs[d].m] <= (int)d + 1)
@@ -170,6 +171,12 @@ set_value(struct st *s, struct lp_launch *l, size_t d, const char *val,
 		lp_die_at(LP_EXIT_DATA, s->file, line, col + 1,
 		    "%s: unknown %s unit \"%s\"", lp_mdefs[d].name,
 		    lp_dim_name(lp_mdefs[d].dim), unit);
+	/* counts in base units are whole; scaled ones ("1.5 Kinst") are not
+	 * exactly, and the scaling keeps no more digits than ncu printed */
+	if ((why = lp_num_bad(lp_mdefs[d].dim, v * factor,
+	    lp_mdefs[d].dim == LP_DIM_COUNT && factor == 1)))
+		lp_die_at(LP_EXIT_DATA, s->file, line, col + 1, "%s: %s: \"%s\"",
+		    lp_mdefs[d].name, why, val);
 	l->v[lp_mdefs[d].m] = v * factor;
 	l->prio[lp_mdefs[d].m] = (int)d + 1;
 }
@@ -245,10 +252,7 @@ wide_row(struct st *s, const struct lp_csv_rec *r)
 	struct lp_ncu_result res;
 	size_t d;
 
-	if (r->n < s->hdr.n)
-		lp_die_at(LP_EXIT_DATA, s->file, r->line, 0,
-		    "%zu fields, header has %zu (cut-off export?)", r->n,
-		    s->hdr.n);
+	lp_csv_width(&s->hdr, r->n, r->line);
 	memset(&res, 0, sizeof res);
 	for (d = 0; d < NDEFS; d++)
 		if (s->col[d] >= 0)
@@ -293,6 +297,10 @@ long_row(struct st *s, const struct lp_csv_rec *r)
 	const char *met = lp_csv_field(r, s->c_metric);
 	size_t d;
 
+	/* ncu 2025.3 ends a metric's row after an empty "Rule Name": the
+	 * rule columns are there only on a rule's row */
+	if (!(s->c_rule >= 0 && r->n == (size_t)s->c_rule + 1))
+		lp_csv_width(&s->hdr, r->n, r->line);
 	if (!*id)
 		lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
 		    "row without a result ID");
@@ -346,6 +354,9 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 			s->c_section = lp_csv_need(&s->hdr, "Section Name", w);
 			s->c_unit = lp_csv_need(&s->hdr, "Metric Unit", w);
 			s->c_value = lp_csv_need(&s->hdr, "Metric Value", w);
+			s->c_rule = lp_csv_col(&s->hdr, "Rule Name");
+			if (s->c_rule >= 0 && s->c_rule <= s->c_value)
+				s->c_rule = -1;
 			s->state = 2;
 		} else {
 			wide_header(s);
@@ -357,6 +368,7 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 			lp_die_at(LP_EXIT_DATA, s->file, r->line, 0, "no units "
 			    "row under the header (not an ncu --page raw "
 			    "export?)");
+		lp_csv_width(&s->hdr, r->n, r->line);
 		wide_units(s, r);
 		s->state = 2;
 		return 0;

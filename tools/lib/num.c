@@ -84,6 +84,31 @@ lp_num_get(const char *s, double *out)
 	return *s && lp_num_parse(s, out) == 0;
 }
 
+/*
+ * What a measured value may be, in base units: never negative, never
+ * beyond what a run can hold (1e18 ns is 31 years; 1e18 bytes an
+ * exabyte), a percentage of a peak up to 110 (ncu's throughputs overshoot
+ * 100 by a little when clocks move), a count whole where it is exact.
+ */
+#define LP_NUM_MAX 1e18
+#define LP_PCT_MAX 110.0
+
+const char *
+lp_num_bad(enum lp_dim dim, double v, int whole)
+{
+	if (!isfinite(v))
+		return "not a finite number";
+	if (v < 0)
+		return "negative";
+	if (dim == LP_DIM_PCT && v > LP_PCT_MAX)
+		return "a percentage above 110";
+	if (v > LP_NUM_MAX)
+		return "beyond 1e18, more than any run holds";
+	if (whole && v != floor(v))
+		return "not a whole number";
+	return NULL;
+}
+
 struct unit {
 	const char *name;
 	double factor;

@@ -88,9 +88,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	}
 	if (rec->n == 1 && !rec->f[0][0])
 		return 0;
-	if (rec->n != r->hdr.n)
-		lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0,
-		    "%zu fields, header has %zu", rec->n, r->hdr.n);
+	lp_csv_width(&r->hdr, rec->n, rec->line);
 	for (i = 0; i < r->n; i++)
 		r->v[i] = r->idx[i] >= 0 ? rec->f[r->idx[i]] : "";
 	rr.v = r->v;
@@ -130,28 +128,30 @@ lp_rep_read(FILE *fp, const char *file, const char *what,
 }
 
 static double
-num(const struct lp_rep_row *r, size_t i, int whole)
+num(const struct lp_rep_row *r, size_t i, int whole, double factor)
 {
+	const char *why = NULL;
 	double v;
 
-	if (!lp_num_get(r->v[i], &v) || v < 0 || (whole && v != floor(v)))
+	if (!lp_num_get(r->v[i], &v) || (why = lp_num_bad(whole ?
+	    LP_DIM_COUNT : LP_DIM_TIME, v * factor, whole)))
 		lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
-		    "%s: expected %s, got \"%s\"", r->names[i] + (r->names[i][0] ==
-		    '?'), whole ? "a whole number from 0" : "a number from 0",
-		    r->v[i]);
-	return v;
+		    "%s: expected %s, got \"%s\"%s%s", r->names[i] +
+		    (r->names[i][0] == '?'), whole ? "a whole number from 0" :
+		    "a number from 0", r->v[i], why ? ": " : "", why ? why : "");
+	return v * factor;
 }
 
 double
 lp_rep_time(const struct lp_rep_row *r, size_t i)
 {
-	return num(r, i, 0) * r->factor[i];
+	return num(r, i, 0, r->factor[i]);
 }
 
 double
 lp_rep_count(const struct lp_rep_row *r, size_t i)
 {
-	return num(r, i, 1);
+	return num(r, i, 1, 1);
 }
 
 int

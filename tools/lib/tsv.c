@@ -122,6 +122,7 @@ lp_tsv_next(struct lp_tsv *t)
 			return 0;
 	} while (!t->buf[0]);
 	split(t);
+	lp_csv_width(&t->hdr, t->n, t->line);
 	return 1;
 }
 
