@@ -51,7 +51,10 @@ test_expect_success 'an override of a key the presets lack is an error' '
 	test_grep "lp-confmerge: -s: no setting \"run.mdoe\" in the presets" err &&
 	printf "ncu_cli=x\n" >ovr &&
 	test_expect_code 2 lp-confmerge -S ovr "$TRASH/a.yaml" 2>err &&
-	test_grep "lp-confmerge: ovr:1: no setting \"ncu_cli\"" err &&
+	test_grep "lp-confmerge: ovr:1: ncu_cli is a section, not a setting" err &&
+	test_expect_code 2 lp-confmerge -s run.top_n_kernels=ten "$TRASH/a.yaml" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "lp-confmerge: -s: run.top_n_kernels: expected a number, as the presets have, got \"ten\"" err &&
 	test_expect_code 2 lp-confmerge -s novalue "$TRASH/a.yaml" 2>err &&
 	test_grep "expected KEY=VALUE" err
 '

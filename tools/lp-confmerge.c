@@ -22,9 +22,22 @@ apply(struct lp_ynode *root, const char *kv, const char *where)
 		lp_die(LP_EXIT_USAGE, "%s: expected KEY=VALUE, got \"%s\"", where,
 		    kv);
 	key = lp_xstrndup(kv, (size_t)(eq - kv));
-	if (lp_yaml_set(root, key, eq + 1))
+	switch (lp_yaml_set(root, key, eq + 1)) {
+	case 0:
+		break;
+	case -1:
 		lp_die(LP_EXIT_USAGE, "%s: no setting \"%s\" in the presets "
-		    "(misspelt, or a whole section?)", where, key);
+		    "(misspelt?)", where, key);
+	case -2:
+		lp_die(LP_EXIT_USAGE, "%s: %s: expected a number, as the presets "
+		    "have, got \"%s\"", where, key, eq + 1);
+	case -3:
+		lp_die(LP_EXIT_USAGE, "%s: %s: expected true or false, as the "
+		    "presets have, got \"%s\"", where, key, eq + 1);
+	default:
+		lp_die(LP_EXIT_USAGE, "%s: %s is a section, not a setting: set "
+		    "its keys (%s.KEY=VALUE)", where, key, key);
+	}
 	free(key);
 }
 

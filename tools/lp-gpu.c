@@ -32,7 +32,7 @@ static const char howto[] = "set its dense peaks per run with SET='gpu.tensor_"
     "tflops.fp16=... gpu.cuda_tflops.fp32=... gpu.hbm_tbps=...' or add the GPU "
     "to conf/gpus.yaml";
 
-/* A figure of a table entry or of the config: "" and absent are unset. */
+/* A figure of a table entry or of the config: "", 0 and absent are unset. */
 static int
 figure(const struct lp_ynode *n, const char *key, const char *prec,
     double *v, const char *file, const char *where)
@@ -46,11 +46,12 @@ figure(const struct lp_ynode *n, const char *key, const char *prec,
 		lp_sb_free(&b);
 		return 0;
 	}
-	if (!lp_num_get(x->s, v) || *v <= 0)
+	if (!lp_num_get(x->s, v) || *v < 0 || *v > 1e9)
 		lp_die_at(LP_EXIT_DATA, file, x->line, 0, "%s%s: expected a "
-		    "number above 0, got \"%s\"", where, lp_sb_str(&b), x->s);
+		    "number from 0 (not set) up, got \"%s\"", where,
+		    lp_sb_str(&b), x->s);
 	lp_sb_free(&b);
-	return 1;
+	return *v > 0;
 }
 
 /* The entry whose names list holds exactly this name. */

@@ -51,7 +51,10 @@ main(void)
 	ok(lp_yaml_set(a, "run.mode", "light") == 0 &&
 	    !strcmp(lp_yaml_str(a, "run.mode", ""), "light"), "set a scalar");
 	ok(lp_yaml_set(a, "run.nosuch", "1") == -1, "set refuses a new key");
-	ok(lp_yaml_set(a, "run", "1") == -1, "set refuses a whole mapping");
+	ok(lp_yaml_set(a, "run", "1") == -4, "set refuses a whole mapping");
+	ok(lp_yaml_set(a, "new", "many") == -2 &&
+	    !strcmp(lp_yaml_str(a, "new", ""), "1"), "a number stays a number");
+	ok(lp_yaml_set(a, "new", "2.5e3") == 0, "a number for a number");
 	ok(lp_yaml_set(a, "list", "p,q") == 0 && lp_yaml_get(a, "list")->n == 2 &&
 	    !strcmp(lp_yaml_str(a, "list.1", ""), "q"), "set a list from a,b");
 	ok(lp_yaml_set(a, "list", "") == 0 && lp_yaml_get(a, "list")->n == 0,

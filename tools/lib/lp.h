@@ -180,7 +180,9 @@ void lp_yaml_merge(struct lp_ynode *dst, struct lp_ynode *src);	/* frees src */
 const struct lp_ynode *lp_yaml_get(const struct lp_ynode *root, const char *path);
 const char *lp_yaml_str(const struct lp_ynode *root, const char *path,
     const char *dflt);
-/* Sets an existing scalar at a dotted path; -1 if the path is absent. */
+/* Sets an existing scalar or list ("a,b,c") at a dotted path, of the type
+ * the existing value has: -1 the path is absent, -2 not a number where the
+ * value is one, -3 not true or false where the value is, -4 a mapping. */
 int lp_yaml_set(struct lp_ynode *root, const char *path, const char *value);
 
 /* json.c: the JSON that env.json needs. */

@@ -377,7 +377,7 @@ lp_yaml_set(struct lp_ynode *root, const char *path, const char *value)
 		return -1;
 	n = *slot;
 	if (n->type == LP_Y_MAP)
-		return -1;
+		return -4;
 	if (n->type == LP_Y_SEQ) {
 		/* a list is given as "a,b,c"; "" is the empty list */
 		struct lp_ynode *seq = lp_yaml_seq();
@@ -396,6 +396,14 @@ lp_yaml_set(struct lp_ynode *root, const char *path, const char *value)
 		*slot = seq;
 		return 0;
 	}
+	/* the preset's value says the type: a number stays a number, a
+	 * boolean a boolean; a quoted or textual value takes any text */
+	if (!n->quoted && lp_num_get(n->s, &(double){ 0 }) &&
+	    !lp_num_get(value, &(double){ 0 }))
+		return -2;
+	if (!n->quoted && (!strcmp(n->s, "true") || !strcmp(n->s, "false")) &&
+	    strcmp(value, "true") && strcmp(value, "false"))
+		return -3;
 	free(n->s);
 	n->s = lp_xstrdup(value);
 	return 0;
