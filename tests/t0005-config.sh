@@ -74,6 +74,28 @@ test_expect_success 'YAML errors name the file, line and column' '
 	test_grep "lp-confmerge: nosuch.yaml: No such file" err
 '
 
+# "Billion laughs": nine levels of nine aliases, 400 bytes that expand to
+# 387 million scalars; lp-confget once took 1.6 GB and 6 s on eight.
+test_expect_success 'YAML bounds: aliases refused, nesting and size bounded, fast' '
+	{ echo "a: &a [x, x, x, x, x, x, x, x, x]"
+	  for l in b c d e f g h i; do p=$(printf "%s" "$l" | tr b-i a-h)
+		echo "$l: &$l [*$p, *$p, *$p, *$p, *$p, *$p, *$p, *$p, *$p]"; done; } >laughs.yaml &&
+	test_expect_code 1 lp-confget i laughs.yaml >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-confget: laughs.yaml:2:[0-9]*: YAML alias \"\*a\": lp.s files take no anchors and aliases" err &&
+	printf "a: &x 1\nb: 2\n" >anchor.yaml &&
+	echo 2 >expect && lp-confget b anchor.yaml >got && test_cmp expect got &&
+	awk "BEGIN { for (i = 0; i < 200000; i++) printf \"[\"; print \"\" }" >deep.yaml &&
+	test_expect_code 1 lp-confget a deep.yaml 2>err &&
+	test_grep "deep.yaml:1:65: YAML nested more than 64 deep" err &&
+	awk "BEGIN { print \"a:\"; for (i = 1; i < 80; i++) { s = \"\"; for (j = 0; j < i; j++) s = s \" \"; print s \"b:\" } }" >block.yaml &&
+	test_expect_code 1 lp-confget a block.yaml 2>err &&
+	test_grep "block.yaml:65:65: YAML nested more than 64 deep" err &&
+	awk "BEGIN { print \"a:\"; for (i = 0; i < 1200000; i++) print \"  - 1234567890123\" }" >big.yaml &&
+	test_expect_code 1 lp-confget a big.yaml 2>err &&
+	test_grep "big.yaml: YAML input larger than 16 MiB" err
+'
+
 test_expect_success 'lp-confget: scalars, lists, mapping keys, NUL ends, defaults' '
 	lp-confget run "$TRASH/a.yaml" >got && printf "mode\ntop_n_kernels\n" >expect && test_cmp expect got &&
 	lp-confget -0 ncu_cli.sections "$TRASH/a.yaml" | tr "\0" "|" >got && printf "SpeedOfLight|Occupancy|" >expect && test_cmp expect got &&

@@ -92,86 +92,145 @@ lp_yaml_push(struct lp_ynode *seq, struct lp_ynode *v)
 	append(seq, NULL, v);
 }
 
-static struct lp_ynode *
-convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth)
-{
+/*
+ * A document is built from libyaml's events, not its document loader, so
+ * that what lp never needs is refused before libyaml spends time on it:
+ * nesting deeper than MAX_DEPTH (libyaml's scanner is quadratic in flow
+ * depth: 30,000 "[" took 4 s, 100,000 took 45 s), aliases (a few hundred
+ * bytes of nested ones expand to gigabytes, "billion laughs"; lp's files
+ * never use them), input beyond MAX_BYTES, and duplicate keys.
+ */
+enum { MAX_BYTES = 16 << 20 };
+
+struct frame {
 	struct lp_ynode *n;
-	yaml_node_item_t *it;
-	yaml_node_pair_t *pr;
-	long line = (long)yn->start_mark.line + 1;
+	char *key;		/* a mapping's key waiting for its value */
+	struct lp_map *keys;	/* the mapping's keys so far */
+};
 
-	if (depth > MAX_DEPTH)
-		lp_die_at(LP_EXIT_DATA, file, line, 0, "YAML nested too deeply");
-	switch (yn->type) {
-	case YAML_SCALAR_NODE:
-		n = node_new(LP_Y_SCALAR);
-		n->s = lp_xstrndup((char *)yn->data.scalar.value,
-		    yn->data.scalar.length);
-		n->quoted = yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
-		break;
-	case YAML_SEQUENCE_NODE:
-		n = node_new(LP_Y_SEQ);
-		for (it = yn->data.sequence.items.start;
-		    it < yn->data.sequence.items.top; it++)
-			append(n, NULL, convert(doc,
-			    yaml_document_get_node(doc, *it), file, depth + 1));
-		break;
-	case YAML_MAPPING_NODE:
-		n = node_new(LP_Y_MAP);
-		for (pr = yn->data.mapping.pairs.start;
-		    pr < yn->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-			char *key;
-			size_t i;
+struct src {
+	FILE *fp;
+	const char *file;
+	size_t total;
+};
 
-			if (k->type != YAML_SCALAR_NODE)
-				lp_die_at(LP_EXIT_DATA, file,
-				    (long)k->start_mark.line + 1, 0,
-				    "YAML mapping key is not a scalar");
-			key = lp_xstrndup((char *)k->data.scalar.value,
-			    k->data.scalar.length);
-			for (i = 0; i < n->n; i++)
-				if (!strcmp(n->keys[i], key))
-					lp_die_at(LP_EXIT_DATA, file,
-					    (long)k->start_mark.line + 1,
-					    (long)k->start_mark.column + 1,
-					    "duplicate key \"%s\"", key);
-			append(n, key, convert(doc,
-			    yaml_document_get_node(doc, pr->value), file,
-			    depth + 1));
-		}
-		break;
-	default:
-		lp_die_at(LP_EXIT_DATA, file, line, 0, "empty YAML node");
-	}
-	n->line = line;
-	return n;
+static int
+read_fp(void *data, unsigned char *buf, size_t size, size_t *got)
+{
+	struct src *s = data;
+
+	*got = fread(buf, 1, size, s->fp);
+	if (*got == 0 && ferror(s->fp))
+		return 0;
+	s->total += *got;
+	if (s->total > MAX_BYTES)
+		lp_die_at(LP_EXIT_DATA, s->file, 0, 0, "YAML input larger than "
+		    "%d MiB: not a config lp reads", MAX_BYTES >> 20);
+	return 1;
+}
+
+static void
+attach(struct frame *st, int top, struct lp_ynode **root,
+    struct lp_ynode *v)
+{
+	if (top < 0)
+		*root = v;
+	else if (st[top].n->type == LP_Y_MAP) {
+		append(st[top].n, st[top].key, v);
+		st[top].key = NULL;
+	} else
+		append(st[top].n, NULL, v);
 }
 
 struct lp_ynode *
 lp_yaml_load(FILE *fp, const char *file)
 {
+	struct src src = { fp, file, 0 };
+	struct frame st[MAX_DEPTH + 1];
+	struct lp_ynode *root = NULL, *v;
 	yaml_parser_t p;
-	yaml_document_t doc;
-	yaml_node_t *root;
-	struct lp_ynode *n;
+	yaml_event_t ev;
+	int top = -1, done = 0;
 
 	if (!yaml_parser_initialize(&p))
 		lp_die(LP_EXIT_USAGE, "yaml_parser_initialize failed");
-	yaml_parser_set_input_file(&p, fp);
-	if (!yaml_parser_load(&p, &doc)) {
-		if (p.error == YAML_READER_ERROR && ferror(fp))
-			lp_die_sys("%s", file);
-		lp_die_at(LP_EXIT_DATA, file, (long)p.problem_mark.line + 1,
-		    (long)p.problem_mark.column + 1, "YAML: %s%s%s",
-		    p.problem ? p.problem : "cannot parse",
-		    p.context ? " " : "", p.context ? p.context : "");
+	yaml_parser_set_input(&p, read_fp, &src);
+	while (!done) {
+		long line, col;
+
+		if (!yaml_parser_parse(&p, &ev)) {
+			if (p.error == YAML_READER_ERROR && ferror(fp))
+				lp_die_sys("%s", file);
+			lp_die_at(LP_EXIT_DATA, file, (long)p.problem_mark.line +
+			    1, (long)p.problem_mark.column + 1, "YAML: %s%s%s",
+			    p.problem ? p.problem : "cannot parse",
+			    p.context ? " " : "", p.context ? p.context : "");
+		}
+		line = (long)ev.start_mark.line + 1;
+		col = (long)ev.start_mark.column + 1;
+		v = NULL;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+		case YAML_DOCUMENT_END_EVENT:
+			done = 1;	/* the first document only */
+			break;
+		case YAML_ALIAS_EVENT:
+			lp_die_at(LP_EXIT_DATA, file, line, col, "YAML alias "
+			    "\"*%s\": lp's files take no anchors and aliases "
+			    "(write the value out)", ev.data.alias.anchor);
+		case YAML_SCALAR_EVENT:
+			if (top >= 0 && st[top].n->type == LP_Y_MAP &&
+			    !st[top].key) {
+				char *key = lp_xstrndup((char *)
+				    ev.data.scalar.value, ev.data.scalar.length);
+
+				if (!st[top].keys)
+					st[top].keys = lp_map_new();
+				if (lp_map_get(st[top].keys, key, -1) >= 0)
+					lp_die_at(LP_EXIT_DATA, file, line, col,
+					    "duplicate key \"%s\"", key);
+				lp_map_put(st[top].keys, key, 1);
+				st[top].key = key;
+				break;
+			}
+			v = node_new(LP_Y_SCALAR);
+			v->s = lp_xstrndup((char *)ev.data.scalar.value,
+			    ev.data.scalar.length);
+			v->quoted = ev.data.scalar.style !=
+			    YAML_PLAIN_SCALAR_STYLE;
+			v->line = line;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (top >= 0 && st[top].n->type == LP_Y_MAP &&
+			    !st[top].key)
+				lp_die_at(LP_EXIT_DATA, file, line, col,
+				    "YAML mapping key is not a scalar");
+			if (top + 1 >= MAX_DEPTH)
+				lp_die_at(LP_EXIT_DATA, file, line, col, "YAML "
+				    "nested more than %d deep", MAX_DEPTH);
+			top++;
+			st[top].n = node_new(ev.type == YAML_SEQUENCE_START_EVENT ?
+			    LP_Y_SEQ : LP_Y_MAP);
+			st[top].n->line = line;
+			st[top].key = NULL;
+			st[top].keys = NULL;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			v = st[top].n;
+			lp_map_free(st[top].keys);
+			top--;
+			break;
+		default:
+			break;
+		}
+		if (v)
+			attach(st, top, &root, v);
+		yaml_event_delete(&ev);
 	}
-	root = yaml_document_get_root_node(&doc);
-	n = root ? convert(&doc, root, file, 0) : node_new(LP_Y_MAP);
-	yaml_document_delete(&doc);
 	yaml_parser_delete(&p);
-	return n;
+	return root ? root : node_new(LP_Y_MAP);
 }
 
 struct lp_ynode *
