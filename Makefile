@@ -5,6 +5,7 @@
 #   make check                unit and CLI tests (TAP, run by prove)
 #   make check SAN=1          the same under ASan+UBSan;  VALGRIND=1: valgrind
 #   make demo                 the whole pipeline on the bundled H200 capture
+#   make fuzz [FUZZ_TIME=600]  libFuzzer harnesses of the readers (clang)
 #   make RUN=abc stakeholder_summary.md   one artifact of run abc (rules.mk)
 #   make install PREFIX=/usr/local DESTDIR=   uninstall   clean
 #   V=1 shows the commands.
@@ -113,6 +114,24 @@ check: $(BINS) $(UNITS)
 # Time and peak memory of the parsers on growing inputs (figures only).
 bench: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench.sh
+
+# Fuzzing with clang's libFuzzer, ASan and UBSan (tests/fuzz/README.md):
+# each harness FUZZ_TIME seconds, seeded from tests/fixtures and run over
+# its regression inputs first.  fuzz-smoke: a few seconds each (CI).
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 600
+FUZZ_RUNS := nsys ncu-wide ncu-long tsv yaml
+FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DLP_FUZZ -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Itools/lib
+bin/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(wildcard tools/lib/*.[ch]) | bin/.deps-ok
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(wildcard tools/lib/*.c) -lcsv -lyaml -lm
+.PHONY: fuzz fuzz-smoke
+fuzz fuzz-smoke: bin/fuzz/fuzz_nsys bin/fuzz/fuzz_ncu bin/fuzz/fuzz_tsv bin/fuzz/fuzz_yaml
+fuzz:
+	$(Q)tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZ_RUNS)
+fuzz-smoke:
+	$(Q)tests/fuzz/run.sh 5 $(FUZZ_RUNS)
 
 # The CUDA C test workload; it needs nvcc here and a GPU to run.
 NVCC ?= nvcc

@@ -105,7 +105,11 @@ lp_csv_read(FILE *fp, const char *file,
 	r.ctx = ctx;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
 		lp_die(LP_EXIT_USAGE, "csv_init failed");
-	while (!r.stop && (n = getline(&line, &cap, fp)) != -1) {
+#ifdef LP_FUZZ
+	csv_set_realloc_func(&p, lp_fuzz_realloc);
+	csv_set_free_func(&p, lp_fuzz_free);
+#endif
+	while (!r.stop && (n = lp_getline(&line, &cap, fp)) != -1) {
 		char *s = line;
 		size_t len = (size_t)n;
 

@@ -12,6 +12,156 @@
 
 static const char *prog = "lp";
 
+#ifdef LP_FUZZ
+#undef free
+jmp_buf *lp_fuzz_jmp;
+
+/* The tracked blocks: an open-addressing set of pointers. */
+static void **trk;
+static size_t trk_cap, trk_n, trk_used;
+#define TRK_GONE ((void *)1)
+
+static size_t
+trk_hash(const void *p)
+{
+	uintptr_t x = (uintptr_t)p;
+
+	x ^= x >> 17;
+	x *= 0xed5ad4bbU;
+	x ^= x >> 11;
+	return (size_t)x;
+}
+
+static void
+trk_add(void *p)
+{
+	size_t i;
+
+	if ((trk_used + 1) * 2 > trk_cap) {
+		void **old = trk;
+		size_t oc = trk_cap, j;
+
+		trk_cap = trk_cap ? 2 * trk_cap : 1024;
+		if (trk_n * 4 < oc)	/* mostly tombstones: same size */
+			trk_cap = oc;
+		trk = calloc(trk_cap, sizeof *trk);
+		if (!trk)
+			abort();
+		trk_n = trk_used = 0;
+		for (j = 0; j < oc; j++)
+			if (old[j] && old[j] != TRK_GONE)
+				trk_add(old[j]);
+		free(old);
+	}
+	for (i = trk_hash(p) & (trk_cap - 1); trk[i] && trk[i] != TRK_GONE;
+	    i = (i + 1) & (trk_cap - 1))
+		;
+	if (!trk[i])
+		trk_used++;
+	trk[i] = p;
+	trk_n++;
+}
+
+static int
+trk_del(void *p)
+{
+	size_t i;
+
+	if (!trk_cap || !p)
+		return 0;
+	for (i = trk_hash(p) & (trk_cap - 1); trk[i];
+	    i = (i + 1) & (trk_cap - 1))
+		if (trk[i] == p) {
+			trk[i] = TRK_GONE;
+			trk_n--;
+			return 1;
+		}
+	return 0;
+}
+
+void
+lp_fuzz_free(void *p)
+{
+	trk_del(p);
+	free(p);
+}
+
+void *
+lp_fuzz_realloc(void *p, size_t n)
+{
+	void *q;
+
+	trk_del(p);
+	q = realloc(p, n);
+	if (q)
+		trk_add(q);
+	else if (p)
+		trk_add(p);
+	return q;
+}
+
+static struct { void (*fn)(void *); void *arg; } defers[16];
+static size_t ndefers;
+
+void
+lp_fuzz_defer(void (*fn)(void *), void *arg)
+{
+	if (ndefers == sizeof defers / sizeof defers[0])
+		abort();
+	defers[ndefers].fn = fn;
+	defers[ndefers++].arg = arg;
+}
+
+void
+lp_fuzz_undefer(void)
+{
+	if (!ndefers)
+		abort();
+	ndefers--;
+}
+
+size_t
+lp_fuzz_live(void)
+{
+	return trk_n + ndefers;
+}
+
+void
+lp_fuzz_reset(void)
+{
+	size_t i;
+
+	while (ndefers) {
+		ndefers--;
+		defers[ndefers].fn(defers[ndefers].arg);
+	}
+	for (i = 0; i < trk_cap; i++) {
+		if (trk[i] && trk[i] != TRK_GONE)
+			free(trk[i]);
+		trk[i] = NULL;
+	}
+	trk_n = trk_used = 0;
+}
+
+#define TRACK(p) trk_add(p)
+#define UNTRACK(p) trk_del(p)
+#else
+#define TRACK(p) ((void)0)
+#define UNTRACK(p) ((void)0)
+#endif
+
+/* Every way out of an lp tool on an error: exit, or in a fuzz build back
+ * to the harness. */
+static _Noreturn void
+finish(int code)
+{
+#ifdef LP_FUZZ
+	if (lp_fuzz_jmp)
+		longjmp(*lp_fuzz_jmp, 1);
+#endif
+	exit(code);
+}
+
 void
 lp_init(const char *argv0)
 {
@@ -29,6 +179,10 @@ static void
 vmsg(const char *file, long line, long col, const char *fmt, va_list ap,
     int errnum)
 {
+#ifdef LP_FUZZ
+	if (lp_fuzz_jmp)
+		return;
+#endif
 	fflush(stdout);
 	fprintf(stderr, "%s: ", prog);
 	if (file) {
@@ -53,7 +207,7 @@ lp_die(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(NULL, 0, 0, fmt, ap, 0);
 	va_end(ap);
-	exit(code);
+	finish(code);
 }
 
 void
@@ -64,7 +218,7 @@ lp_die_at(int code, const char *file, long line, long col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(file, line, col, fmt, ap, 0);
 	va_end(ap);
-	exit(code);
+	finish(code);
 }
 
 void
@@ -76,7 +230,7 @@ lp_die_sys(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(NULL, 0, 0, fmt, ap, e);
 	va_end(ap);
-	exit(LP_EXIT_USAGE);
+	finish(LP_EXIT_USAGE);
 }
 
 void
@@ -103,7 +257,7 @@ void
 lp_usage(const char *synopsis)
 {
 	fprintf(stderr, "usage: %s\n", synopsis);
-	exit(LP_EXIT_USAGE);
+	finish(LP_EXIT_USAGE);
 }
 
 void *
@@ -113,6 +267,7 @@ lp_xmalloc(size_t n)
 
 	if (!p)
 		lp_die_sys("malloc");
+	TRACK(p);
 	return p;
 }
 
@@ -123,16 +278,22 @@ lp_xcalloc(size_t n, size_t size)
 
 	if (!p)
 		lp_die_sys("calloc");
+	TRACK(p);
 	return p;
 }
 
 void *
 lp_xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n ? n : 1);
-	if (!p)
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
 		lp_die_sys("realloc");
-	return p;
+	if (q != p || !p) {
+		UNTRACK(p);
+		TRACK(q);
+	}
+	return q;
 }
 
 void *
@@ -172,7 +333,7 @@ lp_strtonum(const char *s, long min, long max, const char *what)
 	if (!*s || *end || errno == ERANGE || v < min || v > max) {
 		fprintf(stderr, "%s: %s: expected a whole number from %ld to %ld, "
 		    "got \"%s\"\n", prog, what, min, max, s);
-		exit(LP_EXIT_USAGE);
+		finish(LP_EXIT_USAGE);
 	}
 	return v;
 }
@@ -188,9 +349,22 @@ lp_strtopct(const char *s, const char *what)
 	if (!*s || *end || errno == ERANGE || !(v > 0.0 && v <= 100.0)) {
 		fprintf(stderr, "%s: %s: expected a percentage above 0 and at "
 		    "most 100, got \"%s\"\n", prog, what, s);
-		exit(LP_EXIT_USAGE);
+		finish(LP_EXIT_USAGE);
 	}
 	return v;
+}
+
+ssize_t
+lp_getline(char **buf, size_t *cap, FILE *fp)
+{
+	char *old = *buf;
+	ssize_t n = getline(buf, cap, fp);
+
+	if (*buf != old) {
+		UNTRACK(old);
+		TRACK(*buf);
+	}
+	return n;
 }
 
 FILE *

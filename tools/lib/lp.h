@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Exit codes, as the man pages state them. */
 enum {
@@ -45,6 +46,33 @@ double lp_strtopct(const char *s, const char *what);
 FILE *lp_open_in(const char *path, const char **name);	/* "-"/NULL: stdin */
 void lp_close_in(FILE *fp);
 void lp_close_stdout(void);	/* flush, check, close: a failed write dies */
+/* getline(3) whose buffer a fuzz build tracks like lp_x* memory. */
+ssize_t lp_getline(char **buf, size_t *cap, FILE *fp);
+
+/*
+ * Fuzz builds (make fuzz, -DLP_FUZZ): a die returns to the harness by
+ * longjmp instead of exiting, quietly, and what the library allocates is
+ * tracked (lp_x*, lp_getline, libcsv's buffers) so the harness can free
+ * what a refused input left behind.  Foreign state that a die would strand
+ * (libyaml's parser) is handed over with LP_DEFER and taken back with
+ * LP_UNDEFER.  Normal builds compile none of it.
+ */
+#ifdef LP_FUZZ
+#include <setjmp.h>
+extern jmp_buf *lp_fuzz_jmp;
+void lp_fuzz_reset(void);	/* after a die: free all tracked, run defers */
+size_t lp_fuzz_live(void);	/* tracked blocks still allocated */
+void lp_fuzz_free(void *p);
+void *lp_fuzz_realloc(void *p, size_t n);
+void lp_fuzz_defer(void (*fn)(void *), void *arg);
+void lp_fuzz_undefer(void);
+#define free(p) lp_fuzz_free(p)
+#define LP_DEFER(fn, arg) lp_fuzz_defer((fn), (arg))
+#define LP_UNDEFER() lp_fuzz_undefer()
+#else
+#define LP_DEFER(fn, arg) ((void)0)
+#define LP_UNDEFER() ((void)0)
+#endif
 
 /* sb.c: growable strings. */
 struct lp_sb {

@@ -106,7 +106,7 @@ lp_rset_ncu_list(struct lp_rset *rs, const char *list)
 
 	if (!fp)
 		lp_die_sys("%s", list);
-	while ((n = getline(&line, &cap, fp)) != -1) {
+	while ((n = lp_getline(&line, &cap, fp)) != -1) {
 		if (n && line[n - 1] == '\n')
 			line[--n] = '\0';
 		if (!*line)

@@ -47,7 +47,7 @@ unescape(char *s)
 static int
 readline(struct lp_tsv *t)
 {
-	ssize_t n = getline(&t->buf, &t->cap, t->fp);
+	ssize_t n = lp_getline(&t->buf, &t->cap, t->fp);
 
 	if (n == -1) {
 		if (ferror(t->fp))

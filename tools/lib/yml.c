@@ -142,6 +142,26 @@ attach(struct frame *st, int top, struct lp_ynode **root,
 		append(st[top].n, NULL, v);
 }
 
+#ifdef LP_FUZZ
+static void
+parser_gone(void *p)
+{
+	yaml_parser_delete(p);
+}
+
+static void
+event_gone(void *ev)
+{
+	yaml_event_delete(ev);
+}
+
+static void
+emitter_gone(void *e)
+{
+	yaml_emitter_delete(e);
+}
+#endif
+
 struct lp_ynode *
 lp_yaml_load(FILE *fp, const char *file)
 {
@@ -154,6 +174,9 @@ lp_yaml_load(FILE *fp, const char *file)
 
 	if (!yaml_parser_initialize(&p))
 		lp_die(LP_EXIT_USAGE, "yaml_parser_initialize failed");
+	memset(&ev, 0, sizeof ev);
+	LP_DEFER(parser_gone, &p);
+	LP_DEFER(event_gone, &ev);
 	yaml_parser_set_input(&p, read_fp, &src);
 	while (!done) {
 		long line, col;
@@ -229,6 +252,8 @@ lp_yaml_load(FILE *fp, const char *file)
 			attach(st, top, &root, v);
 		yaml_event_delete(&ev);
 	}
+	LP_UNDEFER();
+	LP_UNDEFER();
 	yaml_parser_delete(&p);
 	return root ? root : node_new(LP_Y_MAP);
 }
@@ -325,6 +350,7 @@ lp_yaml_emit(FILE *fp, const struct lp_ynode *root, const char *comment)
 	em.fp = fp;
 	if (!yaml_emitter_initialize(&em.e))
 		lp_die(LP_EXIT_USAGE, "yaml_emitter_initialize failed");
+	LP_DEFER(emitter_gone, &em.e);
 	yaml_emitter_set_output_file(&em.e, fp);
 	yaml_emitter_set_unicode(&em.e, 1);
 	yaml_emitter_set_width(&em.e, -1);
@@ -339,6 +365,7 @@ lp_yaml_emit(FILE *fp, const struct lp_ynode *root, const char *comment)
 	emit_ev(&em, &ev);
 	if (!yaml_emitter_flush(&em.e))
 		lp_die_sys("<output>");
+	LP_UNDEFER();
 	yaml_emitter_delete(&em.e);
 }
 
