@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Faults: make killed with SIGKILL at random moments of an import run and of
+# a live run (stand-in nsys and ncu), then run again: the artifacts are
+# those of an uninterrupted run, byte for byte, and no step that had
+# finished runs again.  Two runs at once, and make -j4, give the same
+# artifacts as one run alone.  LP_FAULT_KILLS kills per kind (10 here;
+# make check FAULT_KILLS=60 for the long version).
+. "$(dirname "$0")/lib.sh"
+
+KILLS=${LP_FAULT_KILLS:-10}
+export SOURCE_DATE_EPOCH=1790000000	# env.json's time, fixed
+export LP_FAKE_LOG=$TRASH/fake.log
+export LP_FAKE_NSYS=$FIX/h200-live/t1
+export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv
+S2=$TRASH/s2
+IMPORT="$(echo "$FIX"/h200-torch-v2/torch_*.csv)"
+GOALS="stakeholder_summary.md kernels.md regions.md"
+
+lpmake() {
+	PATH=$ROOT/tests/fake:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		LP_STAGE2_DIR="$S2" "$@"
+}
+goals() {
+	case $1 in
+	import) echo $GOALS ;;
+	live) echo stakeholder_summary.md kernels.md ;;
+	esac
+}
+run_to_end() {	# run_to_end KIND RUN [MAKE-ARGS...]
+	local kind=$1 run=$2
+	shift 2
+	eval "set -- \"\$@\" $(args_q "$kind" "$run")"
+	lpmake "$@" $(goals "$kind") >/dev/null 2>&1
+}
+args_q() {	# the args, quoted for eval
+	case $1 in
+	import) printf '%q ' "RUN=$2" "IMPORT=$IMPORT" MODEL=torch-decoder ;;
+	live) printf '%q ' "RUN=$2" "WORK=sh tests/fake/workload.sh --tokens 4" MODEL=tinyllm ;;
+	esac
+}
+# digest RUN: every file of the run folder and a hash of its content, the
+# folder's own path and name written as RUN, so runs compare across names
+digest() {
+	(cd "$S2/$1" && find . -type f | sort | while read -r f; do
+		printf "%s %s\n" "$f" "$(sed "s#$S2/$1#RUN#g; s#RUN=$1\\b#RUN=RUN#g; s#run $1\\b#run RUN#g" "$f" | md5sum | cut -c1-32)"
+	done)
+}
+# stamps RUN: path, inode and time of each finished file (no .tmp)
+stamps() {
+	(cd "$S2/$1" && find . -type f ! -name "*.tmp*" -printf "%P %i %T@\n" | sort)
+}
+
+for kind in import live; do
+	test_expect_success "$kind: the uninterrupted run, its time" '
+		start=$(date +%s%N) &&
+		run_to_end '$kind' ref-'$kind' &&
+		echo $(( ($(date +%s%N) - start) / 1000000 )) >"$TRASH/ms-'$kind'" &&
+		digest ref-'$kind' >"$TRASH/ref-'$kind'.digest" &&
+		test $(wc -l <"$TRASH/ref-'$kind'.digest") -gt 20 &&
+		lpmake -q RUN=ref-'$kind' $(goals '$kind')
+	'
+
+	test_expect_success "$kind: $KILLS runs killed with SIGKILL at random moments, each finished by the next" '
+		full=$(cat "$TRASH/ms-'$kind'") && : >report &&
+		for i in $(seq '"$KILLS"'); do
+			run=k'$kind'$i &&
+			ms=$(( RANDOM % (full + 1) )) &&
+			eval "set -- $(args_q '$kind' "$run")" &&
+			{ PATH=$ROOT/tests/fake:$PATH setsid make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+				LP_STAGE2_DIR="$S2" "$@" $(goals '$kind') >/dev/null 2>&1 & } &&
+			pid=$! &&
+			sleep "$(printf "%d.%03d" $((ms / 1000)) $((ms % 1000)))" &&
+			kill -9 -- -$pid 2>/dev/null; wait $pid 2>/dev/null
+			test -d "$S2/$run" || mkdir -p "$S2/$run"
+			stamps "$run" >before &&
+			run_to_end '$kind' "$run" &&
+			stamps "$run" >after &&
+			# a file finished before the kill is the same file after; the
+			# per-region files are finished with their step, index.tsv
+			idx=$(grep -c "^ncu/regions/index.tsv " before || true) &&
+			join before after | awk -v idx="$idx" "\$1 ~ /^ncu\/regions\/[^\/]*\.(csv|md|json)\$/ && \$1 !~ /\/(d[0-9]+|imp[0-9]+)\.csv\$/ && !idx { next }
+				\$2 != \$4 || \$3 != \$5 { print \"rewritten: \" \$1 }" >redone &&
+			test_must_be_empty redone &&
+			digest "$run" >got &&
+			test_cmp "$TRASH/ref-'$kind'.digest" got &&
+			lpmake -q RUN="$run" $(goals '$kind') &&
+			echo "$run killed at $ms ms: $(wc -l <before) files then" >>report || return 1
+		done &&
+		cat report >&2
+	'
+done
+
+test_expect_success 'two runs at once, and make -j4: the same artifacts' '
+	run_to_end import par1 & run_to_end import par2 & wait &&
+	run_to_end import j4 -j4 &&
+	for r in par1 par2 j4; do
+		digest $r >got && test_cmp "$TRASH/ref-import.digest" got || return 1
+	done
+'
+
+test_expect_success 'live: the profilers ran once per run, never again after a kill' '
+	for i in $(seq '"$KILLS"'); do
+		n=$(grep -c -- "--output=$S2/klive$i/nsys/report" "$LP_FAKE_LOG" || true) &&
+		test "$n" -le 2 || { echo "klive$i: nsys profile ran $n times"; return 1; }
+	done
+'
+
+test_done
