@@ -76,7 +76,8 @@ ifeq ($$(origin $(1)),command line)
 LP_$(1) := $$(value $(1))
 ifneq ($$(LP_$(1)),$$(file <$(R)/vars/$(1)))
 $$(shell mkdir -p $(R)/vars)
-$$(file >$(R)/vars/$(1),$$(LP_$(1)))
+$$(file >$(R)/vars/$(1).tmp,$$(LP_$(1)))
+$$(shell mv -f $(R)/vars/$(1).tmp $(R)/vars/$(1))
 endif
 else
 LP_$(1) := $$(if $$(wildcard $(R)/vars/$(1)),$$(file <$(R)/vars/$(1)))
@@ -120,7 +121,8 @@ define lp_put
 lp__new := $$(subst $$(space),$$(nl),$$(strip $(2)))
 ifneq ($$(wildcard $(R)/vars/$(1))|$$(lp__new),$(R)/vars/$(1)|$$(file <$(R)/vars/$(1)))
 $$(shell mkdir -p $(R)/vars)
-$$(file >$(R)/vars/$(1),$$(lp__new))
+$$(file >$(R)/vars/$(1).tmp,$$(lp__new))
+$$(shell mv -f $(R)/vars/$(1).tmp $(R)/vars/$(1))
 endif
 endef
 $(eval $(call lp_put,overrides.all,$(LP_OVR_ALL)))
@@ -485,7 +487,8 @@ else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 $(LP_RD)/exports.list: $(LP_IMP_REGCSV) $(LP_IMP_REGREP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
 		$(LP_BIN)/lp-ncucmd | $(LP_RD)
 	$(Q)n=0; : > $@.tmp; \
-	for f in $(LP_IMP_REGCSV); do cp "$$f" $(LP_RD)/imp$$n.csv; echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \
+	for f in $(LP_IMP_REGCSV); do cp "$$f" $(LP_RD)/imp$$n.csv.tmp && mv $(LP_RD)/imp$$n.csv.tmp $(LP_RD)/imp$$n.csv; \
+	  echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \
 	for f in $(LP_IMP_REGREP); do $(call lp_need,ncu,install Nsight Compute to export $$f); \
 	  sh -c "$$($(LP_BIN)/lp-ncucmd -p ncu_regions -x -- "$$f" < $(LP_RD)/config.yaml)" > $(LP_RD)/imp$$n.csv.tmp && \
 	  mv $(LP_RD)/imp$$n.csv.tmp $(LP_RD)/imp$$n.csv && echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \

@@ -179,7 +179,7 @@ bad() {
 : >"$TRASH/in.csv"
 bad 'empty input' 1 'in.csv: empty input'
 printf 'Time (%%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n' >"$TRASH/in.csv"
-bad 'a header alone' 1 'in.csv: no kernel rows'
+bad 'a header alone' 1 'in.csv:1: no kernel rows (the export ends after its header)'
 cp "$FIX/h200-torch-decoder/torch_nvtx_sum.csv" "$TRASH/in.csv"
 bad 'the wrong report (nvtx_sum)' 1 'an NVTX range summary'
 cp "$FIX/h200-torch-decoder/torch_cuda_api_sum.csv" "$TRASH/in.csv"

@@ -138,7 +138,7 @@ bad 'lp-kernmd: empty input' 1 'lp-kernmd "$TRASH/e.tsv"' 'lp-kernmd: .*e.tsv: e
 printf 'name\ttotal_ns\n' >"$TRASH/n.tsv"
 bad 'lp-kernmd: no kernel column' 1 'lp-kernmd "$TRASH/n.tsv"' 'no column "kernel"'
 printf 'kernel\ttotal_ns\tcalls\nk\tlots\t1\n' >"$TRASH/x.tsv"
-bad 'lp-kernmd: a non-number' 1 'lp-kernmd "$TRASH/x.tsv"' 'no total time or call count for "k"'
+bad 'lp-kernmd: a non-number' 1 'lp-kernmd "$TRASH/x.tsv"' 'x.tsv:2:2: total_ns: expected a number or "n/a ...", got "lots"'
 bad 'lp-kernjoin: metrics that are not lp-ncu2tsv output' 1 \
 	'lp-kernjoin -m "$TRASH/n.tsv" "$CAP"' 'lp-kernjoin: .*n.tsv:1: no column "kernel"'
 bad 'lp-kernjoin: the wrong nsys report' 1 \

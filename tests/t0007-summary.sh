@@ -169,7 +169,7 @@ test_expect_success 'MFU: an LM head run for the last prompt token only' '
 	sed "s/^  layers: 10$/  layers: 10\n  prefill_logits: first/" "$TRASH/run/inputs.yaml" >in3.yaml &&
 	test_expect_code 1 lp-mfu -g "$TRASH/run/gpu.tsv" -i in3.yaml -s "$TRASH/run/stages.tsv" >out 2>err &&
 	test_must_be_empty out &&
-	test_grep "inputs.yaml:[0-9]*: model.prefill_logits: expected \"last\" or \"all\", got \"first\"" err
+	test_grep "in3.yaml:[0-9]*: model.prefill_logits: expected \"last\" or \"all\", got \"first\"" err
 '
 
 test_expect_success 'no model config: MFU and MBU say what to give, never 0' '
@@ -196,7 +196,7 @@ test_expect_success 'a model number that is not a number is refused with its lin
 	sed "s/layers: 10/layers: ten/" "$TRASH/run/inputs.yaml" >in.yaml &&
 	test_expect_code 1 lp-mfu -g "$TRASH/run/gpu.tsv" -i in.yaml -s "$TRASH/run/stages.tsv" >out 2>err &&
 	test_must_be_empty out &&
-	test_grep "^lp-mfu: inputs.yaml:[0-9]*: model.layers: expected a number above 0, got \"ten\"" err
+	test_grep "^lp-mfu: in.yaml:[0-9]*: model.layers: expected a whole number above 0, got \"ten\"" err
 '
 
 test_expect_success 'lp-summary renders the tables in order, with sources and notes' '

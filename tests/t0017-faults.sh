@@ -75,10 +75,15 @@ for kind in import live; do
 			stamps "$run" >before &&
 			run_to_end '$kind' "$run" &&
 			stamps "$run" >after &&
-			# a file finished before the kill is the same file after; the
-			# per-region files are finished with their step, index.tsv
+			# a file finished before the kill is the same file after; a
+			# step that writes several files finishes with its last:
+			# the per-region files with index.tsv, the region exports
+			# with exports.list
 			idx=$(grep -c "^ncu/regions/index.tsv " before || true) &&
-			join before after | awk -v idx="$idx" "\$1 ~ /^ncu\/regions\/[^\/]*\.(csv|md|json)\$/ && \$1 !~ /\/(d[0-9]+|imp[0-9]+)\.csv\$/ && !idx { next }
+			exl=$(grep -c "^ncu/regions/exports.list " before || true) &&
+			join before after | awk -v idx="$idx" -v exl="$exl" "
+				\$1 ~ /^ncu\/regions\/(d|imp)[0-9]+\.(csv|ncu-rep|cmd|log)\$/ && !exl { next }
+				\$1 ~ /^ncu\/regions\/[^\/]*\.(csv|md|json)\$/ && \$1 !~ /\/(d|imp)[0-9]+\.csv\$/ && !idx { next }
 				\$2 != \$4 || \$3 != \$5 { print \"rewritten: \" \$1 }" >redone &&
 			test_must_be_empty redone &&
 			digest "$run" >got &&

@@ -121,13 +121,13 @@ main(int argc, char **argv)
 	while (lp_tsv_next(&t)) {
 		double v;
 
-		if (!lp_num_get(lp_tsv_get(&t, ct), &v) || v < 0)
+		if (!lp_tab_num(&t, ct, &v) || v < 0)
 			lp_die_at(LP_EXIT_DATA, kname, t.line, ct + 1, "total_ns: "
 			    "expected a number from 0, got \"%s\"",
 			    lp_tsv_get(&t, ct));
 		kt += v;
 		nk++;
-		if (lp_num_get(lp_tsv_get(&t, cl), &v)) {
+		if (lp_tab_num(&t, cl, &v)) {
 			withm++;
 			nl += v;
 		}

@@ -34,6 +34,12 @@ apply(struct lp_ynode *root, const char *kv, const char *where)
 	case -3:
 		lp_die(LP_EXIT_USAGE, "%s: %s: expected true or false, as the "
 		    "presets have, got \"%s\"", where, key, eq + 1);
+	case -5:
+		lp_die(LP_EXIT_USAGE, "%s: %s: a value is plain text, not YAML; "
+		    "a list is given as a,b,c", where, key);
+	case -6:
+		lp_die(LP_EXIT_USAGE, "%s: %s: expected a whole number, as the "
+		    "presets have, got \"%s\"", where, key, eq + 1);
 	default:
 		lp_die(LP_EXIT_USAGE, "%s: %s is a section, not a setting: set "
 		    "its keys (%s.KEY=VALUE)", where, key, key);

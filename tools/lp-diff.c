@@ -52,8 +52,8 @@ load(struct set *s, int side, const char *path)
 
 		if (cm < 0 || !*m)
 			s->mangled[side] = 0;
-		if (!lp_num_get(lp_tsv_get(&t, ct), &tot) || tot < 0 ||
-		    !lp_num_get(lp_tsv_get(&t, cc), &calls) || calls < 0)
+		if (!lp_tab_num(&t, ct, &tot) || tot < 0 ||
+		    !lp_tab_num(&t, cc, &calls) || calls < 0)
 			lp_die_at(LP_EXIT_DATA, path, t.line, 0, "no total_ns or "
 			    "calls for \"%s\"", lp_tsv_get(&t, ck));
 		if (i < 0) {
@@ -70,8 +70,7 @@ load(struct set *s, int side, const char *path)
 		s->k[i].in[side] = 1;
 		s->k[i].t[side] = tot;
 		s->k[i].calls[side] = calls;
-		s->k[i].have_sm[side] = lp_num_get(lp_tsv_get(&t, cs),
-		    &s->k[i].sm[side]);
+		s->k[i].have_sm[side] = lp_tab_num(&t, cs, &s->k[i].sm[side]);
 		s->total[side] += tot;
 		any = 1;
 	}

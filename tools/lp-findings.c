@@ -81,6 +81,7 @@ struct tab {
 	struct lp_tsv t;
 	FILE *fp;
 	char **row;		/* the rows, whole lines of fields */
+	long *line;		/* each row's line in the file */
 	size_t n, ncol;
 };
 
@@ -90,8 +91,8 @@ cell(const struct tab *t, size_t i, const char *col)
 	int c = lp_csv_col(&t->t.hdr, col);
 	double v;
 
-	return c >= 0 && lp_num_get(t->row[i * t->ncol + (size_t)c], &v) ? v :
-	    NAN;
+	return c >= 0 && lp_tab_numval(t->path, t->line[i], col, c,
+	    t->row[i * t->ncol + (size_t)c], &v) ? v : NAN;
 }
 
 static const char *
@@ -111,8 +112,11 @@ load(struct tab *t, const char *path)
 	t->fp = lp_tab_open(&t->t, path, "its lp tool");
 	t->ncol = t->t.hdr.n;
 	while (lp_tsv_next(&t->t)) {
+		lp_tab_check_row(&t->t);
 		t->row = lp_xreallocarray(t->row, (t->n + 1) * t->ncol,
 		    sizeof *t->row);
+		t->line = lp_xreallocarray(t->line, t->n + 1, sizeof *t->line);
+		t->line[t->n] = t->t.line;
 		for (i = 0; i < t->ncol; i++)
 			t->row[t->n * t->ncol + i] = lp_xstrdup(lp_tsv_get(&t->t,
 			    (int)i));
@@ -449,6 +453,7 @@ main(int argc, char **argv)
 		for (j = 0; j < tabs[i].n * tabs[i].ncol; j++)
 			free(tabs[i].row[j]);
 		free(tabs[i].row);
+		free(tabs[i].line);
 		lp_tsv_close(&tabs[i].t);
 		fclose(tabs[i].fp);
 	}

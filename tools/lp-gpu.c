@@ -42,7 +42,11 @@ figure(const struct lp_ynode *n, const char *key, const char *prec,
 
 	lp_sb_printf(&b, "%s%s%s", key, prec ? "." : "", prec ? prec : "");
 	x = n ? lp_yaml_get(n, lp_sb_str(&b)) : NULL;
-	if (!x || x->type != LP_Y_SCALAR || !*x->s) {
+	if (x && x->type != LP_Y_SCALAR)
+		lp_die_at(LP_EXIT_DATA, file, x->line, 0, "%s%s: expected a "
+		    "number, got a %s", where, lp_sb_str(&b), x->type ==
+		    LP_Y_MAP ? "mapping" : "list");
+	if (!x || !*x->s) {
 		lp_sb_free(&b);
 		return 0;
 	}

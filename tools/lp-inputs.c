@@ -31,6 +31,8 @@ slurp(const char *path)
 		free(line);
 		return NULL;
 	}
+	if (memchr(line, '\0', (size_t)n))
+		lp_die_at(LP_EXIT_DATA, path, 1, 0, "binary data (NUL byte)");
 	if (line[n - 1] == '\n')
 		line[n - 1] = '\0';
 	if (!*line) {
@@ -103,9 +105,15 @@ main(int argc, char **argv)
 		const struct lp_ynode *mm = lp_yaml_get(doc, "model");
 		size_t i;
 
+		struct lp_model chk;
+
 		if (!mm || mm->type != LP_Y_MAP)
 			lp_die_at(LP_EXIT_DATA, mfile, doc->line, 0, "no \"model:\" "
 			    "mapping");
+		/* the model's numbers are checked here, where they are
+		 * written, not later in the tool that reads them */
+		lp_model_get(&chk, doc, mfile);
+		lp_model_free(&chk);
 		m = lp_yaml_map();
 		lp_yaml_put(m, "config", lp_yaml_scalar(mfile, 0));
 		for (i = 0; i < mm->n; i++)

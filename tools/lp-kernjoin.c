@@ -68,8 +68,8 @@ read_ncu(struct ncuset *ns, const char *path)
 		struct ncu *r;
 		double l, v;
 
-		if (!lp_num_get(lp_tsv_get(&t, cl), &l) || l <= 0 ||
-		    !lp_num_get(lp_tsv_get(&t, ct), &v))
+		if (!lp_tab_num(&t, cl, &l) || l <= 0 ||
+		    !lp_tab_num(&t, ct, &v))
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0,
 			    "bad launches or gpu_time_ns");
 		if (i < 0) {
@@ -99,14 +99,14 @@ read_ncu(struct ncuset *ns, const char *path)
 		}
 		r->launches += l;
 		r->time_ns += v;
-		r->have_sm &= lp_num_get(lp_tsv_get(&t, cs), &v);
+		r->have_sm &= lp_tab_num(&t, cs, &v);
 		if (r->have_sm)
 			r->sm += v * l;
-		r->have_dram &= lp_num_get(lp_tsv_get(&t, cr), &v);
+		r->have_dram &= lp_tab_num(&t, cr, &v);
 		if (r->have_dram)
 			r->dram += v * l;
 		for (q = 0; q < NSUMS; q++) {
-			r->have_sum[q] &= lp_num_get(lp_tsv_get(&t, csum[q]), &v);
+			r->have_sum[q] &= lp_tab_num(&t, csum[q], &v);
 			if (r->have_sum[q])
 				r->sum[q] += v;
 		}

@@ -82,12 +82,12 @@ main(int argc, char **argv)
 		r->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
 		r->device = lp_xstrdup(lp_tsv_get(&t, cd));
 		r->match = lp_xstrdup(lp_tsv_get(&t, cm));
-		if (!lp_num_get(lp_tsv_get(&t, ct), &r->total) ||
-		    !lp_num_get(lp_tsv_get(&t, cc), &r->calls))
+		if (!lp_tab_num(&t, ct, &r->total) ||
+		    !lp_tab_num(&t, cc, &r->calls))
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0,
 			    "no total time or call count for \"%s\"", r->kernel);
-		r->have_sm = lp_num_get(lp_tsv_get(&t, cs), &r->sm);
-		r->have_dram = lp_num_get(lp_tsv_get(&t, cr), &r->dram);
+		r->have_sm = lp_tab_num(&t, cs, &r->sm);
+		r->have_dram = lp_tab_num(&t, cr, &r->dram);
 		sum += r->total;
 	}
 	if (!n)

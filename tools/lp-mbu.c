@@ -60,7 +60,7 @@ main(int argc, char **argv)
 	if (!gpath || !ipath || !spath || optind != argc)
 		lp_usage(synopsis);
 	inputs = lp_yaml_load_path(ipath);
-	lp_model_get(&m, inputs);
+	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
 	lp_peaks_read(&pk, gpath);
 	n = lp_stagetab_load(spath, tpath, &rows);
 	ds = lp_stagetab_get(rows, n, "decode_step");

@@ -73,7 +73,7 @@ main(int argc, char **argv)
 	if (!gpath || !ipath || !spath || optind != argc)
 		lp_usage(synopsis);
 	inputs = lp_yaml_load_path(ipath);
-	lp_model_get(&m, inputs);
+	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
 	lp_peaks_read(&pk, gpath);
 	n = lp_stagetab_load(spath, tpath, &rows);
 	fp = lp_fp_of_dtype(m.dtype);

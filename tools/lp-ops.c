@@ -122,8 +122,8 @@ main(int argc, char **argv)
 		char *b = base_for(k, wr);
 		double tm, calls;
 
-		if (!lp_num_get(lp_tsv_get(&t, ct), &tm) || tm < 0 ||
-		    !lp_num_get(lp_tsv_get(&t, cc), &calls) || calls < 0)
+		if (!lp_tab_num(&t, ct, &tm) || tm < 0 ||
+		    !lp_tab_num(&t, cc, &calls) || calls < 0)
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no total_ns or "
 			    "calls for \"%s\"", k);
 		for (j = 0; j + 1 < ncl; j++)

@@ -98,9 +98,11 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-reginst");
 	cp = lp_csv_need(&t.hdr, "path", "lp-reginst output");
 	nc = t.hdr.n;
 	while (lp_tsv_next(&t)) {
+		lp_tab_check_row(&t);
 		const char *p = lp_tsv_get(&t, cp), *leaf = strrchr(p, '>');
 
 		rows = lp_xreallocarray(rows, (n + 1) * nc, sizeof *rows);

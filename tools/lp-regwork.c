@@ -62,7 +62,7 @@ main(int argc, char **argv)
 	cfg = lp_yaml_load_path(cpath);
 	if (ipath)
 		inputs = lp_yaml_load_path(ipath);
-	lp_model_get(&m, inputs);
+	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
 	lp_peaks_read(&pk, gpath);
 	lp_rset_init(&rs, cfg, "ncu_regions.regions", cpath);
 	lp_rset_ncu_list(&rs, lpath);

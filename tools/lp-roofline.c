@@ -28,7 +28,7 @@ num(const struct lp_tsv *t, const char *col, double *v)
 	int c = lp_csv_col(&t->hdr, col);
 	double x;
 
-	if (c < 0 || !lp_num_get(lp_tsv_get(t, c), &x))
+	if (c < 0 || !lp_tab_num(t, c, &x))
 		return 0;
 	if (!isfinite(x) || x < 0)
 		lp_die_at(LP_EXIT_DATA, t->file, t->line, c + 1, "%s: expected a "

@@ -107,6 +107,7 @@ main(int argc, char **argv)
 	lp_peaks_read(&pk, gpath);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-roofline");
 	cr = lp_csv_need(&t.hdr, "rank", "lp-roofline output");
 	cn = lp_csv_need(&t.hdr, "name", "lp-roofline output");
 	ca = lp_csv_need(&t.hdr, "ai", "lp-roofline output");
@@ -115,8 +116,8 @@ main(int argc, char **argv)
 	while (lp_tsv_next(&t)) {
 		double ai, f;
 
-		if (!lp_num_get(lp_tsv_get(&t, ca), &ai) || !lp_num_get(
-		    lp_tsv_get(&t, cf), &f) || !(ai > 0) || !(f > 0) ||
+		if (!lp_tab_num(&t, ca, &ai) || !lp_tab_num(&t, cf, &f) ||
+		    !(ai > 0) || !(f > 0) ||
 		    !isfinite(ai) || !isfinite(f)) {
 			lp_sb_printf(&skip, "%s#%s", skip.len ? ", " : "",
 			    lp_tsv_get(&t, cr));

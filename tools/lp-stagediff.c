@@ -39,8 +39,8 @@ file(const struct run *r, const char *name)
 
 /* A stage's value of a table, steady state where there is one. */
 static void
-util(struct run *r, const char *name, const char *steady, const char *mean,
-    double *v)
+util(struct run *r, const char *name, const char *tool, const char *steady,
+    const char *mean, double *v)
 {
 	char *p = file(r, name);
 	struct lp_tsv t;
@@ -49,13 +49,14 @@ util(struct run *r, const char *name, const char *steady, const char *mean,
 	int c1 = lp_csv_col(&t.hdr, steady), c2 = lp_csv_col(&t.hdr, mean);
 	size_t k;
 
+	lp_tab_expect(&t, tool);
 	for (k = 0; k < 3; k++)
 		v[k] = NAN;
 	while (lp_tsv_next(&t))
 		for (k = 0; k < 3; k++)
 			if (!strcmp(lp_tsv_get(&t, cs), known[k]) &&
-			    !lp_num_get(lp_tsv_get(&t, c1), &v[k]) &&
-			    !lp_num_get(lp_tsv_get(&t, c2), &v[k]))
+			    !lp_tab_num(&t, c1, &v[k]) &&
+			    !lp_tab_num(&t, c2, &v[k]))
 				v[k] = NAN;
 	lp_tsv_close(&t);
 	fclose(fp);
@@ -85,8 +86,8 @@ load(struct run *r, const char *dir)
 	free(e);
 	free(i);
 	free(g);
-	util(r, "mfu.tsv", "mfu_steady_pct", "mfu_pct", r->mfu);
-	util(r, "mbu.tsv", "mbu_steady_pct", "mbu_pct", r->mbu);
+	util(r, "mfu.tsv", "lp-mfu", "mfu_steady_pct", "mfu_pct", r->mfu);
+	util(r, "mbu.tsv", "lp-mbu", "mbu_steady_pct", "mbu_pct", r->mbu);
 }
 
 static const char *

@@ -23,9 +23,19 @@ struct range {
 	int have_wall, have_kern;
 };
 
+/*
+ * The configured stages are kept; any other range is only named in a note
+ * (the first MAX_OTHER of them), so a capture of a million distinct ranges
+ * costs no more memory than one of three.
+ */
+enum { MAX_OTHER = 20 };
+
 struct st {
 	struct range *r;
-	size_t n;
+	size_t n, nconf;
+	char *other[MAX_OTHER];
+	size_t nother;
+	int more;		/* other ranges beyond MAX_OTHER */
 };
 
 static struct range *
@@ -36,6 +46,16 @@ slot(struct st *s, const char *name)
 	for (i = 0; i < s->n; i++)
 		if (lp_nvtx_range_match(s->r[i].name, name))
 			return &s->r[i];
+	if (s->nconf) {		/* reading the reports: another range */
+		for (i = 0; i < s->nother; i++)
+			if (!strcmp(s->other[i], name))
+				return NULL;
+		if (s->nother < MAX_OTHER)
+			s->other[s->nother++] = lp_xstrdup(name);
+		else
+			s->more = 1;
+		return NULL;
+	}
 	s->r = lp_xreallocarray(s->r, s->n + 1, sizeof *s->r);
 	memset(&s->r[s->n], 0, sizeof s->r[0]);
 	s->r[s->n].name = lp_xstrdup(name);
@@ -48,6 +68,13 @@ sum_row(const struct lp_rep_row *rr, void *ctx)
 	struct range *r = slot(ctx, rr->v[2]);
 	double min = lp_rep_time(rr, 5), max = lp_rep_time(rr, 6);
 
+	lp_rep_time(rr, 0);	/* every row's numbers are checked */
+	lp_rep_count(rr, 1);
+	lp_rep_time(rr, 3);
+	lp_rep_time(rr, 4);
+	lp_rep_time(rr, 7);
+	if (!r)
+		return;
 	if (r->rows++) {
 		/* the same range from another process or thread: totals
 		 * add up, order statistics of the whole cannot be had */
@@ -73,6 +100,10 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 	if (!*rr->v[2])
 		return;		/* kernels outside every range */
 	r = slot(ctx, rr->v[2]);
+	lp_rep_time(rr, 0);
+	lp_rep_count(rr, 1);
+	if (!r)
+		return;
 	r->ktime += lp_rep_time(rr, 0);
 	r->klaunch += lp_rep_count(rr, 1);
 	r->have_kern = 1;
@@ -170,6 +201,7 @@ main(int argc, char **argv)
 		slot(&s, lp_sb_str(&b));
 		lp_sb_free(&b);
 	}
+	s.nconf = s.n;
 	if (spath)
 		read_rep(spath, "nsys stats --report nvtx_sum", sum_cols, 8,
 		    sum_row, &s);
@@ -189,11 +221,12 @@ main(int argc, char **argv)
 	    "Nested ranges each count the kernels inside them.%s%s%s",
 	    gated ? " nsys was gated on stage " : "", gated ? gated : "",
 	    gated ? ": other stages were not captured." : "");
-	for (i = nconf, j = 0; i < s.n; i++)
-		lp_sb_printf(&other, "%s`%s`", j++ ? ", " : "", s.r[i].name);
-	if (j)
+	for (i = 0; i < s.nother; i++)
+		lp_sb_printf(&other, "%s`%s`", i ? ", " : "", s.other[i]);
+	if (s.nother)
 		lp_tab_meta(out, "note", "Other NVTX ranges in the capture, "
-		    "not configured as stages: %s.", lp_sb_str(&other));
+		    "not configured as stages: %s%s.", lp_sb_str(&other),
+		    s.more ? " and more" : "");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < nconf; i++) {
 		const struct range *g = &s.r[i];
@@ -254,6 +287,8 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < s.n; i++)
 		free(s.r[i].name);
+	for (i = 0; i < s.nother; i++)
+		free(s.other[i]);
 	free(s.r);
 	lp_sb_free(&r.b);
 	lp_sb_free(&other);

@@ -137,7 +137,7 @@ main(int argc, char **argv)
 	cfg = lp_yaml_load_path(cpath);
 	if (ipath)
 		inputs = lp_yaml_load_path(ipath);
-	lp_model_get(&m, inputs);
+	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
 	stages = lp_yaml_get(cfg, "stages");
 	if (!stages || stages->type != LP_Y_MAP || !stages->n)
 		lp_die_at(LP_EXIT_DATA, cpath, cfg->line, 0, "no stages: (each "

@@ -132,6 +132,7 @@ list(struct lp_tsv *t)
 	int k = 0;
 
 	while (lp_tsv_next(t)) {
+		lp_tab_check_row(t);
 		lp_sb_printf(&b, "%d. **", ++k);
 		lp_md_escape(&b, lp_tsv_get(t, cf));
 		lp_sb_adds(&b, "**");
@@ -147,7 +148,7 @@ list(struct lp_tsv *t)
 			lp_sb_adds(&b, " Next: ");
 			lp_md_escape(&b, lp_tsv_get(t, cn));
 		}
-		if (lp_num_get(lp_tsv_get(t, cs), &v) && v > 0) {
+		if (lp_tab_num(t, cs, &v) && v > 0) {
 			lp_sb_adds(&b, " *Could save up to ");
 			lp_fmt_num(&b, v / 1e6, 3);
 			lp_sb_adds(&b, " ms.*");
@@ -211,9 +212,7 @@ section(const char *path)
 				    "code") ? ":---|" : "---:|", out);
 		putc_out('\n');
 		while (lp_tsv_next(&t)) {
-			if (t.n != t.hdr.n)
-				lp_die_at(LP_EXIT_DATA, path, t.line, 0, "%zu fields, "
-				    "header has %zu", t.n, t.hdr.n);
+			lp_tab_check_row(&t);
 			lp_sb_adds(&b, "|");
 			for (i = 0; i < t.hdr.n; i++) {
 				if (!strcmp(show[i], "hide"))

@@ -67,16 +67,16 @@ main(int argc, char **argv)
 		struct k k;
 
 		memset(&k, 0, sizeof k);
-		if (!lp_num_get(lp_tsv_get(&t, ct), &k.total) || k.total < 0 ||
-		    !lp_num_get(lp_tsv_get(&t, cc), &k.calls) || k.calls < 0)
+		if (!lp_tab_num(&t, ct, &k.total) || k.total < 0 ||
+		    !lp_tab_num(&t, cc, &k.calls) || k.calls < 0)
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no total_ns or "
 			    "calls for \"%s\"", lp_tsv_get(&t, ck));
 		sum += k.total;
 		if (n >= (size_t)top)
 			continue;
 		k.kernel = lp_xstrdup(lp_tsv_get(&t, ck));
-		k.have_sm = lp_num_get(lp_tsv_get(&t, cs), &k.sm);
-		k.have_dram = lp_num_get(lp_tsv_get(&t, cd), &k.dram);
+		k.have_sm = lp_tab_num(&t, cs, &k.sm);
+		k.have_dram = lp_tab_num(&t, cd, &k.dram);
 		ks = lp_xreallocarray(ks, n + 1, sizeof *ks);
 		ks[n++] = k;
 	}
@@ -89,6 +89,7 @@ main(int argc, char **argv)
 		int rk = lp_csv_need(&rt.hdr, "kernel", "lp-roofline output");
 		int rcl = lp_csv_need(&rt.hdr, "class", "lp-roofline output");
 
+		lp_tab_expect(&rt, "lp-roofline");
 		while (lp_tsv_next(&rt))
 			for (i = 0; i < n; i++)
 				if (!ks[i].cls && !strcmp(ks[i].kernel,

@@ -37,6 +37,7 @@ lp_peaks_read(struct lp_peaks *p, const char *path)
 	const char *s;
 	size_t i;
 
+	lp_tab_expect(&t, "lp-gpu");
 	memset(p, 0, sizeof *p);
 	if ((s = lp_tsv_comment(&t, "gpu")) && *s)
 		p->gpu = lp_xstrdup(s);

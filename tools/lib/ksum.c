@@ -19,6 +19,7 @@ struct rd {
 	double tfactor;
 	struct lp_map *ranges;	/* distinct ranges seen, for messages */
 	long rows;
+	long last;		/* the line the last record began on */
 	struct lp_sb fp;
 	struct lp_sb pre;	/* the first line skipped before the header */
 };
@@ -83,6 +84,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	long i;
 	size_t c;
 
+	r->last = rec->line;
 	if (!r->have_hdr) {
 		/* nsys stats writing to a pipe may print "Processing [...]"
 		 * and a title first; the header is the line with the time */
@@ -177,7 +179,7 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range)
 	if (!r.have_hdr && !r.pre.len)
 		lp_die_at(LP_EXIT_DATA, file, 0, 0, "empty input");
 	if (!r.have_hdr)
-		lp_die_at(LP_EXIT_DATA, file, 0, 0, "no header with a \"Total Time\" "
+		lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no header with a \"Total Time\" "
 		    "column: not an nsys kernel summary (it begins \"%.80s\")",
 		    lp_sb_str(&r.pre));
 	if (ks->per_range && !range) {
@@ -193,11 +195,12 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range)
 
 		if (ks->per_range) {
 			list_ranges(&b, r.ranges);
-			lp_die_at(LP_EXIT_DATA, file, 0, 0, "no kernel rows in "
+			lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no kernel rows in "
 			    "range \"%s\" (ranges: %s)", range,
 			    b.len ? lp_sb_str(&b) : "none");
 		}
-		lp_die_at(LP_EXIT_DATA, file, 0, 0, "no kernel rows");
+		lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no kernel rows (the "
+		    "export ends after its header)");
 	}
 	lp_csv_hdr_free(&r.hdr);
 	lp_map_free(r.ranges);

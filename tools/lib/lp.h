@@ -210,7 +210,9 @@ const char *lp_yaml_str(const struct lp_ynode *root, const char *path,
     const char *dflt);
 /* Sets an existing scalar or list ("a,b,c") at a dotted path, of the type
  * the existing value has: -1 the path is absent, -2 not a number where the
- * value is one, -3 not true or false where the value is, -4 a mapping. */
+ * value is one, -3 not true or false where the value is, -4 a mapping,
+ * -5 a flow collection ("{...}", "[...]"), -6 a fraction where the value
+ * is a whole number. */
 int lp_yaml_set(struct lp_ynode *root, const char *path, const char *value);
 
 /* json.c: the JSON that env.json needs. */
@@ -442,8 +444,18 @@ FILE *lp_tab_out(void);
 void lp_tab_done(FILE *out);
 /* Opens a TSV that must exist; dies naming the file and what makes it. */
 FILE *lp_tab_open(struct lp_tsv *t, const char *path, const char *maker);
-/* A numeric cell: 1 and *v when the cell is a number. */
+/* A numeric cell of the current row, checked as lp_tab_numval does. */
 int lp_tab_num(const struct lp_tsv *t, int col, double *v);
+/* The same for a cell kept apart from its table: 1 and *v for a number the
+ * column (by its name) may hold; 0 for "", "-" and "n/a ..."; dies naming
+ * file, line and column on text, a negative time, a fractional count, a
+ * share above 110%. */
+int lp_tab_numval(const char *file, long line, const char *col, int colno,
+    const char *s, double *v);
+/* Checks each cell of the current row that "# show:" makes a number. */
+void lp_tab_check_row(const struct lp_tsv *t);
+/* Dies unless the table's "# tool:" line names this tool. */
+void lp_tab_expect(const struct lp_tsv *t, const char *tool);
 
 /* gpu.c: the GPU's dense peaks, from gpu.tsv (lp-gpu(1)). */
 struct lp_peaks {
@@ -470,7 +482,9 @@ struct lp_model {
 	double dtype_bytes, kv_bytes;	/* per element */
 	char *missing;		/* "model.params, model.layers" or NULL */
 };
-void lp_model_get(struct lp_model *m, const struct lp_ynode *inputs);
+/* Dies naming file and line on a key that is not a whole number. */
+void lp_model_get(struct lp_model *m, const struct lp_ynode *inputs,
+    const char *file);
 void lp_model_free(struct lp_model *m);
 /* Model FLOPs of a stage (0 if the stage is not one this knows):
  * prefill B(2NP + 2LdP^2), or with prefill_logits: last (the LM head, V*d of

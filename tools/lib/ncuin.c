@@ -142,11 +142,12 @@ struct st {
 	int longfmt;
 	int c_id, c_kernel, c_device, c_devname, c_nvtx, c_pid;
 	int c_section, c_metric, c_unit, c_value, c_rule;
+	long last;		/* the line the last record began on */
 	int col[NDEFS];		/* wide: column of each def, -1 if absent */
 	double factor[NDEFS];	/* wide: unit factor of each def's column */
 	struct lp_ncu_result cur;	/* long format: the result being read */
 	int have_cur;
-	long long max_id;
+	double max_id;
 	int have_max;
 	long results;
 	void (*cb)(const struct lp_ncu_result *, void *);
@@ -310,14 +311,16 @@ long_row(struct st *s, const struct lp_csv_rec *r)
 		long_flush(s);
 		/* one result's rows come together; a result seen again means
 		 * an export that was edited or concatenated */
-		if (!lp_num_parse(id, &v)) {
-			if (s->have_max && v <= (double)s->max_id)
-				lp_die_at(LP_EXIT_DATA, s->file, r->line,
-				    s->c_id + 1, "rows of result ID %s are not "
-				    "together", id);
-			s->max_id = (long long)v;
-			s->have_max = 1;
-		}
+		if (lp_num_parse(id, &v) || lp_num_bad(LP_DIM_COUNT, v, 1) ||
+		    v > 9007199254740992.0)
+			lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
+			    "result ID: expected a whole number from 0, got "
+			    "\"%s\"", id);
+		if (s->have_max && v <= s->max_id)
+			lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
+			    "rows of result ID %s are not together", id);
+		s->max_id = v;
+		s->have_max = 1;
 		s->cur.id = lp_xstrdup(id);
 		s->cur.kernel = lp_xstrdup(lp_csv_field(r, s->c_kernel));
 		s->cur.device = lp_xstrdup(opt_field(r, s->c_device));
@@ -341,6 +344,7 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 {
 	struct st *s = ctx;
 
+	s->last = r->line;
 	switch (s->state) {
 	case 0:
 		lp_csv_hdr_init(&s->hdr, r, s->file);
@@ -408,7 +412,7 @@ lp_ncu_read(FILE *fp, const char *file,
 	if (s.state == 0)
 		lp_die_at(LP_EXIT_DATA, file, 0, 0, "empty input");
 	if (!s.results)
-		lp_die_at(LP_EXIT_DATA, file, 0, 0, "no results in the export, "
+		lp_die_at(LP_EXIT_DATA, file, s.last, 0, "no results in the export, "
 		    "no kernel launch or range (did ncu profile anything?)");
 	return s.results;
 }

@@ -35,7 +35,7 @@ cell(const struct lp_tsv *t, const char *col)
 	int c = lp_csv_col(&t->hdr, col);
 	double v;
 
-	return c >= 0 && lp_num_get(lp_tsv_get(t, c), &v) ? v : NAN;
+	return c >= 0 && lp_tab_num(t, c, &v) ? v : NAN;
 }
 
 size_t
@@ -50,6 +50,7 @@ lp_stagetab_load(const char *stages, const char *steps,
 	*rows = NULL;
 	if (stages) {
 		fp = lp_tab_open(&t, stages, "lp-stages, make RUN=... stages.tsv");
+		lp_tab_expect(&t, "lp-stages");
 		cs = lp_csv_need(&t.hdr, "stage", "lp-stages output");
 		lp_csv_need(&t.hdr, "wall_total_ns", "lp-stages output");
 		while (lp_tsv_next(&t)) {
@@ -73,6 +74,7 @@ lp_stagetab_load(const char *stages, const char *steps,
 	}
 	if (steps) {
 		fp = lp_tab_open(&t, steps, "lp-steps, make RUN=... steps.tsv");
+		lp_tab_expect(&t, "lp-steps");
 		cs = lp_csv_need(&t.hdr, "stage", "lp-steps output");
 		lp_csv_need(&t.hdr, "steady_ns", "lp-steps output");
 		while (lp_tsv_next(&t)) {

@@ -12,6 +12,7 @@
  * computed is the text "n/a because ...", never 0.
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,10 +129,115 @@ lp_tab_open(struct lp_tsv *t, const char *path, const char *maker)
 	return fp;
 }
 
+/*
+ * What a column of an lp table may hold, by its name, lp's naming being
+ * one convention across the tables: counts are whole, throughput shares
+ * are percentages of a peak, differences may be negative, everything
+ * else (times in ns, bytes, FLOPs, rates, ratios) is from 0 up.
+ */
+enum { K_ANY, K_NONNEG, K_COUNT, K_PCT };
+
+static int
+ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int
+kind_of(const char *name)
+{
+	static const char *const counts[] = { "calls", "launches", "instances",
+		"instance", "kernels", "rank", "depth", "gpu_ops", NULL };
+	static const char *const pcts[] = { "sm_pct", "dram_pct", "share_pct",
+		"roof_pct", NULL };
+	size_t i;
+
+	if (!strncmp(name, "change", 6) || strstr(name, "_change") ||
+	    !strcmp(name, "ratio"))
+		return K_ANY;
+	for (i = 0; counts[i]; i++)
+		if (!strcmp(name, counts[i]))
+			return K_COUNT;
+	if (ends(name, "_calls") || ends(name, "_launches") ||
+	    ends(name, "_instances"))
+		return K_COUNT;
+	for (i = 0; pcts[i]; i++)
+		if (!strcmp(name, pcts[i]))
+			return K_PCT;
+	if (ends(name, "throughput_pct") || ends(name, "_share_pct") ||
+	    ends(name, "_sm_pct") || ends(name, "_dram_pct"))
+		return K_PCT;
+	return K_NONNEG;
+}
+
+int
+lp_tab_numval(const char *file, long line, const char *col, int colno,
+    const char *s, double *v)
+{
+	const char *why = NULL;
+	int k = kind_of(col);
+
+	if (!*s || !strcmp(s, "-") || !strncmp(s, "n/a", 3) ||
+	    !strncmp(s, "N/A", 3))
+		return 0;
+	if (!lp_num_get(s, v))
+		lp_die_at(LP_EXIT_DATA, file, line, colno + 1, "%s: expected a "
+		    "number or \"n/a ...\", got \"%s\"", col, s);
+	switch (k) {
+	case K_COUNT: why = lp_num_bad(LP_DIM_COUNT, *v, 1); break;
+	case K_PCT: why = lp_num_bad(LP_DIM_PCT, *v, 0); break;
+	case K_NONNEG: why = lp_num_bad(LP_DIM_BYTES, *v, 0); break;
+	default:
+		if (fabs(*v) > 1e18)
+			why = "beyond 1e18, more than any run holds";
+	}
+	if (why)
+		lp_die_at(LP_EXIT_DATA, file, line, colno + 1, "%s: %s: \"%s\"",
+		    col, why, s);
+	return 1;
+}
+
 int
 lp_tab_num(const struct lp_tsv *t, int col, double *v)
 {
-	return lp_num_get(lp_tsv_get(t, col), v);
+	if (col < 0 || (size_t)col >= t->hdr.n)
+		return 0;
+	return lp_tab_numval(t->file, t->line, t->hdr.names[col], col,
+	    lp_tsv_get(t, col), v);
+}
+
+/* Every cell of the current row that its "# show:" kind makes a number
+ * is one (checked by lp_tab_num) or says n/a. */
+void
+lp_tab_check_row(const struct lp_tsv *t)
+{
+	static const char *const text[] = { "text", "code", "hide", NULL };
+	const char *show = lp_tsv_comment(t, "show"), *p;
+	size_t i = 0, k, n;
+	double v;
+
+	for (p = show; p && *p && i < t->n; i++) {
+		n = strcspn(p, "\t");
+		for (k = 0; text[k]; k++)
+			if (strlen(text[k]) == n && !strncmp(p, text[k], n))
+				break;
+		if (!text[k])
+			lp_tab_num(t, (int)i, &v);
+		p += n + (p[n] == '\t');
+	}
+}
+
+void
+lp_tab_expect(const struct lp_tsv *t, const char *tool)
+{
+	const char *got = lp_tsv_comment(t, "tool");
+
+	if (!got || strcmp(got, tool))
+		lp_die_at(LP_EXIT_DATA, t->file, t->hdr.line, 0, "not a table "
+		    "of %s (%s)", tool, got ? "its \"# tool:\" line names "
+		    "another" : "no \"# tool:\" line");
 }
 
 /*

@@ -92,6 +92,7 @@ void
 lp_tsv_open(struct lp_tsv *t, FILE *fp, const char *file)
 {
 	struct lp_csv_rec r;
+	size_t i, j;
 
 	memset(t, 0, sizeof *t);
 	t->fp = fp;
@@ -112,6 +113,13 @@ lp_tsv_open(struct lp_tsv *t, FILE *fp, const char *file)
 	r.f = t->f;
 	r.line = t->line;
 	lp_csv_hdr_init(&t->hdr, &r, file);
+	/* lp names each column of its tables once */
+	for (i = 0; i < t->hdr.n; i++)
+		for (j = i + 1; j < t->hdr.n; j++)
+			if (!strcmp(t->hdr.names[i], t->hdr.names[j]))
+				lp_die_at(LP_EXIT_DATA, file, t->line, (long)j + 1,
+				    "column \"%s\" appears twice (columns %zu "
+				    "and %zu)", t->hdr.names[j], i + 1, j + 1);
 }
 
 int

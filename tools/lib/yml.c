@@ -4,6 +4,7 @@
  * written back the way its presets spelled it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -112,16 +113,29 @@ struct src {
 	FILE *fp;
 	const char *file;
 	size_t total;
+	long line;		/* lines read so far, for the check below */
 };
 
+/* libyaml reports a control character at 1:1 wherever it is; the line is
+ * named here instead. */
 static int
 read_fp(void *data, unsigned char *buf, size_t size, size_t *got)
 {
 	struct src *s = data;
+	size_t i;
 
 	*got = fread(buf, 1, size, s->fp);
 	if (*got == 0 && ferror(s->fp))
 		return 0;
+	for (i = 0; i < *got; i++) {
+		if (buf[i] == '\n')
+			s->line++;
+		else if ((buf[i] < 0x20 && buf[i] != '\t' && buf[i] != '\r') ||
+		    buf[i] == 0x7f)
+			lp_die_at(LP_EXIT_DATA, s->file, s->line + 1, 0, "control "
+			    "character 0x%02x: not a YAML or JSON text",
+			    buf[i]);
+	}
 	s->total += *got;
 	if (s->total > MAX_BYTES)
 		lp_die_at(LP_EXIT_DATA, s->file, 0, 0, "YAML input larger than "
@@ -165,7 +179,7 @@ emitter_gone(void *e)
 struct lp_ynode *
 lp_yaml_load(FILE *fp, const char *file)
 {
-	struct src src = { fp, file, 0 };
+	struct src src = { fp, file, 0, 0 };
 	struct frame st[MAX_DEPTH + 1];
 	struct lp_ynode *root = NULL, *v;
 	yaml_parser_t p;
@@ -464,6 +478,8 @@ lp_yaml_set(struct lp_ynode *root, const char *path, const char *value)
 	n = *slot;
 	if (n->type == LP_Y_MAP)
 		return -4;
+	if (*value == '{' || *value == '[')
+		return -5;
 	if (n->type == LP_Y_SEQ) {
 		/* a list is given as "a,b,c"; "" is the empty list */
 		struct lp_ynode *seq = lp_yaml_seq();
@@ -482,11 +498,17 @@ lp_yaml_set(struct lp_ynode *root, const char *path, const char *value)
 		*slot = seq;
 		return 0;
 	}
-	/* the preset's value says the type: a number stays a number, a
-	 * boolean a boolean; a quoted or textual value takes any text */
-	if (!n->quoted && lp_num_get(n->s, &(double){ 0 }) &&
-	    !lp_num_get(value, &(double){ 0 }))
-		return -2;
+	/* the preset's value says the type: a whole number stays whole, a
+	 * number a number, a boolean a boolean; a quoted or textual value
+	 * takes any text, but no YAML collection in flow style */
+	if (!n->quoted && lp_num_get(n->s, &(double){ 0 })) {
+		double v;
+
+		if (!lp_num_get(value, &v) || fabs(v) > 1e18)
+			return -2;
+		if (!strpbrk(n->s, ".eE") && v != floor(v))
+			return -6;
+	}
 	if (!n->quoted && (!strcmp(n->s, "true") || !strcmp(n->s, "false")) &&
 	    strcmp(value, "true") && strcmp(value, "false"))
 		return -3;
