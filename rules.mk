@@ -260,11 +260,11 @@ $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsysc
 $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
 	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
-	rm -f $(R)/nsys/report.tmp.*; \
+	rm -f $@ $@.cmd $(R)/nsys/report.tmp.*; \
 	echo "lp: profiling with nsys: $$(cat $<)"; \
 	sh $< || { rc=$$?; echo "lp: nsys profile failed with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
 	[ -s $(R)/nsys/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report: was the NVTX capture range ever pushed? Check the domain and range of the stage (stages in conf/runner/stage2.yaml, or MODEL=torch-decoder for PyTorch-style LLM@decode_all in the default domain). Command: $$(cat $<)" >&2; exit 1; }; \
-	mv $(R)/nsys/report.tmp.nsys-rep $@ && cp $< $@.cmd
+	cp $< $@.cmd && mv $(R)/nsys/report.tmp.nsys-rep $@
 else ifneq ($(LP_IMP_REP),)
 $(R)/nsys/report.nsys-rep: $(LP_IMP_REP) $(R)/vars/IMPORT | $(R)/nsys
 	cp $< $@.tmp && mv $@.tmp $@
@@ -317,12 +317,12 @@ $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/n
 $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
 	$(call lp_need,ncu,install Nsight Compute); \
-	rm -f $(R)/ncu/report.tmp.*; \
+	rm -f $@ $@.cmd $(R)/ncu/report.tmp.*; \
 	echo "lp: profiling with ncu: $$(cat $<)"; \
 	sh $< || { rc=$$?; echo "lp: ncu failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
 	[ -s $(R)/ncu/report.tmp.ncu-rep ] || { echo "lp: ncu profiled no kernel (no report written). Filters used:" >&2; \
 	  $(LP_BIN)/lp-ncucmd -d -k $(R)/topn.tsv < $(R)/ncu/config.yaml >&2; exit 1; }; \
-	mv $(R)/ncu/report.tmp.ncu-rep $@ && cp $< $@.cmd
+	cp $< $@.cmd && mv $(R)/ncu/report.tmp.ncu-rep $@
 else ifneq ($(LP_IMP_NCUREP),)
 $(R)/ncu/report.ncu-rep: $(LP_IMP_NCUREP) $(R)/vars/IMPORT | $(R)/ncu
 	cp $< $@.tmp && mv $@.tmp $@
@@ -463,7 +463,7 @@ $(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-nc
 	$(Q)n=0; : > $@.tmp; \
 	while IFS= read -r cmd <&3; do \
 	  if ! { [ -f $(LP_RD)/d$$n.ncu-rep ] && [ "$$(cat $(LP_RD)/d$$n.cmd 2>/dev/null)" = "$$cmd" ]; }; then \
-	    rm -f $(LP_RD)/tmp.d$$n.*; \
+	    rm -f $(LP_RD)/tmp.d$$n.* $(LP_RD)/d$$n.ncu-rep $(LP_RD)/d$$n.cmd; \
 	    echo "lp: profiling regions (depth $$n) with ncu: $$cmd"; \
 	    sh -c "$$cmd" </dev/null >$(LP_RD)/d$$n.log 2>&1 || { rc=$$?; grep '==ERROR==' $(LP_RD)/d$$n.log >&2; \
 	      if grep -q -e 'Unsupported API during capture' -e 'invalid capture range' $(LP_RD)/d$$n.log; then \
@@ -471,7 +471,7 @@ $(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-nc
 	      echo "lp: ncu (regions, depth $$n) failed with exit code $$rc (log: $(LP_RD)/d$$n.log); fix it and re-run make" >&2; exit $$rc; }; \
 	    [ -s $(LP_RD)/tmp.d$$n.ncu-rep ] || { echo "lp: ncu profiled no region at depth $$n (no report written). Filters used:" >&2; \
 	      $(LP_BIN)/lp-ncucmd -p ncu_regions -R -d < $(LP_RD)/config.yaml | sed -n "$$((n + 1))p" >&2; exit 1; }; \
-	    mv $(LP_RD)/tmp.d$$n.ncu-rep $(LP_RD)/d$$n.ncu-rep && printf '%s\n' "$$cmd" > $(LP_RD)/d$$n.cmd; \
+	    printf '%s\n' "$$cmd" > $(LP_RD)/d$$n.cmd && mv $(LP_RD)/tmp.d$$n.ncu-rep $(LP_RD)/d$$n.ncu-rep; \
 	  fi; \
 	  sh -c "$$($(LP_BIN)/lp-ncucmd -p ncu_regions -x -- $(LP_RD)/d$$n.ncu-rep < $(LP_RD)/config.yaml)" \
 	    > $(LP_RD)/d$$n.csv.tmp 2>$(LP_RD)/d$$n.export.log || { cat $(LP_RD)/d$$n.export.log >&2; exit 1; }; \

@@ -145,7 +145,7 @@ main(int argc, char **argv)
 	s.idx = lp_map_new();
 	load(&s, 0, argv[optind]);
 	load(&s, 1, argv[optind + 1]);
-	qsort(s.k, s.n, sizeof *s.k, by_change);
+	lp_qsort(s.k, s.n, sizeof *s.k, by_change);
 	for (i = 0; i < s.n; i++) {
 		if (!s.k[i].in[1]) {
 			lp_sb_printf(&gone, "%s`%s`", ngone++ ? ", " : "", s.k[i].name);

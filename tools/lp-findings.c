@@ -405,7 +405,7 @@ main(int argc, char **argv)
 	if (rf && have_pk)
 		fp32(rf, tk, &pk);
 	missing(tabs, n);
-	qsort(fs, nf, sizeof *fs, by_save);
+	lp_qsort(fs, nf, sizeof *fs, by_save);
 
 	lp_tab_meta(out, "title", "Findings and Recommendations");
 	lp_tab_meta(out, "tool", "lp-findings");

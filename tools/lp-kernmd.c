@@ -92,7 +92,7 @@ main(int argc, char **argv)
 	}
 	if (!n)
 		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
-	qsort(rows, n, sizeof *rows, cmp);
+	lp_qsort(rows, n, sizeof *rows, cmp);
 	shown = top && (size_t)top < n ? (size_t)top : n;
 
 	puts("# Top GPU kernels\n");

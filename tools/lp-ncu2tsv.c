@@ -142,7 +142,7 @@ main(int argc, char **argv)
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_ncu_read(fp, name, launch, &s);
 	lp_close_in(fp);
-	qsort(s.a, s.n, sizeof *s.a, cmp);
+	lp_qsort(s.a, s.n, sizeof *s.a, cmp);
 
 	fputs("kernel\tdevice\tlaunches\tgpu_time_ns\tsm_throughput_pct\t"
 	    "dram_throughput_pct\tflops\tdram_bytes\tdevice_name\t"

@@ -74,7 +74,7 @@ split(struct stage *g, double **first, size_t *nf, double **rest, size_t *nr)
 {
 	size_t i;
 
-	qsort(g->in, g->n, sizeof *g->in, by_pid_start);
+	lp_qsort(g->in, g->n, sizeof *g->in, by_pid_start);
 	*first = lp_xcalloc(g->n + 1, sizeof **first);
 	*rest = lp_xcalloc(g->n + 1, sizeof **rest);
 	*nf = *nr = 0;
@@ -168,7 +168,7 @@ main(int argc, char **argv)
 		if (!strcmp(t.s[i].name, "decode_step") && t.s[i].n) {
 			size_t k, procs = 1;
 
-			qsort(t.s[i].in, t.s[i].n, sizeof *t.s[i].in, by_pid_start);
+			lp_qsort(t.s[i].in, t.s[i].n, sizeof *t.s[i].in, by_pid_start);
 			for (k = 1; k < t.s[i].n; k++)
 				procs += !!strcmp(t.s[i].in[k].pid,
 				    t.s[i].in[k - 1].pid);

@@ -185,6 +185,20 @@ section(const char *path)
 	if (ns != t.hdr.n)
 		lp_die_at(LP_EXIT_DATA, path, t.hdr.line, 0, "%zu \"# show:\" "
 		    "entries for %zu columns", ns, t.hdr.n);
+	if (nl && nl != t.hdr.n)
+		lp_die_at(LP_EXIT_DATA, path, t.hdr.line, 0, "%zu \"# labels:\" "
+		    "for %zu columns", nl, t.hdr.n);
+	for (i = 0; i < ns; i++) {
+		static const char *const kinds[] = { "text", "code", "hide",
+			"int", "ms", "us", "pct", "x", "num1", "num2", "flop",
+			"flops", "bytes", "Bps", "si", "q", NULL };
+
+		for (j = 0; kinds[j] && strcmp(kinds[j], show[i]); j++)
+			;
+		if (!kinds[j])
+			lp_die_at(LP_EXIT_DATA, path, t.hdr.line, (long)i + 1,
+			    "unknown \"# show:\" kind \"%s\"", show[i]);
+	}
 	fprintf(out, "## %s\n\n", title);
 	lp_md_escape(&b, src ? src : "not said");
 	fprintf(out, "Source: %s (`%s`, made by %s).\n\n", lp_sb_str(&b), base(path),

@@ -354,6 +354,14 @@ lp_strtopct(const char *s, const char *what)
 	return v;
 }
 
+void
+lp_qsort(void *base, size_t n, size_t size,
+    int (*cmp)(const void *, const void *))
+{
+	if (n > 1)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(base, n, size, cmp);
+}
+
 ssize_t
 lp_getline(char **buf, size_t *cap, FILE *fp)
 {

@@ -223,7 +223,7 @@ lp_ksum_sort(struct lp_ksum *ks)
 {
 	size_t i;
 
-	qsort(ks->k, ks->n, sizeof *ks->k, cmp);
+	lp_qsort(ks->k, ks->n, sizeof *ks->k, cmp);
 	lp_map_free(ks->idx);
 	ks->idx = lp_map_new();
 	for (i = 0; i < ks->n; i++)

@@ -46,6 +46,9 @@ double lp_strtopct(const char *s, const char *what);
 FILE *lp_open_in(const char *path, const char **name);	/* "-"/NULL: stdin */
 void lp_close_in(FILE *fp);
 void lp_close_stdout(void);	/* flush, check, close: a failed write dies */
+/* qsort(3) that takes an empty array (NULL, 0) too. */
+void lp_qsort(void *base, size_t n, size_t size,
+    int (*cmp)(const void *, const void *));
 /* getline(3) whose buffer a fuzz build tracks like lp_x* memory. */
 ssize_t lp_getline(char **buf, size_t *cap, FILE *fp);
 
@@ -194,6 +197,7 @@ struct lp_ynode {
 	char **keys;		/* map keys */
 	struct lp_ynode **v;	/* children */
 	long line;		/* 1-based line in its source, 0 if made here */
+	const char *file;	/* its source (borrowed from the loader's caller) */
 };
 struct lp_ynode *lp_yaml_load(FILE *fp, const char *file);	/* caller frees */
 struct lp_ynode *lp_yaml_load_path(const char *path);	/* caller frees */
@@ -206,6 +210,8 @@ void lp_yaml_put(struct lp_ynode *map, const char *key, struct lp_ynode *v);
 void lp_yaml_push(struct lp_ynode *seq, struct lp_ynode *v);
 void lp_yaml_merge(struct lp_ynode *dst, struct lp_ynode *src);	/* frees src */
 const struct lp_ynode *lp_yaml_get(const struct lp_ynode *root, const char *path);
+/* The scalar at path, or dflt when there is none; dies naming the file and
+ * line when the path holds a mapping or a list instead. */
 const char *lp_yaml_str(const struct lp_ynode *root, const char *path,
     const char *dflt);
 /* Sets an existing scalar or list ("a,b,c") at a dotted path, of the type

@@ -208,7 +208,7 @@ lp_rset_nsys(struct lp_rset *rs, const char *kern_sum, const char *proj_trace)
 		    "nvtx_gpu_proj_trace", pcols, 5, proj_row, rs);
 		fclose(fp);
 		for (j = 0; j < rs->n; j++)
-			qsort(rs->nsys[j].in, rs->nsys[j].n, sizeof *rs->nsys[j].in,
+			lp_qsort(rs->nsys[j].in, rs->nsys[j].n, sizeof *rs->nsys[j].in,
 			    by_start);
 	}
 }

@@ -20,6 +20,6 @@ lp_median(double *v, size_t n)
 {
 	if (!n)
 		return NAN;
-	qsort(v, n, sizeof *v, cmp);
+	lp_qsort(v, n, sizeof *v, cmp);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -236,6 +236,7 @@ lp_yaml_load(FILE *fp, const char *file)
 			v->quoted = ev.data.scalar.style !=
 			    YAML_PLAIN_SCALAR_STYLE;
 			v->line = line;
+			v->file = file;
 			break;
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
@@ -250,6 +251,7 @@ lp_yaml_load(FILE *fp, const char *file)
 			st[top].n = node_new(ev.type == YAML_SEQUENCE_START_EVENT ?
 			    LP_Y_SEQ : LP_Y_MAP);
 			st[top].n->line = line;
+			st[top].n->file = file;
 			st[top].key = NULL;
 			st[top].keys = NULL;
 			break;
@@ -383,6 +385,28 @@ lp_yaml_emit(FILE *fp, const struct lp_ynode *root, const char *comment)
 	yaml_emitter_delete(&em.e);
 }
 
+/*
+ * The preset's value says the type: a whole number stays whole, a number a
+ * number, a boolean a boolean; a quoted or textual value takes any text.
+ * 0 if value fits where n is, else lp_yaml_set's code.
+ */
+static int
+fits(const struct lp_ynode *n, const char *value)
+{
+	double v;
+
+	if (!n->quoted && lp_num_get(n->s, &v)) {
+		if (!lp_num_get(value, &v) || fabs(v) > 1e18)
+			return -2;
+		if (!strpbrk(n->s, ".eE") && v != floor(v))
+			return -6;
+	}
+	if (!n->quoted && (!strcmp(n->s, "true") || !strcmp(n->s, "false")) &&
+	    strcmp(value, "true") && strcmp(value, "false"))
+		return -3;
+	return 0;
+}
+
 void
 lp_yaml_merge(struct lp_ynode *dst, struct lp_ynode *src)
 {
@@ -398,6 +422,22 @@ lp_yaml_merge(struct lp_ynode *dst, struct lp_ynode *src)
 		    sv->type == LP_Y_MAP) {
 			lp_yaml_merge(dst->v[j], sv);
 		} else if (j < dst->n) {
+			/* a later file changes a value, never its kind */
+			const struct lp_ynode *dv = dst->v[j];
+			static const char *const kinds[] = { "a value", "a list",
+				"a mapping" };
+
+			if (dv->type != sv->type)
+				lp_die_at(LP_EXIT_DATA, sv->file ? sv->file :
+				    "<yaml>", sv->line, 0, "%s: %s here, %s in the "
+				    "file before", src->keys[i], kinds[sv->type],
+				    kinds[dv->type]);
+			if (sv->type == LP_Y_SCALAR && !sv->quoted &&
+			    fits(dv, sv->s))
+				lp_die_at(LP_EXIT_DATA, sv->file ? sv->file :
+				    "<yaml>", sv->line, 0, "%s: \"%s\" where the "
+				    "file before has %s", src->keys[i], sv->s,
+				    dv->s);
 			lp_yaml_free(dst->v[j]);
 			dst->v[j] = sv;
 		} else {
@@ -465,13 +505,18 @@ lp_yaml_str(const struct lp_ynode *root, const char *path, const char *dflt)
 {
 	const struct lp_ynode *n = lp_yaml_get(root, path);
 
-	return n && n->type == LP_Y_SCALAR ? n->s : dflt;
+	if (n && n->type != LP_Y_SCALAR)
+		lp_die_at(LP_EXIT_DATA, n->file ? n->file : "<yaml>", n->line, 0,
+		    "%s: expected a value, got a %s", path, n->type == LP_Y_MAP ?
+		    "mapping" : "list");
+	return n ? n->s : dflt;
 }
 
 int
 lp_yaml_set(struct lp_ynode *root, const char *path, const char *value)
 {
 	struct lp_ynode **slot = walk(root, path), *n;
+	int k;
 
 	if (!slot)
 		return -1;
@@ -498,20 +543,8 @@ lp_yaml_set(struct lp_ynode *root, const char *path, const char *value)
 		*slot = seq;
 		return 0;
 	}
-	/* the preset's value says the type: a whole number stays whole, a
-	 * number a number, a boolean a boolean; a quoted or textual value
-	 * takes any text, but no YAML collection in flow style */
-	if (!n->quoted && lp_num_get(n->s, &(double){ 0 })) {
-		double v;
-
-		if (!lp_num_get(value, &v) || fabs(v) > 1e18)
-			return -2;
-		if (!strpbrk(n->s, ".eE") && v != floor(v))
-			return -6;
-	}
-	if (!n->quoted && (!strcmp(n->s, "true") || !strcmp(n->s, "false")) &&
-	    strcmp(value, "true") && strcmp(value, "false"))
-		return -3;
+	if ((k = fits(n, value)))
+		return k;
 	free(n->s);
 	n->s = lp_xstrdup(value);
 	return 0;
