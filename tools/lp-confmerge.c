@@ -40,6 +40,9 @@ apply(struct lp_ynode *root, const char *kv, const char *where)
 	case -6:
 		lp_die(LP_EXIT_USAGE, "%s: %s: expected a whole number, as the "
 		    "presets have, got \"%s\"", where, key, eq + 1);
+	case -7:
+		lp_die(LP_EXIT_USAGE, "%s: %s: expected a number from 0, as the "
+		    "presets have, got \"%s\"", where, key, eq + 1);
 	default:
 		lp_die(LP_EXIT_USAGE, "%s: %s is a section, not a setting: set "
 		    "its keys (%s.KEY=VALUE)", where, key, key);

@@ -396,8 +396,12 @@ fits(const struct lp_ynode *n, const char *value)
 	double v;
 
 	if (!n->quoted && lp_num_get(n->s, &v)) {
+		double was = v;
+
 		if (!lp_num_get(value, &v) || fabs(v) > 1e18)
 			return -2;
+		if (was >= 0 && v < 0)
+			return -7;
 		if (!strpbrk(n->s, ".eE") && v != floor(v))
 			return -6;
 	}
