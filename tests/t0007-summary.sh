@@ -93,7 +93,9 @@ test_expect_success 'GPU peaks: SET= overrides and adds figures for an unknown G
 	rows gpu.tsv | cut -f1-3 >got &&
 	printf "tensor\tbf16\t100000000000000\ndram\t-\t500000000000\n" >expect &&
 	test_cmp expect got &&
-	lp-confmerge -s gpu.hbm_tbps=-1 "$TRASH/run/config.yaml" >c2.yaml &&
+	test_expect_code 2 lp-confmerge -s gpu.hbm_tbps=-1 "$ROOT/conf/runner/stage2.yaml" >out 2>err &&
+	test_must_be_empty out && test_grep "gpu.hbm_tbps: expected a number from 0, as the presets have" err &&
+	sed "s/^  hbm_tbps: .*/  hbm_tbps: -1/" c.yaml >c2.yaml && test_grep "hbm_tbps: -1" c2.yaml &&
 	test_expect_code 1 lp-gpu -c c2.yaml -t "$C/gpus.yaml" env.json >out 2>err &&
 	test_must_be_empty out && test_grep "gpu.hbm_tbps: expected a number from 0 (not set) up, got \"-1\"" err &&
 	test_expect_code 2 lp-confmerge -s gpu.hbm_tbps=fast "$ROOT/conf/runner/stage2.yaml" >out 2>err &&
