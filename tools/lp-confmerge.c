@@ -83,13 +83,15 @@ main(int argc, char **argv)
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
 		struct lp_ynode *n = lp_yaml_load_path(argv[i]);
 
-		if (n->type != LP_Y_MAP) {
+		if (n->type != LP_Y_MAP || !n->n) {
 			long line = n->line;
+			int empty = n->type == LP_Y_MAP;
 
 			lp_yaml_free(n);
 			lp_yaml_free(root);
-			lp_die_at(LP_EXIT_DATA, argv[i], line, 0,
-			    "a preset must be a YAML mapping");
+			lp_die_at(LP_EXIT_DATA, argv[i], line, 0, empty ? "an empty "
+			    "preset (a cut or blank file?)" : "a preset must be a "
+			    "YAML mapping");
 		}
 		if (root)
 			lp_yaml_merge(root, n);
@@ -110,6 +112,10 @@ main(int argc, char **argv)
 			struct lp_sb w = { 0 };
 
 			lineno++;
+			if (memchr(line, '\0', (size_t)len) || len > LP_LINE_MAX)
+				lp_die_at(LP_EXIT_DATA, sfile, lineno, 0, "%s",
+				    len > LP_LINE_MAX ? "a line beyond 1 MiB" :
+				    "binary data (NUL byte)");
 			if (len && line[len - 1] == '\n')
 				line[--len] = '\0';
 			if (!*line || *line == '#')
@@ -126,6 +132,22 @@ main(int argc, char **argv)
 	for (i = 0; i < nsets; i++) {
 		apply(root, sets[i], "-s");
 		lp_sb_printf(&note, "\n-s %s", sets[i]);
+	}
+	/* the stage the run profiles must be one of the stages */
+	{
+		const char *st = lp_yaml_str(root, "run.stage", NULL);
+		const struct lp_ynode *stages = lp_yaml_get(root, "stages");
+
+		if (st && *st && stages && stages->type == LP_Y_MAP &&
+		    !lp_yaml_get(stages, st)) {
+			struct lp_sb b = { 0 };
+
+			for (i = 0; i < stages->n; i++)
+				lp_sb_printf(&b, "%s%s", i ? ", " : "",
+				    stages->keys[i]);
+			lp_die(LP_EXIT_USAGE, "run.stage: no stage \"%s\" (stages: "
+			    "%s)", st, lp_sb_str(&b));
+		}
 	}
 	lp_yaml_emit(stdout, root, lp_sb_str(&note));
 	lp_yaml_free(root);

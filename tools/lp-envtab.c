@@ -18,11 +18,12 @@ static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 static const char *
 jstr(const struct lp_ynode *n, const char *p)
 {
-	const struct lp_ynode *v = n ? lp_yaml_get(n, p) : NULL;
+	const char *s = n ? lp_yaml_str(n, p, NULL) : NULL;
+	const struct lp_ynode *v = s ? lp_yaml_get(n, p) : NULL;
 
-	if (!v || v->type != LP_Y_SCALAR || (!v->quoted && !strcmp(v->s, "null")))
+	if (!s || (!v->quoted && !strcmp(s, "null")))
 		return NULL;
-	return v->s;
+	return s;
 }
 
 static void
@@ -95,8 +96,16 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	cfg = lp_yaml_load_path(cpath);
 	inputs = lp_yaml_load_path(ipath);
+	{
+		struct lp_model m;	/* the model's numbers, checked */
+
+		lp_model_get(&m, inputs, ipath);
+		lp_model_free(&m);
+	}
 	if (optind < argc)
 		env = lp_yaml_load_path(argv[optind]);	/* JSON is YAML */
+	if (env)
+		lp_env_check(env, argv[optind]);
 	import = jstr(env, "mode") && !strcmp(jstr(env, "mode"), "import");
 	why = !env ? "the run has no env.json (make RUN=... env.json)" :
 	    import ? "imported exports, profiled elsewhere" : "see the notes "
@@ -146,9 +155,13 @@ main(int argc, char **argv)
 		}
 		item(&r, "Workload", lp_sb_str(&v), "inputs.yaml (WORK)", "");
 	} else if (imp && imp->type == LP_Y_SEQ) {
-		for (i = 0; i < imp->n; i++)
+		for (i = 0; i < imp->n; i++) {
+			if (imp->v[i]->type != LP_Y_SCALAR)
+				lp_die_at(LP_EXIT_DATA, ipath, imp->v[i]->line,
+				    0, "imports: expected a list of paths");
 			lp_sb_printf(&v, "%s%s", i ? ", " : "imported: ",
 			    imp->v[i]->s);
+		}
 		item(&r, "Workload", lp_sb_str(&v), "inputs.yaml (IMPORT)", "");
 	} else
 		item(&r, "Workload", NULL, NULL, "inputs.yaml names no workload");
@@ -172,8 +185,9 @@ main(int argc, char **argv)
 		lp_sb_adds(&v, ")");
 	} else
 		lp_sb_adds(&v, "none (the whole capture)");
-	lp_sb_printf(&v, ", mode %s, top %s kernels", lp_yaml_str(cfg,
-	    "run.mode", "?"), lp_yaml_str(cfg, "run.top_n_kernels", "?"));
+	lp_sb_printf(&v, ", mode %s, top %ld kernels", lp_yaml_str(cfg,
+	    "run.mode", "?"), lp_cfg_long(cfg, "run.top_n_kernels", 10, 1,
+	    100000, cpath));
 	item(&r, "Profiled stage", lp_sb_str(&v), "config.yaml", "");
 	free(ncu);
 	lp_sb_free(&v);

@@ -142,8 +142,10 @@ main(int argc, char **argv)
 	if (cpath)
 		cfg = lp_yaml_load_path(cpath);
 	cg = cfg ? lp_yaml_get(cfg, "gpu") : NULL;
-	if (optind < argc)
+	if (optind < argc) {
 		env = lp_yaml_load_path(argv[optind]);	/* JSON is YAML */
+		lp_env_check(env, argv[optind]);
+	}
 	if (cg && *lp_yaml_str(cg, "name", "")) {
 		gpu = lp_yaml_str(cg, "name", "");
 		from = "gpu.name in the config";

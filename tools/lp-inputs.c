@@ -33,6 +33,9 @@ slurp(const char *path)
 	}
 	if (memchr(line, '\0', (size_t)n))
 		lp_die_at(LP_EXIT_DATA, path, 1, 0, "binary data (NUL byte)");
+	if (n > LP_LINE_MAX)
+		lp_die_at(LP_EXIT_DATA, path, 1, 0, "a line beyond 1 MiB: not a "
+		    "command line");
 	if (line[n - 1] == '\n')
 		line[n - 1] = '\0';
 	if (!*line) {

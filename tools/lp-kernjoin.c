@@ -44,6 +44,7 @@ struct ncuset {
 static void
 read_ncu(struct ncuset *ns, const char *path)
 {
+	struct lp_map *pairs;
 	struct lp_tsv t;
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
@@ -62,11 +63,21 @@ read_ncu(struct ncuset *ns, const char *path)
 	cn = lp_csv_col(&t.hdr, "device_name");
 	ns->exact = lp_map_new();
 	ns->key = lp_map_new();
+	pairs = lp_map_new();
 	while (lp_tsv_next(&t)) {
 		const char *k = lp_tsv_get(&t, ck);
 		long i = lp_map_get(ns->exact, k, -1);
 		struct ncu *r;
+		struct lp_sb kd = { 0 };
 		double l, v;
+
+		/* lp-ncu2tsv writes one row per kernel and device */
+		lp_sb_printf(&kd, "%s\x1f%s", k, lp_tsv_get(&t, cd));
+		if (lp_map_get(pairs, lp_sb_str(&kd), -1) >= 0)
+			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "kernel \"%s\" on "
+			    "device %s twice", k, lp_tsv_get(&t, cd));
+		lp_map_put(pairs, lp_sb_str(&kd), 1);
+		lp_sb_free(&kd);
 
 		if (!lp_tab_num(&t, cl, &l) || l <= 0 ||
 		    !lp_tab_num(&t, ct, &v))
@@ -114,6 +125,7 @@ read_ncu(struct ncuset *ns, const char *path)
 	if (!ns->n)
 		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernels in ncu "
 		    "metrics");
+	lp_map_free(pairs);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
 }

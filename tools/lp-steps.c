@@ -51,7 +51,7 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 		}
 		g->in[g->n].start = lp_rep_time(rr, 0);
 		g->in[g->n].dur = lp_rep_time(rr, 1);
-		g->in[g->n].pid = lp_xstrdup(rr->v[3]);
+		g->in[g->n].pid = lp_xstrdup(lp_rep_pid(rr, 3));
 		g->n++;
 	}
 }

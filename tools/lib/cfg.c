@@ -128,3 +128,48 @@ lp_av_workload(struct lp_av *av, const struct lp_ynode *cfg,
 	for (i = 0; i < nwork; i++)
 		lp_av_push(av, work[i]);
 }
+
+/*
+ * env.json as lp-env writes it: a mapping, not empty, gpus a list of
+ * mappings of values, notes and imports lists of values.  Anything else
+ * (an empty or cut file, an edited one) is refused, naming its line.
+ */
+void
+lp_env_check(const struct lp_ynode *env, const char *file)
+{
+	static const char *const lists[] = { "notes", "imports", NULL };
+	const struct lp_ynode *n;
+	size_t i, j;
+
+	if (env->type != LP_Y_MAP || !env->n)
+		lp_die_at(LP_EXIT_DATA, file, env->line, 0, "not an env.json of "
+		    "lp-env (%s)", env->type != LP_Y_MAP ? "not a mapping" :
+		    "empty");
+	for (i = 0; i < env->n; i++)
+		if (env->v[i]->type == LP_Y_MAP)
+			lp_die_at(LP_EXIT_DATA, file, env->v[i]->line, 0, "%s: "
+			    "expected a value or a list, got a mapping",
+			    env->keys[i]);
+	lp_yaml_str(env, "created_utc", "");
+	if ((n = lp_yaml_get(env, "gpus")) && n->type != LP_Y_SEQ &&
+	    !(n->type == LP_Y_SCALAR && !n->quoted && !strcmp(n->s, "null")))
+		lp_die_at(LP_EXIT_DATA, file, n->line, 0, "gpus: expected a list");
+	for (i = 0; n && n->type == LP_Y_SEQ && i < n->n; i++) {
+		const struct lp_ynode *g = n->v[i];
+
+		if (g->type != LP_Y_MAP)
+			lp_die_at(LP_EXIT_DATA, file, g->line, 0, "gpus: each "
+			    "GPU is a mapping");
+		for (j = 0; j < g->n; j++)
+			if (g->v[j]->type != LP_Y_SCALAR)
+				lp_die_at(LP_EXIT_DATA, file, g->v[j]->line, 0,
+				    "gpus: %s: expected a value", g->keys[j]);
+	}
+	for (i = 0; lists[i]; i++)
+		if ((n = lp_yaml_get(env, lists[i])) && n->type == LP_Y_SEQ)
+			for (j = 0; j < n->n; j++)
+				if (n->v[j]->type != LP_Y_SCALAR)
+					lp_die_at(LP_EXIT_DATA, file,
+					    n->v[j]->line, 0, "%s: expected a "
+					    "list of values", lists[i]);
+}

@@ -22,7 +22,19 @@ struct rd {
 	long start;		/* line where the current record began */
 	long ended;		/* records completed so far */
 	int stop;
+	const unsigned char *keep;	/* lp_csv_keep's mask */
+	size_t nkeep;
 };
+
+void
+lp_csv_keep(const struct lp_csv_rec *rec, const unsigned char *mask,
+    size_t n)
+{
+	struct rd *r = rec->rd;
+
+	r->keep = mask;
+	r->nkeep = n;
+}
 
 static void
 on_field(void *s, size_t len, void *data)
@@ -31,6 +43,8 @@ on_field(void *s, size_t len, void *data)
 
 	if (r->stop)
 		return;
+	if (r->keep && r->nf < r->nkeep && !r->keep[r->nf])
+		len = 0;
 	if (r->blen + len + 1 > r->bcap) {
 		while (r->blen + len + 1 > r->bcap)
 			r->bcap = r->bcap ? 2 * r->bcap : 4096;
@@ -67,6 +81,7 @@ on_record(int c, void *data)
 	rec.n = r->nf;
 	rec.f = r->ptr;
 	rec.line = r->start;
+	rec.rd = r;
 	if (r->rec(&rec, r->ctx))
 		r->stop = 1;
 	r->nf = 0;
@@ -105,6 +120,9 @@ lp_csv_read(FILE *fp, const char *file,
 	r.ctx = ctx;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
 		lp_die(LP_EXIT_USAGE, "csv_init failed");
+	/* libcsv grows a field by blk_size at a time: 64 KiB, not 128 B, or
+	 * a long field costs a copy per 128 bytes */
+	csv_set_blk_size(&p, 65536);
 #ifdef LP_FUZZ
 	csv_set_realloc_func(&p, lp_fuzz_realloc);
 	csv_set_free_func(&p, lp_fuzz_free);
@@ -114,6 +132,10 @@ lp_csv_read(FILE *fp, const char *file,
 		size_t len = (size_t)n;
 
 		lineno++;
+		if (len > LP_LINE_MAX)
+			lp_die_at(LP_EXIT_DATA, file, lineno, 0, "a line of %zu "
+			    "bytes: beyond %d MiB, not an export", len,
+			    LP_LINE_MAX >> 20);
 		if (memchr(s, '\0', len))
 			lp_die_at(LP_EXIT_DATA, file, lineno, 0,
 			    "binary data (NUL byte): not a CSV export");

@@ -52,11 +52,19 @@ lp_peaks_read(struct lp_peaks *p, const char *path)
 		if (v <= 0)
 			lp_die_at(LP_EXIT_DATA, path, t.line, cv + 1, "peak %s %s "
 			    "is not above zero", pa, pr);
-		if (!strcmp(pa, "dram"))
+		if (!strcmp(pa, "dram")) {
+			if (p->bw > 0)
+				lp_die_at(LP_EXIT_DATA, path, t.line, cp + 1,
+				    "the DRAM bandwidth twice");
 			p->bw = v;
+		}
 		for (i = 0; i < NPRECS; i++)
-			if (!strcmp(pa, precs[i].path) && !strcmp(pr, precs[i].prec))
+			if (!strcmp(pa, precs[i].path) && !strcmp(pr, precs[i].prec)) {
+				if (p->flops[precs[i].fp] > 0)
+					lp_die_at(LP_EXIT_DATA, path, t.line, cp + 1,
+					    "peak %s %s twice", pa, pr);
 				p->flops[precs[i].fp] = v;
+			}
 	}
 	if (!p->why)
 		p->why = lp_xstrdup(p->gpu ? "gpu.tsv has no such peak" :

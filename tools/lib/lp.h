@@ -49,6 +49,9 @@ void lp_close_stdout(void);	/* flush, check, close: a failed write dies */
 /* qsort(3) that takes an empty array (NULL, 0) too. */
 void lp_qsort(void *base, size_t n, size_t size,
     int (*cmp)(const void *, const void *));
+/* The longest line lp reads from an export, a table or a recorded
+ * setting: kernel names run to a few kB, 1 MiB is none of them. */
+#define LP_LINE_MAX (1 << 20)
 /* getline(3) whose buffer a fuzz build tracks like lp_x* memory. */
 ssize_t lp_getline(char **buf, size_t *cap, FILE *fp);
 
@@ -108,7 +111,14 @@ struct lp_csv_rec {
 	size_t n;		/* fields in this record */
 	char **f;		/* NUL-terminated fields, valid until next callback */
 	long line;		/* input line where the record starts */
+	void *rd;		/* the reader, for lp_csv_keep */
 };
+/* From a record callback: keep only the fields whose mask[i] is set in the
+ * records that follow (the others read as ""; the count is kept), so a
+ * 1,300-column export costs no copies of columns nobody reads.  The mask
+ * (n entries; fields beyond are kept) is the caller's until the end. */
+void lp_csv_keep(const struct lp_csv_rec *r, const unsigned char *mask,
+    size_t n);
 struct lp_csv_hdr {
 	size_t n;
 	char **names;		/* owned copies */
@@ -257,6 +267,9 @@ const char *lp_cfg_word(const struct lp_ynode *cfg, const char *path,
 /* Items of a list of scalars (borrowed); a missing key is an empty list. */
 size_t lp_cfg_list(const struct lp_ynode *cfg, const char *path,
     const char ***items, const char *file);
+
+/* Dies unless env is an env.json as lp-env writes it (types checked). */
+void lp_env_check(const struct lp_ynode *env, const char *file);
 
 /* sel.c: ncu kernel selections. */
 void lp_re_escape(struct lp_sb *b, const char *s);
@@ -407,6 +420,7 @@ void lp_rep_read(FILE *fp, const char *file, const char *what,
 double lp_rep_time(const struct lp_rep_row *r, size_t i);  /* ns, >= 0 */
 double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */
 int lp_rep_has(const struct lp_rep_row *r, size_t i);	/* a value there */
+const char *lp_rep_pid(const struct lp_rep_row *r, size_t i); /* checked */
 
 /* stagetab.c: stages.tsv and steps.tsv read back, one row per stage;
  * a value that was not a number is NAN. */
@@ -414,6 +428,7 @@ struct lp_stagerow {
 	char *stage, *range;
 	double inst, total, mean, median, min, max, kernel, launches, busy;
 	double first, steady, steady_min, steady_max, tokens_per_s;
+	int in_steps;		/* rows of steps.tsv read for it */
 	int warmup;
 };
 /* Either path may be NULL.  Returns the row count; caller frees. */

@@ -142,6 +142,7 @@ struct st {
 	int longfmt;
 	int c_id, c_kernel, c_device, c_devname, c_nvtx, c_pid;
 	int c_section, c_metric, c_unit, c_value, c_rule;
+	unsigned char *keep;	/* wide exports: the columns read */
 	long last;		/* the line the last record began on */
 	int col[NDEFS];		/* wide: column of each def, -1 if absent */
 	double factor[NDEFS];	/* wide: unit factor of each def's column */
@@ -185,6 +186,12 @@ set_value(struct st *s, struct lp_launch *l, size_t d, const char *val,
 static void
 emit(struct st *s, struct lp_ncu_result *r)
 {
+	double v;
+
+	if (*r->pid && (lp_num_parse(r->pid, &v) ||
+	    lp_num_bad(LP_DIM_COUNT, v, 1)))
+		lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_pid + 1, "Process "
+		    "ID: expected a whole number from 0, got \"%s\"", r->pid);
 	if (!*r->kernel)
 		lp_die_at(LP_EXIT_DATA, s->file, r->line, 0, "result without a "
 		    "kernel name");
@@ -208,6 +215,13 @@ common_cols(struct st *s, const char *what)
 }
 
 static void
+keep(struct st *s, int col)
+{
+	if (col >= 0)
+		s->keep[col] = 1;
+}
+
+static void
 wide_header(struct st *s)
 {
 	size_t d;
@@ -220,6 +234,16 @@ wide_header(struct st *s)
 		lp_die_at(LP_EXIT_DATA, s->file, s->hdr.line, 0, "no column "
 		    "\"gpu__time_duration.sum\": collect it with ncu --metrics "
 		    "gpu__time_duration.sum or --section SpeedOfLight");
+	/* only the columns read below are copied out of each row */
+	s->keep = lp_xcalloc(s->hdr.n, 1);
+	keep(s, s->c_kernel);
+	keep(s, s->c_device);
+	keep(s, s->c_id);
+	keep(s, s->c_pid);
+	keep(s, s->c_nvtx);
+	keep(s, s->c_devname);
+	for (d = 0; d < NDEFS; d++)
+		keep(s, s->col[d]);
 }
 
 static void
@@ -264,6 +288,14 @@ wide_row(struct st *s, const struct lp_csv_rec *r)
 	res.devname = opt_field(r, s->c_devname);
 	res.nvtx = opt_field(r, s->c_nvtx);
 	res.id = opt_field(r, s->c_id);
+	if (*res.id) {
+		double v;
+
+		if (lp_num_parse(res.id, &v) || lp_num_bad(LP_DIM_COUNT, v, 1))
+			lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
+			    "ID: expected a whole number from 0, got \"%s\"",
+			    res.id);
+	}
 	res.pid = opt_field(r, s->c_pid);
 	res.line = r->line;
 	emit(s, &res);
@@ -364,6 +396,7 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 			s->state = 2;
 		} else {
 			wide_header(s);
+			lp_csv_keep(r, s->keep, s->hdr.n);
 			s->state = 1;
 		}
 		return 0;
@@ -409,6 +442,7 @@ lp_ncu_read(FILE *fp, const char *file,
 	if (s.longfmt)
 		long_flush(&s);
 	lp_csv_hdr_free(&s.hdr);
+	free(s.keep);
 	if (s.state == 0)
 		lp_die_at(LP_EXIT_DATA, file, 0, 0, "empty input");
 	if (!s.results)

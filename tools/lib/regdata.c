@@ -165,7 +165,7 @@ proj_row(const struct lp_rep_row *r, void *vctx)
 	if (j < 0)
 		return;
 	memset(&in, 0, sizeof in);
-	in.pid = lp_xstrdup(r->v[3]);
+	in.pid = lp_xstrdup(lp_rep_pid(r, 3));
 	in.device = lp_xstrdup("");
 	in.start = lp_rep_time(r, 0);
 	in.gpu_ns = lp_rep_time(r, 1);

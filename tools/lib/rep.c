@@ -23,6 +23,7 @@ struct rd {
 	int have;
 	lp_rep_fn fn;
 	void *ctx;
+	long rows, last;	/* data rows; the line of the last record */
 };
 
 /* "Total Time (us)" is column "Total Time" with factor 1e3. */
@@ -76,6 +77,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	size_t i;
 	double f;
 
+	r->last = rec->line;
 	if (!r->have) {
 		const char *first = r->cols[0] + (r->cols[0][0] == '?');
 
@@ -89,6 +91,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	if (rec->n == 1 && !rec->f[0][0])
 		return 0;
 	lp_csv_width(&r->hdr, rec->n, rec->line);
+	r->rows++;
 	for (i = 0; i < r->n; i++)
 		r->v[i] = r->idx[i] >= 0 ? rec->f[r->idx[i]] : "";
 	rr.v = r->v;
@@ -119,8 +122,12 @@ lp_rep_read(FILE *fp, const char *file, const char *what,
 	r.v = lp_xcalloc(n, sizeof *r.v);
 	lp_csv_read(fp, file, row, NULL, &r);
 	if (!r.have)
-		lp_die_at(LP_EXIT_DATA, file, 0, 0, "no header with a \"%s\" "
+		lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no header with a \"%s\" "
 		    "column (not %s)", cols[0] + (cols[0][0] == '?'), what);
+	if (!r.rows)
+		lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no rows after the "
+		    "header: nsys writes no file for a report without data "
+		    "(cut off?)");
 	lp_csv_hdr_free(&r.hdr);
 	free(r.idx);
 	free(r.factor);
@@ -152,6 +159,19 @@ double
 lp_rep_count(const struct lp_rep_row *r, size_t i)
 {
 	return num(r, i, 1, 1);
+}
+
+const char *
+lp_rep_pid(const struct lp_rep_row *r, size_t i)
+{
+	double v;
+
+	if (r->col[i] >= 0 && *r->v[i] && (!lp_num_get(r->v[i], &v) ||
+	    lp_num_bad(LP_DIM_COUNT, v, 1)))
+		lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
+		    "%s: a process ID is a whole number from 0, got \"%s\"",
+		    r->names[i] + (r->names[i][0] == '?'), r->v[i]);
+	return r->v[i];
 }
 
 int

@@ -56,6 +56,9 @@ lp_stagetab_load(const char *stages, const char *steps,
 		while (lp_tsv_next(&t)) {
 			struct lp_stagerow *r = find(rows, &n, lp_tsv_get(&t, cs));
 
+			if (r->range)
+				lp_die_at(LP_EXIT_DATA, stages, t.line, cs + 1,
+				    "stage \"%s\" twice", r->stage);
 			free(r->range);
 			r->range = lp_xstrdup(lp_tsv_get(&t, lp_csv_col(&t.hdr,
 			    "range")));
@@ -81,6 +84,9 @@ lp_stagetab_load(const char *stages, const char *steps,
 			struct lp_stagerow *r = find(rows, &n, lp_tsv_get(&t, cs));
 			int w = lp_csv_col(&t.hdr, "warmup");
 
+			if (r->in_steps++)
+				lp_die_at(LP_EXIT_DATA, steps, t.line, cs + 1,
+				    "stage \"%s\" twice", r->stage);
 			r->first = cell(&t, "first_ns");
 			r->steady = cell(&t, "steady_ns");
 			r->steady_min = cell(&t, "steady_min_ns");

@@ -135,7 +135,7 @@ lp_tab_open(struct lp_tsv *t, const char *path, const char *maker)
  * are percentages of a peak, differences may be negative, everything
  * else (times in ns, bytes, FLOPs, rates, ratios) is from 0 up.
  */
-enum { K_ANY, K_NONNEG, K_COUNT, K_PCT };
+enum { K_ANY, K_NONNEG, K_COUNT, K_PCT, K_BUSY };
 
 static int
 ends(const char *s, const char *suffix)
@@ -151,7 +151,7 @@ kind_of(const char *name)
 	static const char *const counts[] = { "calls", "launches", "instances",
 		"instance", "kernels", "rank", "depth", "gpu_ops", NULL };
 	static const char *const pcts[] = { "sm_pct", "dram_pct", "share_pct",
-		"roof_pct", NULL };
+		"roof_pct", "pct", NULL };
 	size_t i;
 
 	if (!strncmp(name, "change", 6) || strstr(name, "_change") ||
@@ -169,6 +169,10 @@ kind_of(const char *name)
 	if (ends(name, "throughput_pct") || ends(name, "_share_pct") ||
 	    ends(name, "_sm_pct") || ends(name, "_dram_pct"))
 		return K_PCT;
+	/* kernel time over wall time passes 100% only with kernels that
+	 * run at once, at most 128 on any GPU lp knows */
+	if (!strcmp(name, "busy_pct"))
+		return K_BUSY;
 	return K_NONNEG;
 }
 
@@ -188,6 +192,11 @@ lp_tab_numval(const char *file, long line, const char *col, int colno,
 	switch (k) {
 	case K_COUNT: why = lp_num_bad(LP_DIM_COUNT, *v, 1); break;
 	case K_PCT: why = lp_num_bad(LP_DIM_PCT, *v, 0); break;
+	case K_BUSY:
+		why = lp_num_bad(LP_DIM_BYTES, *v, 0);
+		if (!why && *v > 12800)
+			why = "GPU busy above 128 x 100%";
+		break;
 	case K_NONNEG: why = lp_num_bad(LP_DIM_BYTES, *v, 0); break;
 	default:
 		if (fabs(*v) > 1e18)

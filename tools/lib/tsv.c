@@ -58,6 +58,13 @@ readline(struct lp_tsv *t)
 	if (memchr(t->buf, '\0', (size_t)n))
 		lp_die_at(LP_EXIT_DATA, t->file, t->line, 0,
 		    "binary data (NUL byte): not a TSV file");
+	if (n > LP_LINE_MAX)
+		lp_die_at(LP_EXIT_DATA, t->file, t->line, 0, "a line of %zd "
+		    "bytes: beyond %d MiB, not an lp table", n, LP_LINE_MAX >> 20);
+	/* lp ends every line of its tables: one without is a cut file */
+	if (!n || t->buf[n - 1] != '\n')
+		lp_die_at(LP_EXIT_DATA, t->file, t->line, 0, "the last line has "
+		    "no newline: a cut-off table");
 	if (n && t->buf[n - 1] == '\n')
 		t->buf[--n] = '\0';
 	if (n && t->buf[n - 1] == '\r')
