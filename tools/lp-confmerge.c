@@ -142,11 +142,14 @@ main(int argc, char **argv)
 		    !lp_yaml_get(stages, st)) {
 			struct lp_sb b = { 0 };
 
+			lp_sb_printf(&b, "run.stage: no stage \"%s\" (stages:", st);
 			for (i = 0; i < stages->n; i++)
-				lp_sb_printf(&b, "%s%s", i ? ", " : "",
+				lp_sb_printf(&b, "%s %s", i ? "," : "",
 				    stages->keys[i]);
-			lp_die(LP_EXIT_USAGE, "run.stage: no stage \"%s\" (stages: "
-			    "%s)", st, lp_sb_str(&b));
+			lp_yaml_free(root);
+			free(sets);
+			lp_sb_free(&note);
+			lp_die(LP_EXIT_USAGE, "%s)", lp_sb_str(&b));
 		}
 	}
 	lp_yaml_emit(stdout, root, lp_sb_str(&note));
