@@ -500,4 +500,24 @@ envtab-k-dup-device-name | lp-envtab -c $R/config.yaml -i $R/inputs.yaml -k k.ts
 envtab-k-nul | lp-envtab -c $R/config.yaml -i $R/inputs.yaml -k k.tsv $R/env.json | k.tsv | $R/kernels.tsv | sed '7s/NVIDIA H200/NVIDIA\x00H200/' | 1 | ^lp-envtab: k\.tsv:7(:[0-9]+)?:
 EOF
 
+# Every input the fuzzers found (tests/fuzz/README.md), fed to a tool that
+# reads it: refused cleanly or read, never a crash or a sanitizer report.
+for f in "$ROOT"/tests/fuzz/regress/*/*; do
+	[ "${f##*/}" = .keep ] && continue
+	case ${f%/*} in
+	*/ncu-wide|*/ncu-long) tool=lp-ncu2tsv ;;
+	*/nsys) tool=lp-topn ;;
+	*/tsv) tool=lp-kernmd ;;
+	*/yaml) tool="lp-confget run" ;;
+	esac
+	test_expect_success "fuzz regression ${f#$ROOT/tests/fuzz/regress/}: $tool" '
+		$tool "'"$f"'" >out 2>err; rc=$?
+		case $rc in
+		0) ;;
+		1|2) test_must_be_empty out && test_grep "^lp-" err ;;
+		*) echo "exit $rc"; cat err; false ;;
+		esac
+	'
+done
+
 test_done
