@@ -17,29 +17,10 @@ static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 struct cls {
 	const char *name;
-	regex_t re;
-	int have_re;
 	double time, launches;
 	size_t kernels;
 	char *largest;
 };
-
-/* The name a class pattern is matched against. */
-static char *
-base_for(const char *kernel, const struct lp_ynode *wrappers)
-{
-	char *b = lp_kname_base(kernel), *arg;
-	size_t i;
-
-	for (i = 0; wrappers && wrappers->type == LP_Y_SEQ && i < wrappers->n; i++)
-		if (!strcmp(b, wrappers->v[i]->s) && (arg = lp_kname_targ(kernel))) {
-			free(b);
-			b = lp_kname_base(arg);
-			free(arg);
-			break;
-		}
-	return b;
-}
 
 int
 main(int argc, char **argv)
@@ -53,8 +34,7 @@ main(int argc, char **argv)
 		{ "largest", "Largest kernel", "code" },
 	};
 	const char *opath = NULL, *name, *tc, *rc;
-	struct lp_ynode *conf;
-	const struct lp_ynode *o, *wr;
+	struct lp_ops ops;
 	struct cls *cl = NULL;
 	struct lp_tsv t;
 	struct lp_row r = { 0 };
@@ -77,40 +57,11 @@ main(int argc, char **argv)
 	}
 	if (!opath || argc - optind > 1)
 		lp_usage(synopsis);
-	conf = lp_yaml_load_path(opath);
-	o = lp_yaml_get(conf, "operators");
-	wr = lp_yaml_get(conf, "wrappers");
-	if (!o || o->type != LP_Y_SEQ)
-		lp_die_at(LP_EXIT_DATA, opath, conf->line, 0, "no \"operators:\" "
-		    "list");
-	if (wr && wr->type != LP_Y_SEQ)
-		lp_die_at(LP_EXIT_DATA, opath, wr->line, 0, "wrappers: expected a "
-		    "list of names");
-	for (i = 0; wr && i < wr->n; i++)
-		if (wr->v[i]->type != LP_Y_SCALAR)
-			lp_die_at(LP_EXIT_DATA, opath, wr->v[i]->line, 0,
-			    "wrappers: expected names");
-	cl = lp_xcalloc(o->n + 1, sizeof *cl);
-	for (i = 0; i < o->n; i++) {
-		const char *n = lp_yaml_str(o->v[i], "name", NULL);
-		const char *m = lp_yaml_str(o->v[i], "match", NULL);
-		int e;
-
-		if (!n || !m)
-			lp_die_at(LP_EXIT_DATA, opath, o->v[i]->line, 0,
-			    "operators: each entry needs name and match");
-		cl[ncl].name = n;
-		if ((e = regcomp(&cl[ncl].re, m, REG_EXTENDED | REG_ICASE |
-		    REG_NOSUB))) {
-			char msg[256];
-
-			regerror(e, &cl[ncl].re, msg, sizeof msg);
-			lp_die_at(LP_EXIT_DATA, opath, o->v[i]->line, 0,
-			    "operators: %s: bad pattern: %s", n, msg);
-		}
-		cl[ncl++].have_re = 1;
-	}
-	cl[ncl++].name = "Other";
+	lp_ops_load(&ops, opath);
+	ncl = ops.n + 1;
+	cl = lp_xcalloc(ncl, sizeof *cl);
+	for (i = 0; i < ncl; i++)
+		cl[i].name = ops.names[i];
 
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
@@ -119,17 +70,13 @@ main(int argc, char **argv)
 	cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");
 	while (lp_tsv_next(&t)) {
 		const char *k = lp_tsv_get(&t, ck);
-		char *b = base_for(k, wr);
 		double tm, calls;
 
 		if (!lp_tab_num(&t, ct, &tm) || tm < 0 ||
 		    !lp_tab_num(&t, cc, &calls) || calls < 0)
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no total_ns or "
 			    "calls for \"%s\"", k);
-		for (j = 0; j + 1 < ncl; j++)
-			if (!regexec(&cl[j].re, b, 0, NULL, 0))
-				break;
-		free(b);
+		j = lp_ops_class(&ops, k);
 		cl[j].time += tm;
 		cl[j].launches += calls;
 		if (!cl[j].kernels++)
@@ -178,18 +125,15 @@ main(int argc, char **argv)
 		free(shown[j++]);
 		lp_row_end(&r, out);
 	}
-	for (i = 0; i < ncl; i++) {
-		if (cl[i].have_re)
-			regfree(&cl[i].re);
+	for (i = 0; i < ncl; i++)
 		free(cl[i].largest);
-	}
 	free(cl);
 	free(largest);
 	free(shown);
 	lp_sb_free(&r.b);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
-	lp_yaml_free(conf);
+	lp_ops_free(&ops);
 	lp_tab_done(out);
 	return 0;
 }

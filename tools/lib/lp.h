@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <regex.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -270,6 +271,21 @@ size_t lp_cfg_list(const struct lp_ynode *cfg, const char *path,
 
 /* Dies unless env is an env.json as lp-env writes it (types checked). */
 void lp_env_check(const struct lp_ynode *env, const char *file);
+
+/* ops.c: operator classes of conf/operators.yaml. */
+struct lp_ops {
+	size_t n;		/* classes; index n is "Other" */
+	const char **names;	/* n + 1, borrowed from conf */
+	int *comm;		/* class marked comm: true (NCCL) */
+	regex_t *re;		/* n patterns */
+	size_t nre;
+	struct lp_ynode *conf;
+	const struct lp_ynode *wrappers;
+};
+void lp_ops_load(struct lp_ops *o, const char *path);	/* dies on bad */
+size_t lp_ops_class(const struct lp_ops *o, const char *kernel);
+int lp_ops_is_comm(const struct lp_ops *o, const char *kernel);
+void lp_ops_free(struct lp_ops *o);
 
 /* sel.c: ncu kernel selections. */
 void lp_re_escape(struct lp_sb *b, const char *s);
