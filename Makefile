@@ -4,6 +4,7 @@
 #   make deps                 install those Debian packages (as root)
 #   make check                unit and CLI tests (TAP, run by prove)
 #   make check SAN=1          the same under ASan+UBSan;  VALGRIND=1: valgrind
+#   make check FAULT_KILLS=60 the fault test with 60 kills per kind (10 by default)
 #   make demo                 the whole pipeline on the bundled H200 capture
 #   make fuzz [FUZZ_TIME=600]  libFuzzer harnesses of the readers (clang)
 #   make RUN=abc stakeholder_summary.md   one artifact of run abc (rules.mk)
@@ -109,7 +110,7 @@ $(B)/test/%: $(B)/obj/test/%.o $(B)/liblp.a
 # The README's test command: unit tests and CLI golden tests under prove.
 check: $(BINS) $(UNITS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
-	  prove --exec '' $(if $(V),-v,) $(UNITS) tests/t[0-9]*.sh
+	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove --exec '' $(if $(V),-v,) $(UNITS) tests/t[0-9]*.sh
 
 # Time and peak memory of the parsers on growing inputs (figures only).
 bench: $(BINS)
