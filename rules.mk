@@ -13,7 +13,8 @@
 #   ncu/profile.cmd    ncu/report.ncu-rep   ncu/export.cmd   ncu/report.csv
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
-#   aggregates.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv roofline.tsv
+#   aggregates.tsv stages.tsv steps.tsv ranks.tsv overlap.tsv mfu.tsv
+#   mbu.tsv roofline.tsv
 #   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   stakeholder_summary.md (lp-summary renders the tables)
 #   on request: ncu/regions/* regions.tsv region_work.tsv
@@ -27,8 +28,8 @@ LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
 LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
 
 RUN ?=
-LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv mfu.tsv \
-	mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
+LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv ranks.tsv \
+	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml env.json topn.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
@@ -162,12 +163,14 @@ LP_IMP_cuda_api_sum := $(call lp_imp,cuda_api_sum.csv cudaapisum.csv)
 LP_IMP_cuda_gpu_mem_time_sum := $(call lp_imp,cuda_gpu_mem_time_sum.csv gpumemtimesum.csv)
 LP_IMP_nvtx_pushpop_trace := $(call lp_imp,nvtx_pushpop_trace.csv)
 LP_IMP_nvtx_gpu_proj_trace := $(call lp_imp,nvtx_gpu_proj_trace.csv)
-# Known so that they are not taken for the ncu export; not read yet.
-LP_IMP_OTHER := $(call lp_imp,nvtx_gpu_proj_sum.csv nvtx_pushpop_sum.csv \
-	cuda_gpu_trace.csv cuda_gpu_trace_mangled.csv)
+# one row per kernel launch, with its device: either name spelling (the
+# demangled one when both are given)
+LP_IMP_cuda_gpu_trace := $(or $(call lp_imp,cuda_gpu_trace.csv),$(call lp_imp,cuda_gpu_trace_mangled.csv))
+# Known so that they are not taken for the ncu export; not read.
+LP_IMP_OTHER := $(call lp_imp,nvtx_gpu_proj_sum.csv nvtx_pushpop_sum.csv cuda_gpu_trace_mangled.csv)
 LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum \
-	nvtx_pushpop_trace nvtx_gpu_proj_trace
+	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace
 LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled
 LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
@@ -175,8 +178,8 @@ LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
 LP_IMP_REGCSV := $(filter %_regions.csv,$(LP_IMP))
 LP_IMP_REGREP := $(filter %_regions.ncu-rep,$(LP_IMP))
 LP_IMP_NCUCSV := $(filter-out $(LP_IMP_NSYSCSV) $(LP_IMP_OTHER) $(LP_IMP_REGCSV),$(filter %.csv,$(LP_IMP)))
-$(foreach r,$(LP_NSYS_REPORTS),$(if $(word 2,$(LP_IMP_$(r))),\
-	$(error IMPORT: several $(r) exports: $(LP_IMP_$(r)))))
+# Several exports of one report (one per rank, from a per-rank capture)
+# are joined into one, header once: their rows carry PID and Device.
 $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
 	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep))
 $(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))
@@ -289,7 +292,10 @@ $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.nsys-r
 else
 # Imported exports are copied in under the names nsys stats would use.
 $(foreach r,$(LP_HAVE_REPORTS),$(eval $(LP_NS)$(r).csv: $(LP_IMP_$(r)) $(R)/vars/IMPORT | $(R)/nsys ; \
-	cp $$< $$@.tmp && mv $$@.tmp $$@))
+	$(if $(word 2,$(LP_IMP_$(r))),$$(Q)h=$$$$(head -n 1 $$<) && for f in $$(LP_IMP_$(r)); do \
+	  [ "$$$$(head -n 1 $$$$f)" = "$$$$h" ] || { echo "IMPORT: $$$$f: its header is not that of $$<" >&2; exit 1; }; done && \
+	  { echo "$$$$h"; for f in $$(LP_IMP_$(r)); do tail -n +2 $$$$f; done; } > $$@.tmp && mv $$@.tmp $$@,\
+	cp $$< $$@.tmp && mv $$@.tmp $$@)))
 endif
 
 # The stage's top-N kernels by nsys GPU time: what ncu will profile.
@@ -420,9 +426,22 @@ $(R)/operators.tsv: $(R)/kernels.tsv conf/operators.yaml $(LP_BIN)/lp-ops
 $(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_BIN)/lp-topk
 	$(LP_BIN)/lp-topk -n 10 -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
 
+# Multi-process runs: each stage per process (rank), its communication
+# and the straggler; each GPU's communication against its compute.
+$(R)/ranks.tsv: $(R)/nsys/config.yaml conf/operators.yaml $(call lp_rep,nvtx_pushpop_trace) \
+		$(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
+		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-ranks
+	$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -o conf/operators.yaml \
+	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,-g,nvtx_gpu_proj_trace) \
+	  $(call lp_opt,-t,cuda_gpu_trace) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
+$(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap
+	$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.csv \
+	  && echo $(LP_NS)cuda_gpu_trace.csv || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.csv,-x)) \
+	  > $@.tmp && mv $@.tmp $@
+
 # What to do next, ranked by the time it could save.
 LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
-	$(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv
+	$(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv $(R)/ranks.tsv $(R)/overlap.tsv
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_BIN)/lp-findings $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@
 
@@ -430,8 +449,8 @@ $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
-	$(R)/steps.tsv $(R)/mfu.tsv $(R)/mbu.tsv $(R)/roofline.tsv $(R)/operators.tsv \
-	$(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
+	$(R)/steps.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+	$(R)/roofline.tsv $(R)/operators.tsv $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv
 $(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary

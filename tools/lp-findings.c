@@ -308,6 +308,84 @@ fp32(const struct tab *rf, const struct tab *tk, const struct lp_peaks *pk)
 	    "peak (gpu.tsv)", ms(t), tf / f);
 }
 
+/* Rule straggler (ranks.tsv): per process, the stage where it keeps the
+ * other ranks waiting longest. */
+static void
+straggler(const struct tab *k)
+{
+	size_t i, j;
+
+	for (i = 0; i < k->n; i++) {
+		double gap = cell(k, i, "gap_ns"), n = cell(k, i, "instances");
+		double best = gap * n, dc;
+		size_t f = i;
+		struct f *x;
+
+		if (strcmp(text(k, i, "straggler"), "yes"))
+			continue;
+		for (j = 0; j < k->n; j++)	/* its largest stage only */
+			if (j != i && !strcmp(text(k, j, "pid"), text(k, i, "pid")) &&
+			    !strcmp(text(k, j, "straggler"), "yes") &&
+			    cell(k, j, "gap_ns") * cell(k, j, "instances") > best)
+				break;
+		if (j < k->n)
+			continue;
+		for (j = 0; j < k->n; j++)	/* the fastest of the stage */
+			if (!strcmp(text(k, j, "stage"), text(k, i, "stage")) &&
+			    cell(k, j, "gap_ns") == 0)
+				f = j;
+		dc = cell(k, i, "compute_ns") - cell(k, f, "compute_ns");
+		x = add("straggler", best, k->path, dc >= gap / 2 ? "Its GPU "
+		    "does more work than the others': compare the ranks' kernels "
+		    "(launches per instance above) and balance the shards "
+		    "(uneven split, work only that rank does)." : "Its GPU is "
+		    "idle while the others wait in the collective: the delay is "
+		    "on its host (Python, data loading, a synchronisation, a "
+		    "sleep). Profile that process's CPU (nsys --sample=cpu) and "
+		    "its NVTX ranges.", "Process %s (%s) is the straggler of %s: "
+		    "%.3f ms per instance more outside communication than "
+		    "process %s, which waits for it.", text(k, i, "pid"),
+		    text(k, i, "device"), text(k, i, "stage"), ms(gap),
+		    text(k, f, "pid"));
+		ev(x, "median %.3f ms vs %.3f ms; communication %.3f ms vs "
+		    "%.3f ms per instance (%.3g%% vs %.3g%% of kernel time); "
+		    "compute %.3f ms vs %.3f ms per instance; %.1f vs %.1f "
+		    "launches per instance", ms(cell(k, i, "median_ns")),
+		    ms(cell(k, f, "median_ns")), ms(cell(k, i, "comm_ns")),
+		    ms(cell(k, f, "comm_ns")), cell(k, i, "comm_pct"),
+		    cell(k, f, "comm_pct"), ms(cell(k, i, "compute_ns")),
+		    ms(cell(k, f, "compute_ns")), cell(k, i, "launches"),
+		    cell(k, f, "launches"));
+	}
+}
+
+/* Rule communication (overlap.tsv): a GPU whose kernel time is mostly
+ * communication that compute does not hide. */
+static void
+communication(const struct tab *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++) {
+		double share = cell(o, i, "comm_pct"), ov = cell(o, i,
+		    "overlap_pct"), ex = cell(o, i, "exposed_ns");
+		struct f *x;
+
+		if (!(share >= 25) || !(ov < 50))
+			continue;
+		x = add("communication", ex, o->path, "Where the share is far "
+		    "above the other GPUs', this one waits for a straggler (the "
+		    "ranks table). Otherwise overlap the collectives with compute "
+		    "(async all-reduce on a side stream, bucketing small "
+		    "all-reduces), or use fewer GPUs per model replica.",
+		    "Communication is %.3g%% of the kernel time on %s, %.3g%% of "
+		    "it overlapped with compute.", share, text(o, i, "device"), ov);
+		ev(x, "%.3f ms of communication kernels, %.3f ms exposed, "
+		    "%.3f ms of compute (whole capture)", ms(cell(o, i,
+		    "comm_ns")), ms(ex), ms(cell(o, i, "compute_ns")));
+	}
+}
+
 /* Rule missing: what the run lacks, from the tables' "# missing:" and
  * gpu.tsv's "# why:". */
 static void
@@ -352,6 +430,7 @@ main(int argc, char **argv)
 	};
 	struct tab *tabs;
 	const struct tab *st = NULL, *sp = NULL, *rf = NULL, *tk = NULL;
+	const struct tab *rk = NULL, *ov = NULL;
 	struct lp_peaks pk;
 	struct lp_row r = { 0 };
 	long maxk = 5;
@@ -390,6 +469,10 @@ main(int argc, char **argv)
 			rf = &tabs[i];
 		else if (!strcmp(tool, "lp-topk"))
 			tk = &tabs[i];
+		else if (!strcmp(tool, "lp-ranks"))
+			rk = &tabs[i];
+		else if (!strcmp(tool, "lp-overlap"))
+			ov = &tabs[i];
 		else if (!strcmp(tool, "lp-gpu") && !have_pk) {
 			lp_peaks_read(&pk, tabs[i].path);
 			have_pk = 1;
@@ -404,6 +487,10 @@ main(int argc, char **argv)
 	dominant(tk);
 	if (rf && have_pk)
 		fp32(rf, tk, &pk);
+	if (rk)
+		straggler(rk);
+	if (ov)
+		communication(ov);
 	missing(tabs, n);
 	lp_qsort(fs, nf, sizeof *fs, by_save);
 

@@ -70,6 +70,12 @@ main(int argc, char **argv)
 
 	lp_tab_meta(out, "title", "MBU");
 	lp_tab_meta(out, "tool", "lp-mbu");
+	if (n && rows[0].procs > 1 && pk.bw > 0) {	/* the GPUs together */
+		pk.bw *= rows[0].procs;
+		lp_tab_meta(out, "note", "%.0f processes (one GPU each) share "
+		    "the model's bytes: the bandwidth is %.0f GPUs' (stages.tsv's "
+		    "# processes).", rows[0].procs, rows[0].procs);
+	}
 	lp_tab_meta(out, "source", "bytes from %s (model %s: N = %.0f "
 	    "weights of %g bytes, L = %.0f, d = %.0f, %.0f of %.0f heads hold "
 	    "K/V, B = %.0f, P = %.0f, T = %.0f); time from %s%s%s; DRAM "

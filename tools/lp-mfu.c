@@ -82,6 +82,12 @@ main(int argc, char **argv)
 
 	lp_tab_meta(out, "title", "MFU");
 	lp_tab_meta(out, "tool", "lp-mfu");
+	if (n && rows[0].procs > 1 && peak > 0) {	/* the GPUs together */
+		peak *= rows[0].procs;
+		lp_tab_meta(out, "note", "%.0f processes (one GPU each) share "
+		    "the model's work: the peak is %.0f GPUs' (stages.tsv's "
+		    "# processes).", rows[0].procs, rows[0].procs);
+	}
 	lp_tab_meta(out, "source", "model FLOPs from %s (model %s: N = %.0f "
 	    "matmul weights, L = %.0f, d = %.0f, B = %.0f, P = %.0f, T = %.0f, "
 	    "%s); time from %s%s%s; peak %s from %s", ipath, m.name ? m.name :

@@ -34,6 +34,7 @@ struct st {
 	struct range *r;
 	size_t n, nconf;
 	char *other[MAX_OTHER];
+	struct lp_map *pids;	/* processes with kernels (a rank each) */
 	size_t nother;
 	int more;		/* other ranges beyond MAX_OTHER */
 };
@@ -97,6 +98,8 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 {
 	struct range *r;
 
+	if (lp_rep_has(rr, 3) && lp_map_len(((struct st *)ctx)->pids) < 4096)
+		lp_map_put(((struct st *)ctx)->pids, lp_rep_pid(rr, 3), 1);
 	if (!*rr->v[2])
 		return;		/* kernels outside every range */
 	r = slot(ctx, rr->v[2]);
@@ -145,7 +148,7 @@ main(int argc, char **argv)
 	static const char *const sum_cols[] = { "Total Time", "Instances",
 		"Range", "Avg", "Med", "Min", "Max", "StdDev" };
 	static const char *const kern_cols[] = { "Total Time", "Kern Inst",
-		"NVTX Range" };
+		"NVTX Range", "?PID" };
 	static const struct lp_col cols[] = {
 		{ "stage", "Stage", "text" }, { "range", "NVTX range", "code" },
 		{ "instances", "Instances", "int" },
@@ -205,8 +208,9 @@ main(int argc, char **argv)
 	if (spath)
 		read_rep(spath, "nsys stats --report nvtx_sum", sum_cols, 8,
 		    sum_row, &s);
+	s.pids = lp_map_new();
 	if (kpath)
-		read_rep(kpath, "nsys stats --report nvtx_kern_sum", kern_cols, 3,
+		read_rep(kpath, "nsys stats --report nvtx_kern_sum", kern_cols, 4,
 		    kern_row, &s);
 	if (live)
 		gated = gate(cfg, cpath);
@@ -221,6 +225,14 @@ main(int argc, char **argv)
 	    "Nested ranges each count the kernels inside them.%s%s%s",
 	    gated ? " nsys was gated on stage " : "", gated ? gated : "",
 	    gated ? ": other stages were not captured." : "");
+	if (lp_map_len(s.pids) > 1) {
+		lp_tab_meta(out, "processes", "%zu", lp_map_len(s.pids));
+		lp_tab_meta(out, "note", "%zu processes (ranks) ran kernels: "
+		    "instances and wall total count every process's instances, "
+		    "the statistics are over all of them, kernel time per "
+		    "instance is the processes' mean. Each process alone: "
+		    "ranks.tsv.", lp_map_len(s.pids));
+	}
 	for (i = 0; i < s.nother; i++)
 		lp_sb_printf(&other, "%s`%s`", i ? ", " : "", s.other[i]);
 	if (s.nother)
@@ -292,6 +304,7 @@ main(int argc, char **argv)
 	free(s.r);
 	lp_sb_free(&r.b);
 	lp_sb_free(&other);
+	lp_map_free(s.pids);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;

@@ -182,6 +182,8 @@ section(const char *path)
 	if (!title || !tool)
 		lp_die_at(LP_EXIT_DATA, path, 1, 0, "no \"# title:\" and \"# "
 		    "tool:\" lines: not a table an lp tool made");
+	if (lp_tsv_comment(&t, "omit"))	/* its tool says it adds nothing */
+		goto done;
 	if (ns != t.hdr.n)
 		lp_die_at(LP_EXIT_DATA, path, t.hdr.line, 0, "%zu \"# show:\" "
 		    "entries for %zu columns", ns, t.hdr.n);
@@ -247,6 +249,7 @@ section(const char *path)
 			fprintf(out, "%s\n\n", lp_sb_str(&b));
 			lp_sb_reset(&b);
 		}
+done:
 	free(labels);
 	free(show);
 	free(lab);

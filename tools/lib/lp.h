@@ -445,6 +445,7 @@ struct lp_stagerow {
 	double inst, total, mean, median, min, max, kernel, launches, busy;
 	double first, steady, steady_min, steady_max, tokens_per_s;
 	int in_steps;		/* rows of steps.tsv read for it */
+	double procs;		/* processes (ranks) of the run: 1, or N */
 	int warmup;
 };
 /* Either path may be NULL.  Returns the row count; caller frees. */

@@ -44,7 +44,8 @@ lp_stagetab_load(const char *stages, const char *steps,
 {
 	struct lp_tsv t;
 	FILE *fp;
-	size_t n = 0;
+	size_t n = 0, i;
+	double procs = 1;
 	int cs;
 
 	*rows = NULL;
@@ -72,6 +73,12 @@ lp_stagetab_load(const char *stages, const char *steps,
 			r->launches = cell(&t, "launches");
 			r->busy = cell(&t, "busy_pct");
 		}
+		procs = 1;
+		if (lp_tsv_comment(&t, "processes") && (!lp_num_get(
+		    lp_tsv_comment(&t, "processes"), &procs) || procs < 1 ||
+		    procs != floor(procs) || procs > 4096))
+			lp_die_at(LP_EXIT_DATA, stages, 1, 0, "\"# processes:\" "
+			    "must be a whole number from 1 to 4096");
 		lp_tsv_close(&t);
 		fclose(fp);
 	}
@@ -99,6 +106,8 @@ lp_stagetab_load(const char *stages, const char *steps,
 		lp_tsv_close(&t);
 		fclose(fp);
 	}
+	for (i = 0; i < n; i++)
+		(*rows)[i].procs = procs;
 	return n;
 }
 
