@@ -300,8 +300,11 @@ endif
 
 # The stage's top-N kernels by nsys GPU time: what ncu will profile.
 LP_RANGE = "$$($(LP_BIN)/lp-nsyscmd -r < $(R)/nsys/config.yaml)"
-$(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
-	$(LP_BIN)/lp-topn -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
+# Communication kernels (the comm classes of operators.yaml) are left out:
+# a collective replayed alone measures waiting, not work.
+$(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
+		$(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
+	$(LP_BIN)/lp-topn -x conf/operators.yaml -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
 	  $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@
 
 ifneq ($(LP_LIVE),)

@@ -267,6 +267,10 @@ dominant(const struct tab *tk)
 	if (!strncmp(cls, "memory", 6) || !strncmp(cls, "compute", 7) ||
 	    !strncmp(cls, "latency", 7))
 		return;
+	/* a collective's time is the ranks waiting: rules straggler and
+	 * communication speak for it, and ncu leaves it out */
+	if (strstr(text(tk, 0, "name"), "nccl") || strstr(text(tk, 0, "name"), "NCCL"))
+		return;
 	profiled = !isnan(cell(tk, 0, "sm_pct"));
 	x = add("dominant", NAN, tk->path, profiled ? "Re-run the ncu step with "
 	    "a preset that collects the tensor-core and SASS FLOP counters and "
@@ -314,6 +318,7 @@ static void
 straggler(const struct tab *k)
 {
 	size_t i, j;
+	int more;
 
 	for (i = 0; i < k->n; i++) {
 		double gap = cell(k, i, "gap_ns"), n = cell(k, i, "instances");
@@ -335,10 +340,12 @@ straggler(const struct tab *k)
 			    cell(k, j, "gap_ns") == 0)
 				f = j;
 		dc = cell(k, i, "compute_ns") - cell(k, f, "compute_ns");
-		x = add("straggler", best, k->path, dc >= gap / 2 ? "Its GPU "
-		    "does more work than the others': compare the ranks' kernels "
-		    "(launches per instance above) and balance the shards "
-		    "(uneven split, work only that rank does)." : "Its GPU is "
+		more = dc >= gap / 4 || cell(k, i, "launches") >= 1.2 * cell(k, f,
+		    "launches");
+		x = add("straggler", best, k->path, more ? "It does more work "
+		    "than the others (GPU compute, kernel launches): compare the "
+		    "ranks' kernels and balance the shards (an uneven split, work "
+		    "only that rank does)." : "Its GPU is "
 		    "idle while the others wait in the collective: the delay is "
 		    "on its host (Python, data loading, a synchronisation, a "
 		    "sleep). Profile that process's CPU (nsys --sample=cpu) and "
@@ -362,11 +369,18 @@ straggler(const struct tab *k)
 /* Rule communication (overlap.tsv): a GPU whose kernel time is mostly
  * communication that compute does not hide. */
 static void
-communication(const struct tab *o)
+communication(const struct tab *o, const struct tab *k)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < o->n; i++) {
+		/* a GPU that waits for another's straggler: rule straggler */
+		for (j = 0; k && j < k->n; j++)
+			if (!strcmp(text(k, j, "straggler"), "yes") &&
+			    strcmp(text(k, j, "device"), text(o, i, "device")))
+				break;
+		if (k && j < k->n)
+			continue;
 		double share = cell(o, i, "comm_pct"), ov = cell(o, i,
 		    "overlap_pct"), ex = cell(o, i, "exposed_ns");
 		struct f *x;
@@ -490,7 +504,7 @@ main(int argc, char **argv)
 	if (rk)
 		straggler(rk);
 	if (ov)
-		communication(ov);
+		communication(ov, rk);
 	missing(tabs, n);
 	lp_qsort(fs, nf, sizeof *fs, by_save);
 

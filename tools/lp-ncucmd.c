@@ -203,11 +203,15 @@ head(const struct lp_ynode *cfg, const char *file, struct lp_av *av,
 	const char *set, *replay;
 	size_t n, i;
 	struct lp_sb b = { 0 };
+	long dev;
 	int range;
 
 	lp_av_push(av, "ncu");
 	opt(av, "--target-processes", "%s", lp_cfg_enum(cfg,
 	    K("target_processes"), "all", targets, file));
+	dev = lp_cfg_long(cfg, K("device"), -1, -1, 1023, file);
+	if (dev >= 0)	/* one rank of a multi-GPU run: its GPU's kernels */
+		opt(av, "--devices", "%ld", dev);
 	replay = lp_cfg_enum(cfg, K("replay_mode"), "kernel", replays, file);
 	range = !strcmp(replay, "range") || !strcmp(replay, "app-range");
 	opt(av, "--replay-mode", "%s", replay);

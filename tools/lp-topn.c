@@ -10,21 +10,24 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-topn [-f tsv|regex|names] [-n N] [-p PCT] [-r RANGE] [file]";
+    "lp-topn [-f tsv|regex|names] [-n N] [-p PCT] [-r RANGE] "
+    "[-x operators.yaml] [file]";
 
 int
 main(int argc, char **argv)
 {
 	struct lp_ksum ks;
-	const char *fmt = "tsv", *range = NULL, *name;
+	const char *fmt = "tsv", *range = NULL, *name, *xpath = NULL;
+	struct lp_ops ops;
+	struct lp_kern *kept;
 	double pct = 0, cum = 0;
 	long n = 10;
-	size_t i, keep;
+	size_t i, keep, nk = 0;
 	FILE *fp;
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "f:hn:p:r:")) != -1) {
+	while ((c = getopt(argc, argv, "f:hn:p:r:x:")) != -1) {
 		switch (c) {
 		case 'f':
 			fmt = optarg;
@@ -41,6 +44,9 @@ main(int argc, char **argv)
 		case 'r':
 			range = optarg;
 			break;
+		case 'x':
+			xpath = optarg;
+			break;
 		default:
 			lp_usage(synopsis);
 		}
@@ -54,12 +60,19 @@ main(int argc, char **argv)
 	lp_ksum_read(&ks, fp, name, range);
 	lp_close_in(fp);
 	lp_ksum_sort(&ks);
+	/* -x: communication kernels (NCCL) are left out; shares stay of all */
+	if (xpath)
+		lp_ops_load(&ops, xpath);
+	kept = lp_xcalloc(ks.n + 1, sizeof *kept);
+	for (i = 0; i < ks.n; i++)
+		if (!xpath || !lp_ops_is_comm(&ops, ks.k[i].name))
+			kept[nk++] = ks.k[i];
 
 	/* -n 0 keeps all; -p stops at the kernel whose share crosses PCT */
-	keep = n ? (size_t)n < ks.n ? (size_t)n : ks.n : ks.n;
+	keep = n ? (size_t)n < nk ? (size_t)n : nk : nk;
 	if (pct > 0)
 		for (i = 0; i < keep; i++) {
-			cum += ks.total_ns > 0 ? 100.0 * ks.k[i].total_ns /
+			cum += ks.total_ns > 0 ? 100.0 * kept[i].total_ns /
 			    ks.total_ns : 0;
 			if (cum >= pct - 1e-9) {
 				keep = i + 1;
@@ -72,21 +85,21 @@ main(int argc, char **argv)
 		struct lp_sb b = { 0 };
 
 		for (i = 0; i < keep; i++)
-			names[i] = ks.k[i].name;
+			names[i] = kept[i].name;
 		lp_sel_regex(&b, names, keep);
 		puts(lp_sb_str(&b));
 		lp_sb_free(&b);
 		free(names);
 	} else if (!strcmp(fmt, "names")) {
 		for (i = 0; i < keep; i++)
-			puts(ks.k[i].name);
+			puts(kept[i].name);
 	} else {
 		struct lp_sb b = { 0 };
 
 		puts("rank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct");
 		cum = 0;
 		for (i = 0; i < keep; i++) {
-			const struct lp_kern *k = &ks.k[i];
+			const struct lp_kern *k = &kept[i];
 			double share = ks.total_ns > 0 ? 100.0 * k->total_ns /
 			    ks.total_ns : 0;
 
@@ -110,6 +123,9 @@ main(int argc, char **argv)
 		}
 		lp_sb_free(&b);
 	}
+	free(kept);
+	if (xpath)
+		lp_ops_free(&ops);
 	lp_ksum_free(&ks);
 	lp_close_stdout();
 	return 0;
