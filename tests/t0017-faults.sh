@@ -4,7 +4,8 @@
 # those of an uninterrupted run, byte for byte, and no step that had
 # finished runs again.  Two runs at once, and make -j4, give the same
 # artifacts as one run alone.  LP_FAULT_KILLS kills per kind (10 here;
-# make check FAULT_KILLS=60 for the long version).
+# make check FAULT_KILLS=60 for the long version; LP_FAULT_REPORT=file
+# keeps where each kill landed).
 . "$(dirname "$0")/lib.sh"
 
 KILLS=${LP_FAULT_KILLS:-10}
@@ -95,7 +96,8 @@ for kind in import live; do
 			lpmake -q RUN="$run" $(goals '$kind') &&
 			echo "$run killed at $ms ms: $(wc -l <before) files then" >>report || return 1
 		done &&
-		cat report >&2
+		cat report >&2 &&
+		if [ -n "${LP_FAULT_REPORT:-}" ]; then cat report >>"$LP_FAULT_REPORT"; fi
 	'
 done
 
