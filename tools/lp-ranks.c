@@ -22,6 +22,8 @@ static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 struct proc {		/* one stage in one process */
 	char *pid;
+	char *dev;		/* its GPU, NULL if not known */
+	const char *why;	/* why not */
 	double *dur;
 	size_t n, cap;
 	double kern, comm, launches;
@@ -176,6 +178,23 @@ device_of(const struct st *t, const char *pid, char **why)
 	return dv ? lp_xstrdup(dv) : NULL;
 }
 
+/* Rows by GPU, then by PID as a number: the same order whichever
+ * layout (one report, one per rank) the rows came from. */
+static int
+by_dev(const void *x, const void *y)
+{
+	const struct proc *a = x, *b = y;
+	int c;
+
+	if (!a->dev != !b->dev)
+		return a->dev ? -1 : 1;
+	if (a->dev && (c = strcmp(a->dev, b->dev)))
+		return c;
+	if (strlen(a->pid) != strlen(b->pid))
+		return strlen(a->pid) < strlen(b->pid) ? -1 : 1;
+	return strcmp(a->pid, b->pid);
+}
+
 static void
 read_rep(const char *path, const char *what, const char *const *cols,
     size_t n, lp_rep_fn fn, void *ctx)
@@ -275,8 +294,18 @@ main(int argc, char **argv)
 		read_rep(dpath, "nsys stats --report cuda_gpu_trace", gcols, 2,
 		    gpu_row, &t);
 	}
-	for (i = 0; i < t.n; i++)
+	for (i = 0; i < t.n; i++) {
 		procs = t.s[i].np > procs ? t.s[i].np : procs;
+		for (j = 0; j < t.s[i].np; j++) {
+			struct proc *p = &t.s[i].p[j];
+			char *why = "the run lacks the nvtx_gpu_proj_trace or the "
+			    "cuda_gpu_trace report";
+
+			p->dev = gpath && dpath ? device_of(&t, p->pid, &why) : NULL;
+			p->why = why;
+		}
+		lp_qsort(t.s[i].p, t.s[i].np, sizeof *t.s[i].p, by_dev);
+	}
 
 	lp_tab_meta(out, "title", "Ranks: each stage per process");
 	lp_tab_meta(out, "tool", "lp-ranks");
@@ -317,17 +346,14 @@ main(int argc, char **argv)
 		for (j = 0; j < g->np; j++) {
 			struct proc *p = &g->p[j];
 			double n = (double)p->n, lo2 = 0, hi2 = 0;
-			char *dv = NULL, *why = "the run lacks the nvtx_gpu_proj_trace "
-			    "or the cuda_gpu_trace report";
 			size_t k;
 
 			lp_row_text(&r, g->name);
 			lp_row_text(&r, p->pid);
-			if (gpath && dpath && (dv = device_of(&t, p->pid, &why)))
-				lp_row_text(&r, dv);
+			if (p->dev)
+				lp_row_text(&r, p->dev);
 			else
-				lp_row_na(&r, "%s", why);
-			free(dv);
+				lp_row_na(&r, "%s", p->why);
 			if (!p->n) {
 				lp_row_na(&r, "the process has kernels in the "
 				    "range but no instance in %s", tpath ?
@@ -387,6 +413,7 @@ main(int argc, char **argv)
 	for (i = 0; i < t.n; i++) {
 		for (j = 0; j < t.s[i].np; j++) {
 			free(t.s[i].p[j].pid);
+			free(t.s[i].p[j].dev);
 			free(t.s[i].p[j].dur);
 		}
 		free(t.s[i].p);

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Multi-GPU runs, from real exports of tests/workloads/tp_decode.py under
+# torchrun on two H200s (tests/fixtures/h200-tp): ranks.tsv and overlap.tsv
+# recomputed with awk alone from the exports (each process's instances,
+# its kernel time split by NCCL, each GPU's kernel intervals), the
+# straggler made on purpose named (extra matmuls, a sleep), the per-rank
+# capture layout giving the merged layout's tables, ncu kept off NCCL
+# kernels, and one-GPU summaries without the multi-GPU sections.
+. "$(dirname "$0")/lib.sh"
+
+S2=$TRASH/s2
+TP=$FIX/h200-tp
+A() {
+	local v=()
+	while [ "${1:-}" = -v ]; do v+=("$1" "$2"); shift 2; done
+	printf "%s\n" "$1" >"$TRASH/prog.awk"
+	shift
+	awk "${v[@]}" -f "$ROOT/tests/csv.awk" -f "$TRASH/prog.awk" "$@"
+}
+lpmake() {
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
+table() {
+	file=$1
+	shift
+	awk -F"\t" -v cols="$*" 'BEGIN { n = split(cols, c, " ") }
+		/^#/ { next } !h { for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next }
+		{ s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "\t" : "") $(ix[c[j]]); print s }' "$file"
+}
+imp() {	# imp RUN PREFIX: import that capture's exports
+	lpmake RUN=$1 "IMPORT=$(echo "$TP"/$2_*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 \
+		stakeholder_summary.md >/dev/null
+}
+
+# ranks PREFIX: ranks.tsv's stage, pid, device, instances, median, min, max,
+# kernel, comm, compute per instance, comm share, launches per instance,
+# outside communication, recomputed from that capture's exports
+ranks() {
+	local p=$TP/$1
+	A 'FNR == 1 { fi++ }
+	fi == 1 && FNR == 1 { n = csv($0, f); col(f, n, h); next }
+	fi == 1 { csv($0, f); if (f[h["NumGPUOps"]] + 0 > 0 && cnt[f[h["PID"]]]++ < 64)
+		want[f[h["Projected Start (ns)"]]] = want[f[h["Projected Start (ns)"]]] " " f[h["PID"]]; next }
+	fi == 2 && FNR == 1 { n = csv($0, f); delete h; col(f, n, h); next }
+	fi == 2 { csv($0, f); s = f[h["Start (ns)"]]; if (s in want) { m = split(want[s], q, " ")
+		for (i = 1; i <= m; i++) if (!(q[i] in dev)) dev[q[i]] = f[h["Device"]] }; next }
+	fi == 3 && FNR == 1 { n = csv($0, f); delete h; col(f, n, h); next }
+	fi == 3 { csv($0, f); nm = f[h["Name"]]; sub(/^:LLM@/, "", nm); if (nm !~ /^(prefill|decode_all|decode_step)$/) next
+		k = nm SUBSEP f[h["PID"]]; if (!(k in ni)) order[++no] = k
+		d[k, ++ni[k]] = f[h["Duration (ns)"]] + 0; next }
+	fi == 4 && FNR == 1 { n = csv($0, f); delete h; col(f, n, h); next }
+	fi == 4 { csv($0, f); nm = f[h["NVTX Range"]]; sub(/^:LLM@/, "", nm); k = nm SUBSEP f[h["PID"]]
+		kt[k] += f[h["Total Time (ns)"]]; kl[k] += f[h["Kern Inst"]]
+		if (f[h["Kernel Name"]] ~ /nccl/) kc[k] += f[h["Total Time (ns)"]] }
+	END { for (o = 1; o <= no; o++) { k = order[o]; split(k, sp, SUBSEP); n = ni[k]
+		mn = mx = d[k, 1]; for (i = 1; i <= n; i++) { a[i] = d[k, i]; mn = a[i] < mn ? a[i] : mn; mx = a[i] > mx ? a[i] : mx }
+		md = median(a, n)
+		printf "%s\t%s\t%s\t%d\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\n", sp[1], sp[2], dev[sp[2]], n,
+			fmt("%.1f", md), mn, mx, fmt("%.1f", kt[k] / n), fmt("%.1f", kc[k] / n),
+			fmt("%.1f", (kt[k] - kc[k]) / n), fmt("%.1f", 100 * kc[k] / kt[k]),
+			fmt("%.1f", kl[k] / n), fmt("%.1f", md - kc[k] / n) } }' \
+		"${p}_nvtx_gpu_proj_trace.csv" "${p}_cuda_gpu_trace_mangled.csv" \
+		"${p}_nvtx_pushpop_trace.csv" "${p}_nvtx_kern_sum.csv" | sort
+}
+RCOLS="stage pid device instances median_ns min_ns max_ns kernel_ns comm_ns compute_ns comm_pct launches work_ns"
+
+# overlap FILE...: per device, kernels, NCCL kernels, busy, comm, compute,
+# both, exposed: each class's intervals merged into a union, then the two
+# unions intersected (lp sweeps all kernels at once with a heap of ends)
+overlap() {
+	A 'FNR == 1 { n = csv($0, f); delete h; col(f, n, h); next }
+	{ csv($0, f); nm = f[h["Name"]]; if (nm ~ /^\[CUDA /) next
+		dv = f[h["Device"]]; s = f[h["Start (ns)"]] + 0; e = s + f[h["Duration (ns)"]]
+		c = nm ~ /nccl/ ? "c" : "k"; nk[dv]++; if (c == "c") nc[dv]++
+		add(dv SUBSEP c, s, e); add(dv SUBSEP "a", s, e) }
+	function add(key, s, e) {	# extend the open interval, or close it
+		if ((key in open) && s <= oe[key]) { if (e > oe[key]) oe[key] = e; return }
+		if (key in open) { n = ++ni[key]; is[key, n] = os[key]; ie[key, n] = oe[key] }
+		open[key] = 1; os[key] = s; oe[key] = e }
+	function tot(key,    i, t) { t = 0; for (i = 1; i <= ni[key]; i++) t += ie[key, i] - is[key, i]; return t }
+	END { for (key in open) { n = ++ni[key]; is[key, n] = os[key]; ie[key, n] = oe[key] }
+		for (dv in nk) { both = 0; i = j = 1; ck = dv SUBSEP "c"; kk = dv SUBSEP "k"
+			while (i <= ni[ck] && j <= ni[kk]) {
+				lo = is[ck, i] > is[kk, j] ? is[ck, i] : is[kk, j]; hi = ie[ck, i] < ie[kk, j] ? ie[ck, i] : ie[kk, j]
+				if (hi > lo) both += hi - lo
+				if (ie[ck, i] < ie[kk, j]) i++; else j++ }
+			cm = tot(ck); printf "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\n", dv, nk[dv], nc[dv] + 0,
+				tot(dv SUBSEP "a"), cm, tot(kk), both, cm - both } }' "$@" | sort
+}
+OCOLS="device kernels comm_kernels busy_ns comm_ns compute_ns overlap_ns exposed_ns"
+
+test_expect_success 'setup: the balanced, matmul-straggler and sleeper captures, merged layout' '
+	imp tpm tpm && imp tps tps && imp tpz tpz
+'
+
+for r in tpm tps tpz; do
+	test_expect_success "$r: ranks.tsv, each process alone, by awk from the exports" '
+		ranks '$r' >expect &&
+		test $(wc -l <expect) = 6 &&
+		table "$S2/'$r'/ranks.tsv" $RCOLS | sort >got &&
+		test_cmp expect got
+	'
+	test_expect_success "$r: overlap.tsv, unions of kernel intervals per GPU, by awk" '
+		overlap "$TP/'$r'_cuda_gpu_trace_mangled.csv" >expect &&
+		test $(wc -l <expect) = 2 &&
+		table "$S2/'$r'/overlap.tsv" $OCOLS | sort >got &&
+		test_cmp expect got
+	'
+done
+
+test_expect_success 'overlap: kernels of two streams at once, by hand' '
+	cat >"$TRASH/trace.csv" <<-\EOF &&
+	Start (ns),Duration (ns),CorrId,Device,Strm,Name
+	100,50,1,NVIDIA H200 (0),7,[CUDA memcpy Host-to-Device]
+	100,100,2,NVIDIA H200 (0),7,gemm_a
+	150,100,3,NVIDIA H200 (0),20,ncclDevKernel_AllReduce_Sum_f16_RING_LL(x)
+	160,20,4,NVIDIA H200 (0),7,gemm_b
+	300,40,5,NVIDIA H200 (0),20,ncclDevKernel_AllReduce_Sum_f16_RING_LL(x)
+	320,40,6,NVIDIA H200 (0),7,gemm_c
+	400,10,7,NVIDIA H200 (1),7,gemm_a
+	EOF
+	cp "$TRASH/trace.csv" . &&
+	lp-overlap -o "$ROOT/conf/operators.yaml" trace.csv >o.tsv &&
+	table o.tsv $OCOLS overlap_pct comm_pct >got &&
+	printf "%s\n" "NVIDIA H200 (0)	5	2	210	140	140	70	70	50.0	66.7" \
+		"NVIDIA H200 (1)	1	0	10	0	10	0	0	n/a because no communication kernel ran on this GPU	0.0" >expect &&
+	test_cmp expect got &&
+	overlap trace.csv | cut -f1-8 >expect &&
+	table o.tsv $OCOLS >got &&
+	test_cmp expect got
+'
+
+test_expect_success 'overlap: a trace out of Start order on a device is refused, naming the line' '
+	sed "6s/^300,/120,/" "$TRASH/trace.csv" >bad.csv &&
+	test_expect_code 1 lp-overlap -o "$ROOT/conf/operators.yaml" bad.csv >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-overlap: bad.csv:6:1: kernel starts at 120 ns, before" err
+'
+
+test_expect_success 'the straggler made on purpose is named, with its gap and why' '
+	table "$S2/tps/ranks.tsv" stage pid device straggler >got &&
+	test_grep "^decode_step	1088	NVIDIA H200 (1)	yes$" got &&
+	test_grep "^decode_all	1088	NVIDIA H200 (1)	yes$" got &&
+	test_grep "	straggler	.*	Process 1088 (NVIDIA H200 (1)) is the straggler of decode_all: 9.883 ms per instance more outside communication than process 1087, which waits for it.	.*	It does more work than the others" \
+		"$S2/tps/findings.tsv" &&
+	table "$S2/tpz/ranks.tsv" stage pid device straggler >got &&
+	test_grep "^decode_step	1260	NVIDIA H200 (1)	yes$" got &&
+	test_grep "	straggler	.*	Process 1260 (NVIDIA H200 (1)) is the straggler of decode_step: 4.316 ms per instance more .*	Its GPU is idle while the others wait" \
+		"$S2/tpz/findings.tsv" &&
+	test_grep "^## Ranks: each stage per process$" "$S2/tps/stakeholder_summary.md" &&
+	test_grep "^## Communication and Compute Overlap$" "$S2/tps/stakeholder_summary.md"
+'
+
+test_expect_success 'gap: each process outside communication less the least, by awk' '
+	for r in tpm tps tpz; do
+		table "$S2/$r/ranks.tsv" stage work_ns gap_ns straggler median_ns |
+		A -v FS="	" "{ w[NR] = \$2; s[NR] = \$1; g[NR] = \$3; y[NR] = \$4; m[NR] = \$5
+			if (!(\$1 in lo) || \$2 < lo[\$1]) lo[\$1] = \$2; if (!(\$1 in hi) || \$2 > hi[\$1]) hi[\$1] = \$2 }
+			END { for (i = 1; i <= NR; i++) { e = fmt(\"%.1f\", w[i] - lo[s[i]])
+				ys = w[i] == hi[s[i]] && hi[s[i]] - lo[s[i]] >= 0.05 * m[i] ? \"yes\" : \"no\"
+				if (e != g[i] || ys != y[i]) { print \"row \" i \": \" g[i] \" \" y[i] \" != \" e \" \" ys; bad = 1 } }
+				exit bad }" || return 1
+	done
+'
+
+test_expect_success 'MFU and MBU count both GPUs: the peak and the bandwidth x 2' '
+	lpmake RUN=tpg "IMPORT=$(echo "$TP"/tps_*.csv)" MODEL=tp-mlp \
+		"SET=model.decode_tokens=8 gpu.tensor_tflops.fp16=989.4 gpu.cuda_tflops.fp32=66.9 gpu.hbm_tbps=4.8" mfu.tsv mbu.tsv >/dev/null &&
+	test_grep "^# processes: 2$" "$S2/tpg/stages.tsv" &&
+	test_grep "^# note: 2 processes (one GPU each) share the model.s work: the peak is 2 GPUs" "$S2/tpg/mfu.tsv" &&
+	test_grep "^# note: 2 processes (one GPU each) share the model.s bytes: the bandwidth is 2 GPUs" "$S2/tpg/mbu.tsv"
+'
+
+test_expect_success 'per-rank layout: the merged exports split by process give the same ranks and overlap tables' '
+	mkdir -p pr &&
+	for f in "$TP"/tpm_*.csv; do
+		b=$(basename "$f" | sed "s/^tpm_//") &&
+		case $b in
+		nvtx_kern_sum.csv|nvtx_kern_sum_mangled.csv|nvtx_pushpop_trace.csv|nvtx_gpu_proj_trace.csv)
+			A -v b="$b" "FNR == 1 { n = csv(\$0, f); col(f, n, h); print > (\"pr/r0_\" b); print > (\"pr/r1_\" b); next }
+				{ csv(\$0, f); print > (\"pr/r\" (f[h[\"PID\"]] == 909 ? 0 : 1) \"_\" b) }" "$f" ;;
+		cuda_gpu_trace_mangled.csv)
+			A -v b="$b" "FNR == 1 { n = csv(\$0, f); col(f, n, h); print > (\"pr/r0_\" b); print > (\"pr/r1_\" b); next }
+				{ csv(\$0, f); print > (\"pr/r\" (f[h[\"Device\"]] ~ /\\(0\\)/ ? 0 : 1) \"_\" b) }" "$f" ;;
+		*) cp "$f" "pr/r0_$b" ;;
+		esac || return 1
+	done &&
+	test $(cat pr/r0_nvtx_pushpop_trace.csv pr/r1_nvtx_pushpop_trace.csv | wc -l) = $(( $(wc -l <"$TP/tpm_nvtx_pushpop_trace.csv") + 1 )) &&
+	lpmake RUN=tpr "IMPORT=$(echo "$PWD"/pr/r*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 \
+		ranks.tsv overlap.tsv findings.tsv >/dev/null &&
+	for t in ranks overlap; do
+		grep -v "^# source" "$S2/tpm/$t.tsv" >expect &&
+		grep -v "^# source" "$S2/tpr/$t.tsv" >got &&
+		test_cmp expect got || return 1
+	done
+'
+
+test_expect_success 'per-rank capture (torchrun ... nsys -o r%q{RANK}): both reports joined, the straggler named' '
+	lpmake RUN=tpq "IMPORT=$(echo "$TP"/tpr0_*.csv "$TP"/tpr1_*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 \
+		ranks.tsv findings.tsv >/dev/null &&
+	test_grep "^# processes: 2$" "$S2/tpq/ranks.tsv" &&
+	table "$S2/tpq/ranks.tsv" stage device straggler >got &&
+	test_grep "^decode_step	NVIDIA H200 (1)	yes$" got &&
+	test_grep "^decode_step	NVIDIA H200 (0)	no$" got &&
+	test_grep "straggler of decode_all" "$S2/tpq/findings.tsv"
+'
+
+test_expect_success 'per-rank exports whose headers differ are refused' '
+	sed "1s/,PID,/,Pid,/" "$TP/tpr1_nvtx_pushpop_trace.csv" >x_nvtx_pushpop_trace.csv &&
+	test_must_fail lpmake RUN=tpx "IMPORT=$(echo "$TP"/tpr0_*.csv) $PWD/x_nvtx_pushpop_trace.csv" \
+		MODEL=tp-mlp ranks.tsv >out 2>err &&
+	test_grep "IMPORT: .*x_nvtx_pushpop_trace.csv: its header is not that of" err &&
+	test ! -e "$S2/tpx/ranks.tsv"
+'
+
+test_expect_success 'ncu is kept off the NCCL kernels and on one GPU' '
+	lp-topn -n 3 -x "$ROOT/conf/operators.yaml" -r :LLM@decode_all "$TP/tps_nvtx_kern_sum.csv" | cut -f2 >got &&
+	! grep -q nccl got && test $(wc -l <got) = 4 &&
+	lp-topn -n 1 -r :LLM@decode_all "$TP/tps_nvtx_kern_sum.csv" | cut -f2 | grep -q ncclDevKernel &&
+	test_grep "^  device: 0" "$ROOT/conf/profiling/ncu/ncu.default.yaml"
+'
+
+test_expect_success 'one GPU: no multi-GPU sections in the summary, ranks and overlap omitted' '
+	lpmake RUN=one "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
+	! grep -q "^## Ranks" "$S2/one/stakeholder_summary.md" &&
+	! grep -q "^## Communication and Compute Overlap" "$S2/one/stakeholder_summary.md" &&
+	test_grep "^# omit: " "$S2/one/ranks.tsv" &&
+	! grep -q "^# processes" "$S2/one/stages.tsv"
+'
+
+test_done
