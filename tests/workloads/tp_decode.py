@@ -10,7 +10,9 @@ same default-domain NVTX ranges as torch_decoder ("LLM@prefill",
 --straggle-rank R makes rank R slow on purpose, to test that lp names it:
 --straggle-ms sleeps that long on its host before each decode step, and
 --straggle-matmuls runs that many extra hidden x hidden matrix products on
-its GPU in each step.
+its GPU in each step.  --overlap-matmuls K starts each all-reduce
+asynchronously and runs K hidden x hidden products beside it, so that
+communication overlaps compute (lp's overlap.tsv measures how much).
 
   torchrun --nproc-per-node 2 tests/workloads/tp_decode.py
 """
@@ -42,6 +44,7 @@ def main():
     p.add_argument("--straggle-rank", type=int, default=-1)
     p.add_argument("--straggle-ms", type=float, default=0.0)
     p.add_argument("--straggle-matmuls", type=int, default=0)
+    p.add_argument("--overlap-matmuls", type=int, default=0)
     args = p.parse_args()
     if "RANK" not in os.environ:
         sys.exit("tp_decode: run me under torchrun (RANK is not set)")
@@ -62,8 +65,16 @@ def main():
     def forward(x):
         for a, b in zip(w1, w2):
             y = F.gelu(x @ a, approximate="tanh") @ b
-            dist.all_reduce(y)
-            x = x + y
+            if args.overlap_matmuls:
+                work = dist.all_reduce(y, async_op=True)
+                z = x[..., :d].reshape(-1, d)
+                for _ in range(args.overlap_matmuls):
+                    z = z @ extra
+                work.wait()
+                x = x + y + 0 * z.reshape(x.shape)
+            else:
+                dist.all_reduce(y)
+                x = x + y
         return x
 
     def generate(ranges):
