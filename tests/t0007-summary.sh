@@ -115,9 +115,9 @@ test_expect_success 'stages: nvtx_sum statistics, kernel time, busy share, launc
 
 test_expect_success 'steps: the first step is flagged as warm-up; steady state and tokens/s' '
 	rows "$TRASH/run/steps.tsv" | grep "^decode_step" >got &&
-	printf "decode_step\tLLM:decode_step\t10\t8000000.0\t2000000.0\t4\tyes\t2000000.0\t2000000\t2000000\t500\tsteady-state step\n" >expect &&
+	printf "decode_step\tLLM:decode_step\t10\t8000000.0\t2000000.0\t4\tyes\t2000000.0\t2000000\t2000000\t2000000.0\t2000000.0\t500\tsteady-state step\n" >expect &&
 	test_cmp expect got &&
-	rows "$TRASH/run/steps.tsv" | grep "^decode_all" | cut -f11,12 >got &&
+	rows "$TRASH/run/steps.tsv" | grep "^decode_all" | cut -f13,14 >got &&
 	printf "384.6\twhole stage, warm-up included (decode_step instances in the trace)\n" >expect &&
 	test_cmp expect got
 '
@@ -209,7 +209,7 @@ test_expect_success 'lp-summary renders the tables in order, with sources and no
 		"## MFU" "## MBU" >expect &&
 	test_cmp expect got &&
 	test_grep "^| prefill | 200 GFLOP | 1.000 | 200 TFLOP/s | 20.2% | n/a because one instance |" s.md &&
-	test_grep "^| decode_step | .LLM:decode_step. | 10 | 8.000 | 2.000 | 4x | yes | 2.000 | 2.000 | 2.000 | 500.0 | steady-state step |" s.md &&
+	test_grep "^| decode_step | .LLM:decode_step. | 10 | 8.000 | 2.000 | 4x | yes | 2.000 | 2.000 | 2.000 | 2.000 | 2.000 | 500.0 | steady-state step |" s.md &&
 	test_grep "^Source: model FLOPs from .* (.mfu.tsv., made by lp-mfu)\.$" s.md &&
 	test_grep "^FLOPs: prefill B(2NP + 2LdP^2)" s.md
 '

@@ -395,4 +395,22 @@ test_expect_success 'no two rows alike in kernels.md of every shared capture eit
 	done
 '
 
+test_expect_success 'steps.tsv quartiles of the steady state: type 7 over the steps after the first, by awk' '
+	cat >q.awk <<-\EOF &&
+	FNR == 1 { n = csv($0, f); col(f, n, h); next }
+	{ csv($0, f); if (f[h["Name"]] != ":LLM@decode_step") next
+		k++; st[k] = f[h["Start (ns)"]] + 0; du[k] = f[h["Duration (ns)"]] + 0 }
+	END { first = 1; for (i = 2; i <= k; i++) if (st[i] < st[first]) first = i
+		for (i = 1; i <= k; i++) if (i != first) r[++m] = du[i]
+		median(r, m)	# sorts r
+		for (q = 1; q <= 3; q += 2) { x = (m - 1) * q / 4; lo = int(x)
+			v = lo + 1 < m ? r[lo + 1] + (x - lo) * (r[lo + 2] - r[lo + 1]) : r[lo + 1]
+			printf("%s%.1f", (q > 1 ? "\t" : ""), v) }
+		print "" }
+	EOF
+	awk -f "$ROOT/tests/csv.awk" -f q.awk "$S2/demo/nsys/report_nvtx_pushpop_trace.csv" >expect &&
+	table "$S2/demo/steps.tsv" stage steady_p25_ns steady_p75_ns | grep "^decode_step" | cut -f2,3 >got &&
+	cat got && test_cmp expect got
+'
+
 test_done

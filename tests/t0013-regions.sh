@@ -152,7 +152,7 @@ test_expect_success 'live, stand-in profilers: regions after the run re-run neit
 	PATH=$FAKE:$PATH lpmake RUN=live regions.md >out 2>err &&
 	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
 	test "$(count "ncu --target-processes all --devices 0 --replay-mode kernel")" = 1 &&
-	test "$(count "ncu --target-processes all --devices 0 --replay-mode app-range")" = 2 &&
+	test "$(count "ncu --target-processes all --replay-mode app-range")" = 2 &&
 	PATH=$FAKE:$PATH lpmake -q RUN=live regions.md &&
 	test_expect_code 1 lpmake -q RUN=live stakeholder_summary.md &&
 	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >/dev/null &&

@@ -117,6 +117,23 @@ test_expect_success 'the noise rule: a change within the instances spread is not
 	echo "n/a (no spread: one instance, or no per-instance trace)" >expect && test_cmp expect got
 '
 
+# As seen on two H200s: the fused build's steps 441-567 us, the unfused
+# 490-569 us; one slow fused step makes the ranges overlap, the middle
+# halves do not.
+test_expect_success 'the noise rule on the middle halves: one slow step does not hide a change' '
+	h="stage\tinstances\twall_total_ns\twall_mean_ns\twall_median_ns\tkernel_ns\tlaunches\tbusy_pct" &&
+	for x in a b; do mkdir -p q$x && cp "$S2/big/"{env.json,inputs.yaml,gpu.tsv,mfu.tsv,mbu.tsv} q$x/ &&
+		printf "# tool: lp-stages\n$h\ndecode_step\t16\t8000000\t500000\t500000\t5000000\t100\t50\n" >q$x/stages.tsv || return 1; done &&
+	s="stage\tinstances\tfirst_ns\tsteady_ns\tsteady_min_ns\tsteady_max_ns\tsteady_p25_ns\tsteady_p75_ns\twarmup" &&
+	printf "# tool: lp-steps\n$s\ndecode_step\t16\t7359257\t531216\t489857\t569131\t520000\t540000\tyes\n" >qa/steps.tsv &&
+	printf "# tool: lp-steps\n$s\ndecode_step\t16\t6923375\t457890\t440916\t566764\t450000\t466000\tyes\n" >qb/steps.tsv &&
+	lp-stagediff qa qb | awk -F"\t" "\$2 == \"steady state\" { print \$7 }" >got &&
+	echo "yes: outside the spread of the instances" >expect && test_cmp expect got &&
+	sed "s/\t450000\t466000\t/\t450000\t525000\t/" qb/steps.tsv >qb/s && mv qb/s qb/steps.tsv &&
+	lp-stagediff qa qb | awk -F"\t" "\$2 == \"steady state\" { print \$7 }" >got &&
+	echo "no: within the spread of the instances" >expect && test_cmp expect got
+'
+
 test_expect_success 'vanished and appeared kernels are named' '
 	printf "rank\tkernel\ttotal_ns\tcalls\tmangled\n1\tsilu(float*)\t300\t10\t_Z4siluPf\n2\tmul(float*)\t200\t10\t_Z3mulPf\n3\tgemv\t1000\t10\tgemv\n" >before.tsv &&
 	printf "rank\tkernel\ttotal_ns\tcalls\tmangled\n1\tsilu_mul(float*)\t350\t10\t_Z8silu_mulPf\n2\tgemv\t1000\t10\tgemv\n" >after.tsv &&

@@ -108,14 +108,23 @@ differ(struct lp_sb *b, const char *what, const char *x, const char *y)
 }
 
 /* Do the instance spreads of the two runs overlap?  1 yes, 0 no, -1 not
- * known (a stage of one instance, or no trace). */
+ * known (a stage of one instance, or no trace).  The spread is the middle
+ * half of the steady-state instances, [p25, p75], so that one slow step
+ * (a page fault, a clock change) does not hide a real change; a steps.tsv
+ * without quartiles gives [min, max]. */
 static int
 overlap(const struct lp_stagerow *a, const struct lp_stagerow *b)
 {
-	if (isnan(a->steady_min) || isnan(a->steady_max) ||
-	    isnan(b->steady_min) || isnan(b->steady_max))
+	int q = !isnan(a->steady_p25) && !isnan(a->steady_p75) &&
+	    !isnan(b->steady_p25) && !isnan(b->steady_p75);
+	double alo = q ? a->steady_p25 : a->steady_min;
+	double ahi = q ? a->steady_p75 : a->steady_max;
+	double blo = q ? b->steady_p25 : b->steady_min;
+	double bhi = q ? b->steady_p75 : b->steady_max;
+
+	if (isnan(alo) || isnan(ahi) || isnan(blo) || isnan(bhi))
 		return -1;
-	return !(b->steady_max < a->steady_min || b->steady_min > a->steady_max);
+	return !(bhi < alo || blo > ahi);
 }
 
 /* Ten significant digits: a time in ns stays whole, a share keeps its
@@ -209,8 +218,9 @@ main(int argc, char **argv)
 		    lp_sb_str(&flags));
 	lp_tab_meta(out, "note", "Significant: a time that moved out of the "
 	    "spread of the instances. A change is not significant when the "
-	    "ranges [min, max] of the two runs' steady-state instances (each "
-	    "run's instances after its first, steps.tsv) overlap.");
+	    "middle halves [p25, p75] of the two runs' steady-state instances "
+	    "(each run's instances after its first, steps.tsv) overlap; "
+	    "[min, max] where a steps.tsv has no quartiles.");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (k = 0; k < 3; k++) {
 		const struct lp_stagerow *x = lp_stagetab_get(a.st, a.n, known[k]);

@@ -100,6 +100,8 @@ main(int argc, char **argv)
 		{ "steady_ns", "Steady state (ms)", "ms" },
 		{ "steady_min_ns", "Rest min (ms)", "ms" },
 		{ "steady_max_ns", "Rest max (ms)", "ms" },
+		{ "steady_p25_ns", "Rest p25 (ms)", "ms" },
+		{ "steady_p75_ns", "Rest p75 (ms)", "ms" },
 		{ "tokens_per_s", "Tokens/s", "num1" },
 		{ "tokens_basis", "Tokens/s from", "text" },
 	};
@@ -211,7 +213,7 @@ main(int argc, char **argv)
 		if (!nr) {
 			lp_row_na(&r, "one instance%s: nothing to compare the first "
 			    "with", nf > 1 ? " per process" : "");
-			for (k = 0; k < 5; k++)
+			for (k = 0; k < 7; k++)
 				lp_row_text(&r, "n/a");
 		} else {
 			for (k = 0; k < nr; k++) {
@@ -228,6 +230,8 @@ main(int argc, char **argv)
 			lp_row_num(&r, med, 1);
 			lp_row_num(&r, lo, 0);
 			lp_row_num(&r, hi, 0);
+			lp_row_num(&r, lp_quantile(rest, nr, 0.25), 1);
+			lp_row_num(&r, lp_quantile(rest, nr, 0.75), 1);
 		}
 		if (step && nr && m.batch > 0) {
 			double med2 = lp_median(rest, nr);

@@ -444,6 +444,7 @@ struct lp_stagerow {
 	char *stage, *range;
 	double inst, total, mean, median, min, max, kernel, launches, busy;
 	double first, steady, steady_min, steady_max, tokens_per_s;
+	double steady_p25, steady_p75;	/* NAN in a steps.tsv without them */
 	int in_steps;		/* rows of steps.tsv read for it */
 	double procs;		/* processes (ranks) of the run: 1, or N */
 	int warmup;
@@ -457,6 +458,7 @@ void lp_stagetab_free(struct lp_stagerow *rows, size_t n);
 
 /* stat.c */
 double lp_median(double *v, size_t n);	/* sorts v; NAN when n == 0 */
+double lp_quantile(double *v, size_t n, double q);	/* type 7; sorts v */
 
 /* tab.c: lp's table artifacts: "# key: text" provenance lines, labels and
  * how each column is shown (lp-summary(1)), a header, rows. */

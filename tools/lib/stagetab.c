@@ -25,6 +25,7 @@ find(struct lp_stagerow **rows, size_t *n, const char *stage)
 	(*rows)[*n].kernel = (*rows)[*n].launches = NAN;
 	(*rows)[*n].busy = (*rows)[*n].first = (*rows)[*n].steady = NAN;
 	(*rows)[*n].steady_min = (*rows)[*n].steady_max = NAN;
+	(*rows)[*n].steady_p25 = (*rows)[*n].steady_p75 = NAN;
 	(*rows)[*n].tokens_per_s = NAN;
 	return &(*rows)[(*n)++];
 }
@@ -98,6 +99,8 @@ lp_stagetab_load(const char *stages, const char *steps,
 			r->steady = cell(&t, "steady_ns");
 			r->steady_min = cell(&t, "steady_min_ns");
 			r->steady_max = cell(&t, "steady_max_ns");
+			r->steady_p25 = cell(&t, "steady_p25_ns");
+			r->steady_p75 = cell(&t, "steady_p75_ns");
 			r->tokens_per_s = cell(&t, "tokens_per_s");
 			r->warmup = w >= 0 && !strcmp(lp_tsv_get(&t, w), "yes");
 			if (isnan(r->inst))
