@@ -12,8 +12,8 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-kernjoin [-d demangled.csv] [-M label] [-m metrics.tsv] [-r RANGE] "
-    "[-T label] [file]";
+    "lp-kernjoin [-d demangled.csv] [-M label] [-m metrics.tsv] [-P PID] "
+    "[-r RANGE] [-T label] [file]";
 
 /* Sums over the profiled launches, carried from lp-ncu2tsv's columns:
  * "flops" and "dram_bytes" as they are, and each also per launch. */
@@ -151,7 +151,7 @@ main(int argc, char **argv)
 	struct lp_ksum ks, dks;
 	struct ncuset ns;
 	struct lp_map *nkey;
-	const char *dpath = NULL, *mpath = NULL, *range = NULL;
+	const char *dpath = NULL, *mpath = NULL, *range = NULL, *pid = NULL;
 	const char *tlabel = NULL, *mlabel = NULL, *name;
 	char *tfree = NULL;
 	char **display, **keys;
@@ -162,7 +162,7 @@ main(int argc, char **argv)
 	struct lp_sb b = { 0 };
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "d:hM:m:r:T:")) != -1) {
+	while ((c = getopt(argc, argv, "d:hM:m:P:r:T:")) != -1) {
 		switch (c) {
 		case 'd': dpath = optarg; break;
 		case 'h':
@@ -170,6 +170,7 @@ main(int argc, char **argv)
 			return 0;
 		case 'M': mlabel = optarg; break;
 		case 'm': mpath = optarg; break;
+		case 'P': pid = optarg; lp_ksum_pid(pid); break;
 		case 'r': range = optarg; break;
 		case 'T': tlabel = optarg; break;
 		default: lp_usage(synopsis);
@@ -230,6 +231,9 @@ main(int argc, char **argv)
 	printf("# time: %s\n", tlabel);
 	if (range)
 		printf("# range: %s\n", range);
+	if (pid)
+		printf("# process: %s only, the rank ncu profiles (a multi-GPU run; "
+		    "every rank: ranks.tsv)\n", pid);
 	if (dpath)
 		printf("# names: demangled names from %s%s\n", dpath, ambiguous ?
 		    "; kernels with statistics equal to another's keep their "

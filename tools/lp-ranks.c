@@ -14,9 +14,9 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-ranks -c config.yaml -o operators.yaml [-k nvtx_kern_sum.csv] "
-    "[-g nvtx_gpu_proj_trace.csv -t cuda_gpu_trace.csv] [-s pct] "
-    "[nvtx_pushpop_trace.csv]";
+    "lp-ranks -c config.yaml {-o operators.yaml | -D device} "
+    "[-k nvtx_kern_sum.csv] [-g nvtx_gpu_proj_trace.csv -t cuda_gpu_trace.csv] "
+    "[-s pct] [nvtx_pushpop_trace.csv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -52,6 +52,7 @@ struct st {
 	struct dev *d;
 	size_t nd, capd;
 	struct lp_map *per_pid;	/* starts kept per process */
+	struct lp_map *kpids;	/* processes that ran kernels (-D) */
 };
 
 static struct proc *
@@ -94,6 +95,8 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 	struct st *t = ctx;
 	size_t i;
 
+	if (lp_map_len(t->kpids) < 4096)
+		lp_map_put(t->kpids, lp_rep_pid(rr, 3), 1);
 	for (i = 0; i < t->n; i++) {
 		struct proc *p;
 		double ns;
@@ -104,7 +107,7 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 		ns = lp_rep_time(rr, 0);
 		p->kern += ns;
 		p->launches += lp_rep_count(rr, 1);
-		if (lp_ops_is_comm(t->ops, rr->v[4]))
+		if (t->ops && lp_ops_is_comm(t->ops, rr->v[4]))
 			p->comm += ns;
 	}
 }
@@ -195,6 +198,41 @@ by_dev(const void *x, const void *y)
 	return strcmp(a->pid, b->pid);
 }
 
+/* -D: the PID of the process whose GPU is "(device)", when more than one
+ * process ran kernels; nothing for one process, or for device -1. */
+static void
+pick(const struct st *t, long device, FILE *fp)
+{
+	struct lp_sb b = { 0 };
+	size_t i, n = lp_map_len(t->kpids), len;
+	const char *found = NULL;
+
+	if (n < 2 || device < 0)
+		return;
+	lp_sb_printf(&b, "(%ld)", device);
+	len = strlen(lp_sb_str(&b));
+	for (i = 0; i < n; i++) {
+		const char *pid = lp_map_key(t->kpids, i);
+		char *why, *dv = device_of(t, pid, &why);
+		size_t l = dv ? strlen(dv) : 0;
+
+		if (dv && l >= len && !strcmp(dv + l - len, lp_sb_str(&b))) {
+			if (found)
+				lp_die(LP_EXIT_DATA, "processes %s and %s both ran "
+				    "on device %ld", found, pid, device);
+			found = pid;
+		}
+		free(dv);
+	}
+	if (!found)
+		lp_die(LP_EXIT_DATA, "%zu processes ran kernels and none is seen "
+		    "on device %ld (nvtx_gpu_proj_trace and cuda_gpu_trace "
+		    "give each process's GPU): set ncu_cli.device to one of "
+		    "theirs, or -1 for every device", n, device);
+	fprintf(fp, "%s\n", found);
+	lp_sb_free(&b);
+}
+
 static void
 read_rep(const char *path, const char *what, const char *const *cols,
     size_t n, lp_rep_fn fn, void *ctx)
@@ -239,15 +277,17 @@ main(int argc, char **argv)
 	struct lp_ops ops;
 	struct st t = { 0 };
 	struct lp_row r = { 0 };
-	double spct = 5;
+	double spct = 10;
+	long want = -2;		/* -D: the device whose process to name */
 	size_t i, j, procs = 0;
 	int c;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:g:hk:o:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "c:D:g:hk:o:s:t:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
+		case 'D': want = lp_strtonum(optarg, -1, 1023, "-D"); break;
 		case 'g': gpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
@@ -259,12 +299,15 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!cpath || !opath || argc - optind > 1)
+	if (!cpath || (!opath && want == -2) || argc - optind > 1)
 		lp_usage(synopsis);
 	tpath = optind < argc ? argv[optind] : NULL;
 	cfg = lp_yaml_load_path(cpath);
-	lp_ops_load(&ops, opath);
-	t.ops = &ops;
+	if (opath) {
+		lp_ops_load(&ops, opath);
+		t.ops = &ops;
+	}
+	t.kpids = lp_map_new();
 	stages = lp_yaml_get(cfg, "stages");
 	if (!stages || stages->type != LP_Y_MAP || !stages->n)
 		lp_die_at(LP_EXIT_DATA, cpath, cfg->line, 0, "no stages: (each "
@@ -307,6 +350,10 @@ main(int argc, char **argv)
 		lp_qsort(t.s[i].p, t.s[i].np, sizeof *t.s[i].p, by_dev);
 	}
 
+	if (want > -2) {	/* the profiled rank's PID, or nothing */
+		pick(&t, want, out);
+		goto done;
+	}
 	lp_tab_meta(out, "title", "Ranks: each stage per process");
 	lp_tab_meta(out, "tool", "lp-ranks");
 	lp_tab_meta(out, "source", "wall time of each process's instances "
@@ -410,6 +457,7 @@ main(int argc, char **argv)
 			lp_row_end(&r, out);
 		}
 	}
+done:
 	for (i = 0; i < t.n; i++) {
 		for (j = 0; j < t.s[i].np; j++) {
 			free(t.s[i].p[j].pid);
@@ -426,9 +474,11 @@ main(int argc, char **argv)
 	free(t.d);
 	if (t.per_pid)
 		lp_map_free(t.per_pid);
+	lp_map_free(t.kpids);
 	free(t.s);
 	lp_sb_free(&r.b);
-	lp_ops_free(&ops);
+	if (opath)
+		lp_ops_free(&ops);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;

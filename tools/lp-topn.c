@@ -10,7 +10,7 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-topn [-f tsv|regex|names] [-n N] [-p PCT] [-r RANGE] "
+    "lp-topn [-f tsv|regex|names] [-n N] [-P PID] [-p PCT] [-r RANGE] "
     "[-x operators.yaml] [file]";
 
 int
@@ -27,7 +27,7 @@ main(int argc, char **argv)
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "f:hn:p:r:x:")) != -1) {
+	while ((c = getopt(argc, argv, "f:hn:P:p:r:x:")) != -1) {
 		switch (c) {
 		case 'f':
 			fmt = optarg;
@@ -37,6 +37,9 @@ main(int argc, char **argv)
 			return 0;
 		case 'n':
 			n = lp_strtonum(optarg, 0, 1000000, "-n");
+			break;
+		case 'P':
+			lp_ksum_pid(optarg);
 			break;
 		case 'p':
 			pct = lp_strtopct(optarg, "-p");

@@ -9,13 +9,15 @@
 
 #include "lp.h"
 
+static const char *only_pid;	/* lp_ksum_pid */
+
 struct rd {
 	struct lp_ksum *ks;
 	const char *file;
 	const char *range;
 	struct lp_csv_hdr hdr;
 	int have_hdr;
-	int c_name, c_total, c_calls, c_range;
+	int c_name, c_total, c_calls, c_range, c_pid;
 	double tfactor;
 	struct lp_map *ranges;	/* distinct ranges seen, for messages */
 	long rows;
@@ -49,6 +51,10 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 	lp_csv_hdr_init(&r->hdr, rec, r->file);
 	r->have_hdr = 1;
 	r->c_range = lp_csv_col(&r->hdr, "NVTX Range");
+	r->c_pid = lp_csv_col(&r->hdr, "PID");
+	if (only_pid && r->c_pid < 0)
+		lp_die(LP_EXIT_USAGE, "%s: one process's kernels (-P) need a "
+		    "report with a PID column (nvtx_kern_sum)", r->file);
 	if (r->c_range >= 0) {
 		r->ks->per_range = 1;
 		r->ks->report = lp_xstrdup("nvtx_kern_sum");
@@ -101,6 +107,8 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	if (rec->n == 1 && !rec->f[0][0])
 		return 0;
 	lp_csv_width(&r->hdr, rec->n, rec->line);
+	if (only_pid && strcmp(lp_csv_field(rec, r->c_pid), only_pid))
+		return 0;
 	if (r->c_range >= 0) {
 		const char *rg = lp_csv_field(rec, r->c_range);
 
@@ -161,6 +169,12 @@ list_ranges(struct lp_sb *b, const struct lp_map *m)
 
 		lp_sb_printf(b, "%s\"%s\"", i ? ", " : "", *k ? k : "(none)");
 	}
+}
+
+void
+lp_ksum_pid(const char *pid)
+{
+	only_pid = pid && *pid ? pid : NULL;
 }
 
 void

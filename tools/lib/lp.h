@@ -342,6 +342,9 @@ struct lp_ksum {
 /* range: the NVTX range to keep (nvtx_kern_sum input only; NULL: none). */
 void lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file,
     const char *range);
+/* Keep only the rows of one process (PID column) in the reads that
+ * follow; NULL or "": every process. */
+void lp_ksum_pid(const char *pid);
 void lp_ksum_sort(struct lp_ksum *ks);	/* total desc, then name */
 void lp_ksum_free(struct lp_ksum *ks);
 
