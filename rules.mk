@@ -63,7 +63,7 @@ endif
 endif
 
 ifneq ($(strip $(value RUN)),)
-ifneq ($(or $(call lp_unsafe,RUN),$(filter .% -%,$(value RUN))),)
+ifneq ($(or $(call lp_unsafe,RUN,),$(filter .% -%,$(value RUN))),)
 $(error RUN="$(value RUN)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')
 endif
 R := $(LP_STAGE2_DIR)/$(RUN)
@@ -86,7 +86,7 @@ endif
 endef
 $(foreach v,$(LP_VARS),$(eval $(call lp_var,$(v))))
 
-$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE BASE,$(if $(call lp_unsafe,LP_$(v)),\
+$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE BASE,$(if $(call lp_unsafe,LP_$(v),),\
 	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
 LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
 ifeq ($(filter deep light,$(LP_MODE_NOW)),)
@@ -143,6 +143,9 @@ $(eval $(call lp_put,presets.model,$(LP_MODEL_FILE)))
 $(eval $(call lp_put,presets.regions,$(LP_PRESETS_REG)))
 LP_OVR_REG := $(filter ncu_regions.% stages.% run.%,$(LP_OVR_ALL))
 $(eval $(call lp_put,overrides.regions,$(LP_OVR_REG)))
+# SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
+LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
+$(eval $(call lp_put,overrides.model,$(LP_OVR_MODEL)))
 
 # Import instead of profiling: IMPORT='files' names nsys exports (by their
 # report suffix), an ncu CSV export, or .nsys-rep / .ncu-rep reports.  Their
@@ -242,9 +245,12 @@ $(R)/ncu/config.yaml: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/override
 
 # What is profiled: WORK (or IMPORT) as recorded, and the model's identity.
 LP_INPUT_VARS := $(wildcard $(R)/vars/WORK $(R)/vars/IMPORT)
-$(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(R)/vars/presets.model $(LP_BIN)/lp-inputs | $(R)
+$(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(R)/vars/presets.model $(R)/vars/overrides.model \
+		$(LP_BIN)/lp-inputs $(LP_BIN)/lp-confmerge | $(R)
 	$(LP_BIN)/lp-inputs $(if $(LP_LIVE),-w $(R)/vars/WORK,-i $(R)/vars/IMPORT) \
-	  $(if $(LP_MODEL_FILE),-m $(LP_MODEL_FILE)) > $@.tmp && mv $@.tmp $@
+	  $(if $(LP_MODEL_FILE),-m $(LP_MODEL_FILE)) > $@.tmp
+	$(if $(LP_OVR_MODEL),$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.model $@.tmp > $@.tmp2 && mv $@.tmp2 $@.tmp)
+	mv $@.tmp $@
 
 # Provenance, probed once per run (nvidia-smi, nsys, ncu on PATH).
 $(R)/env.json: $(R)/inputs.yaml $(LP_BIN)/lp-env

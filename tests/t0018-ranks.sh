@@ -97,6 +97,8 @@ test_expect_success 'gap: each process outside communication less the least, by 
 test_expect_success 'MFU and MBU count both GPUs: the peak and the bandwidth x 2' '
 	lpmake RUN=tpg "IMPORT=$(echo "$TP"/tps_*.csv)" MODEL=tp-mlp \
 		"SET=model.decode_tokens=8 gpu.tensor_tflops.fp16=989.4 gpu.cuda_tflops.fp32=66.9 gpu.hbm_tbps=4.8" mfu.tsv mbu.tsv >/dev/null &&
+	test_grep "^  decode_tokens: 8$" "$S2/tpg/inputs.yaml" &&
+	! grep -q "config says" "$S2/tpg/mfu.tsv" &&
 	test_grep "^# processes: 2$" "$S2/tpg/stages.tsv" &&
 	test_grep "^# note: 2 processes (one GPU each) share the model.s work: the peak is 2 GPUs" "$S2/tpg/mfu.tsv" &&
 	test_grep "^# note: 2 processes (one GPU each) share the model.s bytes: the bandwidth is 2 GPUs" "$S2/tpg/mbu.tsv"
