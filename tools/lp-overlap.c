@@ -123,6 +123,9 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 		s->memops++;
 		return;
 	}
+	if (!*dv)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
+		    "Device: empty for a kernel");
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->d[i].name, dv)) {
 			d = &s->d[i];

@@ -69,10 +69,24 @@ proc_of(struct stage *g, const char *pid)
 	return &g->p[g->np++];
 }
 
+/* A row's PID: required here, one process per row. */
+static const char *
+pid_of(const struct lp_rep_row *rr, size_t i)
+{
+	const char *pid = lp_rep_pid(rr, i);
+
+	if (!*pid)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[i] + 1,
+		    "PID: empty (each row is one process's)");
+	return pid;
+}
+
 static void
 trace_row(const struct lp_rep_row *rr, void *ctx)
 {
 	struct st *t = ctx;
+	const char *pid = pid_of(rr, 2);
+	double dur = lp_rep_time(rr, 0);	/* every row checked */
 	size_t i;
 
 	for (i = 0; i < t->n; i++) {
@@ -80,12 +94,12 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 
 		if (!lp_nvtx_range_match(t->s[i].range, rr->v[1]))
 			continue;
-		p = proc_of(&t->s[i], lp_rep_pid(rr, 2));
+		p = proc_of(&t->s[i], pid);
 		if (p->n == p->cap) {
 			p->cap = p->cap ? 2 * p->cap : 16;
 			p->dur = lp_xreallocarray(p->dur, p->cap, sizeof *p->dur);
 		}
-		p->dur[p->n++] = lp_rep_time(rr, 0);
+		p->dur[p->n++] = dur;
 	}
 }
 
@@ -93,20 +107,20 @@ static void
 kern_row(const struct lp_rep_row *rr, void *ctx)
 {
 	struct st *t = ctx;
+	const char *pid = pid_of(rr, 3);
+	double ns = lp_rep_time(rr, 0), launches = lp_rep_count(rr, 1);
 	size_t i;
 
 	if (lp_map_len(t->kpids) < 4096)
-		lp_map_put(t->kpids, lp_rep_pid(rr, 3), 1);
+		lp_map_put(t->kpids, pid, 1);
 	for (i = 0; i < t->n; i++) {
 		struct proc *p;
-		double ns;
 
 		if (!lp_nvtx_range_match(t->s[i].range, rr->v[2]))
 			continue;
-		p = proc_of(&t->s[i], lp_rep_pid(rr, 3));
-		ns = lp_rep_time(rr, 0);
+		p = proc_of(&t->s[i], pid);
 		p->kern += ns;
-		p->launches += lp_rep_count(rr, 1);
+		p->launches += launches;
 		if (t->ops && lp_ops_is_comm(t->ops, rr->v[4]))
 			p->comm += ns;
 	}
@@ -116,17 +130,19 @@ static void
 proj_row(const struct lp_rep_row *rr, void *ctx)
 {
 	struct st *t = ctx;
-	const char *pid = lp_rep_pid(rr, 1);
+	const char *pid = pid_of(rr, 1);
 	long k = lp_map_get(t->per_pid, pid, 0);
+	double start = lp_rep_time(rr, 0);	/* every row checked */
+	double ops = lp_rep_has(rr, 2) ? lp_rep_count(rr, 2) : 1;
 
-	if (k >= MAX_STARTS || (lp_rep_has(rr, 2) && lp_rep_count(rr, 2) == 0))
+	if (k >= MAX_STARTS || ops == 0)
 		return;
 	lp_map_put(t->per_pid, pid, k + 1);
 	if (t->nd == t->capd) {
 		t->capd = t->capd ? 2 * t->capd : 64;
 		t->d = lp_xreallocarray(t->d, t->capd, sizeof *t->d);
 	}
-	t->d[t->nd].start = lp_rep_time(rr, 0);
+	t->d[t->nd].start = start;
 	t->d[t->nd].pid = lp_xstrdup(pid);
 	t->d[t->nd].device = NULL;
 	t->nd++;

@@ -46,6 +46,7 @@ static void
 header(struct rd *r, const struct lp_csv_rec *rec)
 {
 	size_t i, j;
+	double f;
 
 	lp_csv_hdr_init(&r->hdr, rec, r->file);
 	for (i = 0; i < r->hdr.n; i++)
@@ -58,9 +59,15 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 
 		r->idx[i] = -1;
 		for (j = 0; j < r->hdr.n; j++)
-			if (match(r->hdr.names[j], want, &r->factor[i])) {
+			if (match(r->hdr.names[j], want, &f)) {
+				/* "Start (ns)" and "Start (us)": which is read? */
+				if (r->idx[i] >= 0)
+					lp_die_at(LP_EXIT_DATA, r->file, rec->line,
+					    j + 1, "columns \"%s\" and \"%s\" are "
+					    "both \"%s\"", r->hdr.names[r->idx[i]],
+					    r->hdr.names[j], want);
 				r->idx[i] = (int)j;
-				break;
+				r->factor[i] = f;
 			}
 		if (r->idx[i] < 0 && r->cols[i][0] != '?')
 			lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0, "no column "
@@ -166,11 +173,19 @@ lp_rep_pid(const struct lp_rep_row *r, size_t i)
 {
 	double v;
 
-	if (r->col[i] >= 0 && *r->v[i] && (!lp_num_get(r->v[i], &v) ||
-	    lp_num_bad(LP_DIM_COUNT, v, 1)))
-		lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
-		    "%s: a process ID is a whole number from 0, got \"%s\"",
-		    r->names[i] + (r->names[i][0] == '?'), r->v[i]);
+	const char *p = r->v[i];
+
+	/* digits only: "1e3", "1087.0" and "1,087" would pass as numbers
+	 * and then name another process than "1087" */
+	if (r->col[i] >= 0 && *p) {
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p || p - r->v[i] > 19 || !lp_num_get(r->v[i], &v))
+			lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
+			    "%s: a process ID is a whole number in digits, got "
+			    "\"%s\"", r->names[i] + (r->names[i][0] == '?'),
+			    r->v[i]);
+	}
 	return r->v[i];
 }
 
