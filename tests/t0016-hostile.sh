@@ -11,6 +11,7 @@
 
 C=$ROOT/conf
 V2=$FIX/h200-torch-v2			# make demo's PyTorch run on the H200
+TP=$FIX/h200-tp				# a torchrun job on two H200s
 RAW=$FIX/h200-tinyllm/dec_raw.csv	# ncu --page raw, scaled units
 DET=$FIX/h200-tinyllm/dec_details.csv	# ncu --page details (long)
 S2=$TRASH/s2
@@ -285,6 +286,19 @@ steps-neg-duration | lp-steps -c $R/nsys/config.yaml -i $R/inputs.yaml pp.csv | 
 steps-inf-start | lp-steps -c $R/nsys/config.yaml -i $R/inputs.yaml pp.csv | pp.csv | $V2/torch_nvtx_pushpop_trace.csv | csvset 4 'Start (ns)' inf | 1 | ^lp-steps: pp\.csv:4(:1)?: Start
 steps-text-duration | lp-steps -c $R/nsys/config.yaml -i $R/inputs.yaml pp.csv | pp.csv | $V2/torch_nvtx_pushpop_trace.csv | csvset 4 'Duration (ns)' 12abc | 1 | ^lp-steps: pp\.csv:4(:3)?: Duration
 steps-dup-duration | lp-steps -c $R/nsys/config.yaml -i $R/inputs.yaml pp.csv | pp.csv | $V2/torch_nvtx_pushpop_trace.csv | sed '1s/DurChild (ns)/Duration (ns)/' | 1 | ^lp-steps: pp\.csv:1(:[0-9]+)?: .*Duration
+# lp-ranks, lp-overlap: the two-H200 tensor-parallel capture (h200-tp/tps_),
+# line 2 an NCCL range of process 1087; line 394 the trace's first kernel
+ranks-pid-exponent | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml pp.csv | pp.csv | $TP/tps_nvtx_pushpop_trace.csv | csvset 2 PID 1e3 | 1 | ^lp-ranks: pp\.csv:2(:7)?: PID
+ranks-pid-decimal | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml pp.csv | pp.csv | $TP/tps_nvtx_pushpop_trace.csv | csvset 2 PID 1087.0 | 1 | ^lp-ranks: pp\.csv:2(:7)?: PID
+ranks-pid-empty | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml pp.csv | pp.csv | $TP/tps_nvtx_pushpop_trace.csv | csvset 2 PID '' | 1 | ^lp-ranks: pp\.csv:2(:7)?: PID
+ranks-neg-duration-unused-row | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml pp.csv | pp.csv | $TP/tps_nvtx_pushpop_trace.csv | csvset 2 'Duration (ns)' -9 | 1 | ^lp-ranks: pp\.csv:2(:3)?: Duration
+ranks-frac-kern-inst | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml -k ks.csv | ks.csv | $TP/tps_nvtx_kern_sum.csv | csvset 2 'Kern Inst' 9.5 | 1 | ^lp-ranks: ks\.csv:2(:6)?: Kern Inst
+ranks-kern-pid-comma | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml -k ks.csv | ks.csv | $TP/tps_nvtx_kern_sum.csv | csvset 2 PID 1,087 | 1 | ^lp-ranks: ks\.csv:2(:3)?: PID
+ranks-D-text | lp-ranks -c $R/nsys/config.yaml -D gpu0 -k ks.csv | ks.csv | $TP/tps_nvtx_kern_sum.csv | cat | 2 | ^lp-ranks: -D:
+overlap-unsorted | lp-overlap -o $C/operators.yaml tr.csv | tr.csv | $TP/tps_cuda_gpu_trace_mangled.csv | csvset 396 'Start (ns)' 1 | 1 | ^lp-overlap: tr\.csv:396(:1)?: kernel starts
+overlap-start-two-units | lp-overlap -o $C/operators.yaml tr.csv | tr.csv | $TP/tps_cuda_gpu_trace_mangled.csv | sed '1s/CorrId/Start (us)/' | 1 | ^lp-overlap: tr\.csv:1(:[0-9]+)?: .*Start
+overlap-empty-device | lp-overlap -o $C/operators.yaml tr.csv | tr.csv | $TP/tps_cuda_gpu_trace_mangled.csv | csvset 394 Device '' | 1 | ^lp-overlap: tr\.csv:394(:[0-9]+)?: Device
+overlap-neg-duration | lp-overlap -o $C/operators.yaml tr.csv | tr.csv | $TP/tps_cuda_gpu_trace_mangled.csv | csvset 394 'Duration (ns)' -1 | 1 | ^lp-overlap: tr\.csv:394(:2)?: Duration
 steps-long-row | lp-steps -c $R/nsys/config.yaml -i $R/inputs.yaml pp.csv | pp.csv | $V2/torch_nvtx_pushpop_trace.csv | sed '4s/$/,0/' | 1 | ^lp-steps: pp\.csv:4(:[0-9]+)?:
 steps-short-row | lp-steps -c $R/nsys/config.yaml -i $R/inputs.yaml pp.csv | pp.csv | $V2/torch_nvtx_pushpop_trace.csv | sed '4s/,[^,]*$//' | 1 | ^lp-steps: pp\.csv:4(:[0-9]+)?:
 steps-no-duration | lp-steps -c $R/nsys/config.yaml -i $R/inputs.yaml pp.csv | pp.csv | $V2/torch_nvtx_pushpop_trace.csv | sed '1s/Duration (ns)/Dur (ns)/' | 1 | ^lp-steps: pp\.csv:1(:[0-9]+)?: .*Duration
