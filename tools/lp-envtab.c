@@ -54,9 +54,11 @@ ncu_gpu(const char *path)
 		return NULL;
 	fp = lp_tab_open(&t, path, "make RUN=... kernels.tsv");
 	c = lp_csv_col(&t.hdr, "device_name");
-	while (c >= 0 && !g && lp_tsv_next(&t))
-		if (*lp_tsv_get(&t, c))
+	while (lp_tsv_next(&t)) {
+		lp_tab_check_row(&t);
+		if (c >= 0 && !g && *lp_tsv_get(&t, c))
 			g = lp_xstrdup(lp_tsv_get(&t, c));
+	}
 	lp_tsv_close(&t);
 	fclose(fp);
 	return g;
@@ -121,10 +123,11 @@ main(int argc, char **argv)
 			lp_tab_meta(out, "note", "Noted in env.json: %s",
 			    notes->v[i]->s);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	ncu = ncu_gpu(kpath);	/* read (and checked) whenever given */
 	if (jstr(env, "gpus.0.name"))
 		item(&r, "GPU", jstr(env, "gpus.0.name"), "env.json (nvidia-smi)",
 		    "");
-	else if ((ncu = ncu_gpu(kpath)))
+	else if (ncu)
 		item(&r, "GPU", ncu, "ncu export (device__attribute_display_"
 		    "name)", "");
 	else
