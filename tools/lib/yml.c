@@ -65,11 +65,18 @@ lp_yaml_free(struct lp_ynode *n)
 static void
 append(struct lp_ynode *p, char *key, struct lp_ynode *v)
 {
-	p->v = lp_xreallocarray(p->v, p->n + 1, sizeof *p->v);
-	if (p->type == LP_Y_MAP) {
-		p->keys = lp_xreallocarray(p->keys, p->n + 1, sizeof *p->keys);
-		p->keys[p->n] = key;
+	/* room for a power of two: full when n is 0 or one (a list of a
+	 * million items grew by one at a time: quadratic under ASan, whose
+	 * realloc always copies) */
+	if (!(p->n & (p->n - 1))) {
+		size_t cap = p->n ? 2 * p->n : 1;
+
+		p->v = lp_xreallocarray(p->v, cap, sizeof *p->v);
+		if (p->type == LP_Y_MAP)
+			p->keys = lp_xreallocarray(p->keys, cap, sizeof *p->keys);
 	}
+	if (p->type == LP_Y_MAP)
+		p->keys[p->n] = key;
 	p->v[p->n++] = v;
 }
 
