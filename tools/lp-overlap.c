@@ -181,7 +181,7 @@ main(int argc, char **argv)
 	};
 	const char *opath = NULL, *path;
 	struct lp_ops ops;
-	struct st *s = lp_xcalloc(1, sizeof *s);
+	struct st *s;
 	struct lp_row r = { 0 };
 	FILE *fp = stdin;
 	int none = 0;
@@ -204,6 +204,7 @@ main(int argc, char **argv)
 	if (!opath || argc - optind > 1 || (none && optind < argc))
 		lp_usage(synopsis);
 	path = optind < argc ? argv[optind] : "-";
+	s = lp_xcalloc(1, sizeof *s);
 	lp_ops_load(&ops, opath);
 	s->ops = &ops;
 	if (none) {	/* no trace: the table says why */
