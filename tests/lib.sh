@@ -102,6 +102,25 @@ test_grep() {
 	fi
 }
 
+# A [-v name=value]... PROGRAM FILE...: awk with tests/csv.awk loaded, for
+# the tests that recompute lp's numbers with awk alone
+A() {
+	local v=()
+	while [ "${1:-}" = -v ]; do v+=("$1" "$2"); shift 2; done
+	printf "%s\n" "$1" >"$TRASH/prog.awk"
+	shift
+	awk "${v[@]}" -f "$ROOT/tests/csv.awk" -f "$TRASH/prog.awk" "$@"
+}
+
+# table FILE COLUMN...: an lp table's rows, the named columns, tab-separated
+table() {
+	file=$1
+	shift
+	awk -F"\t" -v cols="$*" 'BEGIN { n = split(cols, c, " ") }
+		/^#/ { next } !h { for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next }
+		{ s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "\t" : "") $(ix[c[j]]); print s }' "$file"
+}
+
 test_done() {
 	echo "1..$test_count"
 	[ "$test_failed" -eq 0 ]

@@ -1,23 +1,6 @@
 # tests/ranks.sh: the multi-GPU tables (lp-ranks, lp-overlap) recomputed
 # from nsys exports with awk alone, for tests/t0018-ranks.sh and the GPU
-# test tests/gpu/t0006-multigpu.sh.  Sourced after tests/lib.sh.
-
-# A [-v name=value]... PROGRAM FILE...: awk with tests/csv.awk loaded
-A() {
-	local v=()
-	while [ "${1:-}" = -v ]; do v+=("$1" "$2"); shift 2; done
-	printf "%s\n" "$1" >"$TRASH/prog.awk"
-	shift
-	awk "${v[@]}" -f "$ROOT/tests/csv.awk" -f "$TRASH/prog.awk" "$@"
-}
-# table FILE COLUMN...: an lp table's rows, the named columns
-table() {
-	file=$1
-	shift
-	awk -F"\t" -v cols="$*" 'BEGIN { n = split(cols, c, " ") }
-		/^#/ { next } !h { for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next }
-		{ s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "\t" : "") $(ix[c[j]]); print s }' "$file"
-}
+# test tests/gpu/t0006-multigpu.sh.  Sourced after tests/lib.sh (A, table).
 
 # ranks PROJ_TRACE GPU_TRACE PUSHPOP_TRACE KERN_SUM: ranks.tsv's stage, pid,
 # device, instances, median, min, max, kernel, comm, compute per instance,

@@ -9,24 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 
 S2=$TRASH/s2
-# A [-v name=value]... PROGRAM FILE...: awk with tests/csv.awk loaded
-A() {
-	local v=()
-	while [ "${1:-}" = -v ]; do v+=("$1" "$2"); shift 2; done
-	printf "%s\n" "$1" >"$TRASH/prog.awk"
-	shift
-	awk "${v[@]}" -f "$ROOT/tests/csv.awk" -f "$TRASH/prog.awk" "$@"
-}
 lpmake() {
 	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
-# table FILE: its rows, the named columns, tab-separated
-table() {
-	file=$1
-	shift
-	awk -F"\t" -v cols="$*" 'BEGIN { n = split(cols, c, " ") }
-		/^#/ { next } !h { for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next }
-		{ s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "\t" : "") $(ix[c[j]]); print s }' "$file"
 }
 # model KEY RUN: a number of the model config (inputs.yaml)
 model() {

@@ -10,22 +10,6 @@ S2=$TRASH/s2
 lpmake() {
 	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
 }
-# table FILE COL...: the named columns of an lp table, tab-separated
-table() {
-	file=$1
-	shift
-	awk -F"\t" -v cols="$*" 'BEGIN { n = split(cols, c, " ") }
-		/^#/ { next } !h { for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next }
-		{ s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "\t" : "") $(ix[c[j]]); print s }' "$file"
-}
-# awkc [-v a=b]... PROGRAM FILE...: awk with tests/csv.awk
-awkc() {
-	local v=()
-	while [ "${1:-}" = -v ]; do v+=("$1" "$2"); shift 2; done
-	printf "%s\n" "$1" >"$TRASH/p.awk"
-	shift
-	awk "${v[@]}" -f "$ROOT/tests/csv.awk" -f "$TRASH/p.awk" "$@"
-}
 
 V2=$FIX/h200-torch-v2
 test_expect_success 'setup: the torch run with its regions, the prefill GEMMs, a fusion before and after' '
@@ -59,7 +43,7 @@ file == 1 { n = csv($0, f); if (!h) { col(f, n, p); h = 1; next }
 		num(f[c["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"]]), tf, num(f[c["dram__bytes.sum"]]) }'
 
 test_expect_success 'region_instances.tsv: every instance of the two ncu exports and the nsys projection, by awk' '
-	awkc "$reginst_awk" "$V2/torch_nvtx_gpu_proj_trace.csv" "$V2/torch_d0_regions.csv" "$V2/torch_d1_regions.csv" >expect &&
+	A "$reginst_awk" "$V2/torch_nvtx_gpu_proj_trace.csv" "$V2/torch_d0_regions.csv" "$V2/torch_d1_regions.csv" >expect &&
 	test $(wc -l <expect) = 34 &&
 	table "$S2/t/region_instances.tsv" path instance process device gpu_ns nsys_gpu_ns ncu_over_nsys sm_pct dram_pct \
 		flop_tensor dram_bytes >got &&
@@ -68,7 +52,7 @@ test_expect_success 'region_instances.tsv: every instance of the two ncu exports
 
 test_expect_success 'tinyllm: its 16 decode steps as ncu measured them, a gated nsys capture beside' '
 	lpmake RUN=tl "IMPORT=$(echo "$FIX"/h200-tinyllm-v2/tinyllm_*.csv)" MODEL=tinyllm regions.md >/dev/null &&
-	awkc "{ n = csv(\$0, f) } NR == 1 { col(f, n, c); next } NR > 2 {
+	A "{ n = csv(\$0, f) } NR == 1 { col(f, n, c); next } NR > 2 {
 		printf \"%.0f\t%.0f\n\", num(f[c[\"gpu__time_duration.sum\"]]), num(f[c[\"dram__bytes.sum\"]]) }" \
 		"$FIX/h200-tinyllm-v2/tinyllm_d1_regions.csv" >expect &&
 	test $(wc -l <expect) = 16 &&
@@ -143,7 +127,7 @@ function med(fl,    i, j, m, x, t, fi) { fi = 1; for (i = 2; i <= k[fl]; i++) if
 END { a = med(1); b = med(2); printf "%.0f\t%.0f\t%.0f\t%s\n", a, b, b - a, (hi[2] < lo[1] || lo[2] > hi[1]) ? "yes" : "no" }'
 
 test_expect_success 'compare: the steady decode step, recomputed from both traces, and its significance' '
-	awkc "$steady_awk" "$FIX/h200-fusion/unf_nvtx_pushpop_trace.csv" "$FIX/h200-fusion/fus_nvtx_pushpop_trace.csv" >expect &&
+	A "$steady_awk" "$FIX/h200-fusion/unf_nvtx_pushpop_trace.csv" "$FIX/h200-fusion/fus_nvtx_pushpop_trace.csv" >expect &&
 	table "$S2/fus/compare_stages.tsv" stage metric before after change significant |
 		awk -F"\t" "\$1 == \"decode_step\" && \$2 == \"steady state\" { sub(/:.*/, \"\", \$6); print \$3 \"\t\" \$4 \"\t\" \$5 \"\t\" \$6 }" >got &&
 	test_cmp expect got &&
