@@ -146,7 +146,7 @@ main(int argc, char **argv)
 		struct lp_ksum ks;
 		FILE *g = xopen(gpath);
 
-		lp_ksum_read(&ks, g, gpath, NULL);
+		lp_ksum_read(&ks, g, gpath, NULL, NULL);
 		fclose(g);
 		row("GPU kernel time, whole capture", ks.total_ns, "ns",
 		    "nsys cuda_gpu_kern_sum");

@@ -170,7 +170,7 @@ main(int argc, char **argv)
 			return 0;
 		case 'M': mlabel = optarg; break;
 		case 'm': mpath = optarg; break;
-		case 'P': pid = optarg; lp_ksum_pid(pid); break;
+		case 'P': pid = optarg; break;
 		case 'r': range = optarg; break;
 		case 'T': tlabel = optarg; break;
 		default: lp_usage(synopsis);
@@ -179,7 +179,7 @@ main(int argc, char **argv)
 	if (argc - optind > 1)
 		lp_usage(synopsis);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_ksum_read(&ks, fp, name, range);
+	lp_ksum_read(&ks, fp, name, range, pid);
 	lp_close_in(fp);
 	lp_ksum_sort(&ks);
 	if (!tlabel) {
@@ -198,7 +198,7 @@ main(int argc, char **argv)
 		const char *dname;
 		FILE *dfp = lp_open_in(dpath, &dname);
 
-		lp_ksum_read(&dks, dfp, dname, range);
+		lp_ksum_read(&dks, dfp, dname, range, pid);
 		lp_close_in(dfp);
 		for (i = 0; i < ks.n; i++)
 			lp_map_put(fp_nsys, ks.k[i].fp, lp_map_get(fp_nsys,

@@ -165,7 +165,8 @@ main(int argc, char **argv)
 	};
 	const char *cpath = NULL, *kpath = NULL, *spath = NULL, *gated = NULL;
 	struct lp_ynode *cfg;
-	const struct lp_ynode *stages;
+	const char **names;
+	char **ranges;
 	struct st s = { 0 };
 	struct lp_row r = { 0 };
 	struct lp_sb other = { 0 };
@@ -189,21 +190,13 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	spath = optind < argc ? argv[optind] : NULL;
 	cfg = lp_yaml_load_path(cpath);
-	stages = lp_yaml_get(cfg, "stages");
-	if (!stages || stages->type != LP_Y_MAP || !stages->n)
-		lp_die_at(LP_EXIT_DATA, cpath, cfg->line, 0, "no stages: (each "
-		    "stage's NVTX domain and range)");
-	nconf = stages->n;
 	/* the configured stages first, in their order */
+	nconf = lp_stage_ranges(cfg, cpath, &names, &ranges);
 	for (i = 0; i < nconf; i++) {
-		struct lp_stage st;
-		struct lp_sb b = { 0 };
-
-		lp_stage_get(cfg, stages->keys[i], &st, cpath);
-		lp_nvtx_nsys_name(&b, &st);
-		slot(&s, lp_sb_str(&b));
-		lp_sb_free(&b);
+		slot(&s, ranges[i]);
+		free(ranges[i]);
 	}
+	free(ranges);
 	s.nconf = s.n;
 	if (spath)
 		read_rep(spath, "nsys stats --report nvtx_sum", sum_cols, 8,
@@ -243,12 +236,12 @@ main(int argc, char **argv)
 	for (i = 0; i < nconf; i++) {
 		const struct range *g = &s.r[i];
 
-		lp_row_text(&r, stages->keys[i]);
+		lp_row_text(&r, names[i]);
 		lp_row_text(&r, g->name);
 		if (!spath)
 			lp_row_na(&r, "the run has no nvtx_sum report (nsys "
 			    "stats --report nvtx_sum)");
-		else if (!g->have_wall && gated && strcmp(gated, stages->keys[i]))
+		else if (!g->have_wall && gated && strcmp(gated, names[i]))
 			lp_row_na(&r, "nsys was gated on stage %s, so this stage "
 			    "was not captured (SET=nsys_cli.capture_range=none "
 			    "times every stage)", gated);
@@ -305,6 +298,7 @@ main(int argc, char **argv)
 	lp_sb_free(&r.b);
 	lp_sb_free(&other);
 	lp_map_free(s.pids);
+	free(names);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;

@@ -107,7 +107,8 @@ main(int argc, char **argv)
 	};
 	const char *cpath = NULL, *ipath = NULL, *tpath = NULL;
 	struct lp_ynode *cfg, *inputs = NULL;
-	const struct lp_ynode *stages;
+	const char **names;
+	char **ranges;
 	struct lp_model m;
 	struct st t = { 0 };
 	struct lp_row r = { 0 };
@@ -140,21 +141,14 @@ main(int argc, char **argv)
 	if (ipath)
 		inputs = lp_yaml_load_path(ipath);
 	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
-	stages = lp_yaml_get(cfg, "stages");
-	if (!stages || stages->type != LP_Y_MAP || !stages->n)
-		lp_die_at(LP_EXIT_DATA, cpath, cfg->line, 0, "no stages: (each "
-		    "stage's NVTX domain and range)");
-	t.n = stages->n;
+	t.n = lp_stage_ranges(cfg, cpath, &names, &ranges);
 	t.s = lp_xcalloc(t.n, sizeof *t.s);
 	for (i = 0; i < t.n; i++) {
-		struct lp_stage st;
-		struct lp_sb b = { 0 };
-
-		lp_stage_get(cfg, stages->keys[i], &st, cpath);
-		lp_nvtx_nsys_name(&b, &st);
-		t.s[i].name = stages->keys[i];
-		t.s[i].range = lp_sb_steal(&b);
+		t.s[i].name = names[i];
+		t.s[i].range = ranges[i];
 	}
+	free(names);
+	free(ranges);
 	if (tpath) {
 		FILE *fp = fopen(tpath, "r");
 

@@ -17,7 +17,7 @@ int
 main(int argc, char **argv)
 {
 	struct lp_ksum ks;
-	const char *fmt = "tsv", *range = NULL, *name, *xpath = NULL;
+	const char *fmt = "tsv", *range = NULL, *name, *xpath = NULL, *pid = NULL;
 	struct lp_ops ops;
 	struct lp_kern *kept;
 	double pct = 0, cum = 0;
@@ -39,7 +39,7 @@ main(int argc, char **argv)
 			n = lp_strtonum(optarg, 0, 1000000, "-n");
 			break;
 		case 'P':
-			lp_ksum_pid(optarg);
+			pid = optarg;
 			break;
 		case 'p':
 			pct = lp_strtopct(optarg, "-p");
@@ -60,7 +60,7 @@ main(int argc, char **argv)
 	if (argc - optind > 1)
 		lp_usage(synopsis);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_ksum_read(&ks, fp, name, range);
+	lp_ksum_read(&ks, fp, name, range, pid);
 	lp_close_in(fp);
 	lp_ksum_sort(&ks);
 	/* -x: communication kernels (NCCL) are left out; shares stay of all */

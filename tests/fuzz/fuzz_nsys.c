@@ -9,7 +9,7 @@ ksum(FILE *fp)
 {
 	struct lp_ksum ks;
 
-	lp_ksum_read(&ks, fp, "in", NULL);
+	lp_ksum_read(&ks, fp, "in", NULL, NULL);
 	lp_ksum_sort(&ks);
 	lp_ksum_free(&ks);
 }
@@ -19,7 +19,7 @@ ksum_range(FILE *fp)
 {
 	struct lp_ksum ks;
 
-	lp_ksum_read(&ks, fp, "in", ":LLM@decode_all");
+	lp_ksum_read(&ks, fp, "in", ":LLM@decode_all", NULL);
 	lp_ksum_free(&ks);
 }
 

@@ -9,7 +9,7 @@ read(struct lp_ksum *ks, const char *text, const char *range)
 {
 	FILE *m = fmemopen((void *)text, strlen(text), "r");
 
-	lp_ksum_read(ks, m, "<mem>", range);
+	lp_ksum_read(ks, m, "<mem>", range, NULL);
 	fclose(m);
 }
 

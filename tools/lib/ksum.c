@@ -9,12 +9,11 @@
 
 #include "lp.h"
 
-static const char *only_pid;	/* lp_ksum_pid */
-
 struct rd {
 	struct lp_ksum *ks;
 	const char *file;
 	const char *range;
+	const char *pid;	/* the process to keep, or NULL */
 	struct lp_csv_hdr hdr;
 	int have_hdr;
 	int c_name, c_total, c_calls, c_range, c_pid;
@@ -52,7 +51,7 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 	r->have_hdr = 1;
 	r->c_range = lp_csv_col(&r->hdr, "NVTX Range");
 	r->c_pid = lp_csv_col(&r->hdr, "PID");
-	if (only_pid && r->c_pid < 0)
+	if (r->pid && r->c_pid < 0)
 		lp_die(LP_EXIT_USAGE, "%s: one process's kernels (-P) need a "
 		    "report with a PID column (nvtx_kern_sum)", r->file);
 	if (r->c_range >= 0) {
@@ -107,7 +106,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	if (rec->n == 1 && !rec->f[0][0])
 		return 0;
 	lp_csv_width(&r->hdr, rec->n, rec->line);
-	if (only_pid && strcmp(lp_csv_field(rec, r->c_pid), only_pid))
+	if (r->pid && strcmp(lp_csv_field(rec, r->c_pid), r->pid))
 		return 0;
 	if (r->c_range >= 0) {
 		const char *rg = lp_csv_field(rec, r->c_range);
@@ -172,13 +171,8 @@ list_ranges(struct lp_sb *b, const struct lp_map *m)
 }
 
 void
-lp_ksum_pid(const char *pid)
-{
-	only_pid = pid && *pid ? pid : NULL;
-}
-
-void
-lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range)
+lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range,
+    const char *pid)
 {
 	struct rd r;
 
@@ -188,6 +182,7 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range)
 	r.ks = ks;
 	r.file = file;
 	r.range = range;
+	r.pid = pid && *pid ? pid : NULL;
 	r.ranges = lp_map_new();
 	lp_csv_read(fp, file, row, NULL, &r);
 	if (!r.have_hdr && !r.pre.len)

@@ -307,6 +307,11 @@ int lp_nvtx_nsys_capture(struct lp_sb *b, const struct lp_stage *st);
 int lp_nvtx_ncu_include(struct lp_sb *b, const struct lp_stage *st);
 /* The "Range" nsys stats prints: "LLM:decode_all", ":LLM@decode_all". */
 void lp_nvtx_nsys_name(struct lp_sb *b, const struct lp_stage *st);
+/* The configured stages of a resolved config, in order: names (borrowed
+ * from cfg) and ranges as nsys names them (caller frees each range and
+ * both arrays).  Dies naming the file when there are none. */
+size_t lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
+    const char ***names, char ***ranges);
 /* Does an nsys "Range"/"NVTX Range" value name this range? */
 int lp_nvtx_range_match(const char *want, const char *got);
 
@@ -339,12 +344,11 @@ struct lp_ksum {
 	char *report;		/* "cuda_gpu_kern_sum", "nvtx_kern_sum" */
 	struct lp_map *idx;
 };
-/* range: the NVTX range to keep (nvtx_kern_sum input only; NULL: none). */
+/* range: the NVTX range to keep (nvtx_kern_sum input only; NULL: none);
+ * pid: the one process whose rows to keep (a report with a PID column;
+ * NULL or "": every process). */
 void lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file,
-    const char *range);
-/* Keep only the rows of one process (PID column) in the reads that
- * follow; NULL or "": every process. */
-void lp_ksum_pid(const char *pid);
+    const char *range, const char *pid);
 void lp_ksum_sort(struct lp_ksum *ks);	/* total desc, then name */
 void lp_ksum_free(struct lp_ksum *ks);
 

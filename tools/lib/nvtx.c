@@ -88,6 +88,30 @@ lp_nvtx_nsys_name(struct lp_sb *b, const struct lp_stage *st)
 	lp_sb_adds(b, st->range);
 }
 
+size_t
+lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
+    const char ***names, char ***ranges)
+{
+	const struct lp_ynode *stages = lp_yaml_get(cfg, "stages");
+	size_t i;
+
+	if (!stages || stages->type != LP_Y_MAP || !stages->n)
+		lp_die_at(LP_EXIT_DATA, file, cfg->line, 0, "no stages: (each "
+		    "stage's NVTX domain and range)");
+	*names = lp_xcalloc(stages->n, sizeof **names);
+	*ranges = lp_xcalloc(stages->n, sizeof **ranges);
+	for (i = 0; i < stages->n; i++) {
+		struct lp_stage st;
+		struct lp_sb b = { 0 };
+
+		lp_stage_get(cfg, stages->keys[i], &st, file);
+		lp_nvtx_nsys_name(&b, &st);
+		(*names)[i] = stages->keys[i];
+		(*ranges)[i] = lp_sb_steal(&b);
+	}
+	return stages->n;
+}
+
 int
 lp_nvtx_range_match(const char *want, const char *got)
 {
