@@ -13,7 +13,7 @@
 #   ncu/profile.cmd    ncu/report.ncu-rep   ncu/export.cmd   ncu/report.csv
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
-#   aggregates.tsv stages.tsv steps.tsv ranks.tsv overlap.tsv mfu.tsv
+#   aggregates.tsv stages.tsv steps.tsv procs.tsv ranks.tsv overlap.tsv mfu.tsv
 #   mbu.tsv roofline.tsv
 #   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   stakeholder_summary.md (lp-summary renders the tables)
@@ -31,7 +31,7 @@ RUN ?=
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv
-LP_ARTIFACTS := config.yaml inputs.yaml env.json topn.tsv rank.pid kernels.tsv kernels.md \
+LP_ARTIFACTS := config.yaml inputs.yaml env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
 	compare.tsv compare_stages.tsv compare.md
@@ -309,7 +309,7 @@ LP_RANGE = "$$($(LP_BIN)/lp-nsyscmd -r < $(R)/nsys/config.yaml)"
 # Communication kernels (the comm classes of operators.yaml) are left out:
 # a collective replayed alone measures waiting, not work.
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
-		$(if $(LP_PER_RANGE),$(R)/rank.pid) $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
+		$(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
 	  $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@
 
@@ -364,7 +364,7 @@ $(R)/ncu/metrics.tsv: $(R)/ncu/report.csv $(LP_BIN)/lp-ncu2tsv
 LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export $(LP_IMP_NCUCSV) (imported as $(R)/ncu/report.csv)",\
 	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)$(if $(LP_LIVE),$$(sed -n 's/^# lp: \(.*\)/; \1/p' $(R)/ncu/profile.cmd))")
 $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
-		$(R)/nsys/config.yaml $(if $(LP_PER_RANGE),$(R)/rank.pid) $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
+		$(R)/nsys/config.yaml $(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
 	$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) \
 	  $(if $(LP_PER_RANGE),-r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
@@ -382,16 +382,17 @@ lp_rep = $(if $(LP_HAVE_STATS),$(if $(filter $(1),$(LP_NSYS_NEEDED)),$(LP_NS)$(1
 lp_opt = $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)$(2).csv && echo "$(1) $(LP_NS)$(2).csv"),$(if $(LP_IMP_$(2)),$(1) $(LP_NS)$(2).csv))
 LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 
-# A multi-GPU run: the process (rank) on the GPU that ncu profiles
-# (ncu_cli.device), whose kernels alone the kernel tables show; empty for
-# one process.
-$(R)/rank.pid: $(R)/nsys/config.yaml $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) \
-		$(call lp_rep,nvtx_gpu_proj_trace) $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) \
-		$(LP_BIN)/lp-ranks $(LP_BIN)/lp-confget
-	$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
-	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,-g,nvtx_gpu_proj_trace) \
-	  $(call lp_opt,-t,cuda_gpu_trace) > $@.tmp && mv $@.tmp $@
-LP_PID = $(if $(LP_PER_RANGE),$$(test -s $(R)/rank.pid && echo "-P $$(cat $(R)/rank.pid)"))
+# The processes that ran kernels and the GPU of each (read once here from
+# the traces), and in a multi-GPU run the one ncu profiles (ncu_cli.device,
+# "# profiled:"), whose kernels alone the kernel tables show.
+$(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
+		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget
+	$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
+	  $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)nvtx_gpu_proj_trace.csv && test -f $(LP_NS)cuda_gpu_trace.csv && \
+	    echo "-g $(LP_NS)nvtx_gpu_proj_trace.csv -t $(LP_NS)cuda_gpu_trace.csv"),$(if $(and \
+	    $(LP_IMP_nvtx_gpu_proj_trace),$(LP_IMP_cuda_gpu_trace)),-g $(LP_NS)nvtx_gpu_proj_trace.csv \
+	    -t $(LP_NS)cuda_gpu_trace.csv)) $(LP_NS)nvtx_kern_sum.csv > $@.tmp && mv $@.tmp $@
+LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# profiled: /-P /p' $(R)/procs.tsv))
 
 
 # The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
@@ -450,11 +451,9 @@ $(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_BIN)/lp-topk
 # Multi-process runs: each stage per process (rank), its communication
 # and the straggler; each GPU's communication against its compute.
 $(R)/ranks.tsv: $(R)/nsys/config.yaml conf/operators.yaml $(call lp_rep,nvtx_pushpop_trace) \
-		$(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
-		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-ranks
-	$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -o conf/operators.yaml \
-	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,-g,nvtx_gpu_proj_trace) \
-	  $(call lp_opt,-t,cuda_gpu_trace) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
+		$(call lp_rep,nvtx_kern_sum) $(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_STATS_DONE) $(LP_BIN)/lp-ranks
+	$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -o conf/operators.yaml $(call lp_opt,-k,nvtx_kern_sum) \
+	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
 $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap
 	$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.csv \
 	  && echo $(LP_NS)cuda_gpu_trace.csv || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.csv,-x)) \

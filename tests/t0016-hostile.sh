@@ -294,7 +294,9 @@ ranks-pid-empty | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml pp.csv | 
 ranks-neg-duration-unused-row | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml pp.csv | pp.csv | $TP/tps_nvtx_pushpop_trace.csv | csvset 2 'Duration (ns)' -9 | 1 | ^lp-ranks: pp\.csv:2(:3)?: Duration
 ranks-frac-kern-inst | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml -k ks.csv | ks.csv | $TP/tps_nvtx_kern_sum.csv | csvset 2 'Kern Inst' 9.5 | 1 | ^lp-ranks: ks\.csv:2(:6)?: Kern Inst
 ranks-kern-pid-comma | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml -k ks.csv | ks.csv | $TP/tps_nvtx_kern_sum.csv | csvset 2 PID 1,087 | 1 | ^lp-ranks: ks\.csv:2(:3)?: PID
-ranks-D-text | lp-ranks -c $R/nsys/config.yaml -D gpu0 -k ks.csv | ks.csv | $TP/tps_nvtx_kern_sum.csv | cat | 2 | ^lp-ranks: -D:
+procs-D-text | lp-procs -D gpu0 ks.csv | ks.csv | $TP/tps_nvtx_kern_sum.csv | cat | 2 | ^lp-procs: -D:
+procs-pid-exponent | lp-procs -D 0 ks.csv | ks.csv | $TP/tps_nvtx_kern_sum.csv | csvset 2 PID 1e3 | 1 | ^lp-procs: ks\.csv:2(:3)?: PID
+procs-ranges-elsewhere | lp-procs -D 0 -g pj.csv -t $TP/tps_cuda_gpu_trace_mangled.csv $TP/tps_nvtx_kern_sum.csv | pj.csv | $TP/tps_nvtx_gpu_proj_trace.csv | sed '2,$s/^\([^,]*\),[0-9]*,/\1,1,/' | 1 | ^lp-procs: 2 processes ran kernels and none is seen on device 0
 overlap-unsorted | lp-overlap -o $C/operators.yaml tr.csv | tr.csv | $TP/tps_cuda_gpu_trace_mangled.csv | csvset 396 'Start (ns)' 1 | 1 | ^lp-overlap: tr\.csv:396(:1)?: kernel starts
 overlap-start-two-units | lp-overlap -o $C/operators.yaml tr.csv | tr.csv | $TP/tps_cuda_gpu_trace_mangled.csv | sed '1s/CorrId/Start (us)/' | 1 | ^lp-overlap: tr\.csv:1(:[0-9]+)?: .*Start
 overlap-empty-device | lp-overlap -o $C/operators.yaml tr.csv | tr.csv | $TP/tps_cuda_gpu_trace_mangled.csv | csvset 394 Device '' | 1 | ^lp-overlap: tr\.csv:394(:[0-9]+)?: Device

@@ -14,15 +14,14 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-ranks -c config.yaml {-o operators.yaml | -D device} "
-    "[-k nvtx_kern_sum.csv] [-g nvtx_gpu_proj_trace.csv -t cuda_gpu_trace.csv] "
-    "[-s pct] [nvtx_pushpop_trace.csv]";
+    "lp-ranks -c config.yaml -o operators.yaml [-k nvtx_kern_sum.csv] "
+    "[-p procs.tsv] [-s pct] [nvtx_pushpop_trace.csv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 struct proc {		/* one stage in one process */
 	char *pid;
-	char *dev;		/* its GPU, NULL if not known */
+	const char *dev;	/* its GPU (procs.tsv), NULL if not known */
 	const char *why;	/* why not */
 	double *dur;
 	size_t n, cap;
@@ -37,22 +36,16 @@ struct stage {
 	size_t np;
 };
 
-enum { MAX_STARTS = 64 };	/* projected starts kept per process */
-
-struct dev {			/* process -> GPU, by projected starts */
-	double start;
-	char *pid;
-	char *device;		/* the trace's Device of that start */
-};
-
 struct st {
 	struct stage *s;
 	size_t n;
 	const struct lp_ops *ops;
-	struct dev *d;
-	size_t nd, capd;
-	struct lp_map *per_pid;	/* starts kept per process */
-	struct lp_map *kpids;	/* processes that ran kernels (-D) */
+};
+
+struct devs {			/* procs.tsv: each process's GPU */
+	struct lp_map *idx;	/* PID -> row */
+	char **dev;		/* NULL: not known */
+	char **why;
 };
 
 static struct proc *
@@ -111,8 +104,6 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 	double ns = lp_rep_time(rr, 0), launches = lp_rep_count(rr, 1);
 	size_t i;
 
-	if (lp_map_len(t->kpids) < 4096)
-		lp_map_put(t->kpids, pid, 1);
 	for (i = 0; i < t->n; i++) {
 		struct proc *p;
 
@@ -121,80 +112,9 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 		p = proc_of(&t->s[i], pid);
 		p->kern += ns;
 		p->launches += launches;
-		if (t->ops && lp_ops_is_comm(t->ops, rr->v[4]))
+		if (lp_ops_is_comm(t->ops, rr->v[4]))
 			p->comm += ns;
 	}
-}
-
-static void
-proj_row(const struct lp_rep_row *rr, void *ctx)
-{
-	struct st *t = ctx;
-	const char *pid = pid_of(rr, 1);
-	long k = lp_map_get(t->per_pid, pid, 0);
-	double start = lp_rep_time(rr, 0);	/* every row checked */
-	double ops = lp_rep_has(rr, 2) ? lp_rep_count(rr, 2) : 1;
-
-	if (k >= MAX_STARTS || ops == 0)
-		return;
-	lp_map_put(t->per_pid, pid, k + 1);
-	if (t->nd == t->capd) {
-		t->capd = t->capd ? 2 * t->capd : 64;
-		t->d = lp_xreallocarray(t->d, t->capd, sizeof *t->d);
-	}
-	t->d[t->nd].start = start;
-	t->d[t->nd].pid = lp_xstrdup(pid);
-	t->d[t->nd].device = NULL;
-	t->nd++;
-}
-
-static int
-by_start(const void *x, const void *y)
-{
-	const struct dev *a = x, *b = y;
-
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-static void
-gpu_row(const struct lp_rep_row *rr, void *ctx)
-{
-	struct st *t = ctx;
-	struct dev key, *d;
-
-	key.start = lp_rep_time(rr, 0);
-	d = bsearch(&key, t->d, t->nd, sizeof *t->d, by_start);
-	if (!d)
-		return;
-	/* every range of the process that starts there */
-	while (d > t->d && d[-1].start == key.start)
-		d--;
-	for (; d < t->d + t->nd && d->start == key.start; d++)
-		if (!d->device)
-			d->device = lp_xstrdup(rr->v[1]);
-}
-
-/* The GPU a process ran on: the Device of the first GPU operation of
- * its ranges, when they all agree. */
-static char *
-device_of(const struct st *t, const char *pid, char **why)
-{
-	const char *dv = NULL;
-	size_t i;
-
-	for (i = 0; i < t->nd; i++) {
-		if (strcmp(t->d[i].pid, pid) || !t->d[i].device)
-			continue;
-		if (dv && strcmp(dv, t->d[i].device)) {
-			*why = "its ranges' GPU operations ran on several devices";
-			return NULL;
-		}
-		dv = t->d[i].device;
-	}
-	if (!dv)
-		*why = "no range of the process starts at an operation of "
-		    "cuda_gpu_trace";
-	return dv ? lp_xstrdup(dv) : NULL;
 }
 
 /* Rows by GPU, then by PID as a number: the same order whichever
@@ -214,39 +134,35 @@ by_dev(const void *x, const void *y)
 	return strcmp(a->pid, b->pid);
 }
 
-/* -D: the PID of the process whose GPU is "(device)", when more than one
- * process ran kernels; nothing for one process, or for device -1. */
+/* procs.tsv (lp-procs): each process's GPU, or why it is not known. */
 static void
-pick(const struct st *t, long device, FILE *fp)
+devs_load(struct devs *d, const char *path)
 {
-	struct lp_sb b = { 0 };
-	size_t i, n = lp_map_len(t->kpids), len;
-	const char *found = NULL;
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-procs, make RUN=... procs.tsv");
+	int cp = lp_csv_need(&t.hdr, "pid", "lp-procs output");
+	int cd = lp_csv_need(&t.hdr, "device", "lp-procs output");
+	size_t n = 0;
 
-	if (n < 2 || device < 0)
-		return;
-	lp_sb_printf(&b, "(%ld)", device);
-	len = strlen(lp_sb_str(&b));
-	for (i = 0; i < n; i++) {
-		const char *pid = lp_map_key(t->kpids, i);
-		char *why, *dv = device_of(t, pid, &why);
-		size_t l = dv ? strlen(dv) : 0;
+	lp_tab_expect(&t, "lp-procs");
+	d->idx = lp_map_new();
+	while (lp_tsv_next(&t)) {
+		const char *dv = lp_tsv_get(&t, cd);
+		int na = !*dv || !strncmp(dv, "n/a", 3);
 
-		if (dv && l >= len && !strcmp(dv + l - len, lp_sb_str(&b))) {
-			if (found)
-				lp_die(LP_EXIT_DATA, "processes %s and %s both ran "
-				    "on device %ld", found, pid, device);
-			found = pid;
-		}
-		free(dv);
+		if (lp_map_get(d->idx, lp_tsv_get(&t, cp), -1) >= 0)
+			lp_die_at(LP_EXIT_DATA, path, t.line, cp + 1, "process %s "
+			    "twice", lp_tsv_get(&t, cp));
+		lp_map_put(d->idx, lp_tsv_get(&t, cp), (long)n);
+		d->dev = lp_xreallocarray(d->dev, n + 1, sizeof *d->dev);
+		d->why = lp_xreallocarray(d->why, n + 1, sizeof *d->why);
+		d->dev[n] = na ? NULL : lp_xstrdup(dv);
+		d->why[n] = na ? lp_xstrdup(strncmp(dv, "n/a because ", 12) ? dv :
+		    dv + 12) : NULL;
+		n++;
 	}
-	if (!found)
-		lp_die(LP_EXIT_DATA, "%zu processes ran kernels and none is seen "
-		    "on device %ld (nvtx_gpu_proj_trace and cuda_gpu_trace "
-		    "give each process's GPU): set ncu_cli.device to one of "
-		    "theirs, or -1 for every device", n, device);
-	fprintf(fp, "%s\n", found);
-	lp_sb_free(&b);
+	lp_tsv_close(&t);
+	fclose(fp);
 }
 
 static void
@@ -267,9 +183,6 @@ main(int argc, char **argv)
 	static const char *const tcols[] = { "Duration", "Name", "PID" };
 	static const char *const kcols[] = { "Total Time", "Kern Inst",
 		"NVTX Range", "PID", "Kernel Name" };
-	static const char *const pcols[] = { "Projected Start", "PID",
-		"?NumGPUOps" };
-	static const char *const gcols[] = { "Start", "Device" };
 	static const struct lp_col cols[] = {
 		{ "stage", "Stage", "text" }, { "pid", "Process", "text" },
 		{ "device", "GPU", "text" },
@@ -286,98 +199,76 @@ main(int argc, char **argv)
 		{ "gap_ns", "Gap to fastest (ms)", "ms" },
 		{ "straggler", "Straggler", "text" },
 	};
-	const char *cpath = NULL, *opath = NULL, *kpath = NULL, *gpath = NULL,
-	    *dpath = NULL, *tpath;
+	const char *cpath = NULL, *opath = NULL, *kpath = NULL, *ppath = NULL,
+	    *tpath;
+	const char **names;
+	char **ranges;
 	struct lp_ynode *cfg;
-	const struct lp_ynode *stages;
 	struct lp_ops ops;
+	struct devs d = { 0 };
 	struct st t = { 0 };
 	struct lp_row r = { 0 };
 	double spct = 10;
-	long want = -2;		/* -D: the device whose process to name */
 	size_t i, j, procs = 0;
 	int c;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:D:g:hk:o:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "c:hk:o:p:s:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
-		case 'D': want = lp_strtonum(optarg, -1, 1023, "-D"); break;
-		case 'g': gpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'k': kpath = optarg; break;
 		case 'o': opath = optarg; break;
+		case 'p': ppath = optarg; break;
 		case 's': spct = lp_strtopct(optarg, "-s"); break;
-		case 't': dpath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!cpath || (!opath && want == -2) || argc - optind > 1)
+	if (!cpath || !opath || argc - optind > 1)
 		lp_usage(synopsis);
 	tpath = optind < argc ? argv[optind] : NULL;
 	cfg = lp_yaml_load_path(cpath);
-	if (opath) {
-		lp_ops_load(&ops, opath);
-		t.ops = &ops;
-	}
-	t.kpids = lp_map_new();
-	stages = lp_yaml_get(cfg, "stages");
-	if (!stages || stages->type != LP_Y_MAP || !stages->n)
-		lp_die_at(LP_EXIT_DATA, cpath, cfg->line, 0, "no stages: (each "
-		    "stage's NVTX domain and range)");
-	t.n = stages->n;
+	lp_ops_load(&ops, opath);
+	t.ops = &ops;
+	if (ppath)
+		devs_load(&d, ppath);
+	t.n = lp_stage_ranges(cfg, cpath, &names, &ranges);
 	t.s = lp_xcalloc(t.n, sizeof *t.s);
 	for (i = 0; i < t.n; i++) {
-		struct lp_stage st;
-		struct lp_sb b = { 0 };
-
-		lp_stage_get(cfg, stages->keys[i], &st, cpath);
-		lp_nvtx_nsys_name(&b, &st);
-		t.s[i].name = stages->keys[i];
-		t.s[i].range = lp_sb_steal(&b);
+		t.s[i].name = names[i];
+		t.s[i].range = ranges[i];
 	}
+	free(ranges);
 	if (tpath)
 		read_rep(tpath, "nsys stats --report nvtx_pushpop_trace", tcols,
 		    3, trace_row, &t);
 	if (kpath)
 		read_rep(kpath, "nsys stats --report nvtx_kern_sum", kcols, 5,
 		    kern_row, &t);
-	if (gpath && dpath) {
-		t.per_pid = lp_map_new();
-		read_rep(gpath, "nsys stats --report nvtx_gpu_proj_trace", pcols,
-		    3, proj_row, &t);
-		lp_qsort(t.d, t.nd, sizeof *t.d, by_start);
-		read_rep(dpath, "nsys stats --report cuda_gpu_trace", gcols, 2,
-		    gpu_row, &t);
-	}
 	for (i = 0; i < t.n; i++) {
 		procs = t.s[i].np > procs ? t.s[i].np : procs;
 		for (j = 0; j < t.s[i].np; j++) {
 			struct proc *p = &t.s[i].p[j];
-			char *why = "the run lacks the nvtx_gpu_proj_trace or the "
-			    "cuda_gpu_trace report";
+			long k = ppath ? lp_map_get(d.idx, p->pid, -1) : -1;
 
-			p->dev = gpath && dpath ? device_of(&t, p->pid, &why) : NULL;
-			p->why = why;
+			p->dev = k >= 0 ? d.dev[k] : NULL;
+			p->why = k >= 0 ? d.why[k] : ppath ? "the process is not "
+			    "in procs.tsv (it ran no kernel)" : "no procs.tsv "
+			    "(lp-procs) given";
 		}
 		lp_qsort(t.s[i].p, t.s[i].np, sizeof *t.s[i].p, by_dev);
 	}
 
-	if (want > -2) {	/* the profiled rank's PID, or nothing */
-		pick(&t, want, out);
-		goto done;
-	}
 	lp_tab_meta(out, "title", "Ranks: each stage per process");
 	lp_tab_meta(out, "tool", "lp-ranks");
 	lp_tab_meta(out, "source", "wall time of each process's instances "
 	    "from nsys nvtx_pushpop_trace (%s); kernel time per process "
 	    "from nsys nvtx_kern_sum (%s), communication = the comm classes "
-	    "of %s; GPU from nvtx_gpu_proj_trace and cuda_gpu_trace (%s)",
-	    tpath ? tpath : "missing", kpath ? kpath : "missing", opath,
-	    dpath ? dpath : "missing");
+	    "of %s; each process's GPU from %s", tpath ? tpath : "missing",
+	    kpath ? kpath : "missing", opath, ppath ? ppath : "missing");
 	lp_tab_meta(out, "processes", "%zu", procs);
 	if (procs < 2)
 		lp_tab_meta(out, "omit", "one process: the stage table says it all");
@@ -473,28 +364,26 @@ main(int argc, char **argv)
 			lp_row_end(&r, out);
 		}
 	}
-done:
 	for (i = 0; i < t.n; i++) {
 		for (j = 0; j < t.s[i].np; j++) {
 			free(t.s[i].p[j].pid);
-			free(t.s[i].p[j].dev);
 			free(t.s[i].p[j].dur);
 		}
 		free(t.s[i].p);
 		free(t.s[i].range);
 	}
-	for (i = 0; i < t.nd; i++) {
-		free(t.d[i].pid);
-		free(t.d[i].device);
+	for (i = 0; d.idx && i < lp_map_len(d.idx); i++) {
+		free(d.dev[i]);
+		free(d.why[i]);
 	}
-	free(t.d);
-	if (t.per_pid)
-		lp_map_free(t.per_pid);
-	lp_map_free(t.kpids);
+	free(d.dev);
+	free(d.why);
+	if (d.idx)
+		lp_map_free(d.idx);
+	free(names);
 	free(t.s);
 	lp_sb_free(&r.b);
-	if (opath)
-		lp_ops_free(&ops);
+	lp_ops_free(&ops);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;
