@@ -444,9 +444,9 @@ $(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
 $(R)/operators.tsv: $(R)/kernels.tsv conf/operators.yaml $(LP_BIN)/lp-ops
 	$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
 
-# The top kernels with their roofline class.
-$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_BIN)/lp-topk
-	$(LP_BIN)/lp-topk -n 10 -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+# The top kernels with their roofline class (communication kernels said so).
+$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv conf/operators.yaml $(LP_BIN)/lp-topk
+	$(LP_BIN)/lp-topk -n 10 -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
 
 # Multi-process runs: each stage per process (rank), its communication
 # and the straggler; each GPU's communication against its compute.

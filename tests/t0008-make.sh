@@ -86,7 +86,7 @@ test_expect_success 'removing roofline.tsv redoes it and what reads it, nothing 
 test_expect_success 'the operator classes feed only the tables that class kernels, findings and the summary' '
 	lpmake -n -W conf/operators.yaml RUN=demo stakeholder_summary.md |
 		grep -oE "^bin/(san/)?lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
-	printf "lp-%s\n" findings ops overlap ranks summary >expect &&
+	printf "lp-%s\n" findings ops overlap ranks summary topk >expect &&
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md |
 		grep -oE "^bin/(san/)?lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&

@@ -264,12 +264,10 @@ dominant(const struct tab *tk)
 	if (!tk || !tk->n || !((share = cell(tk, 0, "share_pct")) >= 25))
 		return;
 	cls = text(tk, 0, "class");
+	/* communication: a collective's time is the ranks waiting; rules
+	 * straggler and communication speak for it */
 	if (!strncmp(cls, "memory", 6) || !strncmp(cls, "compute", 7) ||
-	    !strncmp(cls, "latency", 7))
-		return;
-	/* a collective's time is the ranks waiting: rules straggler and
-	 * communication speak for it, and ncu leaves it out */
-	if (strstr(text(tk, 0, "name"), "nccl") || strstr(text(tk, 0, "name"), "NCCL"))
+	    !strncmp(cls, "latency", 7) || !strncmp(cls, "communication", 13))
 		return;
 	profiled = !isnan(cell(tk, 0, "sm_pct"));
 	x = add("dominant", NAN, tk->path, profiled ? "Re-run the ncu step with "

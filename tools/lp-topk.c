@@ -10,7 +10,7 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-topk [-n N] [-r roofline.tsv] [kernels.tsv]";
+    "lp-topk [-n N] [-o operators.yaml] [-r roofline.tsv] [kernels.tsv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -31,7 +31,8 @@ main(int argc, char **argv)
 		{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
 		{ "class", "Roofline class", "text" },
 	};
-	const char *rpath = NULL, *name, *tc, *rc, *mc;
+	const char *rpath = NULL, *opath = NULL, *name, *tc, *rc, *mc;
+	struct lp_ops ops;
 	struct lp_tsv t;
 	struct k *ks = NULL;
 	struct lp_row r = { 0 };
@@ -44,18 +45,21 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hn:r:")) != -1) {
+	while ((c = getopt(argc, argv, "hn:o:r:")) != -1) {
 		switch (c) {
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'n': top = lp_strtonum(optarg, 1, 100000, "-n"); break;
+		case 'o': opath = optarg; break;
 		case 'r': rpath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1)
 		lp_usage(synopsis);
+	if (opath)
+		lp_ops_load(&ops, opath);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
@@ -142,6 +146,8 @@ main(int argc, char **argv)
 			lp_row_text(&r, "n/a");
 		if (k->cls && strncmp(k->cls, "n/a", 3))
 			lp_row_text(&r, k->cls);
+		else if (opath && lp_ops_is_comm(&ops, k->kernel))
+			lp_row_text(&r, "communication (ncu leaves it out)");
 		else if (k->cls)
 			lp_row_na(&r, "no roofline point (roofline.tsv says why)");
 		else
@@ -156,6 +162,8 @@ main(int argc, char **argv)
 	}
 	free(ks);
 	free(nm);
+	if (opath)
+		lp_ops_free(&ops);
 	free(shown);
 	lp_sb_free(&r.b);
 	lp_tsv_close(&t);
