@@ -48,9 +48,6 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 
 	lp_rep_time(rr, 0);	/* every row's numbers checked */
 	lp_rep_count(rr, 1);
-	if (!*pid)
-		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
-		    "PID: empty (each row is one process's)");
 	if (lp_map_len(t->pids) >= MAX_PROCS && lp_map_get(t->pids, pid, 0) == 0)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
 		    "more than %d processes", MAX_PROCS);
@@ -66,9 +63,6 @@ proj_row(const struct lp_rep_row *rr, void *ctx)
 	double start = lp_rep_time(rr, 0);	/* every row checked */
 	double ops = lp_rep_has(rr, 2) ? lp_rep_count(rr, 2) : 1;
 
-	if (!*pid)
-		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1,
-		    "PID: empty (each row is one process's)");
 	if (k >= MAX_STARTS || ops == 0)
 		return;
 	lp_map_put(t->kept, pid, k + 1);

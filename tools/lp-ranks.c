@@ -62,23 +62,11 @@ proc_of(struct stage *g, const char *pid)
 	return &g->p[g->np++];
 }
 
-/* A row's PID: required here, one process per row. */
-static const char *
-pid_of(const struct lp_rep_row *rr, size_t i)
-{
-	const char *pid = lp_rep_pid(rr, i);
-
-	if (!*pid)
-		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[i] + 1,
-		    "PID: empty (each row is one process's)");
-	return pid;
-}
-
 static void
 trace_row(const struct lp_rep_row *rr, void *ctx)
 {
 	struct st *t = ctx;
-	const char *pid = pid_of(rr, 2);
+	const char *pid = lp_rep_pid(rr, 2);
 	double dur = lp_rep_time(rr, 0);	/* every row checked */
 	size_t i;
 
@@ -100,7 +88,7 @@ static void
 kern_row(const struct lp_rep_row *rr, void *ctx)
 {
 	struct st *t = ctx;
-	const char *pid = pid_of(rr, 3);
+	const char *pid = lp_rep_pid(rr, 3);
 	double ns = lp_rep_time(rr, 0), launches = lp_rep_count(rr, 1);
 	size_t i;
 

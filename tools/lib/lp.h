@@ -443,7 +443,8 @@ void lp_rep_read(FILE *fp, const char *file, const char *what,
 double lp_rep_time(const struct lp_rep_row *r, size_t i);  /* ns, >= 0 */
 double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */
 int lp_rep_has(const struct lp_rep_row *r, size_t i);	/* a value there */
-const char *lp_rep_pid(const struct lp_rep_row *r, size_t i); /* checked */
+/* A PID in digits; "" only in an optional ("?PID") column. */
+const char *lp_rep_pid(const struct lp_rep_row *r, size_t i);
 
 /* stagetab.c: stages.tsv and steps.tsv read back, one row per stage;
  * a value that was not a number is NAN. */

@@ -171,21 +171,20 @@ lp_rep_count(const struct lp_rep_row *r, size_t i)
 const char *
 lp_rep_pid(const struct lp_rep_row *r, size_t i)
 {
-	double v;
-
 	const char *p = r->v[i];
+	int optional = r->names[i][0] == '?';
 
+	if (r->col[i] < 0)
+		return p;
 	/* digits only: "1e3", "1087.0" and "1,087" would pass as numbers
-	 * and then name another process than "1087" */
-	if (r->col[i] >= 0 && *p) {
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p || p - r->v[i] > 19 || !lp_num_get(r->v[i], &v))
-			lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
-			    "%s: a process ID is a whole number in digits, got "
-			    "\"%s\"", r->names[i] + (r->names[i][0] == '?'),
-			    r->v[i]);
-	}
+	 * and then name another process than "1087"; empty only where the
+	 * column itself may be missing */
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p || p - r->v[i] > 19 || (p == r->v[i] && !optional))
+		lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
+		    "%s: a process ID is a whole number in digits, got \"%s\"",
+		    r->names[i] + optional, r->v[i]);
 	return r->v[i];
 }
 
