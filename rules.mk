@@ -388,10 +388,8 @@ LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 $(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
 		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget
 	$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
-	  $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)nvtx_gpu_proj_trace.csv && test -f $(LP_NS)cuda_gpu_trace.csv && \
-	    echo "-g $(LP_NS)nvtx_gpu_proj_trace.csv -t $(LP_NS)cuda_gpu_trace.csv"),$(if $(and \
-	    $(LP_IMP_nvtx_gpu_proj_trace),$(LP_IMP_cuda_gpu_trace)),-g $(LP_NS)nvtx_gpu_proj_trace.csv \
-	    -t $(LP_NS)cuda_gpu_trace.csv)) $(LP_NS)nvtx_kern_sum.csv > $@.tmp && mv $@.tmp $@
+	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
+	  > $@.tmp && mv $@.tmp $@
 LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# profiled: /-P /p' $(R)/procs.tsv))
 
 

@@ -14,7 +14,7 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-procs [-D device] [-g nvtx_gpu_proj_trace.csv -t cuda_gpu_trace.csv] "
+    "lp-procs [-D device] [-g nvtx_gpu_proj_trace.csv] [-t cuda_gpu_trace.csv] "
     "[nvtx_kern_sum.csv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
@@ -201,14 +201,14 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
-	if (argc - optind > 1 || !gpath != !dpath)
+	if (argc - optind > 1)
 		lp_usage(synopsis);
 	kpath = optind < argc ? argv[optind] : NULL;
 	t.pids = lp_map_new();
 	t.kept = lp_map_new();
 	read_rep(kpath, "nsys stats --report nvtx_kern_sum", kcols, 3, kern_row,
 	    &t);
-	if (gpath) {
+	if (gpath && dpath) {	/* both, or no GPU is known */
 		read_rep(gpath, "nsys stats --report nvtx_gpu_proj_trace", pcols,
 		    3, proj_row, &t);
 		lp_qsort(t.s, t.n, sizeof *t.s, by_start);
@@ -221,7 +221,7 @@ main(int argc, char **argv)
 		p[i].pid = lp_xstrdup(lp_map_key(t.pids, i));
 		p[i].why = "the run lacks the nvtx_gpu_proj_trace or the "
 		    "cuda_gpu_trace report";
-		if (gpath)
+		if (gpath && dpath)
 			p[i].dev = device_of(&t, p[i].pid, &p[i].why);
 	}
 	lp_qsort(p, np, sizeof *p, by_dev);
@@ -244,7 +244,7 @@ main(int argc, char **argv)
 	lp_tab_meta(out, "source", "processes that ran kernels from nsys "
 	    "nvtx_kern_sum (%s); each one's GPU from nvtx_gpu_proj_trace and "
 	    "cuda_gpu_trace (%s)", kpath ? kpath : "<stdin>",
-	    dpath ? dpath : "missing");
+	    gpath && dpath ? dpath : "missing");
 	lp_tab_meta(out, "processes", "%zu", np);
 	if (found)
 		lp_tab_meta(out, "profiled", "%s", found);
