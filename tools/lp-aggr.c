@@ -169,11 +169,9 @@ main(int argc, char **argv)
 	    lp_sb_str(&b));
 	if (apath) {
 		struct api a = { 0 };
-		FILE *f = xopen(apath);
 
-		lp_rep_read(f, apath, "nsys stats --report cuda_api_sum", api_cols,
+		lp_rep_file(apath, "nsys stats --report cuda_api_sum", api_cols,
 		    3, api_row, &a);
-		fclose(f);
 		row("CUDA API time on the host", a.total, "ns",
 		    "nsys cuda_api_sum");
 		row("CUDA API calls", a.calls, "count", "nsys cuda_api_sum");
@@ -189,11 +187,8 @@ main(int argc, char **argv)
 		na("CUDA API time on the host", "the run has no cuda_api_sum "
 		    "report (nsys stats --report cuda_api_sum)");
 	if (mpath) {
-		FILE *f = xopen(mpath);
-
-		lp_rep_read(f, mpath, "nsys stats --report cuda_gpu_mem_time_sum",
+		lp_rep_file(mpath, "nsys stats --report cuda_gpu_mem_time_sum",
 		    mem_cols, 3, mem_row, mem);
-		fclose(f);
 		row("GPU memory copies and sets, time", mem[0], "ns",
 		    "nsys cuda_gpu_mem_time_sum");
 		row("GPU memory copies and sets, operations", mem[1], "count",

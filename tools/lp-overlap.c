@@ -183,7 +183,6 @@ main(int argc, char **argv)
 	struct lp_ops ops;
 	struct st *s;
 	struct lp_row r = { 0 };
-	FILE *fp = stdin;
 	int none = 0;
 	double ncomm = 0;
 	size_t i;
@@ -221,12 +220,8 @@ main(int argc, char **argv)
 		lp_row_end(&r, out);
 		goto done;
 	}
-	if (strcmp(path, "-") && !(fp = fopen(path, "r")))
-		lp_die_sys("%s", path);
-	lp_rep_read(fp, strcmp(path, "-") ? path : "<stdin>",
-	    "nsys stats --report cuda_gpu_trace", cols_in, 4, trace_row, s);
-	if (fp != stdin)
-		fclose(fp);
+	lp_rep_file(path, "nsys stats --report cuda_gpu_trace", cols_in, 4,
+	    trace_row, s);
 	for (i = 0; i < s->n; i++) {
 		advance(&s->d[i], INFINITY);
 		ncomm += s->d[i].commk;

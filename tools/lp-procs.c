@@ -157,18 +157,6 @@ on_device(const char *dev, long device)
 	return yes;
 }
 
-static void
-read_rep(const char *path, const char *what, const char *const *cols,
-    size_t n, lp_rep_fn fn, void *ctx)
-{
-	FILE *fp;
-	const char *name;
-
-	fp = lp_open_in(path, &name);
-	lp_rep_read(fp, name, what, cols, n, fn, ctx);
-	lp_close_in(fp);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -206,13 +194,13 @@ main(int argc, char **argv)
 	kpath = optind < argc ? argv[optind] : NULL;
 	t.pids = lp_map_new();
 	t.kept = lp_map_new();
-	read_rep(kpath, "nsys stats --report nvtx_kern_sum", kcols, 3, kern_row,
+	lp_rep_file(kpath, "nsys stats --report nvtx_kern_sum", kcols, 3, kern_row,
 	    &t);
 	if (gpath && dpath) {	/* both, or no GPU is known */
-		read_rep(gpath, "nsys stats --report nvtx_gpu_proj_trace", pcols,
+		lp_rep_file(gpath, "nsys stats --report nvtx_gpu_proj_trace", pcols,
 		    3, proj_row, &t);
 		lp_qsort(t.s, t.n, sizeof *t.s, by_start);
-		read_rep(dpath, "nsys stats --report cuda_gpu_trace", gcols, 2,
+		lp_rep_file(dpath, "nsys stats --report cuda_gpu_trace", gcols, 2,
 		    gpu_row, &t);
 	}
 	np = lp_map_len(t.pids);

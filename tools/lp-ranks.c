@@ -6,6 +6,7 @@
  * nvtx_kern_sum), and across the processes of a stage the straggler: the
  * one whose time outside communication is longest, with its gap.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct proc {		/* one stage in one process */
 	char *pid;
 	const char *dev;	/* its GPU (procs.tsv), NULL if not known */
 	const char *why;	/* why not */
+	long order;		/* its row in procs.tsv */
 	double *dur;
 	size_t n, cap;
 	double kern, comm, launches;
@@ -105,23 +107,19 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 	}
 }
 
-/* Rows by GPU, then by PID as a number: the same order whichever
- * layout (one report, one per rank) the rows came from. */
+/* Rows in procs.tsv's order (by GPU, then PID), whichever layout (one
+ * report, one per rank) they came from; processes not there last, by PID. */
 static int
-by_dev(const void *x, const void *y)
+by_proc(const void *x, const void *y)
 {
 	const struct proc *a = x, *b = y;
-	int c;
 
-	if (!a->dev != !b->dev)
-		return a->dev ? -1 : 1;
-	if (a->dev && (c = strcmp(a->dev, b->dev)))
-		return c;
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
 	if (strlen(a->pid) != strlen(b->pid))
 		return strlen(a->pid) < strlen(b->pid) ? -1 : 1;
 	return strcmp(a->pid, b->pid);
 }
-
 /* procs.tsv (lp-procs): each process's GPU, or why it is not known. */
 static void
 devs_load(struct devs *d, const char *path)
@@ -150,18 +148,6 @@ devs_load(struct devs *d, const char *path)
 		n++;
 	}
 	lp_tsv_close(&t);
-	fclose(fp);
-}
-
-static void
-read_rep(const char *path, const char *what, const char *const *cols,
-    size_t n, lp_rep_fn fn, void *ctx)
-{
-	FILE *fp = fopen(path, "r");
-
-	if (!fp)
-		lp_die_sys("%s", path);
-	lp_rep_read(fp, path, what, cols, n, fn, ctx);
 	fclose(fp);
 }
 
@@ -231,10 +217,10 @@ main(int argc, char **argv)
 	}
 	free(ranges);
 	if (tpath)
-		read_rep(tpath, "nsys stats --report nvtx_pushpop_trace", tcols,
+		lp_rep_file(tpath, "nsys stats --report nvtx_pushpop_trace", tcols,
 		    3, trace_row, &t);
 	if (kpath)
-		read_rep(kpath, "nsys stats --report nvtx_kern_sum", kcols, 5,
+		lp_rep_file(kpath, "nsys stats --report nvtx_kern_sum", kcols, 5,
 		    kern_row, &t);
 	for (i = 0; i < t.n; i++) {
 		procs = t.s[i].np > procs ? t.s[i].np : procs;
@@ -242,12 +228,13 @@ main(int argc, char **argv)
 			struct proc *p = &t.s[i].p[j];
 			long k = ppath ? lp_map_get(d.idx, p->pid, -1) : -1;
 
+			p->order = k >= 0 ? k : LONG_MAX;
 			p->dev = k >= 0 ? d.dev[k] : NULL;
 			p->why = k >= 0 ? d.why[k] : ppath ? "the process is not "
 			    "in procs.tsv (it ran no kernel)" : "no procs.tsv "
 			    "(lp-procs) given";
 		}
-		lp_qsort(t.s[i].p, t.s[i].np, sizeof *t.s[i].p, by_dev);
+		lp_qsort(t.s[i].p, t.s[i].np, sizeof *t.s[i].p, by_proc);
 	}
 
 	lp_tab_meta(out, "title", "Ranks: each stage per process");

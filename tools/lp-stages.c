@@ -112,18 +112,6 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 	r->have_kern = 1;
 }
 
-static void
-read_rep(const char *path, const char *what, const char *const *cols,
-    size_t n, lp_rep_fn fn, struct st *s)
-{
-	FILE *fp = fopen(path, "r");
-
-	if (!fp)
-		lp_die_sys("%s", path);
-	lp_rep_read(fp, path, what, cols, n, fn, s);
-	fclose(fp);
-}
-
 /* Was nsys gated on the run's stage (so other stages were not captured)? */
 static const char *
 gate(const struct lp_ynode *cfg, const char *file)
@@ -199,11 +187,11 @@ main(int argc, char **argv)
 	free(ranges);
 	s.nconf = s.n;
 	if (spath)
-		read_rep(spath, "nsys stats --report nvtx_sum", sum_cols, 8,
+		lp_rep_file(spath, "nsys stats --report nvtx_sum", sum_cols, 8,
 		    sum_row, &s);
 	s.pids = lp_map_new();
 	if (kpath)
-		read_rep(kpath, "nsys stats --report nvtx_kern_sum", kern_cols, 4,
+		lp_rep_file(kpath, "nsys stats --report nvtx_kern_sum", kern_cols, 4,
 		    kern_row, &s);
 	if (live)
 		gated = gate(cfg, cpath);

@@ -149,15 +149,9 @@ main(int argc, char **argv)
 	}
 	free(names);
 	free(ranges);
-	if (tpath) {
-		FILE *fp = fopen(tpath, "r");
-
-		if (!fp)
-			lp_die_sys("%s", tpath);
-		lp_rep_read(fp, tpath, "nsys stats --report nvtx_pushpop_trace",
+	if (tpath)
+		lp_rep_file(tpath, "nsys stats --report nvtx_pushpop_trace",
 		    cols_in, 4, trace_row, &t);
-		fclose(fp);
-	}
 
 	/* decode steps seen, per process (every rank decodes every token) */
 	for (i = 0; i < t.n; i++)

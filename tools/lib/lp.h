@@ -440,6 +440,9 @@ struct lp_rep_row {
 typedef void (*lp_rep_fn)(const struct lp_rep_row *r, void *ctx);
 void lp_rep_read(FILE *fp, const char *file, const char *what,
     const char *const *cols, size_t n, lp_rep_fn fn, void *ctx);
+/* The same from a file (NULL or "-": standard input), opened and closed. */
+void lp_rep_file(const char *path, const char *what,
+    const char *const *cols, size_t n, lp_rep_fn fn, void *ctx);
 double lp_rep_time(const struct lp_rep_row *r, size_t i);  /* ns, >= 0 */
 double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */
 int lp_rep_has(const struct lp_rep_row *r, size_t i);	/* a value there */

@@ -190,23 +190,16 @@ lp_rset_nsys(struct lp_rset *rs, const char *kern_sum, const char *proj_trace)
 		"NVTX Range", "NVTX Inst", "PID", "TID" };
 	static const char *const pcols[] = { "Projected Start",
 		"Projected Duration", "Name", "PID", "?NumGPUOps" };
-	FILE *fp;
 	size_t j;
 
 	if (kern_sum) {
-		if (!(fp = fopen(kern_sum, "r")))
-			lp_die_sys("%s", kern_sum);
 		rs->seen = lp_map_new();
-		lp_rep_read(fp, kern_sum, "nsys stats --report nvtx_kern_sum",
-		    kcols, 6, kern_row, rs);
-		fclose(fp);
+		lp_rep_file(kern_sum, "nsys stats --report nvtx_kern_sum", kcols,
+		    6, kern_row, rs);
 	}
 	if (proj_trace) {
-		if (!(fp = fopen(proj_trace, "r")))
-			lp_die_sys("%s", proj_trace);
-		lp_rep_read(fp, proj_trace, "nsys stats --report "
-		    "nvtx_gpu_proj_trace", pcols, 5, proj_row, rs);
-		fclose(fp);
+		lp_rep_file(proj_trace, "nsys stats --report nvtx_gpu_proj_trace",
+		    pcols, 5, proj_row, rs);
 		for (j = 0; j < rs->n; j++)
 			lp_qsort(rs->nsys[j].in, rs->nsys[j].n, sizeof *rs->nsys[j].in,
 			    by_start);

@@ -112,6 +112,17 @@ row(const struct lp_csv_rec *rec, void *ctx)
 }
 
 void
+lp_rep_file(const char *path, const char *what, const char *const *cols,
+    size_t n, lp_rep_fn fn, void *ctx)
+{
+	const char *name;
+	FILE *fp = lp_open_in(path, &name);
+
+	lp_rep_read(fp, name, what, cols, n, fn, ctx);
+	lp_close_in(fp);
+}
+
+void
 lp_rep_read(FILE *fp, const char *file, const char *what,
     const char *const *cols, size_t n, lp_rep_fn fn, void *ctx)
 {
