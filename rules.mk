@@ -31,7 +31,7 @@ RUN ?=
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv
-LP_ARTIFACTS := config.yaml inputs.yaml env.json topn.tsv procs.tsv kernels.tsv kernels.md \
+LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
 	compare.tsv compare_stages.tsv compare.md
@@ -147,51 +147,50 @@ $(eval $(call lp_put,overrides.regions,$(LP_OVR_REG)))
 LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
 $(eval $(call lp_put,overrides.model,$(LP_OVR_MODEL)))
 
-# Import instead of profiling: IMPORT='files' names nsys exports (by their
-# report suffix), an ncu CSV export, or .nsys-rep / .ncu-rep reports.  Their
-# paths go into recipes as they are, so only plain characters are taken.
+# Import instead of profiling: IMPORT='files' names nsys and ncu CSV
+# exports or .nsys-rep / .ncu-rep reports.  lp-import reads what each file
+# is from its content (never its name) and whether they belong together,
+# and writes the lists below into import.mk, which make reads back (a
+# changed IMPORT re-makes it first).  Their paths go into recipes as they
+# are, so only plain characters are taken.
 LP_IMP := $(LP_IMPORT)
 LP_IMP_WORDS := $(subst $(comma),,$(subst $(space),,$(LP_IMP)))
 $(if $(call lp_unsafe,LP_IMP_WORDS,/ + @ = : ~),\
 	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))
-lp_imp = $(filter $(foreach s,$(1),%_$(s) %/$(s) $(s)),$(LP_IMP))
-LP_IMP_REP := $(filter %.nsys-rep,$(LP_IMP))
-LP_IMP_NCUREP := $(filter-out %_regions.ncu-rep,$(filter %.ncu-rep,$(LP_IMP)))
-LP_IMP_cuda_gpu_kern_sum := $(call lp_imp,cuda_gpu_kern_sum.csv gpukernsum.csv)
-LP_IMP_cuda_gpu_kern_sum_mangled := $(call lp_imp,cuda_gpu_kern_sum_mangled.csv)
-LP_IMP_nvtx_sum := $(call lp_imp,nvtx_sum.csv nvtxsum.csv)
-LP_IMP_nvtx_kern_sum := $(call lp_imp,nvtx_kern_sum.csv nvtxkernsum.csv)
-LP_IMP_nvtx_kern_sum_mangled := $(call lp_imp,nvtx_kern_sum_mangled.csv)
-LP_IMP_cuda_api_sum := $(call lp_imp,cuda_api_sum.csv cudaapisum.csv)
-LP_IMP_cuda_gpu_mem_time_sum := $(call lp_imp,cuda_gpu_mem_time_sum.csv gpumemtimesum.csv)
-LP_IMP_nvtx_pushpop_trace := $(call lp_imp,nvtx_pushpop_trace.csv)
-LP_IMP_nvtx_gpu_proj_trace := $(call lp_imp,nvtx_gpu_proj_trace.csv)
-# one row per kernel launch, with its device: either name spelling (the
-# demangled one when both are given)
-LP_IMP_cuda_gpu_trace := $(or $(call lp_imp,cuda_gpu_trace.csv),$(call lp_imp,cuda_gpu_trace_mangled.csv))
-# Known so that they are not taken for the ncu export; not read.
-LP_IMP_OTHER := $(call lp_imp,nvtx_gpu_proj_sum.csv nvtx_pushpop_sum.csv cuda_gpu_trace_mangled.csv)
 LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum \
 	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace
 LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled
-LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
-# ncu exports of range or app-range replay (regions) are named *_regions.
-LP_IMP_REGCSV := $(filter %_regions.csv,$(LP_IMP))
-LP_IMP_REGREP := $(filter %_regions.ncu-rep,$(LP_IMP))
-LP_IMP_NCUCSV := $(filter-out $(LP_IMP_NSYSCSV) $(LP_IMP_OTHER) $(LP_IMP_REGCSV),$(filter %.csv,$(LP_IMP)))
-# Several exports of one report (one per rank, from a per-rank capture)
-# are joined into one, header once: their rows carry PID and Device.
 $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
 	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep))
 $(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))
 
+LP_IMP_VARS := $(LP_NSYS_REPORTS) cuda_gpu_trace_mangled REP NCUREP NCUCSV REGCSV REGREP \
+	OTHER LOADED FOR PENDING
+$(foreach v,$(LP_IMP_VARS),$(eval LP_IMP_$(v) :=))
 ifneq ($(strip $(LP_IMP)),)
 LP_LIVE :=
+LP_IMP_MK := $(R)/import.mk
+# What each file is; make reads it back before anything else is made.
+$(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP) $(B)/lp-import
+	$(Q)mkdir -p $(R)
+	$(B)/lp-import $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@
+include $(LP_IMP_MK)
+# Until import.mk says what this IMPORT holds, nothing else is decided.
+ifeq ($(and $(LP_IMP_LOADED),$(filter $(LP_IMP_FOR),$(LP_IMP)),$(filter $(LP_IMP),$(LP_IMP_FOR))),)
+LP_IMP_PENDING := 1
+endif
+# one row per kernel launch, with its device: either name spelling (the
+# demangled one when both are given)
+LP_IMP_cuda_gpu_trace := $(or $(LP_IMP_cuda_gpu_trace),$(LP_IMP_cuda_gpu_trace_mangled))
+LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
+ifeq ($(LP_IMP_PENDING),)
 $(if $(and $(LP_IMP_REP),$(LP_IMP_NSYSCSV)),$(error IMPORT: give a .nsys-rep or its CSV exports, not both))
-$(if $(or $(LP_IMP_REP),$(LP_IMP_cuda_gpu_kern_sum)),,$(error IMPORT: no nsys kernel summary (*_cuda_gpu_kern_sum.csv) and no .nsys-rep among $(LP_IMP)))
-$(if $(word 2,$(LP_IMP_NCUCSV) $(LP_IMP_NCUREP)),$(error IMPORT: several ncu exports: $(LP_IMP_NCUCSV) $(LP_IMP_NCUREP)))
+$(if $(or $(LP_IMP_REP),$(LP_IMP_cuda_gpu_kern_sum)),,$(error IMPORT: no nsys kernel summary (cuda_gpu_kern_sum) and no .nsys-rep among $(LP_IMP) (make RUN=$(RUN) import.mk says what each file is)))
+$(if $(and $(LP_IMP_NCUREP),$(LP_IMP_NCUCSV)),$(error IMPORT: give an ncu report or its CSV exports, not both))
+$(if $(word 2,$(LP_IMP_NCUREP)),$(error IMPORT: several ncu reports ($(LP_IMP_NCUREP)): export each (ncu --import R --page raw --csv) and import the CSVs))
+endif
 LP_HAVE_STATS := $(LP_IMP_REP)
 LP_HAVE_NCU := $(LP_IMP_NCUCSV)$(LP_IMP_NCUREP)
 else
@@ -351,17 +350,21 @@ $(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
 $(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
 	sh $(R)/ncu/export.cmd > $@.tmp && mv $@.tmp $@
-else ifneq ($(LP_IMP_NCUCSV),)
+else ifeq ($(words $(LP_IMP_NCUCSV)),1)
 $(R)/ncu/report.csv: $(LP_IMP_NCUCSV) $(R)/vars/IMPORT | $(R)/ncu
 	cp $< $@.tmp && mv $@.tmp $@
 endif
+# One ncu export is copied in as it is; several are read where they are,
+# each result known by its file and ID.
+LP_NCU_CSVS := $(if $(word 2,$(LP_IMP_NCUCSV)),$(LP_IMP_NCUCSV),$(R)/ncu/report.csv)
 
-# Per-kernel metrics from the ncu export.
-$(R)/ncu/metrics.tsv: $(R)/ncu/report.csv $(LP_BIN)/lp-ncu2tsv
-	$(LP_BIN)/lp-ncu2tsv $< > $@.tmp && mv $@.tmp $@
+# Per-kernel metrics from the ncu exports: the launches inside the stage's
+# range, where the stage's kernels are (its push/pop stack says).
+$(R)/ncu/metrics.tsv: $(LP_NCU_CSVS) $(R)/nsys/config.yaml $(LP_BIN)/lp-ncu2tsv $(LP_BIN)/lp-nsyscmd | $(R)/ncu
+	$(LP_BIN)/lp-ncu2tsv $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@
 
 # The stage's kernels: time and calls from nsys, metrics from ncu.
-LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export $(LP_IMP_NCUCSV) (imported as $(R)/ncu/report.csv)",\
+LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export$(if $(word 2,$(LP_IMP_NCUCSV)),s) $(LP_IMP_NCUCSV)$(if $(word 2,$(LP_IMP_NCUCSV)),, (imported as $(R)/ncu/report.csv))$(if $(LP_PER_RANGE),$(comma) the launches inside the stage's range)",\
 	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)$(if $(LP_LIVE),$$(sed -n 's/^# lp: \(.*\)/; \1/p' $(R)/ncu/profile.cmd))")
 $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
 		$(R)/nsys/config.yaml $(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
@@ -396,7 +399,7 @@ LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# profiled: /-P /p' $(R)/procs.tsv)
 # The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
 # reports, with the config's gpu.* overrides.
 # An imported run has no nvidia-smi record: ncu's export names the GPU.
-LP_GPU_NCU := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(R)/ncu/report.csv,$(firstword $(LP_IMP_REGCSV))))
+LP_GPU_NCU := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_CSVS)),$(firstword $(LP_IMP_REGCSV))))
 $(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU) conf/gpus.yaml $(LP_BIN)/lp-gpu
 	$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
 	  $(R)/env.json > $@.tmp && mv $@.tmp $@

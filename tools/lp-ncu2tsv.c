@@ -1,7 +1,9 @@
 /*
- * lp-ncu2tsv: per-kernel metrics from an Nsight Compute CSV export, wide
+ * lp-ncu2tsv: per-kernel metrics from Nsight Compute CSV exports, wide
  * (--page raw) or long (--page details).  One output row per distinct
  * (kernel, device); memory grows with those, not with the launches.
+ * Several exports are several sets of launches (a result is its file and
+ * its ID); with -r only the launches inside that NVTX range count.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +12,7 @@
 
 #include "lp.h"
 
-static const char synopsis[] = "lp-ncu2tsv [file]";
+static const char synopsis[] = "lp-ncu2tsv [-r range] [file ...]";
 
 struct agg {
 	char *kernel, *device, *devname;
@@ -28,6 +30,10 @@ struct st {
 	struct lp_map *idx;
 	struct agg *a;
 	size_t n, cap;
+	const char *range;	/* -r: keep launches inside it */
+	const char *file;
+	long kept, outside, nostack;
+	struct lp_map *seen;	/* outermost ranges of launches left out */
 };
 
 static struct agg *
@@ -54,16 +60,47 @@ agg_for(struct st *s, const struct lp_ncu_result *r)
 	return &s->a[i];
 }
 
+/* Is the launch inside the range?  Its push/pop stack says; a launch of
+ * an export without one (ncu run without --nvtx) cannot be placed. */
+static int
+inside(struct st *s, const struct lp_ncu_result *r)
+{
+	char **names;
+	size_t i, n = lp_ncu_nvtx_stack(r->nvtx, &names);
+	int in = 0;
+
+	if (!n)
+		s->nostack++;
+	for (i = 0; i < n && !in; i++)
+		in = lp_nvtx_range_match(s->range, names[i]);
+	if (!in && n && lp_map_get(s->seen, names[0], -1) < 0 &&
+	    lp_map_len(s->seen) < 8)
+		lp_map_put(s->seen, names[0], 1);
+	lp_argv_free(names, n);
+	return in || !n;
+}
+
 /* Folds one launch into its kernel's totals. */
 static void
 launch(const struct lp_ncu_result *r, void *ctx)
 {
-	struct agg *a = agg_for(ctx, r);
+	struct st *s = ctx;
+	struct agg *a;
 	const struct lp_launch *l = &r->l;
 	struct lp_flops f;
 	double b;
 	int i;
 
+	if (!strcmp(r->kernel, "range"))
+		lp_die_at(LP_EXIT_DATA, s->file, r->line, 0, "a result of range "
+		    "or app-range replay (regions), not a kernel launch: "
+		    "regions.md reads it (IMPORT= sends it there)");
+	if (s->range && !inside(s, r)) {
+		s->outside++;
+		return;
+	}
+	s->kept++;
+	a = agg_for(s, r);
 	a->launches++;
 	/* durations are whole nanoseconds in ncu; scaled units only print
 	 * them with fewer digits, so rounding per launch is exact */
@@ -128,20 +165,41 @@ main(int argc, char **argv)
 	int c, k;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "h")) != -1) {
-		if (c == 'h') {
+	memset(&s, 0, sizeof s);
+	while ((c = getopt(argc, argv, "hr:")) != -1) {
+		switch (c) {
+		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
+		case 'r':
+			s.range = *optarg ? optarg : NULL;
+			break;
+		default:
+			lp_usage(synopsis);
 		}
-		lp_usage(synopsis);
 	}
-	if (argc - optind > 1)
-		lp_usage(synopsis);
-	memset(&s, 0, sizeof s);
 	s.idx = lp_map_new();
-	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_ncu_read(fp, name, launch, &s);
-	lp_close_in(fp);
+	s.seen = lp_map_new();
+	do {
+		fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+		s.file = name;
+		lp_ncu_read(fp, name, launch, &s);
+		lp_close_in(fp);
+	} while (++optind < argc);
+	if (s.range && !s.kept) {
+		struct lp_sb w = { 0 };
+
+		for (i = 0; i < lp_map_len(s.seen); i++)
+			lp_sb_printf(&w, "%s\"%s\"", i ? ", " : "",
+			    lp_map_key(s.seen, i));
+		lp_die(LP_EXIT_DATA, "%s: none of the %ld ncu results is inside "
+		    "NVTX range \"%s\" (they are in %s): profile that stage "
+		    "with ncu, or choose the stage the export holds (STAGE=)",
+		    s.file, s.outside, s.range, lp_sb_str(&w));
+	}
+	if (s.range && s.outside)
+		lp_warn("%ld ncu results outside NVTX range \"%s\" left out",
+		    s.outside, s.range);
 	lp_qsort(s.a, s.n, sizeof *s.a, cmp);
 
 	fputs("kernel\tdevice\tlaunches\tgpu_time_ns\tsm_throughput_pct\t"
@@ -186,6 +244,7 @@ main(int argc, char **argv)
 	}
 	free(s.a);
 	lp_map_free(s.idx);
+	lp_map_free(s.seen);
 	lp_close_stdout();
 	return 0;
 }

@@ -337,6 +337,16 @@ long_row(struct st *s, const struct lp_csv_rec *r)
 	if (!*id)
 		lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
 		    "row without a result ID");
+	/* ID "0" again with another kernel or process: exports of single
+	 * kernels put one after another, each numbering its launch 0 */
+	if (s->have_cur && !strcmp(id, s->cur.id) &&
+	    (strcmp(lp_csv_field(r, s->c_kernel), s->cur.kernel) ||
+	    strcmp(opt_field(r, s->c_pid), s->cur.pid)))
+		lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
+		    "result ID %s is %s here and %s on line %ld: exports put "
+		    "one after another? Give each export its own file (lp-ncu2tsv "
+		    "and IMPORT= take several)", id, lp_csv_field(r, s->c_kernel),
+		    s->cur.kernel, s->cur.line);
 	if (!s->have_cur || strcmp(id, s->cur.id)) {
 		double v;
 

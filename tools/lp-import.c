@@ -1,0 +1,997 @@
+/*
+ * lp-import: what each file of IMPORT= is, read from its content (never its
+ * name), and whether the files belong together.  Prints the make variables
+ * rules.mk includes (import.mk): the files of each nsys report, the ncu
+ * kernel exports, the ncu region exports.
+ *
+ * Belonging together: several exports of one nsys report are joined only
+ * when each is tied to its processes (the PID of its own rows, or of the
+ * exports written beside it by one "nsys stats -o BASE") and no process or
+ * GPU is in two of them, as per-rank exports of one job are; exports of
+ * different reports must agree where they overlap (launch and range counts);
+ * an ncu export must share a kernel with the nsys capture, and no ncu
+ * result may be given twice.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] = "lp-import file ...";
+
+enum kind {
+	K_NONE, K_KSUM, K_NVTX_SUM, K_NVTX_KSUM, K_API_SUM, K_MEM_SUM,
+	K_PUSHPOP, K_PROJ, K_PROJ_SUM, K_GPU_TRACE, K_API_TRACE,
+	K_NCU_KERN, K_NCU_RANGE, K_NSYS_REP, K_NCU_REP, K_NCU_REP_RANGE,
+};
+
+/* The nsys reports lp reads, as rules.mk names their variables. */
+enum rep {
+	R_KSUM, R_KSUM_M, R_NVTX_SUM, R_NVTX_KSUM, R_NVTX_KSUM_M, R_API_SUM,
+	R_MEM_SUM, R_PUSHPOP, R_PROJ, R_GPU_TRACE, R_GPU_TRACE_M, R_N
+};
+static const char *const rep_var[R_N] = {
+	"cuda_gpu_kern_sum", "cuda_gpu_kern_sum_mangled", "nvtx_sum",
+	"nvtx_kern_sum", "nvtx_kern_sum_mangled", "cuda_api_sum",
+	"cuda_gpu_mem_time_sum", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace",
+	"cuda_gpu_trace", "cuda_gpu_trace_mangled",
+};
+
+/* The names nsys stats -o BASE gives each report's file (BASE_NAME.csv),
+ * old names too: what ties the exports of one set together. */
+static const char *const suffixes[] = {
+	"cuda_gpu_kern_sum", "cuda_gpu_kern_sum_mangled", "gpukernsum",
+	"nvtx_sum", "nvtxsum", "nvtx_kern_sum", "nvtx_kern_sum_mangled",
+	"nvtxkernsum", "cuda_api_sum", "cudaapisum", "cuda_gpu_mem_time_sum",
+	"gpumemtimesum", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace",
+	"nvtx_gpu_proj_sum", "nvtx_pushpop_sum", "cuda_gpu_trace",
+	"cuda_gpu_trace_mangled", "cuda_api_trace",
+};
+
+static const char *const kind_name[] = {
+	"not an export lp knows", "nsys cuda_gpu_kern_sum", "nsys nvtx_sum",
+	"nsys nvtx_kern_sum", "nsys cuda_api_sum", "nsys cuda_gpu_mem_time_sum",
+	"nsys nvtx_pushpop_trace", "nsys nvtx_gpu_proj_trace",
+	"nsys nvtx_gpu_proj_sum (not read)", "nsys cuda_gpu_trace",
+	"nsys cuda_api_trace (not read)", "ncu kernel export",
+	"ncu range export (regions)", "nsys report", "ncu report",
+	"ncu report of regions",
+};
+
+/* Counts by name: launches of a kernel, instances of a range. */
+struct counts {
+	struct lp_map *idx;
+	double *n, *t;
+	size_t len, cap;
+};
+
+struct file {
+	const char *path;
+	char *base;		/* its export set: BASE of BASE_REPORT.csv */
+	enum kind kind;
+	int details;		/* ncu --page details */
+	int dem, mang;		/* names seen demangled, mangled */
+	int rep;		/* enum rep, or -1 */
+	struct lp_map *pids, *devs;
+	struct counts names;	/* kernels or ranges, by count */
+	struct counts sub;	/* nvtx_kern_sum: NVTX instances by range */
+	double launches, time;	/* kernel rows of a trace, summed */
+	char *procname;
+	uint64_t *keys;		/* ncu: a hash of each result */
+	size_t nkeys;
+};
+
+struct rd {
+	struct file *f;
+	struct lp_csv_hdr hdr;
+	int have;
+	long skipped, last;
+	int c[8];
+	double tf;		/* time factor to ns */
+	char *lastid;
+	int range, kern;	/* ncu results named "range", others */
+	int units;		/* the units row of --page raw was read */
+};
+
+static void
+counts_add(struct counts *c, const char *key, double n, double t, int max)
+{
+	long i = lp_map_get(c->idx, key, -1);
+
+	if (i < 0) {
+		if (c->len == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 64;
+			c->n = lp_xreallocarray(c->n, c->cap, sizeof *c->n);
+			c->t = lp_xreallocarray(c->t, c->cap, sizeof *c->t);
+		}
+		i = (long)c->len++;
+		c->n[i] = c->t[i] = 0;
+		lp_map_put(c->idx, key, i);
+	}
+	if (max)
+		c->n[i] = c->n[i] > n ? c->n[i] : n;
+	else
+		c->n[i] += n;
+	c->t[i] += t;
+}
+
+static double
+counts_get(const struct counts *c, const char *key)
+{
+	long i = lp_map_get(c->idx, key, -1);
+
+	return i < 0 ? -1 : c->n[i];
+}
+
+static int
+has(const struct lp_csv_rec *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->f[i], name))
+			return 1;
+	return 0;
+}
+
+/* The report a header is, by its columns. */
+static enum kind
+classify(const struct lp_csv_rec *r, int *details)
+{
+	*details = 0;
+	if (has(r, "ID") && has(r, "Kernel Name")) {
+		*details = has(r, "Metric Name");
+		return K_NCU_KERN;	/* or K_NCU_RANGE, by its rows */
+	}
+	if (has(r, "NVTX Range") && has(r, "Kernel Name"))
+		return K_NVTX_KSUM;
+	if (lp_csv_rec_has(r, "Total Proj Time"))
+		return K_PROJ_SUM;
+	if (lp_csv_rec_has(r, "Projected Start") && has(r, "RangeStack"))
+		return K_PROJ;
+	if (has(r, "RangeStack") && lp_csv_rec_has(r, "End") && has(r, "PID"))
+		return K_PUSHPOP;
+	if (has(r, "CorrId") && has(r, "GrdX") && has(r, "Device"))
+		return K_GPU_TRACE;
+	if ((has(r, "CorrID") || has(r, "CorrId")) && has(r, "Name") &&
+	    lp_csv_rec_has(r, "Start"))
+		return K_API_TRACE;
+	if (!lp_csv_rec_has(r, "Total Time"))
+		return K_NONE;
+	if (has(r, "Range") && has(r, "Style"))
+		return K_NVTX_SUM;
+	if (has(r, "Num Calls") && has(r, "Name"))
+		return K_API_SUM;
+	if (has(r, "Operation") && has(r, "Count"))
+		return K_MEM_SUM;
+	if (has(r, "Instances") && has(r, "Name"))
+		return K_KSUM;
+	return K_NONE;
+}
+
+static int
+col(struct rd *d, const char *name)
+{
+	int c = lp_csv_col(&d->hdr, name);
+
+	if (c < 0)
+		c = lp_csv_col_prefix(&d->hdr, name);
+	if (c < 0)
+		lp_die_at(LP_EXIT_DATA, d->f->path, d->hdr.line, 0, "no column "
+		    "\"%s\" (read as %s)", name, kind_name[d->f->kind]);
+	return c;
+}
+
+static void
+header(struct rd *d, const struct lp_csv_rec *r)
+{
+	struct file *f = d->f;
+
+	lp_csv_hdr_init(&d->hdr, r, f->path);
+	d->have = 1;
+	d->tf = 1;
+	memset(d->c, -1, sizeof d->c);
+	switch (f->kind) {
+	case K_KSUM:
+		d->c[0] = col(d, "Name");
+		d->c[1] = col(d, "Instances");
+		d->c[2] = col(d, "Total Time");
+		break;
+	case K_NVTX_SUM:
+		d->c[0] = col(d, "Range");
+		d->c[1] = col(d, "Instances");
+		d->c[3] = col(d, "Style");
+		break;
+	case K_NVTX_KSUM:
+		d->c[0] = col(d, "Kernel Name");
+		d->c[1] = col(d, "Kern Inst");
+		d->c[3] = col(d, "NVTX Range");
+		d->c[4] = col(d, "PID");
+		d->c[5] = col(d, "NVTX Inst");
+		break;
+	case K_PUSHPOP:
+		d->c[0] = col(d, "Name");
+		d->c[4] = col(d, "PID");
+		break;
+	case K_PROJ:
+		d->c[4] = col(d, "PID");
+		break;
+	case K_GPU_TRACE:
+		d->c[0] = col(d, "Name");
+		d->c[2] = col(d, "Duration");
+		d->c[5] = col(d, "Device");
+		d->c[6] = col(d, "GrdX");
+		break;
+	case K_NCU_KERN:
+		d->c[0] = col(d, "Kernel Name");
+		d->c[3] = col(d, "ID");
+		d->c[4] = lp_csv_col(&d->hdr, "Process ID");
+		d->c[5] = lp_csv_col(&d->hdr, "Process Name");
+		break;
+	default:
+		break;
+	}
+	if (d->c[2] >= 0 && lp_header_time_factor(d->hdr.names[d->c[2]],
+	    &d->tf))
+		d->tf = 1;
+}
+
+static double
+num(struct rd *d, const struct lp_csv_rec *r, int c)
+{
+	double v;
+
+	if (lp_num_parse(lp_csv_field(r, c), &v))
+		lp_die_at(LP_EXIT_DATA, d->f->path, r->line, c + 1, "%s: not a "
+		    "number: \"%s\"", d->hdr.names[c], lp_csv_field(r, c));
+	return v;
+}
+
+/* A kernel name's spelling: mangled (_Z...), demangled, or neither. */
+static void
+spelling(struct file *f, const char *name)
+{
+	if (strpbrk(name, "(< ") || strstr(name, "::"))
+		f->dem = 1;
+	else if (!strncmp(name, "_Z", 2))
+		f->mang = 1;
+}
+
+static void
+put(struct lp_map *m, const char *key)
+{
+	if (*key && lp_map_get(m, key, -1) < 0)
+		lp_map_put(m, key, 1);
+}
+
+/* FNV-1a over what makes an ncu result itself: its process, its ID and
+ * its kernel's function (one report exported with mangled names and with
+ * demangled ones is the same results). */
+static uint64_t
+result_key(const char *pid, const char *id, const char *kernel)
+{
+	const char *p[3] = { pid, id, kernel };
+	uint64_t h = 14695981039346656037ULL;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		const unsigned char *s = (const unsigned char *)p[i];
+
+		for (; *s; s++)
+			h = (h ^ *s) * 1099511628211ULL;
+		h = (h ^ 0x1f) * 1099511628211ULL;
+	}
+	return h;
+}
+
+static void
+ncu_row(struct rd *d, const struct lp_csv_rec *r)
+{
+	struct file *f = d->f;
+	const char *k = lp_csv_field(r, d->c[0]), *id = lp_csv_field(r, d->c[3]);
+	const char *pid = d->c[4] >= 0 ? lp_csv_field(r, d->c[4]) : "";
+	char *base;
+
+	if (!f->details && !d->units) {
+		d->units = 1;		/* the units row of --page raw */
+		return;
+	}
+	/* --page details: a result's rows come together */
+	if (f->details && d->lastid && !strcmp(d->lastid, id))
+		return;
+	free(d->lastid);
+	d->lastid = lp_xstrdup(id);
+	if (!strcmp(k, "range"))
+		d->range++;
+	else
+		d->kern++;
+	if (!f->procname && d->c[5] >= 0 && *lp_csv_field(r, d->c[5]))
+		f->procname = lp_xstrdup(lp_csv_field(r, d->c[5]));
+	put(f->pids, pid);
+	spelling(f, k);
+	counts_add(&f->names, k, 1, 0, 0);
+	f->keys = lp_xreallocarray(f->keys, f->nkeys + 1, sizeof *f->keys);
+	base = lp_kname_base(k);
+	f->keys[f->nkeys++] = result_key(pid, id, base);
+	free(base);
+}
+
+static int
+on_rec(const struct lp_csv_rec *r, void *ctx)
+{
+	struct rd *d = ctx;
+	struct file *f = d->f;
+	const char *name;
+
+	d->last = r->line;
+	if (!d->have) {
+		if ((f->kind = classify(r, &f->details)) != K_NONE) {
+			header(d, r);
+			return 0;
+		}
+		/* nsys stats may print a title above its header */
+		if (++d->skipped > 8)
+			return 1;
+		return 0;
+	}
+	if (r->n == 1 && !r->f[0][0])
+		return 0;
+	if (f->kind == K_NCU_KERN) {
+		ncu_row(d, r);
+		return 0;
+	}
+	lp_csv_width(&d->hdr, r->n, r->line);
+	name = d->c[0] >= 0 ? lp_csv_field(r, d->c[0]) : "";
+	switch (f->kind) {
+	case K_KSUM:
+		spelling(f, name);
+		counts_add(&f->names, name, num(d, r, d->c[1]),
+		    num(d, r, d->c[2]) * d->tf, 0);
+		break;
+	case K_NVTX_SUM:
+		if (!strcmp(lp_csv_field(r, d->c[3]), "PushPop"))
+			counts_add(&f->names, name, num(d, r, d->c[1]), 0, 0);
+		break;
+	case K_NVTX_KSUM:
+		spelling(f, name);
+		put(f->pids, lp_csv_field(r, d->c[4]));
+		counts_add(&f->names, name, num(d, r, d->c[1]), 0, 1);
+		counts_add(&f->sub, lp_csv_field(r, d->c[3]), num(d, r,
+		    d->c[5]), 0, 1);
+		break;
+	case K_PUSHPOP:
+		put(f->pids, lp_csv_field(r, d->c[4]));
+		counts_add(&f->names, name, 1, 0, 0);
+		break;
+	case K_PROJ:
+		put(f->pids, lp_csv_field(r, d->c[4]));
+		break;
+	case K_GPU_TRACE:
+		put(f->devs, lp_csv_field(r, d->c[5]));
+		if (*lp_csv_field(r, d->c[6])) {	/* a kernel, not a copy */
+			spelling(f, name);
+			f->launches++;
+			f->time += num(d, r, d->c[2]) * d->tf;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void
+on_msg(const char *line, long lineno, void *ctx)
+{
+	struct rd *d = ctx;
+
+	if (!strncmp(line, "==ERROR==", 9))
+		lp_die_at(LP_EXIT_DATA, d->f->path, lineno, 0, "ncu error "
+		    "instead of CSV: %s", line);
+}
+
+static int
+ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* BASE of BASE_REPORT.csv, the set one "nsys stats -o BASE" wrote; a
+ * file named otherwise is a set of its own. */
+static char *
+set_of(const char *path)
+{
+	size_t i, n = strlen(path);
+
+	for (i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		size_t m = strlen(suffixes[i]) + 5;	/* "_" ".csv" */
+
+		if (n > m && path[n - m] == '_' && !strncmp(path + n - m + 1,
+		    suffixes[i], m - 5) && !strcmp(path + n - 4, ".csv"))
+			return lp_xstrndup(path, n - m);
+	}
+	return lp_xstrdup(path);
+}
+
+static void
+read_file(struct file *f)
+{
+	struct rd d;
+	const char *name;
+	FILE *fp;
+
+	memset(&d, 0, sizeof d);
+	d.f = f;
+	f->pids = lp_map_new();
+	f->devs = lp_map_new();
+	f->names.idx = lp_map_new();
+	f->sub.idx = lp_map_new();
+	f->rep = -1;
+	f->base = set_of(f->path);
+	if (ends(f->path, ".nsys-rep")) {
+		f->kind = K_NSYS_REP;
+		return;
+	}
+	/* a report is binary: only ncu can read it, so its name says
+	 * which replay it holds (NAME_regions.ncu-rep) */
+	if (ends(f->path, ".ncu-rep")) {
+		f->kind = ends(f->path, "_regions.ncu-rep") ? K_NCU_REP_RANGE :
+		    K_NCU_REP;
+		return;
+	}
+	fp = lp_open_in(f->path, &name);
+	if (fp == stdin)
+		lp_die(LP_EXIT_USAGE, "IMPORT: \"-\" is not a file");
+	lp_csv_read(fp, f->path, on_rec, on_msg, &d);
+	lp_close_in(fp);
+	if (!d.have)
+		lp_die_at(LP_EXIT_DATA, f->path, d.last, 0, "neither an nsys "
+		    "stats CSV report nor an ncu CSV export: no header lp knows "
+		    "(export with nsys stats --format csv or ncu --csv)");
+	if (f->kind == K_NCU_KERN) {
+		if (d.range && d.kern)
+			lp_die(LP_EXIT_DATA, "%s: holds both kernel launches and "
+			    "ranges (\"range\" results): not one ncu export",
+			    f->path);
+		if (!d.range && !d.kern)
+			lp_die(LP_EXIT_DATA, "%s: an ncu export without results "
+			    "(did ncu profile anything?)", f->path);
+		if (d.range)
+			f->kind = K_NCU_RANGE;
+	}
+	free(d.lastid);
+	lp_csv_hdr_free(&d.hdr);
+}
+
+static int
+variant(const struct file *f)
+{
+	return f->dem ? 0 : f->mang ? 1 : -1;
+}
+
+/* Which report variable each nsys export fills. */
+static void
+assign(struct file *fs, size_t n)
+{
+	int seen[R_N] = { 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct file *f = &fs[i];
+
+		switch (f->kind) {
+		case K_KSUM:
+			f->rep = variant(f) == 1 ? R_KSUM_M : R_KSUM;
+			break;
+		case K_NVTX_KSUM:
+			f->rep = variant(f) == 1 ? R_NVTX_KSUM_M : R_NVTX_KSUM;
+			break;
+		case K_GPU_TRACE:
+			f->rep = variant(f) == 1 ? R_GPU_TRACE_M : R_GPU_TRACE;
+			break;
+		case K_NVTX_SUM: f->rep = R_NVTX_SUM; break;
+		case K_API_SUM: f->rep = R_API_SUM; break;
+		case K_MEM_SUM: f->rep = R_MEM_SUM; break;
+		case K_PUSHPOP: f->rep = R_PUSHPOP; break;
+		case K_PROJ: f->rep = R_PROJ; break;
+		default: break;
+		}
+		if (f->rep >= 0 && variant(f) != -1)
+			seen[f->rep]++;
+	}
+	/* names that read the same both ways (extern "C" kernels only) fill
+	 * the demangled report, or the mangled one beside a demangled set */
+	for (i = 0; i < n; i++) {
+		struct file *f = &fs[i];
+
+		if (variant(f) != -1 || f->rep < 0)
+			continue;
+		if ((f->rep == R_KSUM && seen[R_KSUM] && !seen[R_KSUM_M]) ||
+		    (f->rep == R_NVTX_KSUM && seen[R_NVTX_KSUM] &&
+		    !seen[R_NVTX_KSUM_M]))
+			f->rep++;
+	}
+}
+
+/* The processes of a file: its own, else those of its export set. */
+static const struct lp_map *
+procs_of(const struct file *fs, size_t n, const struct file *f)
+{
+	size_t i;
+
+	if (lp_map_len(f->pids))
+		return f->pids;
+	for (i = 0; i < n; i++)
+		if (lp_map_len(fs[i].pids) && !strcmp(fs[i].base, f->base) &&
+		    fs[i].kind != K_NCU_KERN && fs[i].kind != K_NCU_RANGE)
+			return fs[i].pids;
+	return NULL;
+}
+
+static const struct lp_map *
+devs_of(const struct file *fs, size_t n, const struct file *f)
+{
+	size_t i;
+
+	if (lp_map_len(f->devs))
+		return f->devs;
+	for (i = 0; i < n; i++)
+		if (lp_map_len(fs[i].devs) && !strcmp(fs[i].base, f->base))
+			return fs[i].devs;
+	return NULL;
+}
+
+static const char *
+shared(const struct lp_map *a, const struct lp_map *b)
+{
+	size_t i;
+
+	for (i = 0; i < lp_map_len(a); i++)
+		if (lp_map_get(b, lp_map_key(a, i), -1) >= 0)
+			return lp_map_key(a, i);
+	return NULL;
+}
+
+static void
+list_files(struct lp_sb *b, const struct file *fs, size_t n, int rep)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fs[i].rep == rep)
+			lp_sb_printf(b, " %s", fs[i].path);
+}
+
+/* Several exports of one report: joined only as disjoint processes. */
+static void
+check_join(const struct file *fs, size_t n, int rep)
+{
+	size_t i, j, k = 0;
+	struct lp_sb b = { 0 };
+
+	for (i = 0; i < n; i++)
+		k += fs[i].rep == rep;
+	if (k < 2)
+		return;
+	list_files(&b, fs, n, rep);
+	for (i = 0; i < n; i++) {
+		if (fs[i].rep != rep)
+			continue;
+		if (!procs_of(fs, n, &fs[i]))
+			lp_die(LP_EXIT_DATA, "IMPORT: %zu files are the nsys report "
+			    "%s (%s ); lp joins several exports of one report only "
+			    "when they are per-process parts of one job, shown by "
+			    "disjoint processes in an nvtx_kern_sum, "
+			    "nvtx_pushpop_trace or nvtx_gpu_proj_trace export of "
+			    "each set (nsys stats -o BASE writes BASE_REPORT.csv), "
+			    "and %s has none: import one capture's exports per run "
+			    "(make RUN=a IMPORT='...', RUN=b ...), or STAGE= to "
+			    "look at one stage of one capture", k, rep_var[rep],
+			    lp_sb_str(&b), fs[i].path);
+		for (j = i + 1; j < n; j++) {
+			const struct lp_map *p, *q;
+			const char *s;
+
+			if (fs[j].rep != rep)
+				continue;
+			p = procs_of(fs, n, &fs[i]);
+			q = procs_of(fs, n, &fs[j]);
+			if ((s = shared(p, q)))
+				lp_die(LP_EXIT_DATA, "IMPORT: %s and %s both hold "
+				    "process %s (%s): the same capture twice, or a "
+				    "whole capture and a part of it (a merged "
+				    "export and its per-rank exports, a capture "
+				    "and its per-stage subsets); import one of "
+				    "them", fs[i].path, fs[j].path, s,
+				    rep_var[rep]);
+			p = devs_of(fs, n, &fs[i]);
+			q = devs_of(fs, n, &fs[j]);
+			if (p && q && (s = shared(p, q)))
+				lp_die(LP_EXIT_DATA, "IMPORT: %s and %s ran on the "
+				    "same GPU (%s): per-rank exports of one job "
+				    "run on one GPU each; two runs are compared, "
+				    "not joined (make RUN=b BASE=a compare.md)",
+				    fs[i].path, fs[j].path, s);
+		}
+	}
+	lp_sb_free(&b);
+}
+
+/* The counts of a report, summed over its files. */
+static void
+merged(const struct file *fs, size_t n, int rep, struct counts *out,
+    struct counts *sub, const char **first)
+{
+	size_t i, j;
+
+	*first = NULL;
+	for (i = 0; i < n; i++) {
+		if (fs[i].rep != rep)
+			continue;
+		if (!*first)
+			*first = fs[i].path;
+		for (j = 0; j < fs[i].names.len; j++)
+			counts_add(out, lp_map_key(fs[i].names.idx, j),
+			    fs[i].names.n[j], fs[i].names.t[j], 0);
+		if (sub)
+			for (j = 0; j < fs[i].sub.len; j++)
+				counts_add(sub, lp_map_key(fs[i].sub.idx, j),
+				    fs[i].sub.n[j], 0, 0);
+	}
+}
+
+static void
+counts_free(struct counts *c)
+{
+	lp_map_free(c->idx);
+	free(c->n);
+	free(c->t);
+	memset(c, 0, sizeof *c);
+}
+
+static void
+counts_total(const struct counts *c, double *n, double *t)
+{
+	size_t i;
+
+	*n = *t = 0;
+	for (i = 0; i < c->len; i++) {
+		*n += c->n[i];
+		*t += c->t[i];
+	}
+}
+
+static _Noreturn void
+apart(const char *a, const char *b, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static _Noreturn void
+apart(const char *a, const char *b, const char *fmt, ...)
+{
+	struct lp_sb m = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	lp_sb_vprintf(&m, fmt, ap);
+	va_end(ap);
+	lp_die(LP_EXIT_DATA, "IMPORT: %s and %s are not exports of one capture: "
+	    "%s; import each capture as its own run (make RUN=a IMPORT=...)",
+	    a, b, lp_sb_str(&m));
+}
+
+/* Exports of different reports agree where they overlap. */
+static void
+check_together(const struct file *fs, size_t n)
+{
+	struct counts c[R_N], sub = { 0 };
+	const char *p[R_N];
+	double n1, t1, n2, t2;
+	size_t i;
+	int r, k;
+
+	memset(c, 0, sizeof c);
+	sub.idx = lp_map_new();
+	for (r = 0; r < R_N; r++) {
+		c[r].idx = lp_map_new();
+		merged(fs, n, r, &c[r], r == R_NVTX_KSUM ? &sub : NULL, &p[r]);
+	}
+	/* a report's two spellings: the same launches and time */
+	if (p[R_KSUM] && p[R_KSUM_M]) {
+		counts_total(&c[R_KSUM], &n1, &t1);
+		counts_total(&c[R_KSUM_M], &n2, &t2);
+		if (n1 != n2 || t1 != t2)
+			apart(p[R_KSUM], p[R_KSUM_M], "%.0f launches and %.0f ns "
+			    "of kernels against %.0f and %.0f", n1, t1, n2, t2);
+	}
+	/* the trace's kernels are the summary's, launch for launch */
+	for (r = R_GPU_TRACE; r <= R_GPU_TRACE_M; r++)
+		if (p[R_KSUM] && p[r]) {
+			double ln = 0, lt = 0;
+
+			for (i = 0; i < n; i++)
+				if (fs[i].rep == r) {
+					ln += fs[i].launches;
+					lt += fs[i].time;
+				}
+			counts_total(&c[R_KSUM], &n1, &t1);
+			if (ln != n1 || lt != t1)
+				apart(p[R_KSUM], p[r], "%.0f kernel launches "
+				    "(%.0f ns) in the summary, %.0f (%.0f ns) in "
+				    "the trace", n1, t1, ln, lt);
+		}
+	/* a range's kernels are among the capture's kernels */
+	for (k = 0; k < 2; k++) {
+		int ks = k ? R_KSUM_M : R_KSUM, nk = k ? R_NVTX_KSUM_M :
+		    R_NVTX_KSUM;
+
+		if (!p[ks] || !p[nk])
+			continue;
+		for (i = 0; i < c[nk].len; i++) {
+			const char *name = lp_map_key(c[nk].idx, i);
+			double all = counts_get(&c[ks], name);
+			double most = 0;
+			size_t j;
+
+			/* one file's rows: the most launches of one row */
+			for (j = 0; j < n; j++)
+				if (fs[j].rep == nk) {
+					double v = counts_get(&fs[j].names, name);
+
+					most = v > most ? v : most;
+				}
+			if (all < 0)
+				apart(p[ks], p[nk], "kernel %s runs in a range of "
+				    "the second and not in the first", name);
+			if (most > all)
+				apart(p[ks], p[nk], "kernel %s: %.0f launches in "
+				    "the whole capture, %.0f in one range", name,
+				    all, most);
+		}
+	}
+	/* the trace of push/pop ranges is the summary's, instance for
+	 * instance; nvtx_kern_sum's ranges are among them */
+	if (p[R_NVTX_SUM] && p[R_PUSHPOP])
+		for (i = 0; i < c[R_NVTX_SUM].len; i++) {
+			const char *name = lp_map_key(c[R_NVTX_SUM].idx, i);
+			double a = c[R_NVTX_SUM].n[i];
+			double b = counts_get(&c[R_PUSHPOP], name);
+
+			if (a != b)
+				apart(p[R_NVTX_SUM], p[R_PUSHPOP], "range %s: %.0f "
+				    "instances in the summary, %.0f in the trace",
+				    name, a, b < 0 ? 0 : b);
+		}
+	if (p[R_NVTX_SUM] && p[R_NVTX_KSUM])
+		for (i = 0; i < sub.len; i++) {
+			const char *name = lp_map_key(sub.idx, i);
+			double a = counts_get(&c[R_NVTX_SUM], name);
+
+			if (*name && a >= 0 && sub.n[i] > a)
+				apart(p[R_NVTX_SUM], p[R_NVTX_KSUM], "range %s: "
+				    "%.0f instances, %.0f with kernels", name, a,
+				    sub.n[i]);
+		}
+	for (r = 0; r < R_N; r++)
+		counts_free(&c[r]);
+	counts_free(&sub);
+}
+
+/* Does an ncu kernel name one of the capture's kernels?  By its whole
+ * name (as each tool demangles it), or by its function alone where the
+ * two spell names apart (mangled ncu names, demangled nsys ones): library
+ * kernels (cuBLAS, PyTorch's elementwise templates) share a function
+ * across programs, so that match is the weaker one. */
+static int
+known_kernel(const char *k, const struct lp_map *exact,
+    const struct lp_map *keys, const struct lp_map *bases)
+{
+	char *s;
+	int hit;
+
+	if (lp_map_get(exact, k, -1) >= 0)
+		return 1;
+	s = bases ? lp_kname_base(k) : lp_kname_key(k);
+	hit = lp_map_get(bases ? bases : keys, s, -1) >= 0;
+	free(s);
+	return hit;
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ncu exports: of this capture's program, and no result given twice. */
+static void
+check_ncu(const struct file *fs, size_t n)
+{
+	struct lp_map *exact = lp_map_new(), *keys = lp_map_new(),
+	    *bases = lp_map_new();
+	size_t i, j, a, b;
+	int nsys = 0, nsys_mangled = 0;
+
+	for (i = 0; i < n; i++) {
+		if (fs[i].kind != K_KSUM && fs[i].kind != K_NVTX_KSUM)
+			continue;
+		nsys = 1;
+		nsys_mangled |= fs[i].mang && !fs[i].dem;
+		for (j = 0; j < fs[i].names.len; j++) {
+			const char *k = lp_map_key(fs[i].names.idx, j);
+			char *s;
+
+			put(exact, k);
+			s = lp_kname_key(k);
+			put(keys, s);
+			free(s);
+			s = lp_kname_base(k);
+			put(bases, s);
+			free(s);
+		}
+	}
+	for (i = 0; i < n && nsys; i++) {
+		const struct file *f = &fs[i];
+
+		if (f->kind != K_NCU_KERN)
+			continue;
+		for (j = 0; j < f->names.len; j++)
+			if (known_kernel(lp_map_key(f->names.idx, j), exact, keys,
+			    f->mang && !f->dem && !nsys_mangled ? bases : NULL))
+				break;
+		if (j == f->names.len)
+			lp_die(LP_EXIT_DATA, "IMPORT: %s: none of its %zu ncu "
+			    "kernels (%s, process %s) is a kernel of the nsys "
+			    "capture: an export of another program or run? Import "
+			    "the ncu export of this capture, or none", f->path,
+			    f->names.len, lp_map_key(f->names.idx, 0),
+			    f->procname ? f->procname : "unnamed");
+	}
+	/* the same result in two exports: raw and details pages of one
+	 * report, or one export given twice */
+	for (i = 0; i < n; i++)
+		if (fs[i].nkeys)
+			lp_qsort(fs[i].keys, fs[i].nkeys, sizeof *fs[i].keys,
+			    cmp_key);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			if (!fs[i].nkeys || !fs[j].nkeys)
+				continue;
+			for (a = b = 0; a < fs[i].nkeys && b < fs[j].nkeys;) {
+				if (fs[i].keys[a] == fs[j].keys[b])
+					lp_die(LP_EXIT_DATA, "IMPORT: %s and %s hold "
+					    "the same ncu results (same process, "
+					    "result ID and kernel): two pages of "
+					    "one report, or one export twice; "
+					    "import one of them", fs[i].path,
+					    fs[j].path);
+				if (fs[i].keys[a] < fs[j].keys[b])
+					a++;
+				else
+					b++;
+			}
+		}
+	lp_map_free(exact);
+	lp_map_free(keys);
+	lp_map_free(bases);
+}
+
+/* IMPORT paths reach recipes as they are: plain characters only. */
+static void
+check_path(const char *p)
+{
+	const char *ok = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-/+@=,:~";
+
+	if (!*p || p[strspn(p, ok)])
+		lp_die(LP_EXIT_USAGE, "IMPORT: \"%s\": use paths of letters, "
+		    "digits and . _ - / + @ = , : ~ only (copy the file to a "
+		    "plain name)", p);
+}
+
+static void
+emit_var(const char *var, const struct file *fs, size_t n, int rep,
+    enum kind k1, enum kind k2)
+{
+	size_t i;
+
+	printf("LP_IMP_%s :=", var);
+	for (i = 0; i < n; i++)
+		if ((rep >= 0 && fs[i].rep == rep) || (rep < 0 &&
+		    (fs[i].kind == k1 || fs[i].kind == k2)))
+			printf(" %s", fs[i].path);
+	putchar('\n');
+}
+
+static void
+emit(const struct file *fs, size_t n)
+{
+	size_t i;
+	int r;
+
+	printf("# lp-import: what each imported file is, read from its "
+	    "content\n");
+	for (i = 0; i < n; i++) {
+		const struct file *f = &fs[i];
+
+		printf("# %s: %s%s", f->path, f->rep >= 0 ? "nsys " :
+		    kind_name[f->kind], f->rep >= 0 ? rep_var[f->rep] : "");
+		if (f->details)
+			printf(" (--page details)");
+		if (lp_map_len(f->pids)) {
+			size_t j;
+
+			printf(", process");
+			for (j = 0; j < lp_map_len(f->pids); j++)
+				printf(" %s", lp_map_key(f->pids, j));
+		}
+		putchar('\n');
+	}
+	printf("LP_IMP_LOADED := 1\n");
+	for (r = 0; r < R_N; r++)
+		emit_var(rep_var[r], fs, n, r, K_NONE, K_NONE);
+	emit_var("REP", fs, n, -1, K_NSYS_REP, K_NSYS_REP);
+	emit_var("NCUREP", fs, n, -1, K_NCU_REP, K_NCU_REP);
+	emit_var("NCUCSV", fs, n, -1, K_NCU_KERN, K_NCU_KERN);
+	emit_var("REGCSV", fs, n, -1, K_NCU_RANGE, K_NCU_RANGE);
+	emit_var("REGREP", fs, n, -1, K_NCU_REP_RANGE, K_NCU_REP_RANGE);
+	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_API_TRACE);
+}
+
+static void
+file_free(struct file *f)
+{
+	free(f->base);
+	free(f->procname);
+	free(f->keys);
+	lp_map_free(f->pids);
+	lp_map_free(f->devs);
+	counts_free(&f->names);
+	counts_free(&f->sub);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct file *fs;
+	size_t i, j, n;
+	int c, r;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "h")) != -1) {
+		if (c == 'h') {
+			printf("usage: %s\n", synopsis);
+			return 0;
+		}
+		lp_usage(synopsis);
+	}
+	if (optind == argc)
+		lp_usage(synopsis);
+	n = (size_t)(argc - optind);
+	fs = lp_xcalloc(n, sizeof *fs);
+	for (i = 0; i < n; i++) {
+		fs[i].path = argv[optind + i];
+		check_path(fs[i].path);
+		for (j = 0; j < i; j++)
+			if (!strcmp(fs[j].path, fs[i].path))
+				lp_die(LP_EXIT_USAGE, "IMPORT: %s is named twice",
+				    fs[i].path);
+		read_file(&fs[i]);
+	}
+	assign(fs, n);
+	for (r = 0; r < R_N; r++)
+		check_join(fs, n, r);
+	check_together(fs, n);
+	check_ncu(fs, n);
+	emit(fs, n);
+	for (i = 0; i < n; i++)
+		file_free(&fs[i]);
+	free(fs);
+	lp_close_stdout();
+	return 0;
+}
