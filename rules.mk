@@ -358,13 +358,15 @@ endif
 # each result known by its file and ID.
 LP_NCU_CSVS := $(if $(word 2,$(LP_IMP_NCUCSV)),$(LP_IMP_NCUCSV),$(R)/ncu/report.csv)
 
-# Per-kernel metrics from the ncu exports: the launches inside the stage's
-# range, where the stage's kernels are (its push/pop stack says).
+# Per-kernel metrics from the ncu exports.  Imported ones count only the
+# launches inside the stage's range, where the stage's kernels are (their
+# push/pop stack says); a live run's ncu was filtered to it already.
+LP_NCU_RANGE := $(if $(LP_LIVE),,$(LP_PER_RANGE))
 $(R)/ncu/metrics.tsv: $(LP_NCU_CSVS) $(R)/nsys/config.yaml $(LP_BIN)/lp-ncu2tsv $(LP_BIN)/lp-nsyscmd | $(R)/ncu
-	$(LP_BIN)/lp-ncu2tsv $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-ncu2tsv $(if $(LP_NCU_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@
 
 # The stage's kernels: time and calls from nsys, metrics from ncu.
-LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export$(if $(word 2,$(LP_IMP_NCUCSV)),s) $(LP_IMP_NCUCSV)$(if $(word 2,$(LP_IMP_NCUCSV)),, (imported as $(R)/ncu/report.csv))$(if $(LP_PER_RANGE),$(comma) the launches inside the stage's range)",\
+LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export$(if $(word 2,$(LP_IMP_NCUCSV)),s) $(LP_IMP_NCUCSV)$(if $(word 2,$(LP_IMP_NCUCSV)),, (imported as $(R)/ncu/report.csv))$(if $(LP_NCU_RANGE),$(comma) the launches inside the stage's range)",\
 	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)$(if $(LP_LIVE),$$(sed -n 's/^# lp: \(.*\)/; \1/p' $(R)/ncu/profile.cmd))")
 $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
 		$(R)/nsys/config.yaml $(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
@@ -535,7 +537,7 @@ $(LP_RD)/exports.list: $(LP_IMP_REGCSV) $(LP_IMP_REGREP) $(R)/vars/IMPORT $(LP_R
 	mv $@.tmp $@
 else
 $(LP_RD)/exports.list:
-	@echo "lp: run $(RUN) has no region profile: it imports exports without one (give an ncu export of range or app-range replay named *_regions.csv or *_regions.ncu-rep in IMPORT=)" >&2; exit 1
+	@echo "lp: run $(RUN) has no region profile: it imports exports without one (give an ncu export of range or app-range replay in IMPORT=: a CSV export, or a report named *_regions.ncu-rep)" >&2; exit 1
 endif
 
 # Each region: GPU duration against nsys's projection, kernels inside.

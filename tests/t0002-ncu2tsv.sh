@@ -165,9 +165,9 @@ bad 'ncu errors instead of CSV' 1 "ncu error instead of CSV: ==ERROR== Could not
 { head -1 "$DETAILS"; sed -n '2,20p' "$DETAILS"; sed -n '30,40p' "$DETAILS"; sed -n '21,29p' "$DETAILS"; } >"$TRASH/in.csv"
 bad 'rows of one launch apart' 1 'rows of result ID 0 are not together'
 
-test_expect_success 'usage: -h, extra files, a full disk' '
-	lp-ncu2tsv -h >out && test_grep "^usage: lp-ncu2tsv \[file\]" out &&
-	test_expect_code 2 lp-ncu2tsv a b 2>err && test_grep "^usage:" err &&
+test_expect_success 'usage: -h, a bad option, a full disk' '
+	lp-ncu2tsv -h >out && test_grep "^usage: lp-ncu2tsv \[-r range\] \[file ...\]" out &&
+	test_expect_code 2 lp-ncu2tsv -q a 2>err && test_grep "^usage:" err &&
 	test_expect_code 2 lp-ncu2tsv "$RAW" >/dev/full 2>err && test_grep "No space left" err
 '
 

@@ -122,17 +122,19 @@ test_expect_success 'the steady state and the warm-up of a region' '
 	test_cmp expect got
 '
 
-test_expect_success 'a kernel-replay export given as a region one is refused' '
+# Named like a region export, it is what its rows say: kernel launches,
+# here of another program (torch_decoder.py's GEMMs beside tinyllm).
+test_expect_success 'a kernel-replay export named as a region one is read as what it is' '
 	cp "$P/torch_prefill_gemm_raw.csv" "$TRASH/k_regions.csv" &&
 	test_must_fail lpmake RUN=imp2 "IMPORT=$(echo "$W"/tinyllm_*.csv) $TRASH/k_regions.csv" MODEL=tinyllm \
 		regions.tsv >out 2>err &&
-	test_grep "a result in no configured region .*this looks like a kernel-replay export" err &&
+	test_grep "k_regions.csv: none of its 5 ncu kernels (.*process python3.12) is a kernel of the nsys capture" err &&
 	! test -e "$S2/imp2/regions.tsv"
 '
 
 test_expect_success 'an import without region exports says what to give' '
 	test_must_fail lpmake RUN=imp3 "IMPORT=$(echo "$W"/tinyllm_*.csv)" MODEL=tinyllm regions.md >out 2>err &&
-	test_grep "has no region profile: .*named \*_regions.csv" err
+	test_grep "has no region profile: .*an ncu export of range or app-range replay" err
 '
 
 test_expect_success 'NCU_PRESET=regions is refused: it names the kernel step presets and SET=ncu_regions' '

@@ -139,8 +139,9 @@ test_expect_success 'per-rank capture (torchrun ... nsys -o r%q{RANK}): both rep
 '
 
 test_expect_success 'per-rank exports whose headers differ are refused' '
-	sed "1s/,PID,/,Pid,/" "$TP/tpr1_nvtx_pushpop_trace.csv" >x_nvtx_pushpop_trace.csv &&
-	test_must_fail lpmake RUN=tpx "IMPORT=$(echo "$TP"/tpr0_*.csv) $PWD/x_nvtx_pushpop_trace.csv" \
+	for f in "$TP"/tpr1_*.csv; do cp "$f" "x_${f##*/tpr1_}"; done &&
+	sed "1s/,Lvl,/,Level,/" "$TP/tpr1_nvtx_pushpop_trace.csv" >x_nvtx_pushpop_trace.csv &&
+	test_must_fail lpmake RUN=tpx "IMPORT=$(echo "$TP"/tpr0_*.csv $PWD/x_*.csv)" \
 		MODEL=tp-mlp ranks.tsv >out 2>err &&
 	test_grep "IMPORT: .*x_nvtx_pushpop_trace.csv: its header is not that of" err &&
 	test ! -e "$S2/tpx/ranks.tsv"

@@ -815,7 +815,7 @@ check_ncu(const struct file *fs, size_t n)
 	struct lp_map *exact = lp_map_new(), *keys = lp_map_new(),
 	    *bases = lp_map_new();
 	size_t i, j, a, b;
-	int nsys = 0, nsys_mangled = 0;
+	int nsys = 0, nsys_mangled = 0, *hit;
 
 	for (i = 0; i < n; i++) {
 		if (fs[i].kind != K_KSUM && fs[i].kind != K_NVTX_KSUM)
@@ -835,16 +835,29 @@ check_ncu(const struct file *fs, size_t n)
 			free(s);
 		}
 	}
+	/* a kernel of the capture in the export, or in another export of
+	 * the same ncu process (a demangled name can miss where another of
+	 * its kernels matches) */
+	hit = lp_xcalloc(n ? n : 1, sizeof *hit);
 	for (i = 0; i < n && nsys; i++) {
 		const struct file *f = &fs[i];
 
 		if (f->kind != K_NCU_KERN)
 			continue;
-		for (j = 0; j < f->names.len; j++)
-			if (known_kernel(lp_map_key(f->names.idx, j), exact, keys,
-			    f->mang && !f->dem && !nsys_mangled ? bases : NULL))
-				break;
-		if (j == f->names.len)
+		for (j = 0; j < f->names.len && !hit[i]; j++)
+			hit[i] = known_kernel(lp_map_key(f->names.idx, j), exact,
+			    keys, f->mang && !f->dem && !nsys_mangled ? bases : NULL);
+	}
+	for (i = 0; i < n && nsys; i++) {
+		const struct file *f = &fs[i];
+		int ok = hit[i];
+
+		if (f->kind != K_NCU_KERN)
+			continue;
+		for (j = 0; j < n && !ok; j++)
+			ok = hit[j] && fs[j].kind == K_NCU_KERN &&
+			    shared(f->pids, fs[j].pids);
+		if (!ok)
 			lp_die(LP_EXIT_DATA, "IMPORT: %s: none of its %zu ncu "
 			    "kernels (%s, process %s) is a kernel of the nsys "
 			    "capture: an export of another program or run? Import "
@@ -852,6 +865,7 @@ check_ncu(const struct file *fs, size_t n)
 			    f->names.len, lp_map_key(f->names.idx, 0),
 			    f->procname ? f->procname : "unnamed");
 	}
+	free(hit);
 	/* the same result in two exports: raw and details pages of one
 	 * report, or one export given twice */
 	for (i = 0; i < n; i++)
