@@ -19,7 +19,8 @@
 #   stakeholder_summary.md (lp-summary renders the tables)
 #   on request: ncu/regions/* regions.tsv region_work.tsv
 #   region_instances.tsv regions.md (make RUN=x regions.md), and
-#   compare.tsv compare_stages.tsv compare.md (make RUN=x BASE=y compare.md)
+#   compare.tsv compare_stages.tsv compare_verdict.tsv compare.md (make RUN=x
+#   BASE=y compare.md), and the CI gate (make RUN=x BASE=y check-regression)
 
 # The runner config is read here with awk for the two keys make itself needs
 # before any tool is built; lp-confget reads everything else.
@@ -34,8 +35,8 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv ranks.t
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
-	compare.tsv compare_stages.tsv compare.md
-LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run,$(MAKECMDGOALS)) \
+	compare.tsv compare_stages.tsv compare_verdict.tsv compare.md
+LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run check-regression,$(MAKECMDGOALS)) \
 	$(filter $(LP_STAGE2_DIR)/%,$(MAKECMDGOALS))
 
 .PHONY: run clean-run
@@ -570,30 +571,56 @@ $(R)/regions.md: $(R)/regions.tsv $(R)/region_work.tsv $(R)/region_instances.tsv
 # ---- two runs compared (make RUN=b BASE=a compare.md) ----
 
 # BASE is the run compared with, by its name in the same stage-2 folder;
-# recorded like the other settings.  Its tables must be made first (make
-# RUN=a stakeholder_summary.md): a later re-run of it refreshes this.
+# recorded like the other settings, and a prerequisite through its record
+# (vars/BASE), so switching to another base, even an older one, re-makes
+# the comparison.  Its tables must be made first (make RUN=a
+# stakeholder_summary.md): a later re-run of it refreshes this.
 LP_B := $(if $(LP_BASE),$(LP_STAGE2_DIR)/$(LP_BASE))
-LP_BASE_FILES := $(addprefix $(LP_B)/,kernels.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv \
-	env.json inputs.yaml)
+# What lp-stagediff reads of each run, in its order (lp-stagediff(1)).
+LP_CMP_STAGES := stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml
+LP_BASE_FILES := $(addprefix $(LP_B)/,kernels.tsv $(LP_CMP_STAGES))
 ifneq ($(LP_B),)
 $(LP_BASE_FILES):
 	@echo "lp: run $(LP_BASE) (BASE) has no $(@F): make RUN=$(LP_BASE) stakeholder_summary.md first" >&2; exit 1
 
 # Kernels before (BASE) and after (this run).
-$(R)/compare.tsv: $(LP_B)/kernels.tsv $(R)/kernels.tsv $(LP_BIN)/lp-diff
+$(R)/compare.tsv: $(LP_B)/kernels.tsv $(R)/kernels.tsv $(R)/vars/BASE $(LP_BIN)/lp-diff
 	$(LP_BIN)/lp-diff -n 20 $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
 
 # Stages before and after, with the noise rule.
-$(R)/compare_stages.tsv: $(filter-out %/kernels.tsv,$(LP_BASE_FILES)) $(R)/stages.tsv $(R)/steps.tsv \
-		$(R)/mfu.tsv $(R)/mbu.tsv $(R)/gpu.tsv $(R)/env.json $(R)/inputs.yaml $(LP_BIN)/lp-stagediff
-	$(LP_BIN)/lp-stagediff $(LP_B) $(R) > $@.tmp && mv $@.tmp $@
+LP_CMP_IN := $(addprefix $(LP_B)/,$(LP_CMP_STAGES)) $(addprefix $(R)/,$(LP_CMP_STAGES))
+$(R)/compare_stages.tsv: $(LP_CMP_IN) $(R)/vars/BASE $(LP_BIN)/lp-stagediff
+	$(LP_BIN)/lp-stagediff $(LP_CMP_IN) > $@.tmp && mv $@.tmp $@
 
-$(R)/compare.md: $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-summary
-	$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_stages.tsv \
-	  $(R)/compare.tsv > $@.tmp && mv $@.tmp $@
+# The verdict that opens compare.md: the largest changes, one sentence each.
+$(R)/compare_verdict.tsv: $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-verdict
+	$(LP_BIN)/lp-verdict $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@
+
+$(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-summary
+	$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
+	  $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@
+
+# The CI gate: fails when a stage's steady state or a top kernel got
+# significantly slower by more than REGRESSION percent (default 5); the
+# tools say what regressed.  Nothing is written.
+REGRESSION ?= 5
+ifneq ($(filter check-regression,$(MAKECMDGOALS)),)
+ifneq ($(if $(call lp_unsafe,REGRESSION,),,$(shell echo '$(value REGRESSION)' | grep -cxE '[0-9]+(\.[0-9]+)?')),1)
+$(error REGRESSION="$(value REGRESSION)": use a percentage, as in REGRESSION=5)
+endif
+endif
+.PHONY: check-regression
+check-regression: $(LP_CMP_IN) $(LP_B)/kernels.tsv $(R)/kernels.tsv $(LP_BIN)/lp-stagediff $(LP_BIN)/lp-diff
+	$(Q)rc=0; \
+	$(LP_BIN)/lp-stagediff -r '$(REGRESSION)' $(LP_CMP_IN) > /dev/null || rc=$$?; \
+	$(LP_BIN)/lp-diff -n 20 -r '$(REGRESSION)' $(LP_B)/kernels.tsv $(R)/kernels.tsv > /dev/null || \
+	  { r=$$?; [ $$rc -ge $$r ] || rc=$$r; }; \
+	if [ $$rc = 1 ]; then echo "lp: run $(RUN) regressed against run $(LP_BASE) (REGRESSION=$(REGRESSION) %)" >&2; \
+	elif [ $$rc = 0 ]; then echo "lp: run $(RUN) against run $(LP_BASE): no regression beyond $(REGRESSION) %"; fi; \
+	exit $$rc
 else
-$(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare.md:
-	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other compare.md" >&2; exit 1
+$(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare.md check-regression:
+	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other $(if $(filter check-regression,$@),check-regression,compare.md)" >&2; exit 1
 endif
 
 endif

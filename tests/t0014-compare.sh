@@ -77,13 +77,15 @@ test_expect_success 'stages before and after, each number again by awk from nvtx
 	L=$FIX/h200-torch-live/torch W=$FIX/h200-whole/torch &&
 	awkc "$sdiff" ${L}_nvtx_sum.csv ${W}_nvtx_sum.csv ${L}_nvtx_kern_sum.csv ${W}_nvtx_kern_sum.csv >expect &&
 	test -s expect &&
-	rows "$S2/small/compare_stages.tsv" | grep -e "wall time" -e "GPU kernel time" -e "GPU busy" -e "launches" | cut -f1-6 >got &&
+	rows "$S2/small/compare_stages.tsv" | grep -e "wall time" -e "GPU kernel time" -e "GPU busy" -e "launches" |
+		grep -v "/ decode step" | cut -f1-6 >got &&
 	test_cmp expect got
 '
 
 test_expect_success 'the runs differ in their GPU record: flagged first' '
 	test_grep "^# note: The runs differ in: GPU (NVIDIA H200 before, unknown after)" "$S2/small/compare_stages.tsv" &&
-	sed -n "/^## Stages/,/^## /p" "$S2/small/compare.md" | test_grep "^The runs differ in: GPU"
+	sed -n "/^## Stages/,/^## /p" "$S2/small/compare.md" | test_grep "^The runs differ in: GPU" &&
+	sed -n "/^## Verdict/,/^## /p" "$S2/small/compare.md" | test_grep "^1\. \*\*The runs differ in GPU"
 '
 
 test_expect_success 'a run compared with itself shows no change' '
@@ -108,7 +110,9 @@ test_expect_success 'the noise rule: a change within the instances spread is not
 	printf "# tool: lp-steps\n$s\ndecode_step\t10\t2100000\t2100000\t2000000\t2200000\tno\t476.2\n" >a/steps.tsv &&
 	printf "# tool: lp-steps\n$s\ndecode_step\t10\t1550000\t1550000\t1500000\t1600000\tno\t645.2\n" >b/steps.tsv &&
 	printf "# tool: lp-steps\n$s\ndecode_step\t10\t2000000\t2000000\t1900000\t2100000\tno\t500\n" >c/steps.tsv &&
-	lp-stagediff a b >ab.tsv && lp-stagediff a c >ac.tsv &&
+	f="stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml" &&
+	lp-stagediff $(for x in $f; do echo a/$x; done) $(for x in $f; do echo b/$x; done) >ab.tsv &&
+	lp-stagediff $(for x in $f; do echo a/$x; done) $(for x in $f; do echo c/$x; done) >ac.tsv &&
 	rows ab.tsv | grep "steady state" | cut -f3-7 >got &&
 	printf "2100000\t1550000\t-550000\t0.7381\tyes: outside the spread of the instances\n" >expect && test_cmp expect got &&
 	rows ac.tsv | grep "steady state" | cut -f7 >got &&
@@ -127,10 +131,11 @@ test_expect_success 'the noise rule on the middle halves: one slow step does not
 	s="stage\tinstances\tfirst_ns\tsteady_ns\tsteady_min_ns\tsteady_max_ns\tsteady_p25_ns\tsteady_p75_ns\twarmup" &&
 	printf "# tool: lp-steps\n$s\ndecode_step\t16\t7359257\t531216\t489857\t569131\t520000\t540000\tyes\n" >qa/steps.tsv &&
 	printf "# tool: lp-steps\n$s\ndecode_step\t16\t6923375\t457890\t440916\t566764\t450000\t466000\tyes\n" >qb/steps.tsv &&
-	lp-stagediff qa qb | awk -F"\t" "\$2 == \"steady state\" { print \$7 }" >got &&
+	f="stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml" &&
+	lp-stagediff $(for x in $f; do echo qa/$x; done) $(for x in $f; do echo qb/$x; done) | awk -F"\t" "\$2 == \"steady state\" { print \$7 }" >got &&
 	echo "yes: outside the spread of the instances" >expect && test_cmp expect got &&
 	sed "s/\t450000\t466000\t/\t450000\t525000\t/" qb/steps.tsv >qb/s && mv qb/s qb/steps.tsv &&
-	lp-stagediff qa qb | awk -F"\t" "\$2 == \"steady state\" { print \$7 }" >got &&
+	lp-stagediff $(for x in $f; do echo qa/$x; done) $(for x in $f; do echo qb/$x; done) | awk -F"\t" "\$2 == \"steady state\" { print \$7 }" >got &&
 	echo "no: within the spread of the instances" >expect && test_cmp expect got
 '
 
@@ -150,11 +155,11 @@ test_expect_success 'make: compare.md depends on both runs; re-running the base 
 	lpmake -q RUN=small compare.md &&
 	touch "$S2/big/kernels.tsv" &&
 	steps RUN=small compare.md >got &&
-	printf "lp-diff\nlp-summary\n" >expect && test_cmp expect got &&
+	printf "lp-diff\nlp-summary\nlp-verdict\n" >expect && test_cmp expect got &&
 	lpmake RUN=small compare.md >/dev/null &&
 	touch "$S2/big/steps.tsv" &&
 	steps RUN=small compare.md >got &&
-	printf "lp-stagediff\nlp-summary\n" >expect && test_cmp expect got &&
+	printf "lp-stagediff\nlp-summary\nlp-verdict\n" >expect && test_cmp expect got &&
 	lpmake RUN=small compare.md >/dev/null && lpmake -q RUN=small compare.md
 '
 

@@ -470,12 +470,12 @@ diff-long-row | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '7s/
 diff-header-only | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed 6q | 1 | ^lp-diff: k\.tsv:[0-9]+(:[0-9]+)?:
 #
 # lp-stagediff: the run against a copy of itself with one file edited
-stagediff-neg-wall | lp-stagediff $R run | run/stages.tsv | $R/stages.tsv | tsvset 10 wall_total_ns -2559013843 | 1 | ^lp-stagediff: run/stages\.tsv:10(:4)?: .*wall_total_ns
-stagediff-text-steady | lp-stagediff $R run | run/steps.tsv | $R/steps.tsv | tsvset 10 steady_ns 12abc | 1 | ^lp-stagediff: run/steps\.tsv:10(:8)?: .*steady_ns
-stagediff-no-tool | lp-stagediff $R run | run/stages.tsv | $R/stages.tsv | sed '/^# tool:/d' | 1 | ^lp-stagediff: run/stages\.tsv:[0-9]+(:[0-9]+)?: .*tool
-stagediff-mfu-long-row | lp-stagediff $R run | run/mfu.tsv | $R/mfu.tsv | sed '10s/$/\t0/' | 1 | ^lp-stagediff: run/mfu\.tsv:10(:[0-9]+)?:
-stagediff-env-dup-host | lp-stagediff $R run | run/env.json | $R/env.json | sed 's/^  "host": .*,$/&\n  "host": "vm2",/' | 1 | ^lp-stagediff: run/env\.json:5:3: .*host
-stagediff-g-neg-peak | lp-stagediff $R run | run/gpu.tsv | $R/gpu.tsv | tsvset 8 peak -989400000000000 | 1 | ^lp-stagediff: run/gpu\.tsv:8(:3)?: .*peak
+stagediff-neg-wall | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/stages.tsv | $R/stages.tsv | tsvset 10 wall_total_ns -2559013843 | 1 | ^lp-stagediff: run/stages\.tsv:10(:4)?: .*wall_total_ns
+stagediff-text-steady | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/steps.tsv | $R/steps.tsv | tsvset 10 steady_ns 12abc | 1 | ^lp-stagediff: run/steps\.tsv:10(:8)?: .*steady_ns
+stagediff-no-tool | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/stages.tsv | $R/stages.tsv | sed '/^# tool:/d' | 1 | ^lp-stagediff: run/stages\.tsv:[0-9]+(:[0-9]+)?: .*tool
+stagediff-mfu-long-row | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/mfu.tsv | $R/mfu.tsv | sed '10s/$/\t0/' | 1 | ^lp-stagediff: run/mfu\.tsv:10(:[0-9]+)?:
+stagediff-env-dup-host | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/env.json | $R/env.json | sed 's/^  "host": .*,$/&\n  "host": "vm2",/' | 1 | ^lp-stagediff: run/env\.json:5:3: .*host
+stagediff-g-neg-peak | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/gpu.tsv | $R/gpu.tsv | tsvset 8 peak -989400000000000 | 1 | ^lp-stagediff: run/gpu\.tsv:8(:3)?: .*peak
 #
 # lp-confget: the run's config.yaml (line 4: top_n_kernels: 10)
 confget-dup-key | lp-confget run.top_n_kernels c.yaml | c.yaml | $R/config.yaml | sed 's/^  top_n_kernels: 10$/&\n  top_n_kernels: 20/' | 1 | ^lp-confget: c\.yaml:5:3: .*top_n_kernels

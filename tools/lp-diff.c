@@ -2,7 +2,11 @@
  * lp-diff: compare.tsv, two runs' kernels side by side: total time, calls,
  * mean, share and SOL % before and after, the change, and the kernels that
  * appeared or vanished, biggest changes first.  Kernels are matched on
- * their mangled names where both runs have them, else on their names.
+ * their mangled names when both runs have one for every kernel, else on
+ * their (demangled) names: a run imported without the *_mangled exports
+ * has none, and keying one run by mangled and the other by demangled names
+ * would match nothing.  With -r, a gate: exit 1 when a top kernel's mean
+ * per launch got slower by more than the threshold.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,14 +15,30 @@
 
 #include "lp.h"
 
-static const char synopsis[] = "lp-diff [-n N] before/kernels.tsv after/kernels.tsv";
+static const char synopsis[] =
+    "lp-diff [-n N] [-r percent] before/kernels.tsv after/kernels.tsv";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+/* One row of a kernels.tsv, as read. */
+struct in {
+	char *name, *mangled;
+	double t, calls, sm;
+	int have_sm;
+	long line;
+};
+
+struct side {
+	const char *path;
+	struct in *r;
+	size_t n;
+	int mangled;	/* every row has a mangled name */
+};
 
 struct k {
 	char *key, *name;
 	double t[2], calls[2], sm[2];
-	int in[2], have_sm[2];
+	int in[2], have_sm[2], merged[2];
 };
 
 struct set {
@@ -26,12 +46,11 @@ struct set {
 	size_t n;
 	struct lp_map *idx;
 	double total[2];
-	int mangled[2];
-	const char *src[2];
+	size_t merged;	/* names that stand for several kernels of one run */
 };
 
 static void
-load(struct set *s, int side, const char *path)
+read_side(struct side *sd, const char *path)
 {
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, path, "make RUN=... kernels.tsv");
@@ -40,44 +59,85 @@ load(struct set *s, int side, const char *path)
 	int cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");
 	int cm = lp_csv_col(&t.hdr, "mangled");
 	int cs = lp_csv_col(&t.hdr, "sm_throughput_pct");
-	int any = 0;
 
-	s->mangled[side] = cm >= 0;
+	memset(sd, 0, sizeof *sd);
+	sd->path = path;
+	sd->mangled = cm >= 0;
 	while (lp_tsv_next(&t)) {
-		const char *m = lp_tsv_get(&t, cm);
-		/* the key is the mangled name when the run has one */
-		const char *key = cm >= 0 && *m ? m : lp_tsv_get(&t, ck);
-		long i = lp_map_get(s->idx, key, -1);
-		double tot, calls;
+		struct in *e;
 
-		if (cm < 0 || !*m)
-			s->mangled[side] = 0;
-		if (!lp_tab_num(&t, ct, &tot) || tot < 0 ||
-		    !lp_tab_num(&t, cc, &calls) || calls < 0)
+		sd->r = lp_xreallocarray(sd->r, sd->n + 1, sizeof *sd->r);
+		e = &sd->r[sd->n++];
+		memset(e, 0, sizeof *e);
+		e->name = lp_xstrdup(lp_tsv_get(&t, ck));
+		e->mangled = lp_xstrdup(lp_tsv_get(&t, cm));
+		e->line = t.line;
+		if (!*e->mangled)
+			sd->mangled = 0;
+		if (!lp_tab_num(&t, ct, &e->t) || e->t < 0 ||
+		    !lp_tab_num(&t, cc, &e->calls) || e->calls < 0)
 			lp_die_at(LP_EXIT_DATA, path, t.line, 0, "no total_ns or "
-			    "calls for \"%s\"", lp_tsv_get(&t, ck));
+			    "calls for \"%s\"", e->name);
+		e->have_sm = lp_tab_num(&t, cs, &e->sm);
+	}
+	if (!sd->n)
+		lp_die_at(LP_EXIT_DATA, path, t.line, 0, "no kernel rows");
+	lp_tsv_close(&t);
+	fclose(fp);
+}
+
+/* Rows of one run into the set, keyed by mangled name (bymangled) or by
+ * name.  Two rows of one mangled name are bad data; two rows of one
+ * demangled name (nsys abbreviates template parameters, so two kernels
+ * can read alike) are one kernel to the other run, and are summed. */
+static void
+add_side(struct set *s, int side, const struct side *sd, int bymangled)
+{
+	size_t j;
+
+	for (j = 0; j < sd->n; j++) {
+		const struct in *e = &sd->r[j];
+		const char *key = bymangled ? e->mangled : e->name;
+		long i = lp_map_get(s->idx, key, -1);
+		struct k *k;
+
 		if (i < 0) {
 			s->k = lp_xreallocarray(s->k, s->n + 1, sizeof *s->k);
 			memset(&s->k[s->n], 0, sizeof s->k[0]);
 			s->k[s->n].key = lp_xstrdup(key);
-			s->k[s->n].name = lp_xstrdup(lp_tsv_get(&t, ck));
+			s->k[s->n].name = lp_xstrdup(e->name);
 			lp_map_put(s->idx, key, (long)s->n);
 			i = (long)s->n++;
 		}
-		if (s->k[i].in[side])
-			lp_die_at(LP_EXIT_DATA, path, t.line, 0, "kernel \"%s\" "
-			    "twice", key);
-		s->k[i].in[side] = 1;
-		s->k[i].t[side] = tot;
-		s->k[i].calls[side] = calls;
-		s->k[i].have_sm[side] = lp_tab_num(&t, cs, &s->k[i].sm[side]);
-		s->total[side] += tot;
-		any = 1;
+		k = &s->k[i];
+		if (k->in[side] && bymangled)
+			lp_die_at(LP_EXIT_DATA, sd->path, e->line, 0, "kernel "
+			    "\"%s\" twice", key);
+		if (k->in[side]) {
+			if (!k->merged[side]++)
+				s->merged++;
+			k->have_sm[side] = 0;	/* two kernels' SOL % */
+		} else {
+			k->have_sm[side] = e->have_sm;
+			k->sm[side] = e->sm;
+		}
+		k->in[side] = 1;
+		k->t[side] += e->t;
+		k->calls[side] += e->calls;
+		s->total[side] += e->t;
 	}
-	if (!any)
-		lp_die_at(LP_EXIT_DATA, path, t.line, 0, "no kernel rows");
-	lp_tsv_close(&t);
-	fclose(fp);
+}
+
+static void
+free_side(struct side *sd)
+{
+	size_t j;
+
+	for (j = 0; j < sd->n; j++) {
+		free(sd->r[j].name);
+		free(sd->r[j].mangled);
+	}
+	free(sd->r);
 }
 
 static int
@@ -91,6 +151,17 @@ by_change(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+static int
+by_time(const void *x, const void *y)
+{
+	const struct k *a = *(struct k *const *)x, *b = *(struct k *const *)y;
+	double ta = fmax(a->t[0], a->t[1]), tb = fmax(b->t[0], b->t[1]);
+
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
 static void
 both(struct lp_row *r, const struct k *k, const double *v, int dec)
 {
@@ -101,6 +172,47 @@ both(struct lp_row *r, const struct k *k, const double *v, int dec)
 			lp_row_num(r, v[s], dec);
 		else
 			lp_row_na(r, "not in the %s run", s ? "after" : "before");
+}
+
+/* The gate: each of the top kernels (the n largest of either run by total
+ * time) that ran in both runs and whose mean per launch grew by more than
+ * pct percent.  Said on stderr; returns how many. */
+static size_t
+gate(const struct set *s, long top, double pct)
+{
+	struct k **by = lp_xcalloc(s->n + 1, sizeof *by);
+	size_t i, n = 0, bad = 0;
+
+	for (i = 0; i < s->n; i++)
+		by[i] = &s->k[i];
+	lp_qsort(by, s->n, sizeof *by, by_time);
+	for (i = 0; i < s->n && i < (size_t)top; i++) {
+		const struct k *k = by[i];
+		double m0, m1;
+		char *b;
+
+		if (!k->in[0] || !k->in[1] || k->calls[0] <= 0 ||
+		    k->calls[1] <= 0)
+			continue;
+		n++;
+		m0 = k->t[0] / k->calls[0];
+		m1 = k->t[1] / k->calls[1];
+		if (!(m0 > 0 && m1 > m0 * (1 + pct / 100)))
+			continue;
+		b = lp_kname_base(k->name);
+		fprintf(stderr, "lp-diff: regression: kernel %s: mean per launch "
+		    "%.2f us -> %.2f us (%+.1f %%, more than %g %%), %.0f launches "
+		    "after (%s)\n", b, m0 / 1e3, m1 / 1e3, 100 * (m1 / m0 - 1),
+		    pct, k->calls[1], k->name);
+		free(b);
+		bad++;
+	}
+	if (!bad)
+		fprintf(stderr, "lp-diff: no regression: none of the %zu top "
+		    "kernels run in both got slower per launch by more than %g "
+		    "%%\n", n, pct);
+	free(by);
+	return bad;
 }
 
 int
@@ -121,71 +233,91 @@ main(int argc, char **argv)
 		{ "before_sm_pct", "SM % before", "num1" },
 		{ "after_sm_pct", "SM % after", "num1" },
 	};
+	struct side sd[2];
 	struct set s = { 0 };
 	struct lp_row r = { 0 };
 	struct lp_sb gone = { 0 }, came = { 0 };
 	char **names, **shown;
 	long top = 20;
-	size_t i, ngone = 0, ncame = 0, shown_n;
-	int c;
+	double pct = 0;
+	size_t i, ngone = 0, ncame = 0, shown_n, nrows, bad = 0;
+	int c, bymangled;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hn:")) != -1) {
+	while ((c = getopt(argc, argv, "hn:r:")) != -1) {
 		switch (c) {
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'n': top = lp_strtonum(optarg, 1, 1000000, "-n"); break;
+		case 'r': pct = lp_strtopct(optarg, "-r"); break;
 		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind != 2)
 		lp_usage(synopsis);
+	read_side(&sd[0], argv[optind]);
+	read_side(&sd[1], argv[optind + 1]);
+	bymangled = sd[0].mangled && sd[1].mangled;
 	s.idx = lp_map_new();
-	load(&s, 0, argv[optind]);
-	load(&s, 1, argv[optind + 1]);
+	add_side(&s, 0, &sd[0], bymangled);
+	add_side(&s, 1, &sd[1], bymangled);
+	if (pct > 0)
+		bad = gate(&s, top, pct);
 	lp_qsort(s.k, s.n, sizeof *s.k, by_change);
-	for (i = 0; i < s.n; i++) {
-		if (!s.k[i].in[1]) {
-			lp_sb_printf(&gone, "%s`%s`", ngone++ ? ", " : "", s.k[i].name);
-		} else if (!s.k[i].in[0])
-			lp_sb_printf(&came, "%s`%s`", ncame++ ? ", " : "", s.k[i].name);
-	}
+	/* the rows: the largest changes, then every kernel that vanished or
+	 * appeared (each such claim is a row to check) */
 	shown_n = (size_t)top < s.n ? (size_t)top : s.n;
+	nrows = shown_n;
+	for (i = 0; i < s.n; i++) {
+		if (!s.k[i].in[1])
+			lp_sb_printf(&gone, "%s`%s`", ngone++ ? ", " : "", s.k[i].name);
+		else if (!s.k[i].in[0])
+			lp_sb_printf(&came, "%s`%s`", ncame++ ? ", " : "", s.k[i].name);
+		if (i >= shown_n && !(s.k[i].in[0] && s.k[i].in[1])) {
+			struct k tmp = s.k[nrows];
+
+			s.k[nrows++] = s.k[i];	/* keeps by_change order */
+			s.k[i] = tmp;
+		}
+	}
 
 	lp_tab_meta(out, "title", "Kernels, Before and After");
 	lp_tab_meta(out, "tool", "lp-diff");
 	lp_tab_meta(out, "source", "before: %s; after: %s (nsys time and calls, "
 	    "ncu SOL %% where profiled); matched on %s", argv[optind],
-	    argv[optind + 1], s.mangled[0] && s.mangled[1] ? "mangled names" :
-	    "names (a run without mangled names: demangled or as exported)");
+	    argv[optind + 1], bymangled ? "mangled names" : sd[0].mangled ?
+	    "demangled names (the after run has no mangled name for every "
+	    "kernel)" : sd[1].mangled ? "demangled names (the before run has "
+	    "no mangled name for every kernel)" : "demangled names (neither "
+	    "run has mangled names)");
 	lp_tab_meta(out, "note", "GPU kernel time %.3f ms before, %.3f ms after "
 	    "(%+.3f ms, %+.1f%%); %zu kernels vanished, %zu appeared; the %zu "
-	    "largest changes by absolute time below.", s.total[0] / 1e6,
+	    "largest changes by absolute time below%s.", s.total[0] / 1e6,
 	    s.total[1] / 1e6, (s.total[1] - s.total[0]) / 1e6, s.total[0] > 0 ?
 	    100 * (s.total[1] - s.total[0]) / s.total[0] : 0, ngone, ncame,
-	    shown_n);
+	    shown_n, nrows > shown_n ? ", then every other kernel that vanished "
+	    "or appeared" : "");
 	if (ngone)
 		lp_tab_meta(out, "note", "Vanished (fused or no longer run): %s.",
 		    lp_sb_str(&gone));
 	if (ncame)
 		lp_tab_meta(out, "note", "Appeared: %s.", lp_sb_str(&came));
+	if (s.merged)
+		lp_tab_meta(out, "note", "%zu names stand for several kernels of "
+		    "one run (demangled names can read alike); their rows are "
+		    "summed and show no SM %%.", s.merged);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	names = lp_xcalloc(shown_n + 1, sizeof *names);
-	shown = lp_xcalloc(shown_n + 1, sizeof *shown);
-	for (i = 0; i < shown_n; i++)
+	names = lp_xcalloc(nrows + 1, sizeof *names);
+	shown = lp_xcalloc(nrows + 1, sizeof *shown);
+	for (i = 0; i < nrows; i++)
 		names[i] = s.k[i].name;
-	lp_kname_unique(names, shown_n, 60, shown);
-	for (i = 0; i < shown_n; i++) {
+	lp_kname_unique(names, nrows, 60, shown);
+	for (i = 0; i < nrows; i++) {
 		const struct k *k = &s.k[i];
-		double mean[2], share[2];
 		int q;
 
-		for (q = 0; q < 2; q++) {
-			mean[q] = k->calls[q] > 0 ? k->t[q] / k->calls[q] : 0;
-			share[q] = s.total[q] > 0 ? 100 * k->t[q] / s.total[q] : 0;
-		}
 		lp_row_num(&r, (double)(i + 1), 0);
 		lp_row_text(&r, shown[i]);
 		lp_row_text(&r, k->name);
@@ -195,12 +327,29 @@ main(int argc, char **argv)
 		lp_row_num(&r, k->t[1] - k->t[0], 0);
 		if (k->in[0] && k->t[0] > 0)
 			lp_row_g(&r, 100 * (k->t[1] - k->t[0]) / k->t[0]);
+		else if (k->in[0])
+			lp_row_na(&r, "no time in the before run");
 		else
 			lp_row_na(&r, "not in the before run");
 		both(&r, k, k->calls, 0);
-		both(&r, k, mean, 1);
-		lp_row_g(&r, share[0]);
-		lp_row_g(&r, share[1]);
+		for (q = 0; q < 2; q++)
+			if (!k->in[q])
+				lp_row_na(&r, "not in the %s run", q ? "after" :
+				    "before");
+			else if (k->calls[q] > 0)
+				lp_row_num(&r, k->t[q] / k->calls[q], 1);
+			else
+				lp_row_na(&r, "no calls in the %s run", q ?
+				    "after" : "before");
+		for (q = 0; q < 2; q++)
+			if (!k->in[q])
+				lp_row_na(&r, "not in the %s run", q ? "after" :
+				    "before");
+			else if (s.total[q] > 0)
+				lp_row_g(&r, 100 * k->t[q] / s.total[q]);
+			else
+				lp_row_na(&r, "no kernel time in the %s run", q ?
+				    "after" : "before");
 		for (q = 0; q < 2; q++)
 			if (k->in[q] && k->have_sm[q])
 				lp_row_num(&r, k->sm[q], 2);
@@ -214,6 +363,8 @@ main(int argc, char **argv)
 		free(s.k[i].key);
 		free(s.k[i].name);
 	}
+	free_side(&sd[0]);
+	free_side(&sd[1]);
 	free(s.k);
 	free(names);
 	free(shown);
@@ -222,5 +373,5 @@ main(int argc, char **argv)
 	lp_sb_free(&came);
 	lp_sb_free(&r.b);
 	lp_tab_done(out);
-	return 0;
+	return bad ? LP_EXIT_DATA : LP_EXIT_OK;
 }

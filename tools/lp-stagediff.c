@@ -1,10 +1,14 @@
 /*
- * lp-stagediff: compare_stages.tsv, two runs' stages side by side: wall
- * time (median, mean, steady state), GPU kernel time, busy share, launches
- * per instance, tokens/s, MFU and MBU, before and after, the change and the
- * ratio, and whether the change stands out of the instances' spread (the
- * rule is in lp-stagediff(1)).  Runs on different GPUs, tools or models
- * are compared, and said so first.
+ * lp-stagediff: compare_stages.tsv, two runs' stages side by side: what
+ * each run was (GPU, tools, model, batch, prompt, decode tokens and the
+ * decode steps the trace shows), then per stage the wall time (median,
+ * mean, steady state), GPU kernel time, busy share, launches per instance,
+ * tokens/s, MFU and MBU, before and after, the change and the ratio, and
+ * whether the change stands out of the instances' spread (the rule is in
+ * lp-stagediff(1)).  decode_all totals grow with the number of decode
+ * steps, so they are given per step as well.  With -r, a gate: exit 1 when
+ * a stage's steady state got significantly slower by more than the
+ * threshold.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,36 +17,31 @@
 
 #include "lp.h"
 
-static const char synopsis[] = "lp-stagediff before-run-folder after-run-folder";
+static const char synopsis[] = "lp-stagediff [-r percent] stages.tsv steps.tsv "
+    "mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml stages.tsv steps.tsv "
+    "mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
+enum { F_STAGES, F_STEPS, F_MFU, F_MBU, F_GPU, F_ENV, F_INPUTS, F_N };
+
 struct run {
-	const char *dir;
+	char *const *f;		/* its F_N files */
 	struct lp_stagerow *st;
 	size_t n;
 	struct lp_ynode *env, *inputs;
 	char *gpu;
 	double mfu[3], mbu[3];	/* steady (else mean) per known stage */
+	double steps;		/* decode steps per decode_all; NAN unknown */
 };
 
 static const char *const known[] = { "prefill", "decode_all", "decode_step" };
 
-static char *
-file(const struct run *r, const char *name)
-{
-	struct lp_sb b = { 0 };
-
-	lp_sb_printf(&b, "%s/%s", r->dir, name);
-	return lp_sb_steal(&b);
-}
-
 /* A stage's value of a table, steady state where there is one. */
 static void
-util(struct run *r, const char *name, const char *tool, const char *steady,
-    const char *mean, double *v)
+util(const char *p, const char *tool, const char *steady, const char *mean,
+    double *v)
 {
-	char *p = file(r, name);
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, p, "make RUN=... stakeholder_summary.md");
 	int cs = lp_csv_need(&t.hdr, "stage", "an lp table");
@@ -60,34 +59,31 @@ util(struct run *r, const char *name, const char *tool, const char *steady,
 				v[k] = NAN;
 	lp_tsv_close(&t);
 	fclose(fp);
-	free(p);
 }
 
 static void
-load(struct run *r, const char *dir)
+load(struct run *r, char *const *f)
 {
-	char *a = NULL, *b = NULL, *e, *i, *g;
+	const struct lp_stagerow *all, *step;
 	struct lp_peaks pk;
 
 	memset(r, 0, sizeof *r);
-	r->dir = dir;
-	r->n = lp_stagetab_load(a = file(r, "stages.tsv"), b = file(r,
-	    "steps.tsv"), &r->st);
-	free(a);
-	free(b);
-	e = file(r, "env.json");
-	i = file(r, "inputs.yaml");
-	g = file(r, "gpu.tsv");
-	r->env = lp_yaml_load_path(e);
-	r->inputs = lp_yaml_load_path(i);
-	lp_peaks_read(&pk, g);
+	r->f = f;
+	r->n = lp_stagetab_load(f[F_STAGES], f[F_STEPS], &r->st);
+	r->env = lp_yaml_load_path(f[F_ENV]);
+	r->inputs = lp_yaml_load_path(f[F_INPUTS]);
+	lp_peaks_read(&pk, f[F_GPU]);
 	r->gpu = pk.gpu ? lp_xstrdup(pk.gpu) : NULL;
 	lp_peaks_free(&pk);
-	free(e);
-	free(i);
-	free(g);
-	util(r, "mfu.tsv", "lp-mfu", "mfu_steady_pct", "mfu_pct", r->mfu);
-	util(r, "mbu.tsv", "lp-mbu", "mbu_steady_pct", "mbu_pct", r->mbu);
+	util(f[F_MFU], "lp-mfu", "mfu_steady_pct", "mfu_pct", r->mfu);
+	util(f[F_MBU], "lp-mbu", "mbu_steady_pct", "mbu_pct", r->mbu);
+	/* what ran, from the trace: decode_step instances per decode_all */
+	all = lp_stagetab_get(r->st, r->n, "decode_all");
+	step = lp_stagetab_get(r->st, r->n, "decode_step");
+	r->steps = NAN;
+	if (step && step->inst > 0)
+		r->steps = all && all->inst > 0 ? step->inst / all->inst :
+		    step->inst;
 }
 
 static const char *
@@ -99,12 +95,42 @@ str(const struct lp_ynode *n, const char *path)
 	    !strcmp(v->s, "null")) ? v->s : "unknown";
 }
 
+/* Ten significant digits: a time in ns stays whole, a share keeps its
+ * digits. */
 static void
-differ(struct lp_sb *b, const char *what, const char *x, const char *y)
+g10(struct lp_row *r, double v)
 {
-	if (strcmp(x, y))
-		lp_sb_printf(b, "%s%s (%s before, %s after)", b->len ? "; " : "",
-		    what, x, y);
+	struct lp_sb b = { 0 };
+
+	lp_sb_printf(&b, "%.10g", v);
+	lp_row_text(r, lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+/* What a run was: one setting of each run. */
+struct what {
+	const char *metric;
+	char *x, *y;
+};
+
+#define NWHAT 8
+
+/* "# differ: SETTING<tab>BEFORE<tab>AFTER", each field on one line. */
+static void
+differ(const struct what *w)
+{
+	const char *f[3] = { w->metric, w->x, w->y }, *p;
+	int i;
+
+	fputs("# differ: ", out);
+	for (i = 0; i < 3; i++) {
+		if (i)
+			putc('\t', out);
+		for (p = f[i]; *p; p++)
+			putc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p,
+			    out);
+	}
+	putc('\n', out);
 }
 
 /* Do the instance spreads of the two runs overlap?  1 yes, 0 no, -1 not
@@ -125,18 +151,6 @@ overlap(const struct lp_stagerow *a, const struct lp_stagerow *b)
 	if (isnan(alo) || isnan(ahi) || isnan(blo) || isnan(bhi))
 		return -1;
 	return !(bhi < alo || blo > ahi);
-}
-
-/* Ten significant digits: a time in ns stays whole, a share keeps its
- * digits. */
-static void
-g10(struct lp_row *r, double v)
-{
-	struct lp_sb b = { 0 };
-
-	lp_sb_printf(&b, "%.10g", v);
-	lp_row_text(r, lp_sb_str(&b));
-	lp_sb_free(&b);
 }
 
 static void
@@ -171,6 +185,61 @@ row(struct lp_row *r, const char *stage, const char *metric, double x,
 	lp_row_end(r, out);
 }
 
+static void
+ms(struct lp_sb *b, double ns)
+{
+	lp_fmt_time(b, ns);
+}
+
+/* The gate on one stage: its steady state, significantly slower by more
+ * than pct percent (a time divided by sx before, sy after: per decode
+ * step where the runs' steps differ).  A stage without a spread (one instance) is not
+ * judged, and said so when it moved past the threshold.  1: regressed. */
+static int
+gate(const char *stage, const struct lp_stagerow *x,
+    const struct lp_stagerow *y, double pct, double sx, double sy)
+{
+	struct lp_sb b = { 0 };
+	int steady = !isnan(x->steady) && !isnan(y->steady);
+	double v0 = steady ? x->steady : x->median / sx;
+	double v1 = steady ? y->steady : y->median / sy;
+	int sig = overlap(x, y), bad = 0;
+
+	if (isnan(v0) || isnan(v1) || !(v0 > 0) || !(v1 > v0 * (1 + pct / 100)))
+		return 0;
+	lp_sb_printf(&b, "%s %s ", stage, steady ? "steady state" : sx != 1 ||
+	    sy != 1 ? "wall time / decode step" : "wall time, median");
+	ms(&b, v0);
+	lp_sb_adds(&b, " -> ");
+	ms(&b, v1);
+	lp_sb_printf(&b, " (%+.1f %%, more than %g %%)", 100 * (v1 / v0 - 1),
+	    pct);
+	if (steady && sig == 0) {
+		fprintf(stderr, "lp-stagediff: regression: %s, outside the "
+		    "spread of the instances\n", lp_sb_str(&b));
+		bad = 1;
+	} else
+		fprintf(stderr, "lp-stagediff: not judged: %s, %s\n",
+		    lp_sb_str(&b), sig > 0 ? "within the spread of the "
+		    "instances" : "no spread to test it against (one "
+		    "instance, or no per-instance trace)");
+	lp_sb_free(&b);
+	return bad;
+}
+
+/* Caller frees. */
+static char *
+numstr(double v)
+{
+	struct lp_sb b = { 0 };
+
+	if (isnan(v))
+		lp_sb_adds(&b, "unknown");
+	else
+		lp_sb_printf(&b, "%.10g", v);
+	return lp_sb_steal(&b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -180,42 +249,69 @@ main(int argc, char **argv)
 		{ "change", "Change", "q" }, { "ratio", "After / before", "x" },
 		{ "significant", "Significant", "text" }, { "unit", "Unit", "hide" },
 	};
+	static const char *const keys[][2] = {
+		{ "batch", "model.batch" },
+		{ "prompt tokens", "model.prompt_tokens" },
+		{ "decode tokens", "model.decode_tokens" },
+	};
 	struct run a, b;
 	struct lp_row r = { 0 };
+	struct what w[NWHAT];
 	struct lp_sb flags = { 0 };
-	size_t k;
-	int c;
+	double pct = 0;
+	size_t k, bad = 0, judged = 0;
+	int c, steps_differ;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "h")) != -1) {
-		if (c == 'h') {
+	while ((c = getopt(argc, argv, "hr:")) != -1) {
+		switch (c) {
+		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
+		case 'r': pct = lp_strtopct(optarg, "-r"); break;
+		default: lp_usage(synopsis);
 		}
-		lp_usage(synopsis);
 	}
-	if (argc - optind != 2)
+	if (argc - optind != 2 * F_N)
 		lp_usage(synopsis);
-	load(&a, argv[optind]);
-	load(&b, argv[optind + 1]);
-	differ(&flags, "GPU", a.gpu ? a.gpu : "unknown", b.gpu ? b.gpu :
-	    "unknown");
-	differ(&flags, "Nsight Systems", str(a.env, "nsys_version"),
-	    str(b.env, "nsys_version"));
-	differ(&flags, "Nsight Compute", str(a.env, "ncu_version"),
-	    str(b.env, "ncu_version"));
-	differ(&flags, "model", str(a.inputs, "model.name"),
-	    str(b.inputs, "model.name"));
+	load(&a, argv + optind);
+	load(&b, argv + optind + F_N);
 
 	lp_tab_meta(out, "title", "Stages, Before and After");
 	lp_tab_meta(out, "tool", "lp-stagediff");
-	lp_tab_meta(out, "source", "before: %s, after: %s (stages.tsv, steps.tsv, "
-	    "mfu.tsv and mbu.tsv of each)", a.dir, b.dir);
+	lp_tab_meta(out, "source", "before: %s, %s, %s, %s, %s, %s, %s; after: "
+	    "%s, %s, %s, %s, %s, %s, %s", a.f[0], a.f[1], a.f[2], a.f[3],
+	    a.f[4], a.f[5], a.f[6], b.f[0], b.f[1], b.f[2], b.f[3], b.f[4],
+	    b.f[5], b.f[6]);
+	/* what the runs were: flagged in a note, and rows first */
+	w[0] = (struct what){ "GPU", lp_xstrdup(a.gpu ? a.gpu : "unknown"),
+	    lp_xstrdup(b.gpu ? b.gpu : "unknown") };
+	w[1] = (struct what){ "Nsight Systems", lp_xstrdup(str(a.env,
+	    "nsys_version")), lp_xstrdup(str(b.env, "nsys_version")) };
+	w[2] = (struct what){ "Nsight Compute", lp_xstrdup(str(a.env,
+	    "ncu_version")), lp_xstrdup(str(b.env, "ncu_version")) };
+	w[3] = (struct what){ "model", lp_xstrdup(str(a.inputs, "model.name")),
+	    lp_xstrdup(str(b.inputs, "model.name")) };
+	for (k = 0; k < 3; k++)
+		w[4 + k] = (struct what){ keys[k][0], lp_xstrdup(str(a.inputs,
+		    keys[k][1])), lp_xstrdup(str(b.inputs, keys[k][1])) };
+	w[7] = (struct what){ "decode steps in the trace", numstr(a.steps),
+	    numstr(b.steps) };
+	/* each setting that differs, as data for lp-verdict(1), then said */
+	for (k = 0; k < NWHAT; k++)
+		if (strcmp(w[k].x, w[k].y)) {
+			differ(&w[k]);
+			lp_sb_printf(&flags, "%s%s (%s before, %s after)",
+			    flags.len ? "; " : "", w[k].metric, w[k].x, w[k].y);
+		}
+	steps_differ = !isnan(a.steps) && !isnan(b.steps) && a.steps != b.steps;
 	if (flags.len)
-		lp_tab_meta(out, "note", "The runs differ in: %s. They are compared "
-		    "all the same; read the changes with that in mind.",
-		    lp_sb_str(&flags));
+		lp_tab_meta(out, "note", "The runs differ in: %s. They are "
+		    "compared all the same; read the changes with that in "
+		    "mind.%s", lp_sb_str(&flags), steps_differ ? " decode_all "
+		    "totals grow with the decode steps: compare its rows per "
+		    "decode step." : "");
 	lp_tab_meta(out, "note", "Significant: a time that moved out of the "
 	    "spread of the instances. A change is not significant when the "
 	    "middle halves [p25, p75] of the two runs' steady-state instances "
@@ -249,14 +345,38 @@ main(int argc, char **argv)
 		row(&r, known[k], "GPU busy", x->busy, y->busy, "pct", -1);
 		row(&r, known[k], "launches / instance", x->launches / x->inst,
 		    y->launches / y->inst, "count", -1);
+		if (k == 1) {
+			/* decode_all: the same per decode step */
+			row(&r, known[k], "wall time / decode step", x->mean /
+			    a.steps, y->mean / b.steps, "ns", -1);
+			row(&r, known[k], "GPU kernel time / decode step",
+			    x->kernel / x->inst / a.steps, y->kernel / y->inst /
+			    b.steps, "ns", -1);
+			row(&r, known[k], "launches / decode step", x->launches /
+			    x->inst / a.steps, y->launches / y->inst / b.steps,
+			    "count", -1);
+		}
 		if (!isnan(x->tokens_per_s) || !isnan(y->tokens_per_s))
 			row(&r, known[k], "tokens/s", x->tokens_per_s,
 			    y->tokens_per_s, "tokens/s", k == 2 ? sig : -1);
 		row(&r, known[k], "MFU", a.mfu[k], b.mfu[k], "pct", -1);
 		if (k)
 			row(&r, known[k], "MBU", a.mbu[k], b.mbu[k], "pct", -1);
+		if (pct > 0) {
+			judged++;
+			bad += gate(known[k], x, y, pct, k == 1 && steps_differ ?
+			    a.steps : 1, k == 1 && steps_differ ? b.steps : 1);
+		}
 	}
+	if (pct > 0 && !bad)
+		fprintf(stderr, "lp-stagediff: no regression: no stage of the %zu "
+		    "in both runs got significantly slower in steady state by "
+		    "more than %g %%\n", judged, pct);
 	lp_sb_free(&flags);
+	for (k = 0; k < NWHAT; k++) {
+		free(w[k].x);
+		free(w[k].y);
+	}
 	lp_sb_free(&r.b);
 	lp_stagetab_free(a.st, a.n);
 	lp_stagetab_free(b.st, b.n);
@@ -267,5 +387,5 @@ main(int argc, char **argv)
 	free(a.gpu);
 	free(b.gpu);
 	lp_tab_done(out);
-	return 0;
+	return bad ? LP_EXIT_DATA : LP_EXIT_OK;
 }
