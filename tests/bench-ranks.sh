@@ -4,8 +4,10 @@
 # ranks (copies of the real two-H200 ranks, rank 1 the straggler), joined
 # per report as make joins IMPORT's per-rank files (header once); then each
 # tool of the multi-GPU tables runs on them with the arguments rules.mk
-# gives it, and the script prints its wall time (best of 3) and peak RSS
-# per N, and their growth from one N to the next.  Prints figures; asserts
+# gives it, and the script prints its wall time and CPU time (user +
+# system; each the best of 3 runs) and peak RSS per N, and their growth
+# from one N to the next (of the CPU time: on a machine shared with other
+# work the wall time moves with the load).  Prints figures; asserts
 # nothing (a table that does not come out as expected is said so).
 #
 # Needs GNU time (Debian: time; installed here when run as root) and bash 5
@@ -46,19 +48,20 @@ range=$("$bin/lp-nsyscmd" -r <"$dir/nsys.yaml")
 topn=$("$bin/lp-confget" run.top_n_kernels "$dir/ncu.yaml")
 
 # timed NAME OUT CMD...: CMD three times, output to OUT; secs is the best
-# wall time, kib the largest peak RSS (GNU time), rc the last status.
+# wall time, cpu the best user + system time, kib the largest peak RSS
+# (GNU time), rc the last status.
 timed() {
-	local name=$1 out=$2 i t0 t1 s k
+	local name=$1 out=$2 i t0 t1 u sy k
 	shift 2
-	secs= kib=0 rc=0
+	secs= cpu= kib=0 rc=0
 	for i in 1 2 3; do
 		t0=$EPOCHREALTIME
-		/usr/bin/time -f '%M' -o "$dir/rss" "$@" >"$out" 2>"$out.err" || rc=$?
+		/usr/bin/time -f '%U %S %M' -o "$dir/rss" "$@" >"$out" 2>"$out.err" || rc=$?
 		t1=$EPOCHREALTIME
 		[ "$rc" = 0 ] || { echo "  $name failed (exit $rc): $(head -n 3 "$out.err")" >&2; return 0; }
-		s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-		k=$(tail -n 1 "$dir/rss")
-		secs=$(awk -v a="$secs" -v b="$s" 'BEGIN { print a == "" || b < a ? b : a }')
+		read -r u sy k < <(tail -n 1 "$dir/rss")
+		secs=$(awk -v a="$secs" -v t0="$t0" -v t1="$t1" 'BEGIN { b = t1 - t0; printf "%.3f", a == "" || b < a ? b : a }')
+		cpu=$(awk -v a="$cpu" -v b="$u" -v c="$sy" 'BEGIN { b += c; printf "%.2f", a == "" || b < a ? b : a }')
 		[ "$k" -le "$kib" ] || kib=$k
 	done
 }
@@ -66,11 +69,10 @@ timed() {
 # The cost of starting a tool at all (GNU time, exec, dynamic linking):
 # what a run of a few ms is made of, taken off before the growth.
 timed start "$dir/start.out" "$bin/lp-procs" -h
-base=$secs
-echo "bench-ranks: starting a tool (lp-procs -h under GNU time) takes $base s; growth below is of the time less that"
+echo "bench-ranks: starting a tool (lp-procs -h under GNU time) takes $secs s wall, $cpu s CPU"
 
 tools="lp-procs lp-ranks lp-overlap lp-stages lp-topn lp-kernjoin"
-declare -A T M
+declare -A T C M
 echo "bench-ranks: N ranks of tests/gen-ranks.sh, joined per report; each tool 3 times, best wall time, peak RSS"
 for n in $ns; do
 	g=$dir/g$n j=$dir/j$n
@@ -96,32 +98,32 @@ for n in $ns; do
 
 	timed lp-procs "$j/procs.tsv" "$bin/lp-procs" -D "$device" -g "$j/nvtx_gpu_proj_trace.csv" \
 		-t "$j/cuda_gpu_trace_mangled.csv" "$j/nvtx_kern_sum.csv"
-	T[lp-procs,$n]=$secs M[lp-procs,$n]=$kib
+	T[lp-procs,$n]=$secs C[lp-procs,$n]=$cpu M[lp-procs,$n]=$kib
 	pid=$(sed -n 's/^# profiled: //p' "$j/procs.tsv")
 	timed lp-ranks "$j/ranks.tsv" "$bin/lp-ranks" -c "$dir/nsys.yaml" -o "$ops" -k "$j/nvtx_kern_sum.csv" \
 		-p "$j/procs.tsv" "$j/nvtx_pushpop_trace.csv"
-	T[lp-ranks,$n]=$secs M[lp-ranks,$n]=$kib
+	T[lp-ranks,$n]=$secs C[lp-ranks,$n]=$cpu M[lp-ranks,$n]=$kib
 	timed lp-overlap "$j/overlap.tsv" "$bin/lp-overlap" -o "$ops" "$j/cuda_gpu_trace_mangled.csv"
-	T[lp-overlap,$n]=$secs M[lp-overlap,$n]=$kib
+	T[lp-overlap,$n]=$secs C[lp-overlap,$n]=$cpu M[lp-overlap,$n]=$kib
 	timed lp-stages "$j/stages.tsv" "$bin/lp-stages" -c "$dir/nsys.yaml" -k "$j/nvtx_kern_sum.csv" \
 		"$j/nvtx_sum.csv"
-	T[lp-stages,$n]=$secs M[lp-stages,$n]=$kib
+	T[lp-stages,$n]=$secs C[lp-stages,$n]=$cpu M[lp-stages,$n]=$kib
 	timed lp-topn "$j/topn.tsv" "$bin/lp-topn" -x "$ops" -P "$pid" -n "$topn" -r "$range" \
 		"$j/nvtx_kern_sum_mangled.csv"
-	T[lp-topn,$n]=$secs M[lp-topn,$n]=$kib
+	T[lp-topn,$n]=$secs C[lp-topn,$n]=$cpu M[lp-topn,$n]=$kib
 	timed lp-kernjoin "$j/kernels.tsv" "$bin/lp-kernjoin" -d "$j/nvtx_kern_sum.csv" -P "$pid" -r "$range" \
 		"$j/nvtx_kern_sum_mangled.csv"
-	T[lp-kernjoin,$n]=$secs M[lp-kernjoin,$n]=$kib
+	T[lp-kernjoin,$n]=$secs C[lp-kernjoin,$n]=$cpu M[lp-kernjoin,$n]=$kib
 	for t in $tools; do
-		printf '  %-12s %8.3f s %8.1f MiB\n' "$t" "${T[$t,$n]:-0}" \
-			"$(awk -v k="${M[$t,$n]:-0}" 'BEGIN { print k / 1024 }')"
+		printf '  %-12s %8.3f s wall %6.2f s CPU %8.1f MiB peak RSS\n' "$t" "${T[$t,$n]:-0}" \
+			"${C[$t,$n]:-0}" "$(awk -v k="${M[$t,$n]:-0}" 'BEGIN { print k / 1024 }')"
 	done
 	# what the tables say: N processes on N GPUs, one straggler of
 	# decode_step (gen-ranks.sh's rank 1, PID 20001), N GPUs overlapped
 	awk -F'\t' -v n="$n" '
-		FILENAME ~ /procs/ && /^[0-9]/ && $2 !~ /^n\/a/ { gpus[$2] = 1; procs++ }
-		FILENAME ~ /ranks/ && $1 == "decode_step" && $NF == "yes" { slow = slow " " $2 }
-		FILENAME ~ /overlap/ && /^NVIDIA/ { ov++ }
+		FILENAME ~ /\/procs\.tsv$/ && /^[0-9]/ && $2 !~ /^n\/a/ { gpus[$2] = 1; procs++ }
+		FILENAME ~ /\/ranks\.tsv$/ && $1 == "decode_step" && $NF == "yes" { slow = slow " " $2 }
+		FILENAME ~ /\/overlap\.tsv$/ && /^NVIDIA/ { ov++ }
 		END {
 			g = length(gpus)
 			ok = procs == n && g == n && slow == " 20001" && ov == n
@@ -131,38 +133,63 @@ for n in $ns; do
 	rm -rf "$j"
 done
 
-# The growth from one N to the next: time and memory ratio, and the
-# exponent e of N^e that gives it (1 linear, 2 quadratic), of the time
-# less the start of a tool (a run of a few ms is mostly that).
+# The summary, as Markdown: each tool's wall time, CPU time and peak RSS
+# per N; then the growth of its CPU time and peak RSS from one N to the
+# next, as a factor and as the exponent e of the N^e that gives it (1
+# linear, 2 quadratic); a CPU time under 0.05 s is too short to say
+# (GNU time counts 0.01 s).
 echo
 set -- $ns
-printf '%-12s' tool
-for n in "$@"; do printf ' %12s' "N=$n"; done
+echo "wall s / CPU s / peak RSS MiB, by number of ranks"
+echo
+printf '| tool |'
+for n in "$@"; do printf ' N = %s |' "$n"; done
+echo
+printf '|---|'
+for n in "$@"; do printf -- '---:|'; done
 echo
 for t in $tools; do
-	printf '%-12s' "$t"
+	printf '| `%s` |' "$t"
 	for n in "$@"; do
-		printf ' %12s' "$(awk -v s="${T[$t,$n]}" -v k="${M[$t,$n]}" 'BEGIN { printf "%.3fs/%.1fM", s, k / 1024 }')"
+		awk -v s="${T[$t,$n]:-}" -v c="${C[$t,$n]:-}" -v k="${M[$t,$n]:-}" 'BEGIN {
+			if (s == "")
+				printf " failed |"
+			else
+				printf " %.3f / %.2f / %.1f |", s, c, k / 1024 }'
 	done
 	echo
 done
 echo
-echo "growth (time less the start x, peak RSS x; exponent of N: 1 = linear)"
+echo "growth of CPU time and peak RSS (factor, N^e)"
+echo
+printf '| tool |'
+prev=
+for n in "$@"; do
+	[ -z "$prev" ] || printf ' %s to %s |' "$prev" "$n"
+	prev=$n
+done
+echo
+printf '|---|'
+shift
+for n in "$@"; do printf -- '---|'; done
+echo
+set -- $ns
 for t in $tools; do
-	printf '%-12s' "$t"
+	printf '| `%s` |' "$t"
 	prev=
 	for n in "$@"; do
-		if [ -n "$prev" ]; then
-			printf '  %s' "$(awk -v a="${T[$t,$prev]}" -v b="${T[$t,$n]}" -v ka="${M[$t,$prev]}" \
-				-v kb="${M[$t,$n]}" -v na="$prev" -v nb="$n" -v base="$base" 'BEGIN {
-				a -= base; b -= base
-				if (a < 0.001) a = 0.001
-				if (b < 0.001) b = 0.001
-				r = b / a; m = kb / ka
-				printf "%d->%d: time %.1fx (N^%.2f), memory %.1fx (N^%.2f)", na, nb, r,
-					log(r) / log(nb / na), m, log(m) / log(nb / na)
-			}')"
-		fi
+		[ -n "$prev" ] && awk -v a="${C[$t,$prev]:-}" -v b="${C[$t,$n]:-}" -v ka="${M[$t,$prev]:-}" \
+			-v kb="${M[$t,$n]:-}" -v na="$prev" -v nb="$n" 'BEGIN {
+			x = log(nb / na)
+			if (a == "" || b == "")
+				cpu = "failed"
+			else if (a < 0.05 || b < 0.05)
+				cpu = "too short"
+			else
+				cpu = sprintf("%.1fx (N^%.2f)", b / a, log(b / a) / x)
+			mem = ka == "" || kb == "" ? "failed" : sprintf("%.1fx (N^%.2f)", kb / ka, log(kb / ka) / x)
+			printf " CPU %s, RSS %s |", cpu, mem
+		}'
 		prev=$n
 	done
 	echo
