@@ -45,7 +45,7 @@ BINS := $(TOOLS:%=$(B)/%)
 LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(wildcard tools/lib/*.c))
 UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all deps check check-gpu bench demo install uninstall clean
+.PHONY: all deps check check-gpu bench bench-ranks demo install uninstall clean
 # Objects and test binaries are kept between builds, not deleted as
 # intermediates of the pattern rules.
 .SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS))
@@ -112,9 +112,13 @@ check: $(BINS) $(UNITS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
 	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove --exec '' $(if $(V),-v,) $(UNITS) tests/t[0-9]*.sh
 
-# Time and peak memory of the parsers on growing inputs (figures only).
+# Time and peak memory of the parsers on growing inputs, and of the
+# multi-GPU tables at 8 to 1,024 ranks (figures only).
 bench: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench.sh
+	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
+bench-ranks: $(BINS)
+	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
 
 # Fuzzing with clang's libFuzzer, ASan and UBSan (tests/fuzz/README.md):
 # each harness FUZZ_TIME seconds, seeded from tests/fixtures and run over

@@ -39,6 +39,7 @@ struct dev {
 struct st {
 	struct dev d[MAX_DEV];
 	size_t n;
+	struct lp_map *idx;	/* device name -> index in d */
 	const struct lp_ops *ops;
 	double memops;
 };
@@ -115,8 +116,8 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 	struct st *s = ctx;
 	const char *dv = rr->v[2], *name = rr->v[3];
 	double start = lp_rep_time(rr, 0), dur = lp_rep_time(rr, 1);
-	struct dev *d = NULL;
-	size_t i;
+	struct dev *d;
+	long i;
 	int comm;
 
 	if (!strncmp(name, "[CUDA ", 6)) {	/* memcpy, memset */
@@ -126,15 +127,13 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 	if (!*dv)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
 		    "Device: empty for a kernel");
-	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->d[i].name, dv)) {
-			d = &s->d[i];
-			break;
-		}
-	if (!d) {
+	if ((i = lp_map_get(s->idx, dv, -1)) >= 0)
+		d = &s->d[i];
+	else {
 		if (s->n == MAX_DEV)
 			lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
 			    "more than %d devices", MAX_DEV);
+		lp_map_put(s->idx, dv, (long)s->n);
 		d = &s->d[s->n++];
 		d->name = lp_xstrdup(dv);
 		d->now = d->first = start;
@@ -204,6 +203,7 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	path = optind < argc ? argv[optind] : "-";
 	s = lp_xcalloc(1, sizeof *s);
+	s->idx = lp_map_new();
 	lp_ops_load(&ops, opath);
 	s->ops = &ops;
 	if (none) {	/* no trace: the table says why */
@@ -269,6 +269,7 @@ main(int argc, char **argv)
 		free(d->h);
 	}
 done:
+	lp_map_free(s->idx);
 	free(s);
 	lp_sb_free(&r.b);
 	lp_ops_free(&ops);

@@ -2,7 +2,9 @@
  * lp-procs: procs.tsv, the processes that ran kernels (nsys nvtx_kern_sum's
  * PIDs) and the GPU each ran on: the Device of the cuda_gpu_trace
  * operation that starts exactly where one of the process's ranges starts
- * on the GPU (nvtx_gpu_proj_trace).  With -D, the process on that device
+ * on the GPU (nvtx_gpu_proj_trace): the one device that has an operation
+ * at every such start, as with many GPUs another GPU's operation can
+ * start at the same nanosecond as one range.  With -D, the process on that device
  * is the one ncu profiles ("# profiled:"), whose kernels alone the kernel
  * tables of a multi-GPU run show.  The traces are read here once, for
  * every table that needs a process's GPU.
@@ -21,10 +23,11 @@ static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 enum { MAX_STARTS = 64, MAX_PROCS = 4096 };
 
-struct start {			/* a range's projected start, its GPU */
+struct start {			/* a range's projected start, its GPUs */
 	double t;
-	char *pid;
-	char *device;		/* the trace's Device of that start */
+	long proc;		/* index in pids */
+	long *dev;		/* index in devs of each Device with an */
+	size_t ndev;		/* operation starting at t */
 };
 
 struct proc {
@@ -34,8 +37,9 @@ struct proc {
 };
 
 struct st {
-	struct lp_map *pids;	/* processes that ran kernels */
+	struct lp_map *pids;	/* processes that ran kernels -> index */
 	struct lp_map *kept;	/* starts kept per process */
+	struct lp_map *devs;	/* Device names -> index */
 	struct start *s;
 	size_t n, cap;
 };
@@ -51,7 +55,8 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 	if (lp_map_len(t->pids) >= MAX_PROCS && lp_map_get(t->pids, pid, 0) == 0)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
 		    "more than %d processes", MAX_PROCS);
-	lp_map_put(t->pids, pid, 1);
+	if (lp_map_get(t->pids, pid, -1) < 0)
+		lp_map_put(t->pids, pid, (long)lp_map_len(t->pids));
 }
 
 static void
@@ -60,10 +65,12 @@ proj_row(const struct lp_rep_row *rr, void *ctx)
 	struct st *t = ctx;
 	const char *pid = lp_rep_pid(rr, 1);
 	long k = lp_map_get(t->kept, pid, 0);
+	long proc = lp_map_get(t->pids, pid, -1);
 	double start = lp_rep_time(rr, 0);	/* every row checked */
 	double ops = lp_rep_has(rr, 2) ? lp_rep_count(rr, 2) : 1;
 
-	if (k >= MAX_STARTS || ops == 0)
+	/* a process without kernels has no GPU to find */
+	if (k >= MAX_STARTS || ops == 0 || proc < 0)
 		return;
 	lp_map_put(t->kept, pid, k + 1);
 	if (t->n == t->cap) {
@@ -71,8 +78,9 @@ proj_row(const struct lp_rep_row *rr, void *ctx)
 		t->s = lp_xreallocarray(t->s, t->cap, sizeof *t->s);
 	}
 	t->s[t->n].t = start;
-	t->s[t->n].pid = lp_xstrdup(pid);
-	t->s[t->n].device = NULL;
+	t->s[t->n].proc = proc;
+	t->s[t->n].dev = NULL;
+	t->s[t->n].ndev = 0;
 	t->n++;
 }
 
@@ -89,40 +97,81 @@ gpu_row(const struct lp_rep_row *rr, void *ctx)
 {
 	struct st *t = ctx;
 	struct start key, *s;
+	long d;
+	size_t i;
 
 	key.t = lp_rep_time(rr, 0);
 	s = bsearch(&key, t->s, t->n, sizeof *t->s, by_start);
 	if (!s)
 		return;
+	if ((d = lp_map_get(t->devs, rr->v[1], -1)) < 0) {
+		d = (long)lp_map_len(t->devs);
+		lp_map_put(t->devs, rr->v[1], d);
+	}
 	/* every range that starts there */
 	while (s > t->s && s[-1].t == key.t)
 		s--;
-	for (; s < t->s + t->n && s->t == key.t; s++)
-		if (!s->device)
-			s->device = lp_xstrdup(rr->v[1]);
+	for (; s < t->s + t->n && s->t == key.t; s++) {
+		for (i = 0; i < s->ndev && s->dev[i] != d; i++)
+			;
+		if (i < s->ndev)
+			continue;
+		s->dev = lp_xreallocarray(s->dev, s->ndev + 1, sizeof *s->dev);
+		s->dev[s->ndev++] = d;
+	}
 }
 
-/* The GPU a process ran on: the Device of the first GPU operation of
- * its ranges, when they all agree. */
-static char *
-device_of(const struct st *t, const char *pid, const char **why)
+/* The GPU each process ran on: the device with an operation at every
+ * start of its ranges that has one (the GPU operations of one process
+ * all on one device; several devices at one start narrowed by the
+ * process's other starts).  One pass over the starts. */
+static void
+devices(const struct st *t, struct proc *p, size_t np)
 {
-	const char *dv = NULL;
-	size_t i;
+	long **cand = lp_xcalloc(np + 1, sizeof *cand);
+	size_t *ncand = lp_xcalloc(np + 1, sizeof *ncand);
+	char *seen = lp_xcalloc(np + 1, 1);
+	size_t i, j, k, m;
 
 	for (i = 0; i < t->n; i++) {
-		if (strcmp(t->s[i].pid, pid) || !t->s[i].device)
+		const struct start *s = &t->s[i];
+		size_t q = (size_t)s->proc;
+
+		if (!s->ndev)
 			continue;
-		if (dv && strcmp(dv, t->s[i].device)) {
-			*why = "its ranges' GPU operations ran on several devices";
-			return NULL;
+		if (!seen[q]) {
+			seen[q] = 1;
+			cand[q] = lp_xreallocarray(NULL, s->ndev, sizeof **cand);
+			memcpy(cand[q], s->dev, s->ndev * sizeof **cand);
+			ncand[q] = s->ndev;
+			continue;
 		}
-		dv = t->s[i].device;
+		for (j = m = 0; j < ncand[q]; j++) {
+			for (k = 0; k < s->ndev && s->dev[k] != cand[q][j]; k++)
+				;
+			if (k < s->ndev)
+				cand[q][m++] = cand[q][j];
+		}
+		ncand[q] = m;
 	}
-	if (!dv)
-		*why = "no range of the process starts at an operation of "
-		    "cuda_gpu_trace";
-	return dv ? lp_xstrdup(dv) : NULL;
+	for (i = 0; i < np; i++) {
+		if (!seen[i])
+			p[i].why = "no range of the process starts at an "
+			    "operation of cuda_gpu_trace";
+		else if (ncand[i] == 0)
+			p[i].why = "its ranges' GPU operations ran on several "
+			    "devices";
+		else if (ncand[i] > 1)
+			p[i].why = "every start of its ranges has operations of "
+			    "several devices";
+		else
+			p[i].dev = lp_xstrdup(lp_map_key(t->devs,
+			    (size_t)cand[i][0]));
+		free(cand[i]);
+	}
+	free(cand);
+	free(ncand);
+	free(seen);
 }
 
 /* Rows by GPU, then by PID as a number: the same order whichever
@@ -194,6 +243,7 @@ main(int argc, char **argv)
 	kpath = optind < argc ? argv[optind] : NULL;
 	t.pids = lp_map_new();
 	t.kept = lp_map_new();
+	t.devs = lp_map_new();
 	lp_rep_file(kpath, "nsys stats --report nvtx_kern_sum", kcols, 3, kern_row,
 	    &t);
 	if (gpath && dpath) {	/* both, or no GPU is known */
@@ -209,9 +259,9 @@ main(int argc, char **argv)
 		p[i].pid = lp_xstrdup(lp_map_key(t.pids, i));
 		p[i].why = "the run lacks the nvtx_gpu_proj_trace or the "
 		    "cuda_gpu_trace report";
-		if (gpath && dpath)
-			p[i].dev = device_of(&t, p[i].pid, &p[i].why);
 	}
+	if (gpath && dpath)
+		devices(&t, p, np);
 	lp_qsort(p, np, sizeof *p, by_dev);
 	/* the rank ncu profiles: only a question with several processes */
 	for (i = 0; np > 1 && device >= 0 && i < np; i++)
@@ -254,13 +304,12 @@ main(int argc, char **argv)
 		free(p[i].dev);
 	}
 	free(p);
-	for (i = 0; i < t.n; i++) {
-		free(t.s[i].pid);
-		free(t.s[i].device);
-	}
+	for (i = 0; i < t.n; i++)
+		free(t.s[i].dev);
 	free(t.s);
 	lp_map_free(t.pids);
 	lp_map_free(t.kept);
+	lp_map_free(t.devs);
 	lp_sb_free(&r.b);
 	lp_tab_done(out);
 	return 0;

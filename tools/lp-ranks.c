@@ -35,7 +35,8 @@ struct stage {
 	const char *name;
 	char *range;
 	struct proc *p;
-	size_t np;
+	size_t np, cap;
+	struct lp_map *idx;	/* PID -> index in p */
 };
 
 struct st {
@@ -53,12 +54,17 @@ struct devs {			/* procs.tsv: each process's GPU */
 static struct proc *
 proc_of(struct stage *g, const char *pid)
 {
-	size_t i;
+	long i;
 
-	for (i = 0; i < g->np; i++)
-		if (!strcmp(g->p[i].pid, pid))
-			return &g->p[i];
-	g->p = lp_xreallocarray(g->p, g->np + 1, sizeof *g->p);
+	if (!g->idx)
+		g->idx = lp_map_new();
+	if ((i = lp_map_get(g->idx, pid, -1)) >= 0)
+		return &g->p[i];
+	lp_map_put(g->idx, pid, (long)g->np);
+	if (g->np == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 16;
+		g->p = lp_xreallocarray(g->p, g->cap, sizeof *g->p);
+	}
 	memset(&g->p[g->np], 0, sizeof g->p[0]);
 	g->p[g->np].pid = lp_xstrdup(pid);
 	return &g->p[g->np++];
@@ -346,6 +352,7 @@ main(int argc, char **argv)
 		}
 		free(t.s[i].p);
 		free(t.s[i].range);
+		lp_map_free(t.s[i].idx);
 	}
 	for (i = 0; d.idx && i < lp_map_len(d.idx); i++) {
 		free(d.dev[i]);
