@@ -296,11 +296,12 @@ $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.nsys-r
 	$(Q)rm -f $(LP_NS)*.csv && mv $(R)/nsys/stats.tmp/report_*.csv $(R)/nsys/
 	$(Q)mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log && rm -rf $(R)/nsys/stats.tmp
 else
-# Imported exports are copied in under the names nsys stats would use.
+# Imported exports are copied in under the names nsys stats would use;
+# per-process parts of one job (lp-import checked that they are) are
+# joined, header once, in one pass.
+LP_JOIN_AWK = FNR == 1 { if (NR == 1) { h = $$0; f = FILENAME; print; next } if ($$0 != h) { print "IMPORT: " FILENAME ": its header is not that of " f > "/dev/stderr"; exit 1 } next } { print }
 $(foreach r,$(LP_HAVE_REPORTS),$(eval $(LP_NS)$(r).csv: $(LP_IMP_$(r)) $(R)/vars/IMPORT | $(R)/nsys ; \
-	$(if $(word 2,$(LP_IMP_$(r))),$$(Q)h=$$$$(head -n 1 $$<) && for f in $$(LP_IMP_$(r)); do \
-	  [ "$$$$(head -n 1 $$$$f)" = "$$$$h" ] || { echo "IMPORT: $$$$f: its header is not that of $$<" >&2; exit 1; }; done && \
-	  { echo "$$$$h"; for f in $$(LP_IMP_$(r)); do tail -n +2 $$$$f; done; } > $$@.tmp && mv $$@.tmp $$@,\
+	$(if $(word 2,$(LP_IMP_$(r))),awk '$$(LP_JOIN_AWK)' $$(LP_IMP_$(r)) > $$@.tmp && mv $$@.tmp $$@,\
 	cp $$< $$@.tmp && mv $$@.tmp $$@)))
 endif
 

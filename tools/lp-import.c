@@ -447,6 +447,11 @@ read_file(struct file *f)
 	if (fp == stdin)
 		lp_die(LP_EXIT_USAGE, "IMPORT: \"-\" is not a file");
 	lp_csv_read(fp, f->path, on_rec, on_msg, &d);
+	/* every tool ends its export with a newline: without one, the last
+	 * row may be cut inside a field and read as whole */
+	if (fseek(fp, -1, SEEK_END) == 0 && fgetc(fp) != '\n')
+		lp_die_at(LP_EXIT_DATA, f->path, d.last, 0, "no newline at the "
+		    "end: the export was cut off (copy it again whole)");
 	lp_close_in(fp);
 	if (!d.have)
 		lp_die_at(LP_EXIT_DATA, f->path, d.last, 0, "neither an nsys "
