@@ -147,10 +147,14 @@ main(int argc, char **argv)
 	load(&s, 1, argv[optind + 1]);
 	lp_qsort(s.k, s.n, sizeof *s.k, by_change);
 	for (i = 0; i < s.n; i++) {
+		/* code spans of the note, which lp-summary renders */
 		if (!s.k[i].in[1]) {
-			lp_sb_printf(&gone, "%s`%s`", ngone++ ? ", " : "", s.k[i].name);
-		} else if (!s.k[i].in[0])
-			lp_sb_printf(&came, "%s`%s`", ncame++ ? ", " : "", s.k[i].name);
+			lp_sb_adds(&gone, ngone++ ? ", " : "");
+			lp_md_code(&gone, s.k[i].name, 0);
+		} else if (!s.k[i].in[0]) {
+			lp_sb_adds(&came, ncame++ ? ", " : "");
+			lp_md_code(&came, s.k[i].name, 0);
+		}
 	}
 	shown_n = (size_t)top < s.n ? (size_t)top : s.n;
 
