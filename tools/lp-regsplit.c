@@ -29,17 +29,6 @@ csvf(FILE *fp, const char *s)
 	putc('"', fp);
 }
 
-/* A number only in a column that holds numbers and where JSON can say it
- * as written; a region named "007" or ".5" stays a string. */
-static void
-jsonv(FILE *fp, const char *s, int num)
-{
-	if (num && lp_json_isnum(s))
-		fputs(s, fp);
-	else
-		lp_json_str(fp, s);
-}
-
 /* The region of a path "a > b > c": what follows the last " > ". */
 static const char *
 leaf_of(const char *p)
@@ -231,7 +220,9 @@ main(int argc, char **argv)
 				fprintf(f[2], "%s", i ? ", " : "");
 				lp_json_str(f[2], t.hdr.names[i]);
 				fputs(": ", f[2]);
-				jsonv(f[2], v, show[i]);
+				/* a number only in a column of numbers: a
+				 * region named "007" stays a string */
+				lp_json_val(f[2], v, show[i]);
 			}
 			putc('\n', f[0]);
 			fprintf(f[1], "%s\n", lp_sb_str(&md));

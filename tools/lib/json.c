@@ -70,3 +70,12 @@ lp_json_isnum(const char *s)
 	}
 	return !*s;
 }
+
+void
+lp_json_val(FILE *fp, const char *s, int num)
+{
+	if (num && lp_json_isnum(s))
+		fputs(s, fp);
+	else
+		lp_json_str(fp, s);
+}

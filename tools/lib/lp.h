@@ -251,6 +251,8 @@ void lp_xml_text(struct lp_sb *b, const char *s);
 void lp_json_str(FILE *fp, const char *s);
 /* Is s a number as JSON writes numbers (no "007", ".5", "+1", "inf")? */
 int lp_json_isnum(const char *s);
+/* A cell: bare where num and lp_json_isnum, else a string. */
+void lp_json_val(FILE *fp, const char *s, int num);
 
 /* sh.c: POSIX shell words. */
 void lp_sh_quote(struct lp_sb *b, const char *word);
