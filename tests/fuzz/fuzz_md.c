@@ -4,7 +4,7 @@
  * a sentence, a list item), read back by cmark-gfm with GitHub's tables,
  * the parser GitHub renders with.  The document must hold no HTML, no
  * link or image, one table of one row of three cells, and the code cell
- * the name exactly (tabs and line ends as spaces, bytes that are not
+ * the name exactly (unless a run of 80 backticks makes it text) (tabs and line ends as spaces, bytes that are not
  * UTF-8 and control characters as U+FFFD).
  */
 #include <string.h>
@@ -75,6 +75,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	cmark_parser *p;
 	cmark_node *root, *row, *cell, *code;
 	const char *s;
+	size_t i, run, most;
 
 	if (!table) {
 		cmark_gfm_core_extensions_ensure_registered();
@@ -112,7 +113,11 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	cell = cmark_node_first_child(row);
 	code = cmark_node_first_child(cell);
 	clean(&want, s);
-	if (*s) {
+	/* a run of 80 backticks or more is beyond cmark's code spans: text */
+	for (i = run = most = 0; s[i]; i++)
+		if ((run = s[i] == '`' ? run + 1 : 0) > most)
+			most = run;
+	if (*s && most < 80) {
 		if (!code || strcmp(cmark_node_get_type_string(code), "code") ||
 		    cmark_node_next(code))
 			fail("the code cell is not one code span", lp_sb_str(&doc));

@@ -10,7 +10,8 @@
  *   lp_md_code    a code span of any string: fenced with one backtick more
  *                 than the longest run inside, padded with a space where
  *                 it starts or ends with a backtick; in a table, "|" as "\|"
- *                 (cmark-gfm takes that out before it reads the cell)
+ *                 (cmark-gfm takes that out before it reads the cell); a
+ *                 run of 80 backticks or more (cmark's limit) makes it text
  *   lp_md_inline  lp's own sentences (table notes, findings): plain text in
  *                 which backtick-fenced spans, paired as CommonMark pairs
  *                 them, are code; each part is written by the two above
@@ -86,6 +87,12 @@ code_n(struct lp_sb *b, const char *s, size_t len, int table)
 		if (!space(s[i]))
 			blank = 0;
 	}
+	/* cmark closes no span fenced with more than 80 backticks: such a
+	 * name is written as text */
+	if (most >= 80) {
+		text_n(b, s, len);
+		return;
+	}
 	/* CommonMark takes one space off each end when both ends have one */
 	pad = s[0] == '`' || s[len - 1] == '`' ||
 	    (space(s[0]) && space(s[len - 1]) && !blank);
@@ -126,7 +133,7 @@ void
 lp_md_inline(struct lp_sb *b, const char *s, int table)
 {
 	while (*s) {
-		const char *e, *p;
+		const char *e, *p, *q;
 		size_t n, m;
 
 		if (*s != '`') {
@@ -149,9 +156,9 @@ lp_md_inline(struct lp_sb *b, const char *s, int table)
 		e = p;
 		/* the span's content as CommonMark reads it, fenced anew */
 		if (e - s >= 2 && space(*s) && space(e[-1])) {
-			for (p = s; p < e && space(*p); p++)
+			for (q = s; q < e && space(*q); q++)
 				;
-			if (p < e) {
+			if (q < e) {
 				s++;
 				e--;
 			}
