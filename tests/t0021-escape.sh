@@ -247,4 +247,20 @@ test_expect_success 'lp-summary links only to a plain file name' '
 	lp-summary "$S2/a/roofline.tsv" >r.md && test_grep -F "See [roofline.svg](roofline.svg)." r.md
 '
 
+# Every name the writers' fuzzers found (tests/fuzz/regress/{md,svg,json}),
+# as the top kernel of the real kernels.tsv (escaped as lp's tables escape
+# cells; cut at a NUL, as the harnesses cut), through lp-kernmd
+kern_named() {
+	N=$(perl -0777 -pe 's/\0.*//s; s/\\/\\\\/g; s/\t/\\t/g; s/\n/\\n/g; s/\r/\\r/g' "$1") \
+	awk -F'\t' -v OFS='\t' '!h && /^#/ { print; next } !h { h = 1; print; next }
+		$1 == 1 { $2 = ENVIRON["N"] } 1' "$S2/a/kernels.tsv"
+}
+for f in "$ROOT"/tests/fuzz/regress/md/* "$ROOT"/tests/fuzz/regress/svg/* \
+	"$ROOT"/tests/fuzz/regress/json/*; do
+	[ -f "$f" ] || continue
+	test_expect_success "fuzz regression ${f#$ROOT/tests/fuzz/regress/}: lp-kernmd" '
+		kern_named "'"$f"'" >k.tsv && lp-kernmd k.tsv >k.md && md_safe k.md
+	'
+done
+
 test_done
