@@ -125,14 +125,21 @@ bench-ranks: $(BINS)
 # its regression inputs first.  fuzz-smoke: a few seconds each (CI).
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 600
-FUZZ_RUNS := nsys ncu-wide ncu-long tsv yaml
+FUZZ_RUNS := nsys ncu-wide ncu-long tsv yaml md svg json
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DLP_FUZZ -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Itools/lib
+# The writers' harnesses read their output back with another parser:
+# cmark-gfm (GitHub's Markdown), libxml2, json-c.
+FUZZ_PARSER :=
+bin/fuzz/fuzz_md: FUZZ_PARSER := -lcmark-gfm -lcmark-gfm-extensions
+bin/fuzz/fuzz_svg: FUZZ_PARSER := -I/usr/include/libxml2 -lxml2
+bin/fuzz/fuzz_json: FUZZ_PARSER := -ljson-c
 bin/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(wildcard tools/lib/*.[ch]) | bin/.deps-ok
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(wildcard tools/lib/*.c) -lcsv -lyaml -lm
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(wildcard tools/lib/*.c) -lcsv -lyaml -lm $(FUZZ_PARSER)
 .PHONY: fuzz fuzz-smoke
-fuzz fuzz-smoke: bin/fuzz/fuzz_nsys bin/fuzz/fuzz_ncu bin/fuzz/fuzz_tsv bin/fuzz/fuzz_yaml
+fuzz fuzz-smoke: bin/fuzz/fuzz_nsys bin/fuzz/fuzz_ncu bin/fuzz/fuzz_tsv bin/fuzz/fuzz_yaml \
+	bin/fuzz/fuzz_md bin/fuzz/fuzz_svg bin/fuzz/fuzz_json
 fuzz:
 	$(Q)tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZ_RUNS)
 fuzz-smoke:

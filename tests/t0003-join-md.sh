@@ -113,15 +113,17 @@ test_expect_success 'lp-kernmd: the kernels.md table with its sources' '
 
 test_expect_success 'lp-kernmd on lp-ncu2tsv output says the time is ncu replay time' '
 	lp-kernmd <"$TRASH/n2.tsv" >actual &&
-	test_grep "^Source: time and launches from ncu (<stdin>): replayed one kernel at a time" actual &&
+	test_grep "^Source: time and launches from ncu (&lt;stdin&gt;): replayed one kernel at a time" actual &&
 	test_grep "^| 1 | \`_Z7rmsnormPfii\` | 0 | 0.013 | 3 | 0.0043 | 77.8% | 0.0 | 0.1 |$" actual
 '
 
-test_expect_success 'lp-kernmd: pipes in names are escaped, unmatched kernels listed' '
+# a pipe splits a table cell, even in a code span, unless escaped; in the
+# list of unmatched kernels (no table) it is written as it is
+test_expect_success 'lp-kernmd: pipes in names are escaped in the table, unmatched kernels listed' '
 	printf "%s\n" "# unmatched: lost|kernel" "kernel	total_ns	calls" "a|b	1000000	2" >k.tsv &&
 	lp-kernmd k.tsv >actual &&
 	test_grep "^| 1 | \`a\\\\|b\` | - | 1.000 | 2 | 0.5000 | 100.0% | - | - |$" actual &&
-	test_grep "^- \`lost\\\\|kernel\`$" actual
+	test_grep "^- \`lost|kernel\`$" actual
 '
 
 bad() {

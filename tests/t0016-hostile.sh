@@ -525,6 +525,7 @@ for f in "$ROOT"/tests/fuzz/regress/*/*; do
 	*/nsys) tool=lp-topn ;;
 	*/tsv) tool=lp-kernmd ;;
 	*/yaml) tool="lp-confget run" ;;
+	*) continue ;;	# the writers' (md, svg, json): names, t0021's
 	esac
 	test_expect_success "fuzz regression ${f#$ROOT/tests/fuzz/regress/}: $tool" '
 		$tool "'"$f"'" >out 2>err; rc=$?

@@ -271,10 +271,14 @@ main(int argc, char **argv)
 	shown_n = (size_t)top < s.n ? (size_t)top : s.n;
 	nrows = shown_n;
 	for (i = 0; i < s.n; i++) {
-		if (!s.k[i].in[1])
-			lp_sb_printf(&gone, "%s`%s`", ngone++ ? ", " : "", s.k[i].name);
-		else if (!s.k[i].in[0])
-			lp_sb_printf(&came, "%s`%s`", ncame++ ? ", " : "", s.k[i].name);
+		/* code spans of the note, which lp-summary renders */
+		if (!s.k[i].in[1]) {
+			lp_sb_adds(&gone, ngone++ ? ", " : "");
+			lp_md_code(&gone, s.k[i].name, 0);
+		} else if (!s.k[i].in[0]) {
+			lp_sb_adds(&came, ncame++ ? ", " : "");
+			lp_md_code(&came, s.k[i].name, 0);
+		}
 		if (i >= shown_n && !(s.k[i].in[0] && s.k[i].in[1])) {
 			struct k tmp = s.k[nrows];
 

@@ -95,6 +95,18 @@ cell(const struct tab *t, size_t i, const char *col)
 	    t->row[i * t->ncol + (size_t)c], &v) ? v : NAN;
 }
 
+/* A name as a code span of the sentences lp-summary renders (any name:
+ * lp_md_code fences it with more backticks than it holds). */
+static const char *
+code(const char *s)
+{
+	static struct lp_sb b;
+
+	lp_sb_reset(&b);
+	lp_md_code(&b, s, 0);
+	return lp_sb_str(&b);
+}
+
 static const char *
 text(const struct tab *t, size_t i, const char *col)
 {
@@ -227,14 +239,15 @@ kernels(const struct tab *rf, const struct tab *tk, size_t max)
 			    "quantisation, a lower-precision KV cache, fusing it "
 			    "with its producer or consumer, or batching decode so "
 			    "each weight read serves more tokens.",
-			    "`%s` is memory-bound at %.3g%% of DRAM bandwidth.",
-			    name, dram);
+			    "%s is memory-bound at %.3g%% of DRAM bandwidth.",
+			    code(name), dram);
 		else if (!strcmp(cls, "compute-bound"))
 			x = add("compute-bound", tot * (1 - frac / 100), rf->path,
 			    "It is near its roof: only less math or a faster "
 			    "precision helps (fp8 tensor cores where accuracy "
 			    "allows, fewer FLOPs through fusion or sparsity).",
-			    "`%s` reaches %.3g%% of the %s roof.", name, frac, prec);
+			    "%s reaches %.3g%% of the %s roof.", code(name), frac,
+			    prec);
 		else
 			x = add("under-filled", tot * (1 - frac / 100), rf->path,
 			    !strcmp(roof, "memory") ? "Too little work per launch "
@@ -244,8 +257,8 @@ kernels(const struct tab *rf, const struct tab *tk, size_t max)
 			    "CUDA graphs." : "Compute units idle at this intensity: "
 			    "check occupancy and stall reasons in ncu's sections "
 			    "(NCU_PRESET=high), and tile sizes for the shape.",
-			    "`%s` reaches only %.3g%% of its %s roof.", name, frac,
-			    roof);
+			    "%s reaches only %.3g%% of its %s roof.", code(name),
+			    frac, roof);
 		ev(x, "%.3f ms in the stage (%.3g%% of its GPU time); AI %.4g "
 		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)", ms(tot), share,
 		    ai, prec, dram);
@@ -276,7 +289,7 @@ dominant(const struct tab *tk)
 	    "Profile it: raise TOPN, or look at the unmatched kernels under "
 	    "kernels.md.", "One kernel takes %.3g%% of the stage's GPU time and "
 	    "has no roofline point.", share);
-	ev(x, "`%s`, %.3f ms; %s", text(tk, 0, "name"), ms(cell(tk, 0,
+	ev(x, "%s, %.3f ms; %s", code(text(tk, 0, "name")), ms(cell(tk, 0,
 	    "total_ns")), profiled ? "ncu measured it (SM % and DRAM % in "
 	    "top_kernels.tsv) without the FLOP counters" : "ncu did not measure "
 	    "it");

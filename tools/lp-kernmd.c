@@ -101,29 +101,43 @@ main(int argc, char **argv)
 	metrics = lp_tsv_comment(&t, "metrics");
 	match = lp_tsv_comment(&t, "match");
 	nmsrc = lp_tsv_comment(&t, "names");
-	if (ncu_time)
-		printf("Source: time and launches from ncu (%s): replayed one "
-		    "kernel at a time with locked clocks, so durations are ncu's, "
-		    "not the run's; SOL %% from the same export.\n", name);
-	else {
-		printf("Source: time and calls from %s%s%s%s; ", src ? src : name,
-		    range ? ", NVTX range `" : "", range ? range : "",
-		    range ? "`" : "");
-		if (metrics)
-			printf("SOL SM %% and DRAM %% from %s (means over the "
-			    "profiled launches).", metrics);
-		else
-			printf("no Nsight Compute metrics in this run (SOL "
-			    "columns empty).");
-		putchar('\n');
+	/* what the table's comments say is text: its sources are file names */
+	if (ncu_time) {
+		lp_sb_adds(&b, "Source: time and launches from ncu (");
+		lp_md_text(&b, name);
+		lp_sb_adds(&b, "): replayed one kernel at a time with locked "
+		    "clocks, so durations are ncu's, not the run's; SOL % from "
+		    "the same export.\n");
+	} else {
+		lp_sb_adds(&b, "Source: time and calls from ");
+		lp_md_inline(&b, src ? src : name, 0);
+		if (range) {
+			lp_sb_adds(&b, ", NVTX range ");
+			lp_md_code(&b, range, 0);
+		}
+		lp_sb_adds(&b, "; ");
+		if (metrics) {
+			lp_sb_adds(&b, "SOL SM % and DRAM % from ");
+			lp_md_inline(&b, metrics, 0);
+			lp_sb_adds(&b, " (means over the profiled launches).");
+		} else
+			lp_sb_adds(&b, "no Nsight Compute metrics in this run "
+			    "(SOL columns empty).");
+		lp_sb_addc(&b, '\n');
 	}
-	if (match)
-		printf("\nMatching nsys to ncu: %s. Mangled names are matched "
-		    "exactly; without them, demangled names are normalised "
-		    "(casts and namespaces dropped) and used only when unique.\n",
-		    match);
-	if (nmsrc)
-		printf("\nNames: %s.\n", nmsrc);
+	if (match) {
+		lp_sb_adds(&b, "\nMatching nsys to ncu: ");
+		lp_md_inline(&b, match, 0);
+		lp_sb_adds(&b, ". Mangled names are matched exactly; without "
+		    "them, demangled names are normalised (casts and namespaces "
+		    "dropped) and used only when unique.\n");
+	}
+	if (nmsrc) {
+		lp_sb_adds(&b, "\nNames: ");
+		lp_md_inline(&b, nmsrc, 0);
+		lp_sb_adds(&b, ".\n");
+	}
+	fputs(lp_sb_str(&b), stdout);
 	puts("\n| # | Kernel | Device | Total (ms) | Calls | Mean (ms) | Share | SM % | DRAM % |");
 	puts("|--:|:-------|:-------|-----------:|------:|----------:|------:|-----:|-------:|");
 	/* shortened, but never into another row's text */
@@ -136,11 +150,11 @@ main(int argc, char **argv)
 		const struct row *r = &rows[i];
 
 		lp_sb_reset(&b);
-		lp_sb_printf(&b, "| %zu | `", i + 1);
-		lp_md_escape(&b, short_names[i]);
+		lp_sb_printf(&b, "| %zu | ", i + 1);
+		lp_md_code(&b, short_names[i], 1);
 		free(short_names[i]);
-		lp_sb_adds(&b, "` | ");
-		lp_md_escape(&b, *r->device ? r->device : "-");
+		lp_sb_adds(&b, " | ");
+		lp_md_text(&b, *r->device ? r->device : "-");
 		lp_sb_adds(&b, " | ");
 		lp_fmt_ms(&b, r->total);
 		lp_sb_adds(&b, " | ");
@@ -174,9 +188,8 @@ main(int argc, char **argv)
 		for (i = 0; i < t.ncomments; i++)
 			if (!strncmp(t.comments[i], "unmatched:", 10)) {
 				lp_sb_reset(&b);
-				lp_sb_adds(&b, "- `");
+				lp_sb_adds(&b, "- ");
 				lp_kname_md(&b, t.comments[i] + 11, (size_t)width);
-				lp_sb_adds(&b, "`");
 				puts(lp_sb_str(&b));
 			}
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "lp.h"
@@ -28,15 +29,49 @@ csvf(FILE *fp, const char *s)
 	putc('"', fp);
 }
 
-static void
-jsonv(FILE *fp, const char *s)
+/* The region of a path "a > b > c": what follows the last " > ". */
+static const char *
+leaf_of(const char *p)
 {
-	double v;
+	const char *s, *leaf = p;
 
-	if (lp_num_get(s, &v))
-		fputs(s, fp);
-	else
-		lp_json_str(fp, s);
+	for (s = p; (s = strstr(s, " > ")); s += 3)
+		leaf = s + 3;
+	return leaf;
+}
+
+/*
+ * A file name for each region: letters, digits, '-', '_' and '.' kept,
+ * anything else '_', no leading dot (no hidden file, no "." or ".."), at
+ * most 64 bytes; where two regions would get one name (case aside, for
+ * the file systems that ignore it) the later gets "-2", "-3", ...
+ */
+static char *
+file_name(const char *region, char **taken, size_t ntaken)
+{
+	struct lp_sb b = { 0 }, u = { 0 };
+	const char *s;
+	size_t i, k;
+
+	for (s = region; *s && b.len < 64; s++)
+		lp_sb_addc(&b, (*s >= 'a' && *s <= 'z') || (*s >= 'A' &&
+		    *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		    *s == '_' || (*s == '.' && b.len) ? *s : '_');
+	if (!b.len)
+		lp_sb_adds(&b, "region");
+	for (k = 1; ; k++) {
+		lp_sb_reset(&u);
+		lp_sb_adds(&u, lp_sb_str(&b));
+		if (k > 1)
+			lp_sb_printf(&u, "-%zu", k);
+		for (i = 0; i < ntaken && strcasecmp(taken[i], lp_sb_str(&u));
+		    i++)
+			;
+		if (i == ntaken)
+			break;
+	}
+	lp_sb_free(&b);
+	return lp_sb_steal(&u);
 }
 
 static FILE *
@@ -77,7 +112,9 @@ main(int argc, char **argv)
 	const char *dir = NULL, *prefix = "", *name;
 	struct lp_tsv t;
 	struct lp_row r = { 0 };
-	char **rows = NULL, **regions = NULL;
+	char **rows = NULL, **regions = NULL, **files;
+	const char *sh;
+	int *show;
 	size_t n = 0, nreg = 0, i, j, k, nc;
 	int c, cp;
 	FILE *fp;
@@ -103,13 +140,12 @@ main(int argc, char **argv)
 	nc = t.hdr.n;
 	while (lp_tsv_next(&t)) {
 		lp_tab_check_row(&t);
-		const char *p = lp_tsv_get(&t, cp), *leaf = strrchr(p, '>');
+		const char *leaf = leaf_of(lp_tsv_get(&t, cp));
 
 		rows = lp_xreallocarray(rows, (n + 1) * nc, sizeof *rows);
 		for (i = 0; i < nc; i++)
 			rows[n * nc + i] = lp_xstrdup(lp_tsv_get(&t, (int)i));
 		n++;
-		leaf = leaf ? leaf + 2 : p;
 		for (j = 0; j < nreg && strcmp(regions[j], leaf); j++)
 			;
 		if (j == nreg) {
@@ -124,45 +160,53 @@ main(int argc, char **argv)
 	lp_tab_meta(out, "tool", "lp-regsplit");
 	lp_tab_meta(out, "source", "each region's rows of %s", name);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	files = lp_xcalloc(nreg + 1, sizeof *files);
+	show = lp_xcalloc(nc + 1, sizeof *show);
+	for (i = 0, sh = lp_tsv_comment(&t, "show"); sh && *sh && i < nc; i++) {
+		size_t len = strcspn(sh, "\t");
+
+		/* lp_tab_check_row made these numbers or "n/a ..." */
+		show[i] = !(len == 4 && (!strncmp(sh, "text", 4) ||
+		    !strncmp(sh, "code", 4) || !strncmp(sh, "hide", 4)));
+		sh += len + (sh[len] == '\t');
+	}
 	for (j = 0; j < nreg; j++) {
-		struct lp_sb safe = { 0 };
-		const char *s;
+		struct lp_sb md = { 0 };
 		char *tmp[3], *final[3];
 		FILE *f[3];
 		size_t cnt = 0;
 		int first = 1;
 
-		/* a file name of the region's: plain characters only */
-		for (s = regions[j]; *s; s++)
-			lp_sb_addc(&safe, (*s >= 'a' && *s <= 'z') || (*s >= 'A' &&
-			    *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-			    *s == '_' || *s == '.' ? *s : '_');
-		f[0] = create(dir, lp_sb_str(&safe), "csv", &tmp[0], &final[0]);
-		f[1] = create(dir, lp_sb_str(&safe), "md", &tmp[1], &final[1]);
-		f[2] = create(dir, lp_sb_str(&safe), "json", &tmp[2], &final[2]);
-		fprintf(f[1], "# Region %s\n\nFrom %s.\n\n|", regions[j], name);
+		files[j] = file_name(regions[j], files, j);
+		f[0] = create(dir, files[j], "csv", &tmp[0], &final[0]);
+		f[1] = create(dir, files[j], "md", &tmp[1], &final[1]);
+		f[2] = create(dir, files[j], "json", &tmp[2], &final[2]);
+		lp_sb_adds(&md, "# Region ");
+		lp_md_text(&md, regions[j]);
+		lp_sb_adds(&md, "\n\nFrom ");
+		lp_md_text(&md, name);
+		lp_sb_adds(&md, ".\n\n|");
 		for (i = 0; i < nc; i++) {
 			if (i)
 				putc(',', f[0]);
 			csvf(f[0], t.hdr.names[i]);
-			fprintf(f[1], " %s |", t.hdr.names[i]);
+			lp_sb_addc(&md, ' ');
+			lp_md_text(&md, t.hdr.names[i]);
+			lp_sb_adds(&md, " |");
 		}
-		fputs("\n|", f[1]);
+		fprintf(f[1], "%s\n|", lp_sb_str(&md));
 		for (i = 0; i < nc; i++)
 			fputs("---|", f[1]);
 		fputs("\n[", f[2]);
 		putc('\n', f[0]);
 		putc('\n', f[1]);
 		for (k = 0; k < n; k++) {
-			const char *p = rows[k * nc + (size_t)cp], *leaf = strrchr(p, '>');
-			struct lp_sb md = { 0 };
-
-			leaf = leaf ? leaf + 2 : p;
-			if (strcmp(leaf, regions[j]))
+			if (strcmp(leaf_of(rows[k * nc + (size_t)cp]), regions[j]))
 				continue;
 			cnt++;
 			fprintf(f[2], "%s\n  {", first ? "" : ",");
 			first = 0;
+			lp_sb_reset(&md);
 			lp_sb_adds(&md, "|");
 			for (i = 0; i < nc; i++) {
 				const char *v = rows[k * nc + i];
@@ -171,18 +215,20 @@ main(int argc, char **argv)
 					putc(',', f[0]);
 				csvf(f[0], v);
 				lp_sb_addc(&md, ' ');
-				lp_md_escape(&md, v);
+				lp_md_text(&md, v);
 				lp_sb_adds(&md, " |");
 				fprintf(f[2], "%s", i ? ", " : "");
 				lp_json_str(f[2], t.hdr.names[i]);
 				fputs(": ", f[2]);
-				jsonv(f[2], v);
+				/* a number only in a column of numbers: a
+				 * region named "007" stays a string */
+				lp_json_val(f[2], v, show[i]);
 			}
 			putc('\n', f[0]);
 			fprintf(f[1], "%s\n", lp_sb_str(&md));
 			putc('}', f[2]);
-			lp_sb_free(&md);
 		}
+		lp_sb_free(&md);
 		fputs("\n]\n", f[2]);
 		lp_row_text(&r, regions[j]);
 		lp_row_num(&r, (double)cnt, 0);
@@ -196,14 +242,17 @@ main(int argc, char **argv)
 			finish(f[i], tmp[i], final[i]);
 		}
 		lp_row_end(&r, out);
-		lp_sb_free(&safe);
 	}
 	for (i = 0; i < n * nc; i++)
 		free(rows[i]);
 	free(rows);
-	for (j = 0; j < nreg; j++)
+	for (j = 0; j < nreg; j++) {
 		free(regions[j]);
+		free(files[j]);
+	}
 	free(regions);
+	free(files);
+	free(show);
 	lp_sb_free(&r.b);
 	lp_tsv_close(&t);
 	lp_close_in(fp);

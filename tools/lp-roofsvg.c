@@ -38,19 +38,15 @@ Y(double f)
 	return PH - B - (log10(f) - ly0) / (ly1 - ly0) * (PH - T - B);
 }
 
+/* Text of the document: anything a name holds leaves it well-formed. */
 static void
 esc(const char *s)
 {
-	for (; *s; s++)
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			if ((unsigned char)*s >= 0x20)
-				putc_out(*s);
-		}
+	struct lp_sb b = { 0 };
+
+	lp_xml_text(&b, s);
+	fputs(lp_sb_str(&b), out);
+	lp_sb_free(&b);
 }
 
 /* 4.8 T, 989.4 T: the value with an SI prefix. */

@@ -214,8 +214,11 @@ main(int argc, char **argv)
 		    "instance is the processes' mean. Each process alone: "
 		    "ranks.tsv.", lp_map_len(s.pids));
 	}
-	for (i = 0; i < s.nother; i++)
-		lp_sb_printf(&other, "%s`%s`", i ? ", " : "", s.other[i]);
+	for (i = 0; i < s.nother; i++) {
+		if (i)
+			lp_sb_adds(&other, ", ");
+		lp_md_code(&other, s.other[i], 0);
+	}
 	if (s.nother)
 		lp_tab_meta(out, "note", "Other NVTX ranges in the capture, "
 		    "not configured as stages: %s%s.", lp_sb_str(&other),

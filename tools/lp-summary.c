@@ -49,12 +49,10 @@ cell(struct lp_sb *b, const char *show, const char *s, const char *unit)
 	double v;
 
 	if (!lp_num_get(s, &v) || !strcmp(show, "text") || !strcmp(show, "code")) {
-		if (!strcmp(show, "code") && *s && strncmp(s, "n/a", 3)) {
-			lp_sb_addc(b, '`');
-			lp_md_escape(b, s);
-			lp_sb_addc(b, '`');
-		} else
-			lp_md_escape(b, *s ? s : "-");
+		if (!strcmp(show, "code") && *s && strncmp(s, "n/a", 3))
+			lp_md_code(b, s, 1);
+		else
+			lp_md_inline(b, *s ? s : "-", 1);
 		return;
 	}
 	if (!strcmp(show, "int"))
@@ -134,19 +132,21 @@ list(struct lp_tsv *t)
 	while (lp_tsv_next(t)) {
 		lp_tab_check_row(t);
 		lp_sb_printf(&b, "%d. **", ++k);
-		lp_md_escape(&b, lp_tsv_get(t, cf));
+		lp_md_inline(&b, lp_tsv_get(t, cf), 0);
 		lp_sb_adds(&b, "**");
 		if (*lp_tsv_get(t, ce)) {
 			lp_sb_addc(&b, ' ');
-			lp_md_escape(&b, lp_tsv_get(t, ce));
+			lp_md_inline(&b, lp_tsv_get(t, ce), 0);
 		}
 		if (*lp_tsv_get(t, ca) && strcmp(lp_tsv_get(t, ca), "-")) {
-			lp_sb_printf(&b, " (`%s`)", base(lp_tsv_get(t, ca)));
+			lp_sb_adds(&b, " (");
+			lp_md_code(&b, base(lp_tsv_get(t, ca)), 0);
+			lp_sb_adds(&b, ")");
 		}
 		lp_sb_adds(&b, ".");
 		if (*lp_tsv_get(t, cn) && strcmp(lp_tsv_get(t, cn), "-")) {
 			lp_sb_adds(&b, " Next: ");
-			lp_md_escape(&b, lp_tsv_get(t, cn));
+			lp_md_inline(&b, lp_tsv_get(t, cn), 0);
 		}
 		if (lp_tab_num(t, cs, &v) && v > 0) {
 			lp_sb_adds(&b, " *Could save up to ");
@@ -201,13 +201,22 @@ section(const char *path)
 			lp_die_at(LP_EXIT_DATA, path, t.hdr.line, (long)i + 1,
 			    "unknown \"# show:\" kind \"%s\"", show[i]);
 	}
-	fprintf(out, "## %s\n\n", title);
-	lp_md_escape(&b, src ? src : "not said");
-	fprintf(out, "Source: %s (`%s`, made by %s).\n\n", lp_sb_str(&b), base(path),
-	    tool);
+	lp_sb_adds(&b, "## ");
+	lp_md_inline(&b, title, 0);
+	lp_sb_adds(&b, "\n\nSource: ");
+	lp_md_inline(&b, src ? src : "not said", 0);
+	lp_sb_adds(&b, " (");
+	lp_md_code(&b, base(path), 0);
+	lp_sb_adds(&b, ", made by ");
+	lp_md_text(&b, tool);
+	lp_sb_adds(&b, ").\n\n");
+	/* a link only to a file beside the table, named plainly */
+	if (link && *link && strspn(link, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(link) &&
+	    *link != '.')
+		lp_sb_printf(&b, "See [%s](%s).\n\n", link, link);
+	fputs(lp_sb_str(&b), out);
 	lp_sb_reset(&b);
-	if (link)
-		fprintf(out, "See [%s](%s).\n\n", link, link);
 	if (style && !strcmp(style, "list"))
 		list(&t);
 	else {
@@ -215,8 +224,8 @@ section(const char *path)
 		for (i = 0; i < t.hdr.n; i++)
 			if (strcmp(show[i], "hide")) {
 				lp_sb_adds(&b, " ");
-				lp_md_escape(&b, i < nl && *labels[i] ? labels[i] :
-				    t.hdr.names[i]);
+				lp_md_inline(&b, i < nl && *labels[i] ? labels[i] :
+				    t.hdr.names[i], 1);
 				lp_sb_adds(&b, " |");
 			}
 		fprintf(out, "%s\n", lp_sb_str(&b));
@@ -245,7 +254,7 @@ section(const char *path)
 	}
 	for (j = 0; j < t.ncomments; j++)
 		if (!strncmp(t.comments[j], "note: ", 6)) {
-			lp_md_escape(&b, t.comments[j] + 6);
+			lp_md_inline(&b, t.comments[j] + 6, 0);
 			fprintf(out, "%s\n\n", lp_sb_str(&b));
 			lp_sb_reset(&b);
 		}
@@ -279,7 +288,7 @@ main(int argc, char **argv)
 	}
 	if (optind == argc)
 		lp_usage(synopsis);
-	lp_md_escape(&b, title ? title : "Stakeholder summary");
+	lp_md_text(&b, title ? title : "Stakeholder summary");
 	fprintf(out, "# %s\n\n", lp_sb_str(&b));
 	lp_sb_free(&b);
 	fprintf(out, "Made by lp-summary from the run's tables; every number below "

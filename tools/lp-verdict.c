@@ -275,7 +275,8 @@ gone_item(const struct verdict *v, const char *status, int side,
 				if (j > i)
 					*base[j] = '\0';	/* counted */
 			}
-		lp_sb_printf(&list, "%s`%s`", list.len ? ", " : "", base[i]);
+		lp_sb_adds(&list, list.len ? ", " : "");
+		lp_md_code(&list, base[i], 0);
 		if (cnt > 1)
 			lp_sb_printf(&list, " x%zu", cnt);
 		lp_sb_printf(&list, " (%.0f launch%s)", calls, calls == 1 ? "" :
@@ -405,8 +406,10 @@ main(int argc, char **argv)
 		const struct kr *k = &v.k[kp[i].i];
 		char *bn = lp_kname_base(k->kernel);
 
-		lp_sb_printf(&b, "Kernel `%s`: mean per launch %.2f us -> %.2f us "
-		    "(%+.1f %%, ", bn, k->mean[0] / 1e3, k->mean[1] / 1e3,
+		lp_sb_adds(&b, "Kernel ");
+		lp_md_code(&b, bn, 0);
+		lp_sb_printf(&b, ": mean per launch %.2f us -> %.2f us "
+		    "(%+.1f %%, ", k->mean[0] / 1e3, k->mean[1] / 1e3,
 		    100 * (k->mean[1] / k->mean[0] - 1));
 		ratio(&b, k->mean[0], k->mean[1]);
 		lp_sb_printf(&b, "), %.0f -> %.0f launches; no spread per launch "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/fuzz/run.sh SECONDS RUN...: each fuzz run (nsys, ncu-wide,
-# ncu-long, tsv, yaml) for SECONDS, one after the other.  The corpus is
+# ncu-long, tsv, yaml; the writers md, svg, json) for SECONDS, one after the other.  The corpus is
 # seeded from tests/fixtures (cut to a few rows: libFuzzer mutates small
 # inputs best) and from tests/fuzz/regress/RUN, every input a past run
 # found; those are replayed first, so a regression fails at once.  New
@@ -44,6 +44,16 @@ seed() {	# seed RUN DIR: the fixtures of that reader, cut short
 			tmp/stage2/demo/env.json tmp/stage2/demo/ncu/regions/config.yaml; do
 			[ -f "$f" ] && cp "$f" "$d/$(echo "$f" | tr / _)"
 		done ;;
+	md|svg|json)
+		# names: every kernel of the real summaries, and a few hostile
+		for f in $fix/*/*cuda_gpu_kern_sum.csv; do
+			awk -F, -v d="$d/$(echo "$f" | tr / _)" 'NR > 1 && NR < 40 {
+				s = $0; sub(/^([^,]*,){8}/, "", s); gsub(/^"|"$/, "", s)
+				printf "%s", s > (d "." NR) }' "$f"
+		done
+		printf 'k`<img src=x onerror=alert(1)>`|\\|&amp;\377\357\277\276\001' >"$d/hostile"
+		printf '``x``` y `' >"$d/backticks"
+		printf '007' >"$d/number" ;;
 	esac
 	n=$(ls "$d" | wc -l)
 	[ "$n" -gt 0 ] || { echo "fuzz: no seeds for $run" >&2; exit 2; }
@@ -53,6 +63,7 @@ printf "%-9s %10s %8s %10s %s\n" run executions seconds "exec/s" outcome
 for run in "$@"; do
 	case $run in
 	ncu-wide|ncu-long) bin=$out/fuzz_ncu; len=200000 ;;
+	md|svg|json) bin=$out/fuzz_$run; len=4096 ;;
 	*) bin=$out/fuzz_$run; len=16384 ;;
 	esac
 	rm -rf "$out/seed/$run"

@@ -47,17 +47,22 @@ main(void)
 	is_str(k, "foo(Params)", "qualifier dropped everywhere");
 	free(k);
 
+	/* a code span for a list, not a table: '|' as it is, a backtick
+	 * fenced by two */
 	lp_kname_md(&b, "a|b", 80);
-	is_str(lp_sb_str(&b), "a\\|b", "pipe escaped");
+	is_str(lp_sb_str(&b), "`a|b`", "a code span, pipe as it is");
+	lp_sb_reset(&b);
+	lp_kname_md(&b, "a`b", 80);
+	is_str(lp_sb_str(&b), "``a`b``", "a backtick fenced by two");
 	lp_sb_reset(&b);
 	lp_kname_md(&b, "void ns::k<int, float, (bool)1>(int *, float)", 20);
-	is_str(lp_sb_str(&b), "void ns::k<...>(...)", "templates then args folded");
+	is_str(lp_sb_str(&b), "`void ns::k<...>(...)`", "templates then args folded");
 	lp_sb_reset(&b);
 	lp_kname_md(&b, "short(int)", 20);
-	is_str(lp_sb_str(&b), "short(int)", "short names untouched");
+	is_str(lp_sb_str(&b), "`short(int)`", "short names untouched");
 	lp_sb_reset(&b);
 	lp_kname_md(&b, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 10);
-	is_str(lp_sb_str(&b), "aaaaaaa...", "cut with an ellipsis");
+	is_str(lp_sb_str(&b), "`aaaaaaa...`", "cut with an ellipsis");
 	lp_sb_free(&b);
 	return tap_done();
 }

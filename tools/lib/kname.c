@@ -98,19 +98,6 @@ lp_kname_key(const char *name)
 	return lp_sb_steal(&b);
 }
 
-void
-lp_md_escape(struct lp_sb *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|')
-			lp_sb_adds(b, "\\|");
-		else if (*s == '\n' || *s == '\r' || *s == '\t')
-			lp_sb_addc(b, ' ');
-		else
-			lp_sb_addc(b, *s);
-	}
-}
-
 /* Copies s with the insides of bracket pairs open..close deeper than keep
  * levels replaced by "..." (keep 0: everything inside the outermost). */
 static void
@@ -166,7 +153,7 @@ lp_kname_md(struct lp_sb *b, const char *name, size_t max)
 	struct lp_sb t = { 0 };
 
 	short_name(&t, name, max);
-	lp_md_escape(b, lp_sb_str(&t));
+	lp_md_code(b, lp_sb_str(&t), 0);
 	lp_sb_free(&t);
 }
 

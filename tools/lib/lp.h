@@ -232,8 +232,27 @@ const char *lp_yaml_str(const struct lp_ynode *root, const char *path,
  * is a whole number, -7 a negative number where the value is from 0. */
 int lp_yaml_set(struct lp_ynode *root, const char *path, const char *value);
 
-/* json.c: the JSON that env.json needs. */
-void lp_json_str(FILE *fp, const char *s);	/* quoted and escaped */
+/*
+ * The writers of each output format (md.c, xml.c, json.c): whatever bytes
+ * a name holds, the document stays well-formed and the name stays data.
+ */
+/* utf8.c: the length of the UTF-8 character at s (0 at the end) and its
+ * code point in *cp; a byte that starts no valid one is 1 byte, *cp -1. */
+size_t lp_utf8_dec(const char *s, long *cp);
+/* md.c: Markdown as cmark-gfm reads it (md.c says how each escapes).
+ * table: the text goes in a table cell ("|" escaped in code spans too). */
+void lp_md_text(struct lp_sb *b, const char *s);	/* plain text */
+void lp_md_code(struct lp_sb *b, const char *s, int table); /* "": nothing */
+/* lp's sentences: plain text with `code` spans. */
+void lp_md_inline(struct lp_sb *b, const char *s, int table);
+/* xml.c: XML 1.0 character data or attribute value. */
+void lp_xml_text(struct lp_sb *b, const char *s);
+/* json.c: a JSON string, quoted, escaped, UTF-8. */
+void lp_json_str(FILE *fp, const char *s);
+/* Is s a number as JSON writes numbers (no "007", ".5", "+1", "inf")? */
+int lp_json_isnum(const char *s);
+/* A cell: bare where num and lp_json_isnum, else a string. */
+void lp_json_val(FILE *fp, const char *s, int num);
 
 /* sh.c: POSIX shell words. */
 void lp_sh_quote(struct lp_sb *b, const char *word);
@@ -356,9 +375,9 @@ void lp_ksum_free(struct lp_ksum *ks);
 /* A key equal for nsys's and ncu's demangling of one kernel: casts like
  * "(bool)" and namespace qualifiers dropped, spaces folded. Caller frees. */
 char *lp_kname_key(const char *name);
-/* Readable in a table: templates shortened to <...>, '|' escaped. */
+/* Readable: templates shortened to <...>, as a Markdown code span
+ * (lp_md_code) outside a table. */
 void lp_kname_md(struct lp_sb *b, const char *name, size_t max);
-void lp_md_escape(struct lp_sb *b, const char *s);
 /* Display names for the rows of one table, no two the same: each as short
  * as lp_kname_md makes it, lengthened (template arguments, then the whole
  * name, then a " [#k]") only where it would read like another row's.
