@@ -72,7 +72,7 @@ struct file {
 	char *base;		/* its export set: BASE of BASE_REPORT.csv */
 	enum kind kind;
 	int details;		/* ncu --page details */
-	int dem, mang;		/* names seen demangled, mangled */
+	long dem, mang;		/* names seen demangled, mangled */
 	int rep;		/* enum rep, or -1 */
 	struct lp_map *pids, *devs;
 	struct counts names;	/* kernels or ranges, by count */
@@ -254,9 +254,9 @@ static void
 spelling(struct file *f, const char *name)
 {
 	if (strpbrk(name, "(< ") || strstr(name, "::"))
-		f->dem = 1;
+		f->dem++;
 	else if (!strncmp(name, "_Z", 2))
-		f->mang = 1;
+		f->mang++;
 }
 
 static void
@@ -472,10 +472,11 @@ read_file(struct file *f)
 	lp_csv_hdr_free(&d.hdr);
 }
 
+/* Most names decide: one odd name does not turn an export around. */
 static int
 variant(const struct file *f)
 {
-	return f->dem ? 0 : f->mang ? 1 : -1;
+	return f->mang > f->dem ? 1 : f->dem ? 0 : -1;
 }
 
 /* Which report variable each nsys export fills. */
@@ -826,7 +827,7 @@ check_ncu(const struct file *fs, size_t n)
 		if (fs[i].kind != K_KSUM && fs[i].kind != K_NVTX_KSUM)
 			continue;
 		nsys = 1;
-		nsys_mangled |= fs[i].mang && !fs[i].dem;
+		nsys_mangled |= variant(&fs[i]) == 1;
 		for (j = 0; j < fs[i].names.len; j++) {
 			const char *k = lp_map_key(fs[i].names.idx, j);
 			char *s;
@@ -851,7 +852,7 @@ check_ncu(const struct file *fs, size_t n)
 			continue;
 		for (j = 0; j < f->names.len && !hit[i]; j++)
 			hit[i] = known_kernel(lp_map_key(f->names.idx, j), exact,
-			    keys, f->mang && !f->dem && !nsys_mangled ? bases : NULL);
+			    keys, variant(f) == 1 && !nsys_mangled ? bases : NULL);
 	}
 	for (i = 0; i < n && nsys; i++) {
 		const struct file *f = &fs[i];
