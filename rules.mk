@@ -384,13 +384,14 @@ LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 
 # The processes that ran kernels and the GPU of each (read once here from
 # the traces), and in a multi-GPU run the one ncu profiles (ncu_cli.device,
-# "# profiled:"), whose kernels alone the kernel tables show.
+# "# profiled:") and the one whose kernels alone the kernel tables show
+# ("# kernels:", the profiled one where it is known).
 $(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
 		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget
 	$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
 	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
 	  > $@.tmp && mv $@.tmp $@
-LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# profiled: /-P /p' $(R)/procs.tsv))
+LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
 
 
 # The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
