@@ -158,7 +158,7 @@ test_expect_success 'lp-procs: a GPU no process matches is n/a naming the report
 test_expect_success 'lp-procs: no process on the device named, the error lists their GPUs' '
 	test_expect_code 1 lp-procs -D 3 -t "$TP/tpm_cuda_gpu_trace_mangled.csv" "$TP/tpm_nvtx_kern_sum.csv" >out 2>err &&
 	test_must_be_empty out &&
-	test_grep "^lp-procs: 2 processes ran kernels and none on device 3 (theirs: NVIDIA H200 (0), NVIDIA H200 (1)): set ncu_cli.device to one of theirs, or -1 for every device$" err
+	test_grep "^lp-procs: 2 processes ran kernels and none is seen on device 3 (theirs: NVIDIA H200 (0), NVIDIA H200 (1); the run lacks nvtx_gpu_proj_trace: cuda_gpu_trace.s kernel durations give each process.s GPU): set ncu_cli.device to one of theirs, or -1 for every device$" err
 '
 
 test_expect_success 'no cuda_gpu_trace either: overlap omitted, the GPUs n/a naming it, the kernels one process' '

@@ -380,11 +380,16 @@ main(int argc, char **argv)
 			found = p[i].pid;
 		}
 	devices_seen(&seen, p, np);
-	if (np > 1 && device >= 0 && !found && known == np)
-		lp_die(LP_EXIT_DATA, "%zu processes ran kernels and none on "
-		    "device %ld (theirs: %s): set ncu_cli.device to one of "
+	/* every GPU known, or both traces given (then a process they do not
+	 * place is one of another capture): an error, not a guess */
+	if (np > 1 && device >= 0 && !found && (known == np || (gpath && dpath)))
+		lp_die(LP_EXIT_DATA, "%zu processes ran kernels and none is seen "
+		    "on device %ld (theirs: %s; %s): set ncu_cli.device to one of "
 		    "theirs, or -1 for every device", np, device,
-		    lp_sb_str(&seen));
+		    *lp_sb_str(&seen) ? lp_sb_str(&seen) : "none known",
+		    gpath && dpath ? "nvtx_gpu_proj_trace and cuda_gpu_trace "
+		    "give each process's GPU" : "the run lacks nvtx_gpu_proj_trace: "
+		    "cuda_gpu_trace's kernel durations give each process's GPU");
 	/* the kernel tables show one process: the profiled one; with every
 	 * device profiled, the one on the first GPU; when the GPU ncu
 	 * profiles holds none that is known, the first that is not */
