@@ -391,26 +391,30 @@ LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 
 # The processes that ran kernels and the GPU of each (read once here from
 # the traces), and in a multi-GPU run the one ncu profiles (ncu_cli.device,
-# "# profiled:"), whose kernels alone the kernel tables show.
+# "# profiled:") and the one whose kernels alone the kernel tables show
+# ("# kernels:", the profiled one where it is known).
 $(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
 		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget
 	$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
 	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
 	  > $@.tmp && mv $@.tmp $@
-LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# profiled: /-P /p' $(R)/procs.tsv))
+LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
 
 
 # The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
 # reports, with the config's gpu.* overrides.
-# An imported run has no nvidia-smi record: ncu's export names the GPU.
+# An imported run has no nvidia-smi record: ncu's export names the GPU, or
+# else nsys cuda_gpu_trace's Device.
 LP_GPU_NCU := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_CSVS)),$(firstword $(LP_IMP_REGCSV))))
-$(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU) conf/gpus.yaml $(LP_BIN)/lp-gpu
+$(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU) conf/gpus.yaml $(LP_BIN)/lp-gpu \
+		$(if $(LP_LIVE),,$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE))
 	$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
-	  $(R)/env.json > $@.tmp && mv $@.tmp $@
+	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json > $@.tmp && mv $@.tmp $@
 
-# What was profiled, on what.
-$(R)/environment.tsv: $(R)/config.yaml $(R)/inputs.yaml $(R)/env.json $(R)/kernels.tsv $(LP_BIN)/lp-envtab
-	$(LP_BIN)/lp-envtab -c $(R)/config.yaml -i $(R)/inputs.yaml -k $(R)/kernels.tsv \
+# What was profiled, on what: the GPU gpu.tsv names where nvidia-smi
+# did not, so that the report names one GPU throughout.
+$(R)/environment.tsv: $(R)/config.yaml $(R)/inputs.yaml $(R)/env.json $(R)/gpu.tsv $(LP_BIN)/lp-envtab
+	$(LP_BIN)/lp-envtab -c $(R)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
 	  $(R)/env.json > $@.tmp && mv $@.tmp $@
 
 # The run at a glance, from the nsys summaries and kernels.tsv.

@@ -53,7 +53,7 @@ test_expect_success 'removing kernels.md redoes lp-kernmd and what follows, noth
 test_expect_success 'removing the ncu metrics redoes the join, not the imports' '
 	rm "$S2/demo/ncu/metrics.tsv" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" aggr envtab findings kernjoin kernmd ncu2tsv ops roofline \
+	printf "lp-%s\n" aggr findings kernjoin kernmd ncu2tsv ops roofline \
 		roofsvg summary topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
@@ -62,7 +62,7 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 test_expect_success 'a rebuilt tool redoes what it feeds' '
 	touch "$LP_BIN/lp-kernjoin" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" aggr envtab findings kernjoin kernmd ops roofline \
+	printf "lp-%s\n" aggr findings kernjoin kernmd ops roofline \
 		roofsvg summary topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
@@ -90,7 +90,7 @@ test_expect_success 'the operator classes feed only the tables that class kernel
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md |
 		grep -oE "^bin/(san/)?lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
-	printf "lp-%s\n" findings gpu mbu mfu roofline roofsvg summary topk >expect &&
+	printf "lp-%s\n" envtab findings gpu mbu mfu roofline roofsvg summary topk >expect &&
 	test_cmp expect got
 '
 

@@ -364,7 +364,7 @@ mbu-i-dup-layers | lp-mbu -g $R/gpu.tsv -i inputs.yaml -s $R/stages.tsv -t $R/st
 mbu-s-1e300-instances | lp-mbu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 10 instances 1e300 | 1 | ^lp-mbu: s\.tsv:10(:3)?: .*instances
 mbu-t-nan-steady | lp-mbu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | tsvset 10 steady_ns nan | 1 | ^lp-mbu: t\.tsv:10(:8)?: .*steady_ns
 mbu-t-no-tool | lp-mbu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | sed '/^# tool:/d' | 1 | ^lp-mbu: t\.tsv:[0-9]+(:[0-9]+)?: .*tool
-mbu-g-dup-peak | lp-mbu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | sed '7s/\tunit\t/\tpeak\t/' | 1 | ^lp-mbu: g\.tsv:7(:[0-9]+)?: .*peak
+mbu-g-dup-peak | lp-mbu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | sed '8s/\tunit\t/\tpeak\t/' | 1 | ^lp-mbu: g\.tsv:8(:[0-9]+)?: .*peak
 #
 # lp-roofline: kernels.tsv, line 7 the decode's nvjet (28329984 FLOP and
 # 3561216 DRAM bytes a launch, 6080 ns)
@@ -449,7 +449,7 @@ regwork-neg-bytes | lp-regwork -c $R/ncu/regions/config.yaml -g $R/gpu.tsv -i $R
 regwork-inf-bytes | lp-regwork -c $R/ncu/regions/config.yaml -g $R/gpu.tsv -i $R/inputs.yaml -l run/ncu/regions/exports.list | run/ncu/regions/imp0.csv | $V2/torch_d0_regions.csv | csvset 4 dram__bytes.sum inf | 1 | ^lp-regwork: run/ncu/regions/imp0\.csv:4(:[0-9]+)?: dram__bytes\.sum
 regwork-i-frac-layers | lp-regwork -c $R/ncu/regions/config.yaml -g $R/gpu.tsv -i inputs.yaml -l $R/ncu/regions/exports.list | inputs.yaml | $R/inputs.yaml | sed 's/^  layers: 6$/  layers: 6.5/' | 1 | ^lp-regwork: inputs\.yaml:22(:[0-9]+)?: model\.layers
 regwork-g-no-tool | lp-regwork -c $R/ncu/regions/config.yaml -g g.tsv -i $R/inputs.yaml -l $R/ncu/regions/exports.list | g.tsv | $R/gpu.tsv | sed '/^# tool:/d' | 1 | ^lp-regwork: g\.tsv:[0-9]+(:[0-9]+)?: .*tool
-regwork-g-long-row | lp-regwork -c $R/ncu/regions/config.yaml -g g.tsv -i $R/inputs.yaml -l $R/ncu/regions/exports.list | g.tsv | $R/gpu.tsv | sed '8s/$/\t0/' | 1 | ^lp-regwork: g\.tsv:8(:[0-9]+)?:
+regwork-g-long-row | lp-regwork -c $R/ncu/regions/config.yaml -g g.tsv -i $R/inputs.yaml -l $R/ncu/regions/exports.list | g.tsv | $R/gpu.tsv | sed '9s/$/\t0/' | 1 | ^lp-regwork: g\.tsv:9(:[0-9]+)?:
 #
 # lp-regsplit: region_instances.tsv (line 8: prefill, 10: the first
 # decode step)
@@ -507,13 +507,14 @@ inputs-m-deep | lp-inputs -i $R/vars/IMPORT -m m.yaml | m.yaml | $C/model/torch-
 inputs-i-nul | lp-inputs -i imp | imp | $R/vars/IMPORT | sed 's/torch_nvtx_sum/torch_nvtx\x00sum/' | 1 | ^lp-inputs: imp:1(:[0-9]+)?:
 #
 # lp-envtab: the live run's env.json, the run's config and inputs
-envtab-env-dup-host | lp-envtab -c $R/config.yaml -i $R/inputs.yaml -k $R/kernels.tsv env.json | env.json | $V2/env.json | sed 's/^  "host": "vm",$/&\n  "host": "vm2",/' | 1 | ^lp-envtab: env\.json:5:3: .*host
-envtab-env-cut-in-quotes | lp-envtab -c $R/config.yaml -i $R/inputs.yaml -k $R/kernels.tsv env.json | env.json | $V2/env.json | awk '/"host"/ { print "  \"host\": \"v"; exit } 1' | 1 | ^lp-envtab: env\.json:[0-9]+(:[0-9]+)?:
-envtab-env-billion-laughs | lp-envtab -c $R/config.yaml -i $R/inputs.yaml -k $R/kernels.tsv env.json | env.json | $V2/env.json | jsonbomb | 1 | ^lp-envtab: env\.json:[0-9]+(:[0-9]+)?:
-envtab-env-deep | lp-envtab -c $R/config.yaml -i $R/inputs.yaml -k $R/kernels.tsv env.json | env.json | $V2/env.json | jsondeep | 1 | ^lp-envtab: env\.json:[0-9]+(:[0-9]+)?:
-envtab-i-dup-key | lp-envtab -c $R/config.yaml -i inputs.yaml -k $R/kernels.tsv $V2/env.json | inputs.yaml | $R/inputs.yaml | sed 's/^  batch: 1$/&\n  batch: 2/' | 1 | ^lp-envtab: inputs\.yaml:28:3: .*batch
-envtab-k-dup-device-name | lp-envtab -c $R/config.yaml -i $R/inputs.yaml -k k.tsv $R/env.json | k.tsv | $R/kernels.tsv | sed '6s/\tmatch\t/\tdevice_name\t/' | 1 | ^lp-envtab: k\.tsv:6(:[0-9]+)?: .*device_name
-envtab-k-nul | lp-envtab -c $R/config.yaml -i $R/inputs.yaml -k k.tsv $R/env.json | k.tsv | $R/kernels.tsv | sed '7s/NVIDIA H200/NVIDIA\x00H200/' | 1 | ^lp-envtab: k\.tsv:7(:[0-9]+)?:
+envtab-env-dup-host | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i $R/inputs.yaml env.json | env.json | $V2/env.json | sed 's/^  "host": "vm",$/&\n  "host": "vm2",/' | 1 | ^lp-envtab: env\.json:5:3: .*host
+envtab-env-cut-in-quotes | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i $R/inputs.yaml env.json | env.json | $V2/env.json | awk '/"host"/ { print "  \"host\": \"v"; exit } 1' | 1 | ^lp-envtab: env\.json:[0-9]+(:[0-9]+)?:
+envtab-env-billion-laughs | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i $R/inputs.yaml env.json | env.json | $V2/env.json | jsonbomb | 1 | ^lp-envtab: env\.json:[0-9]+(:[0-9]+)?:
+envtab-env-deep | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i $R/inputs.yaml env.json | env.json | $V2/env.json | jsondeep | 1 | ^lp-envtab: env\.json:[0-9]+(:[0-9]+)?:
+envtab-i-dup-key | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i inputs.yaml $V2/env.json | inputs.yaml | $R/inputs.yaml | sed 's/^  batch: 1$/&\n  batch: 2/' | 1 | ^lp-envtab: inputs\.yaml:28:3: .*batch
+envtab-g-long-row | lp-envtab -c $R/config.yaml -g g.tsv -i $R/inputs.yaml $R/env.json | g.tsv | $R/gpu.tsv | sed '9s/$/\t0/' | 1 | ^lp-envtab: g\.tsv:9(:[0-9]+)?:
+envtab-g-nul | lp-envtab -c $R/config.yaml -g g.tsv -i $R/inputs.yaml $R/env.json | g.tsv | $R/gpu.tsv | sed '4s/NVIDIA H200/NVIDIA\x00H200/' | 1 | ^lp-envtab: g\.tsv:4(:[0-9]+)?:
+envtab-g-other-table | lp-envtab -c $R/config.yaml -g g.tsv -i $R/inputs.yaml $R/env.json | g.tsv | $R/kernels.tsv | cat | 1 | ^lp-envtab: g\.tsv:
 EOF
 
 # Every input the fuzzers found (tests/fuzz/README.md), fed to a tool that

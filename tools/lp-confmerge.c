@@ -41,8 +41,10 @@ apply(struct lp_ynode *root, const char *kv, const char *where)
 		lp_die(LP_EXIT_USAGE, "%s: %s: expected a whole number, as the "
 		    "presets have, got \"%s\"", where, key, eq + 1);
 	case -7:
-		lp_die(LP_EXIT_USAGE, "%s: %s: expected a number from 0, as the "
-		    "presets have, got \"%s\"", where, key, eq + 1);
+		lp_die(LP_EXIT_USAGE, "%s: %s: expected a number from 0%s, as the "
+		    "presets have, got \"%s\"", where, key, !strcmp(strrchr(key,
+		    '.') ? strrchr(key, '.') + 1 : key, "device") ? " (or -1, "
+		    "every device)" : "", eq + 1);
 	default:
 		lp_die(LP_EXIT_USAGE, "%s: %s is a section, not a setting: set "
 		    "its keys (%s.KEY=VALUE)", where, key, key);

@@ -2,7 +2,8 @@
  * lp-envtab: environment.tsv, what was profiled and on what: GPU, driver,
  * CUDA, tool versions, host, time and lp's revision (env.json), the
  * workload and model (inputs.yaml) and the profiled stage (config.yaml).
- * What was not recorded says why.
+ * Where nvidia-smi did not name the GPU, the name gpu.tsv's peaks are for
+ * (one GPU name throughout the report).  What was not recorded says why.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-envtab -c config.yaml -i inputs.yaml [-k kernels.tsv] [env.json]";
+    "lp-envtab -c config.yaml [-g gpu.tsv] -i inputs.yaml [env.json]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -41,24 +42,27 @@ item(struct lp_row *r, const char *what, const char *val, const char *src,
 	lp_row_end(r, out);
 }
 
-/* device_name of kernels.tsv: the GPU ncu profiled. */
+/* The GPU gpu.tsv (lp-gpu) measures the run against, and where its name
+ * came from; NULL when it has none. */
 static char *
-ncu_gpu(const char *path)
+peaks_gpu(const char *path, char **from)
 {
 	struct lp_tsv t;
 	FILE *fp;
+	const char *s;
 	char *g = NULL;
-	int c;
 
 	if (!path)
 		return NULL;
-	fp = lp_tab_open(&t, path, "make RUN=... kernels.tsv");
-	c = lp_csv_col(&t.hdr, "device_name");
-	while (lp_tsv_next(&t)) {
-		lp_tab_check_row(&t);
-		if (c >= 0 && !g && *lp_tsv_get(&t, c))
-			g = lp_xstrdup(lp_tsv_get(&t, c));
+	fp = lp_tab_open(&t, path, "lp-gpu, make RUN=... gpu.tsv");
+	lp_tab_expect(&t, "lp-gpu");
+	if ((s = lp_tsv_comment(&t, "gpu")) && *s) {
+		g = lp_xstrdup(s);
+		s = lp_tsv_comment(&t, "gpu_from");
+		*from = lp_xstrdup(s && *s ? s : "lp-gpu");
 	}
+	while (lp_tsv_next(&t))
+		lp_tab_check_row(&t);
 	lp_tsv_close(&t);
 	fclose(fp);
 	return g;
@@ -71,26 +75,26 @@ main(int argc, char **argv)
 		{ "item", "Item", "text" }, { "value", "Value", "text" },
 		{ "source", "Source", "text" },
 	};
-	const char *cpath = NULL, *ipath = NULL, *kpath = NULL, *why;
+	const char *cpath = NULL, *ipath = NULL, *gpath = NULL, *why;
 	struct lp_ynode *cfg, *inputs, *env = NULL;
 	const struct lp_ynode *argvn, *imp, *notes;
 	struct lp_row r = { 0 };
 	struct lp_sb v = { 0 };
-	char *ncu = NULL;
+	char *pgpu = NULL, *pfrom = NULL;
 	const char *stage;
 	size_t i;
 	int c, import;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hi:k:")) != -1) {
+	while ((c = getopt(argc, argv, "c:g:hi:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
+		case 'g': gpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'i': ipath = optarg; break;
-		case 'k': kpath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
@@ -123,16 +127,19 @@ main(int argc, char **argv)
 			lp_tab_meta(out, "note", "Noted in env.json: %s",
 			    notes->v[i]->s);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	ncu = ncu_gpu(kpath);	/* read (and checked) whenever given */
+	pgpu = peaks_gpu(gpath, &pfrom);	/* read (and checked) if given */
 	if (jstr(env, "gpus.0.name"))
 		item(&r, "GPU", jstr(env, "gpus.0.name"), "env.json (nvidia-smi)",
 		    "");
-	else if (ncu)
-		item(&r, "GPU", ncu, "ncu export (device__attribute_display_"
-		    "name)", "");
-	else
-		item(&r, "GPU", NULL, NULL, import ? why : "no nvidia-smi and no "
-		    "ncu device name");
+	else if (pgpu) {
+		lp_sb_printf(&v, "gpu.tsv (%s)", pfrom);
+		item(&r, "GPU", pgpu, lp_sb_str(&v), "");
+		lp_sb_reset(&v);
+	} else
+		item(&r, "GPU", NULL, NULL, import ? "imported exports name no "
+		    "GPU (no nvidia-smi record, no ncu device name, no nsys "
+		    "cuda_gpu_trace, no gpu.name)" : "no nvidia-smi and no ncu "
+		    "device name");
 	item(&r, "GPU UUID", jstr(env, "gpus.0.uuid"), "env.json (nvidia-smi)",
 	    why);
 	item(&r, "Driver", jstr(env, "gpus.0.driver"), "env.json (nvidia-smi)",
@@ -192,7 +199,8 @@ main(int argc, char **argv)
 	    "run.mode", "?"), lp_cfg_long(cfg, "run.top_n_kernels", 10, 1,
 	    100000, cpath));
 	item(&r, "Profiled stage", lp_sb_str(&v), "config.yaml", "");
-	free(ncu);
+	free(pgpu);
+	free(pfrom);
 	lp_sb_free(&v);
 	lp_sb_free(&r.b);
 	lp_yaml_free(cfg);

@@ -1,7 +1,8 @@
 /*
  * lp-gpu: gpu.tsv, the dense peaks a run is measured against.  The GPU is
- * the one nvidia-smi named in env.json (or ncu's device name in kernels.tsv,
- * or gpu.name in the config); its peaks come from the table of GPUs, entry
+ * gpu.name in the config, else the one nvidia-smi named in env.json, else
+ * ncu's device name, else nsys cuda_gpu_trace's Device less its " (N)"
+ * (all its devices one model); its peaks come from the table of GPUs, entry
  * by entry the exact name nvidia-smi prints, and the config's gpu.* keys
  * override or add figures.  A GPU that is not there gets "n/a because" and
  * the way to set its peaks, never a zero.
@@ -13,7 +14,8 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-gpu [-c config.yaml] [-n ncu.csv] -t gpus.yaml [env.json]";
+    "lp-gpu [-c config.yaml] [-d cuda_gpu_trace.csv] [-n ncu.csv] -t gpus.yaml "
+    "[env.json]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -105,10 +107,56 @@ ncu_name(const char *path)
 	return name;
 }
 
+struct trace_gpu {
+	char *name;	/* the first device's model */
+	char *other;	/* another model, if any */
+};
+
+static void
+trace_row(const struct lp_rep_row *rr, void *ctx)
+{
+	struct trace_gpu *g = ctx;
+	const char *d = rr->v[0];
+	size_t n = strlen(d);
+	const char *p = n ? strrchr(d, '(') : NULL;
+
+	/* "NVIDIA H200 (1)": CUDA device 1, an NVIDIA H200 */
+	if (p && p > d && p[-1] == ' ' && d[n - 1] == ')' &&
+	    strspn(p + 1, "0123456789") == n - (size_t)(p - d) - 2 &&
+	    n - (size_t)(p - d) > 2)
+		n = (size_t)(p - d) - 1;
+	if (!n || g->other)
+		return;
+	if (!g->name)
+		g->name = lp_xstrndup(d, n);
+	else if (strlen(g->name) != n || strncmp(g->name, d, n))
+		g->other = lp_xstrndup(d, n);
+}
+
+/* What nsys called the GPUs: cuda_gpu_trace's Device, one model for all,
+ * else NULL (*other says which two differ). */
+static char *
+trace_name(const char *path, char **other)
+{
+	static const char *const cols[] = { "Device" };
+	struct trace_gpu g = { 0 };
+
+	if (!path)
+		return NULL;
+	lp_rep_file(path, "nsys stats --report cuda_gpu_trace", cols, 1,
+	    trace_row, &g);
+	if (g.other) {
+		*other = lp_xstrdup(g.other);
+		return g.name;
+	}
+	return g.name;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *cpath = NULL, *npath = NULL, *tpath = NULL, *gpu = NULL;
+	const char *dpath = NULL;
 	const char *from = NULL;
 	struct lp_ynode *cfg = NULL, *table, *env = NULL;
 	const struct lp_ynode *cg, *e = NULL, *n;
@@ -118,16 +166,17 @@ main(int argc, char **argv)
 		{ "peak", "Dense peak", "si" }, { "unit", "Unit", "hide" },
 		{ "from", "From", "text" },
 	};
-	char *ncu = NULL;
+	char *ncu = NULL, *trace = NULL, *other = NULL;
 	size_t i, known = 0;
 	double v;
 	int c;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hn:t:")) != -1) {
+	while ((c = getopt(argc, argv, "c:d:hn:t:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
+		case 'd': dpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
@@ -156,6 +205,9 @@ main(int argc, char **argv)
 	} else if ((ncu = ncu_name(npath))) {
 		gpu = ncu;
 		from = "the ncu export (device__attribute_display_name)";
+	} else if ((trace = trace_name(dpath, &other)) && !other) {
+		gpu = trace;
+		from = "nsys cuda_gpu_trace (its Device, less the device number)";
 	}
 	if (gpu)
 		e = entry(table, gpu, tpath);
@@ -169,16 +221,31 @@ main(int argc, char **argv)
 		    "source in the file"), gpu, from);
 	else
 		lp_tab_meta(out, "source", "%s%s", gpu ? "the GPU's name from " :
-		    "no GPU name in env.json, the ncu export or the config",
-		    gpu ? from : "");
+		    "no GPU name in env.json, the ncu export, the nsys trace or "
+		    "the config", gpu ? from : "");
 	lp_tab_meta(out, "gpu", "%s", gpu ? gpu : "");
-	if (!gpu)
+	if (gpu)
+		lp_tab_meta(out, "gpu_from", "%s", from);
+	/* where the config sets peaks, none is asked for again: a peak it
+	 * lacks is "n/a because the GPU is unknown" (lp_peaks_read) */
+	for (i = 0; i <= NPEAKS; i++)
+		known += figure(cg, i < NPEAKS ? peaks[i].key : "hbm_tbps",
+		    i < NPEAKS ? peaks[i].prec : NULL, &v, cpath ? cpath :
+		    "config", "gpu.");
+	if (known)
+		;
+	else if (!gpu && other)
+		lp_tab_meta(out, "why", "the GPU is unknown: cuda_gpu_trace names "
+		    "two models (\"%s\", \"%s\"): %s, and gpu.name", trace,
+		    other, howto);
+	else if (!gpu)
 		lp_tab_meta(out, "why", "the GPU is unknown (no nvidia-smi "
-		    "data in env.json, no ncu device name): %s, and gpu.name",
-		    howto);
+		    "data in env.json, no ncu device name, no nsys "
+		    "cuda_gpu_trace): %s, and gpu.name", howto);
 	else if (!e)
 		lp_tab_meta(out, "why", "GPU \"%s\" is not in %s: %s", gpu,
 		    tpath, howto);
+	known = 0;
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i <= NPEAKS; i++) {
 		const char *key = i < NPEAKS ? peaks[i].key : "hbm_tbps";
@@ -213,6 +280,8 @@ main(int argc, char **argv)
 	}
 	lp_sb_free(&r.b);
 	free(ncu);
+	free(trace);
+	free(other);
 	lp_yaml_free(table);
 	lp_yaml_free(cfg);
 	lp_yaml_free(env);

@@ -232,8 +232,8 @@ main(int argc, char **argv)
 	if (range)
 		printf("# range: %s\n", range);
 	if (pid)
-		printf("# process: %s only, the rank ncu profiles (a multi-GPU run; "
-		    "every rank: ranks.tsv)\n", pid);
+		printf("# process: %s only, one rank of a multi-GPU run (which "
+		    "and why: procs.tsv; every rank: ranks.tsv)\n", pid);
 	if (dpath)
 		printf("# names: demangled names from %s%s\n", dpath, ambiguous ?
 		    "; kernels with statistics equal to another's keep their "

@@ -76,13 +76,28 @@ main(int argc, char **argv)
 		    "the model's bytes: the bandwidth is %.0f GPUs' (stages.tsv's "
 		    "# processes).", rows[0].procs, rows[0].procs);
 	}
-	lp_tab_meta(out, "source", "bytes from %s (model %s: N = %.0f "
-	    "weights of %g bytes, L = %.0f, d = %.0f, %.0f of %.0f heads hold "
-	    "K/V, B = %.0f, P = %.0f, T = %.0f); time from %s%s%s; DRAM "
-	    "bandwidth from %s", ipath, m.name ? m.name : "?", m.params,
-	    m.dtype_bytes, m.layers, m.hidden, m.kv_heads, m.heads, m.batch,
-	    m.prompt, m.decode, spath, tpath ? " and " : "", tpath ? tpath : "",
-	    gpath);
+	if (m.missing) {	/* no number stands in for a key it lacks */
+		lp_tab_meta(out, "source", "bytes: n/a because the model config "
+		    "(%s, model %s) lacks %s; time from %s%s%s; DRAM bandwidth "
+		    "from %s", ipath, m.name ? m.name : "?", m.missing, spath,
+		    tpath ? " and " : "", tpath ? tpath : "", gpath);
+	} else {
+		struct lp_sb h = { 0 };
+
+		if (m.heads > 0)
+			lp_sb_printf(&h, "%.0f of %.0f heads hold K/V", m.kv_heads,
+			    m.heads);
+		else
+			lp_sb_adds(&h, "every head holds K/V (no model.heads)");
+		lp_tab_meta(out, "source", "bytes from %s (model %s: N = %.0f "
+		    "weights of %g bytes, L = %.0f, d = %.0f, %s, B = %.0f, "
+		    "P = %.0f, T = %.0f); time from %s%s%s; DRAM bandwidth from "
+		    "%s", ipath, m.name ? m.name : "?", m.params, m.dtype_bytes,
+		    m.layers, m.hidden, lp_sb_str(&h), m.batch, m.prompt,
+		    m.decode, spath, tpath ? " and " : "", tpath ? tpath : "",
+		    gpath);
+		lp_sb_free(&h);
+	}
 	lp_tab_meta(out, "note", "Bytes per decoded token = weights N x b "
 	    "+ KV cache 2 x L x B x d_kv x b_kv x (P + (T+1)/2), the mean "
 	    "context over the T steps (d_kv = d x kv_heads / heads). MBU = "

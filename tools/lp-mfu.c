@@ -88,12 +88,18 @@ main(int argc, char **argv)
 		    "the model's work: the peak is %.0f GPUs' (stages.tsv's "
 		    "# processes).", rows[0].procs, rows[0].procs);
 	}
-	lp_tab_meta(out, "source", "model FLOPs from %s (model %s: N = %.0f "
-	    "matmul weights, L = %.0f, d = %.0f, B = %.0f, P = %.0f, T = %.0f, "
-	    "%s); time from %s%s%s; peak %s from %s", ipath, m.name ? m.name :
-	    "?", m.params, m.layers, m.hidden, m.batch, m.prompt, m.decode,
-	    m.dtype ? m.dtype : "no dtype", spath, tpath ? " and " : "",
-	    tpath ? tpath : "", fp >= 0 ? lp_fp_label(fp) : "?", gpath);
+	if (m.missing)	/* no number stands in for a key it lacks */
+		lp_tab_meta(out, "source", "model FLOPs: n/a because the model "
+		    "config (%s, model %s) lacks %s; time from %s%s%s; peak from "
+		    "%s", ipath, m.name ? m.name : "?", m.missing, spath,
+		    tpath ? " and " : "", tpath ? tpath : "", gpath);
+	else
+		lp_tab_meta(out, "source", "model FLOPs from %s (model %s: N = "
+		    "%.0f matmul weights, L = %.0f, d = %.0f, B = %.0f, P = %.0f, "
+		    "T = %.0f, %s); time from %s%s%s; peak %s from %s", ipath,
+		    m.name ? m.name : "?", m.params, m.layers, m.hidden, m.batch,
+		    m.prompt, m.decode, m.dtype, spath, tpath ? " and " : "",
+		    tpath ? tpath : "", fp >= 0 ? lp_fp_label(fp) : "?", gpath);
 	lp_tab_meta(out, "note", "FLOPs: prefill %s; "
 	    "decode_all B(2NT + 4Ld(PT + T(T-1)/2)); decode_step = decode_all "
 	    "/ T. MFU = FLOPs / (time x peak). Steady state: the median "

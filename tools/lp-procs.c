@@ -4,10 +4,14 @@
  * operation that starts exactly where one of the process's ranges starts
  * on the GPU (nvtx_gpu_proj_trace): the one device that has an operation
  * at every such start, as with many GPUs another GPU's operation can
- * start at the same nanosecond as one range.  With -D, the process on that device
- * is the one ncu profiles ("# profiled:"), whose kernels alone the kernel
- * tables of a multi-GPU run show.  The traces are read here once, for
- * every table that needs a process's GPU.
+ * start at the same nanosecond as one range.  Without that report, the one GPU of
+ * cuda_gpu_trace whose kernels have the process's shortest and longest
+ * durations of every kernel (nvtx_kern_sum's Min and Max): exact integers
+ * that two GPUs' kernels do not share, or no GPU is said.  With -D, the
+ * process on that device is the one ncu profiles ("# profiled:").  Whose
+ * kernels alone the kernel tables of a multi-GPU run show ("# kernels:")
+ * is always one process: never two processes' kernels added.  The traces
+ * are read here once, for every table that needs a process's GPU.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +40,58 @@ struct proc {
 	const char *why;	/* why not */
 };
 
+/* A kernel's shortest and longest duration in one process or on one GPU,
+ * the process's (or GPU's) signature: owner indexes t.pids or t.devs. */
+struct span {
+	size_t owner;
+	double lo, hi;
+};
+
+struct spans {
+	struct lp_map *idx;	/* "owner\037kernel" -> index in s */
+	struct span *s;
+	size_t n, cap;
+};
+
 struct st {
 	struct lp_map *pids;	/* processes that ran kernels -> index */
 	struct lp_map *kept;	/* starts kept per process */
-	struct lp_map *devs;	/* Device names -> index */
 	struct start *s;
 	size_t n, cap;
+	int sig;		/* match signatures: no nvtx_gpu_proj_trace */
+	int minmax;		/* nvtx_kern_sum has Min and Max */
+	struct lp_map *devs;	/* Device names of cuda_gpu_trace -> index */
+	struct spans ps, ds;	/* per process, per GPU */
 };
+
+static void
+span_add(struct spans *sp, struct lp_map *owners, const char *owner,
+    const char *kernel, double lo, double hi)
+{
+	struct lp_sb k = { 0 };
+	long i;
+
+	if (lp_map_get(owners, owner, -1) < 0)
+		lp_map_put(owners, owner, (long)lp_map_len(owners));
+	lp_sb_printf(&k, "%s\037%s", owner, kernel);
+	if ((i = lp_map_get(sp->idx, lp_sb_str(&k), -1)) < 0) {
+		if (sp->n == sp->cap) {
+			sp->cap = sp->cap ? 2 * sp->cap : 64;
+			sp->s = lp_xreallocarray(sp->s, sp->cap, sizeof *sp->s);
+		}
+		i = (long)sp->n++;
+		lp_map_put(sp->idx, lp_sb_str(&k), i);
+		sp->s[i].owner = (size_t)lp_map_get(owners, owner, 0);
+		sp->s[i].lo = lo;
+		sp->s[i].hi = hi;
+	} else {
+		if (lo < sp->s[i].lo)
+			sp->s[i].lo = lo;
+		if (hi > sp->s[i].hi)
+			sp->s[i].hi = hi;
+	}
+	lp_sb_free(&k);
+}
 
 static void
 kern_row(const struct lp_rep_row *rr, void *ctx)
@@ -52,11 +101,17 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 
 	lp_rep_time(rr, 0);	/* every row's numbers checked */
 	lp_rep_count(rr, 1);
-	if (lp_map_len(t->pids) >= MAX_PROCS && lp_map_get(t->pids, pid, 0) == 0)
+	if (lp_map_len(t->pids) >= MAX_PROCS && lp_map_get(t->pids, pid, -1) < 0)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
 		    "more than %d processes", MAX_PROCS);
 	if (lp_map_get(t->pids, pid, -1) < 0)
 		lp_map_put(t->pids, pid, (long)lp_map_len(t->pids));
+	t->minmax = rr->col[3] >= 0 && rr->col[4] >= 0 && rr->col[5] >= 0;
+	/* every kernel of the process is in its row of no range or in the
+	 * row of a range around it: the rows' Min and Max are its own */
+	if (t->sig && t->minmax)
+		span_add(&t->ps, t->pids, pid, rr->v[5], lp_rep_time(rr, 3),
+		    lp_rep_time(rr, 4));
 }
 
 static void
@@ -65,9 +120,9 @@ proj_row(const struct lp_rep_row *rr, void *ctx)
 	struct st *t = ctx;
 	const char *pid = lp_rep_pid(rr, 1);
 	long k = lp_map_get(t->kept, pid, 0);
-	long proc = lp_map_get(t->pids, pid, -1);
 	double start = lp_rep_time(rr, 0);	/* every row checked */
 	double ops = lp_rep_has(rr, 2) ? lp_rep_count(rr, 2) : 1;
+	long proc = lp_map_get(t->pids, pid, -1);
 
 	/* a process without kernels has no GPU to find */
 	if (k >= MAX_STARTS || ops == 0 || proc < 0)
@@ -101,6 +156,17 @@ gpu_row(const struct lp_rep_row *rr, void *ctx)
 	size_t i;
 
 	key.t = lp_rep_time(rr, 0);
+	if (t->sig) {
+		double d;
+
+		/* memory operations are not in nvtx_kern_sum */
+		if (rr->col[2] < 0 || rr->col[3] < 0 ||
+		    !strncmp(rr->v[3], "[CUDA ", 6))
+			return;
+		d = lp_rep_time(rr, 2);
+		span_add(&t->ds, t->devs, rr->v[1], rr->v[3], d, d);
+		return;
+	}
 	s = bsearch(&key, t->s, t->n, sizeof *t->s, by_start);
 	if (!s)
 		return;
@@ -174,6 +240,65 @@ devices(const struct st *t, struct proc *p, size_t np)
 	free(seen);
 }
 
+static int
+by_span(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	if (a->owner != b->owner)
+		return a->owner < b->owner ? -1 : 1;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+/* The spans of owner o in sorted sp (by_span): *n of them from the one
+ * returned. */
+static const struct span *
+spans_of(const struct spans *sp, size_t o, size_t *n)
+{
+	size_t i = 0, j;
+
+	while (i < sp->n && sp->s[i].owner < o)
+		i++;
+	for (j = i; j < sp->n && sp->s[j].owner == o; j++)
+		;
+	*n = j - i;
+	return sp->s + i;
+}
+
+/* Without nvtx_gpu_proj_trace: the one GPU whose kernels have exactly the
+ * process's shortest and longest durations, kernel by kernel (the names
+ * are not compared: one report may be mangled, the other not). */
+static char *
+device_by_sig(const struct st *t, const char *pid, const char **why)
+{
+	size_t o = (size_t)lp_map_get(t->pids, pid, 0), np, nd, d, i;
+	const struct span *p = spans_of(&t->ps, o, &np), *q;
+	const char *dv = NULL;
+
+	for (d = 0; d < lp_map_len(t->devs); d++) {
+		q = spans_of(&t->ds, d, &nd);
+		for (i = 0; i < np && nd == np; i++)
+			if (p[i].lo != q[i].lo || p[i].hi != q[i].hi)
+				break;
+		if (nd != np || i < np)
+			continue;
+		if (dv) {
+			*why = "the run lacks the nvtx_gpu_proj_trace report and "
+			    "the process's kernel durations are those of "
+			    "several GPUs in cuda_gpu_trace";
+			return NULL;
+		}
+		dv = lp_map_key(t->devs, d);
+	}
+	if (!dv)
+		*why = "the run lacks the nvtx_gpu_proj_trace report and the "
+		    "process's kernel durations (nvtx_kern_sum Min, Max) are "
+		    "those of no one GPU in cuda_gpu_trace";
+	return dv ? lp_xstrdup(dv) : NULL;
+}
+
 /* Rows by GPU, then by PID as a number: the same order whichever
  * layout (one report, one per rank) the rows came from. */
 static int
@@ -206,23 +331,38 @@ on_device(const char *dev, long device)
 	return yes;
 }
 
+/* The GPUs a row's device names, for a message: "0, 1". */
+static void
+devices_seen(struct lp_sb *b, const struct proc *p, size_t np)
+{
+	size_t i;
+
+	for (i = 0; i < np; i++)
+		if (p[i].dev)
+			lp_sb_printf(b, "%s%s", *lp_sb_str(b) ? ", " : "", p[i].dev);
+}
+
 int
 main(int argc, char **argv)
 {
-	static const char *const kcols[] = { "Total Time", "Kern Inst", "PID" };
+	static const char *const kcols[] = { "Total Time", "Kern Inst", "PID",
+		"?Min", "?Max", "?Kernel Name" };
 	static const char *const pcols[] = { "Projected Start", "PID",
 		"?NumGPUOps" };
-	static const char *const gcols[] = { "Start", "Device" };
+	static const char *const gcols[] = { "Start", "Device", "?Duration",
+		"?Name" };
 	static const struct lp_col cols[] = {
 		{ "pid", "Process", "text" }, { "device", "GPU", "text" },
 		{ "profiled", "Profiled by ncu", "text" },
 	};
 	const char *gpath = NULL, *dpath = NULL, *kpath, *found = NULL;
+	const char *shown = NULL, *shown_why = NULL;
 	struct st t = { 0 };
 	struct proc *p;
 	struct lp_row r = { 0 };
+	struct lp_sb seen = { 0 };
 	long device = -1;
-	size_t i, np;
+	size_t i, np, known = 0;
 	int c;
 
 	lp_init(argv[0]);
@@ -244,24 +384,40 @@ main(int argc, char **argv)
 	t.pids = lp_map_new();
 	t.kept = lp_map_new();
 	t.devs = lp_map_new();
-	lp_rep_file(kpath, "nsys stats --report nvtx_kern_sum", kcols, 3, kern_row,
+	t.ps.idx = lp_map_new();
+	t.ds.idx = lp_map_new();
+	t.sig = !gpath && dpath;
+	lp_rep_file(kpath, "nsys stats --report nvtx_kern_sum", kcols, 6, kern_row,
 	    &t);
-	if (gpath && dpath) {	/* both, or no GPU is known */
+	if (t.sig && !t.minmax)
+		t.sig = 0;	/* an nvtx_kern_sum without Min and Max */
+	if (gpath && dpath) {
 		lp_rep_file(gpath, "nsys stats --report nvtx_gpu_proj_trace", pcols,
 		    3, proj_row, &t);
 		lp_qsort(t.s, t.n, sizeof *t.s, by_start);
 		lp_rep_file(dpath, "nsys stats --report cuda_gpu_trace", gcols, 2,
 		    gpu_row, &t);
+	} else if (t.sig) {
+		lp_rep_file(dpath, "nsys stats --report cuda_gpu_trace", gcols, 4,
+		    gpu_row, &t);
+		lp_qsort(t.ps.s, t.ps.n, sizeof *t.ps.s, by_span);
+		lp_qsort(t.ds.s, t.ds.n, sizeof *t.ds.s, by_span);
 	}
 	np = lp_map_len(t.pids);
 	p = lp_xcalloc(np + 1, sizeof *p);
 	for (i = 0; i < np; i++) {
 		p[i].pid = lp_xstrdup(lp_map_key(t.pids, i));
-		p[i].why = "the run lacks the nvtx_gpu_proj_trace or the "
-		    "cuda_gpu_trace report";
+		p[i].why = !dpath ? "the run lacks the cuda_gpu_trace report" :
+		    "the run lacks the nvtx_gpu_proj_trace report, and "
+		    "nvtx_kern_sum has no Min and Max to match the process's "
+		    "kernels with a GPU's in cuda_gpu_trace";
+		if (t.sig)
+			p[i].dev = device_by_sig(&t, p[i].pid, &p[i].why);
 	}
 	if (gpath && dpath)
 		devices(&t, p, np);
+	for (i = 0; i < np; i++)
+		known += p[i].dev != NULL;
 	lp_qsort(p, np, sizeof *p, by_dev);
 	/* the rank ncu profiles: only a question with several processes */
 	for (i = 0; np > 1 && device >= 0 && i < np; i++)
@@ -271,21 +427,55 @@ main(int argc, char **argv)
 				    "on device %ld", found, p[i].pid, device);
 			found = p[i].pid;
 		}
-	if (np > 1 && device >= 0 && !found)
+	devices_seen(&seen, p, np);
+	/* every GPU known, or both traces given (then a process they do not
+	 * place is one of another capture): an error, not a guess */
+	if (np > 1 && device >= 0 && !found && (known == np || (gpath && dpath)))
 		lp_die(LP_EXIT_DATA, "%zu processes ran kernels and none is seen "
-		    "on device %ld (nvtx_gpu_proj_trace and cuda_gpu_trace "
-		    "give each process's GPU): set ncu_cli.device to one of "
-		    "theirs, or -1 for every device", np, device);
+		    "on device %ld (theirs: %s; %s): set ncu_cli.device to one of "
+		    "theirs, or -1 for every device", np, device,
+		    *lp_sb_str(&seen) ? lp_sb_str(&seen) : "none known",
+		    gpath && dpath ? "nvtx_gpu_proj_trace and cuda_gpu_trace "
+		    "give each process's GPU" : "the run lacks nvtx_gpu_proj_trace: "
+		    "cuda_gpu_trace's kernel durations give each process's GPU");
+	/* the kernel tables show one process: the profiled one; with every
+	 * device profiled, the one on the first GPU; when the GPU ncu
+	 * profiles holds none that is known, the first that is not */
+	for (i = 0; np > 1 && !found && i < np; i++)
+		if (device < 0 || !p[i].dev) {
+			shown = p[i].pid;
+			shown_why = device < 0 ? (p[i].dev ? "the first GPU's "
+			    "(ncu_cli.device is -1: every GPU profiled)" : "the "
+			    "lowest PID (ncu_cli.device is -1: every GPU profiled; "
+			    "no process's GPU is known)") : "the lowest PID of "
+			    "those whose GPU is not known: which one ran on the "
+			    "GPU ncu profiles is not known";
+			break;
+		}
+	if (found) {
+		shown = found;
+		shown_why = "the rank ncu profiles";
+	}
 
 	lp_tab_meta(out, "title", "Processes and their GPUs");
 	lp_tab_meta(out, "tool", "lp-procs");
 	lp_tab_meta(out, "source", "processes that ran kernels from nsys "
-	    "nvtx_kern_sum (%s); each one's GPU from nvtx_gpu_proj_trace and "
-	    "cuda_gpu_trace (%s)", kpath ? kpath : "<stdin>",
-	    gpath && dpath ? dpath : "missing");
+	    "nvtx_kern_sum (%s); each one's GPU %s (%s)", kpath ? kpath :
+	    "<stdin>", gpath && dpath ? "from nvtx_gpu_proj_trace and "
+	    "cuda_gpu_trace" : t.sig ? "from cuda_gpu_trace: the one GPU "
+	    "whose kernels have the process's shortest and longest duration of "
+	    "each kernel (nvtx_kern_sum Min, Max; the run lacks "
+	    "nvtx_gpu_proj_trace)" : "from nvtx_gpu_proj_trace and "
+	    "cuda_gpu_trace", gpath && dpath ? dpath : t.sig ? dpath :
+	    "missing");
 	lp_tab_meta(out, "processes", "%zu", np);
 	if (found)
 		lp_tab_meta(out, "profiled", "%s", found);
+	if (shown) {
+		lp_tab_meta(out, "kernels", "%s", shown);
+		lp_tab_meta(out, "note", "the kernel tables show process %s "
+		    "alone, %s; every process: ranks.tsv", shown, shown_why);
+	}
 	lp_tab_meta(out, "omit", "an input of ranks.tsv and the kernel tables");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < np; i++) {
@@ -294,9 +484,15 @@ main(int argc, char **argv)
 			lp_row_text(&r, p[i].dev);
 		else
 			lp_row_na(&r, "%s", p[i].why);
-		lp_row_text(&r, found ? !strcmp(found, p[i].pid) ? "yes" : "no" :
-		    np > 1 ? "n/a because ncu_cli.device is -1" : "n/a: one "
-		    "process");
+		if (found)
+			lp_row_text(&r, !strcmp(found, p[i].pid) ? "yes" : "no");
+		else if (np < 2)
+			lp_row_text(&r, "n/a: one process");
+		else if (device < 0)
+			lp_row_text(&r, "yes");
+		else
+			lp_row_na(&r, "which process ran on device %ld is not "
+			    "known", device);
 		lp_row_end(&r, out);
 	}
 	for (i = 0; i < np; i++) {
@@ -307,10 +503,15 @@ main(int argc, char **argv)
 	for (i = 0; i < t.n; i++)
 		free(t.s[i].dev);
 	free(t.s);
+	free(t.ps.s);
+	free(t.ds.s);
+	lp_map_free(t.ps.idx);
+	lp_map_free(t.ds.idx);
+	lp_map_free(t.devs);
 	lp_map_free(t.pids);
 	lp_map_free(t.kept);
-	lp_map_free(t.devs);
 	lp_sb_free(&r.b);
+	lp_sb_free(&seen);
 	lp_tab_done(out);
 	return 0;
 }

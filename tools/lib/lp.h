@@ -229,7 +229,8 @@ const char *lp_yaml_str(const struct lp_ynode *root, const char *path,
  * the existing value has: -1 the path is absent, -2 not a number where the
  * value is one, -3 not true or false where the value is, -4 a mapping,
  * -5 a flow collection ("{...}", "[...]"), -6 a fraction where the value
- * is a whole number, -7 a negative number where the value is from 0. */
+ * is a whole number, -7 a negative number where the value is from 0 (but
+ * -1 where the key is "device": every device, as the ncu presets say). */
 int lp_yaml_set(struct lp_ynode *root, const char *path, const char *value);
 
 /*

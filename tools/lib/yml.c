@@ -395,10 +395,12 @@ lp_yaml_emit(FILE *fp, const struct lp_ynode *root, const char *comment)
 /*
  * The preset's value says the type: a whole number stays whole, a number a
  * number, a boolean a boolean; a quoted or textual value takes any text.
- * 0 if value fits where n is, else lp_yaml_set's code.
+ * A key named "device" also takes -1, every device, as the ncu presets say.
+ * 0 if value fits where n is (key: the last part of its path), else
+ * lp_yaml_set's code.
  */
 static int
-fits(const struct lp_ynode *n, const char *value)
+fits(const struct lp_ynode *n, const char *key, const char *value)
 {
 	double v;
 
@@ -407,7 +409,7 @@ fits(const struct lp_ynode *n, const char *value)
 
 		if (!lp_num_get(value, &v) || fabs(v) > 1e18)
 			return -2;
-		if (was >= 0 && v < 0)
+		if (was >= 0 && v < 0 && !(v == -1 && !strcmp(key, "device")))
 			return -7;
 		if (!strpbrk(n->s, ".eE") && v != floor(v))
 			return -6;
@@ -444,7 +446,7 @@ lp_yaml_merge(struct lp_ynode *dst, struct lp_ynode *src)
 				    "file before", src->keys[i], kinds[sv->type],
 				    kinds[dv->type]);
 			if (sv->type == LP_Y_SCALAR && !sv->quoted &&
-			    fits(dv, sv->s))
+			    fits(dv, src->keys[i], sv->s))
 				lp_die_at(LP_EXIT_DATA, sv->file ? sv->file :
 				    "<yaml>", sv->line, 0, "%s: \"%s\" where the "
 				    "file before has %s", src->keys[i], sv->s,
@@ -554,7 +556,8 @@ lp_yaml_set(struct lp_ynode *root, const char *path, const char *value)
 		*slot = seq;
 		return 0;
 	}
-	if ((k = fits(n, value)))
+	if ((k = fits(n, strrchr(path, '.') ? strrchr(path, '.') + 1 : path,
+	    value)))
 		return k;
 	free(n->s);
 	n->s = lp_xstrdup(value);
