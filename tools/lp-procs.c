@@ -157,14 +157,14 @@ gpu_row(const struct lp_rep_row *rr, void *ctx)
 
 	key.t = lp_rep_time(rr, 0);
 	if (t->sig) {
-		double d;
+		double dur;
 
 		/* memory operations are not in nvtx_kern_sum */
 		if (rr->col[2] < 0 || rr->col[3] < 0 ||
 		    !strncmp(rr->v[3], "[CUDA ", 6))
 			return;
-		d = lp_rep_time(rr, 2);
-		span_add(&t->ds, t->devs, rr->v[1], rr->v[3], d, d);
+		dur = lp_rep_time(rr, 2);
+		span_add(&t->ds, t->devs, rr->v[1], rr->v[3], dur, dur);
 		return;
 	}
 	s = bsearch(&key, t->s, t->n, sizeof *t->s, by_start);
