@@ -114,6 +114,7 @@ $(foreach v,$(LP_VARS),$(eval LP_$(v) := $$(if $$(call lp_cmdline,$(v)),$$(value
 
 $(foreach v,MODEL MODE TOPN NCU_PRESET STAGE,$(if $(call lp_unsafe_word,LP_$(v),),\
 	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
+$(if $(findstring $(nl),$(LP_WORK)),$(error WORK holds a line break: give the workload as one command line))
 # IMPORT's paths go into recipes: the block below reads what each file is;
 # here only its characters are checked, so that a refused one is not kept.
 lp__imp := $(subst $(comma),,$(subst $(space),,$(strip $(LP_IMPORT))))

@@ -72,6 +72,13 @@ test_expect_success 'BASE: "..", ".", "-x", a blank or this run itself are refus
 test_expect_success 'WORK: every hostile value is recorded as typed and runs nothing' '
 	for i in $(seq '"$NPAY"'); do
 		m=$TRASH/m-work-$i && v=$(payload $i "$m") &&
+		case $v in *"
+"*)		# lp-inputs reads one line: a line break is refused, not cut
+			test_must_fail lpmake RUN=w$i "WORK=$v" inputs.yaml >out 2>err &&
+			test_grep "WORK holds a line break" err &&
+			! test -e "$S2/w$i/vars/WORK" && ! test -e "$m" || return 1
+			continue ;;
+		esac
 		lpmake RUN=w$i "WORK=$v" inputs.yaml >out 2>err || {
 			# unbalanced sh quotes: lp-inputs refuses them, as sh would
 			test_grep "^lp-inputs: " err >/dev/null || { cat err; return 1; }; }
@@ -79,6 +86,11 @@ test_expect_success 'WORK: every hostile value is recorded as typed and runs not
 		printf "%s\n" "$v" >expect && test_cmp expect "$S2/w$i/vars/WORK" || return 1
 		lpmake RUN=w$i inputs.yaml >/dev/null 2>&1
 		! test -e "$m" || { echo "payload $i ran on the second make"; return 1; }
+		# as the workload'"'"'s arguments, through nsys/profile.cmd and sh
+		# (the stand-in nsys runs the workload)
+		PATH=$ROOT/tests/fake:$PATH LP_FAKE_NSYS=$FIX/h200-live/t1 lpmake RUN=wp$i \
+			"WORK=sh tests/fake/workload.sh --tokens 1 $v" nsys/report.nsys-rep >out 2>err
+		! test -e "$m" || { echo "payload $i ran as an argument"; return 1; }
 	done
 '
 
