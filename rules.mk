@@ -147,9 +147,11 @@ $(foreach w,$(LP_SET_WORDS),$(if $(filter =%,$(w)),$(error SET: "$(call lp_unspl
 	$(eval lp__key := $$(firstword $$(subst =,$$(space),$$(w))))$(if $(and $(findstring =,$(w)),\
 	$(if $(call lp_unsafe_word,lp__key,),,1)),,$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE)))
 
-# Only now, every value checked: the record.
+# Only now, every value checked: the record.  $(file <) drops the last
+# line break, and $(file >) adds one only where the text lacks it, so a
+# value ending in one (SET=$'a=1\n') is written with one more.
 lp_write = $(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
-	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2))$(shell mv -f $(1).tmp $(1)))
+	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))
 $(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
 
 # Presets: the runner, one nsys preset, the ncu preset of the mode (or

@@ -156,6 +156,16 @@ test_expect_success 'SET: a GPU name with blanks in quotes, recorded; a string s
 	echo "a \"b\" \\ c" >expect && test_cmp expect got
 '
 
+test_expect_success 'a value ending in a line break is kept whole and not rewritten by the next make' '
+	set=$(printf "gpu.hbm_tbps=2\n\n") && set=${set}"
+" &&
+	lpmake RUN=nl "IMPORT=$IMPORT" "SET=$set" config.yaml >/dev/null &&
+	printf "%s\n" "$set" >expect && test_cmp expect "$S2/nl/vars/SET" &&
+	touch -d "2001-01-01" "$S2/nl/vars/SET" &&
+	lpmake RUN=nl "SET=$set" config.yaml >/dev/null &&
+	test "$(stat -c %Y "$S2/nl/vars/SET")" = "$(date -d 2001-01-01 +%s)"
+'
+
 # lp-confmerge is where a quote in the wrong place is caught.
 test_expect_success 'lp-confmerge: quoted values; a quote elsewhere is refused with file and line' '
 	C=$ROOT/conf/runner/stage2.yaml &&
