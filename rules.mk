@@ -139,7 +139,7 @@ $(if $(LP_TOPN),$(if $(or $(lp__nondigit),$(filter 0%,$(LP_TOPN))),\
 # @, \\ and \" are @a, @b and @q, until lp_unsplit puts them back.
 lp_split = $(strip $(eval lp__in :=)$(eval lp__out :=)$(foreach w,$(subst \",@q,$(subst \\,@b,$(subst @,@a,$(1)))),\
 	$(eval lp__out := $$(lp__out)$$(if $$(lp__in),@s,$$(space))$$(w))$(if $(call lp__odd,$(w)),\
-	$(eval lp__in := $$(if $$(lp__in),,1))))$(if $(lp__in),$(error SET: a quote is not closed))$(lp__out))
+	$(eval lp__in := $$(if $$(lp__in),,1))))$(if $(lp__in),$(error SET: a quote is not closed (a value with blanks is KEY="a b"; SET= clears a recorded SET)))$(lp__out))
 lp__odd = $(subst "",,$(subst $(space),,$(filter ",$(subst ",$(space)"$(space),$(1)))))
 lp_unsplit = $(subst @a,@,$(subst @s,$(space),$(subst @b,\\,$(subst @q,\",$(1)))))
 LP_SET_WORDS := $(call lp_split,$(LP_SET))
