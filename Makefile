@@ -27,6 +27,7 @@ LDFLAGS ?=
 WERROR ?=
 SAN ?=
 VALGRIND ?=
+FAULT_KILLS ?=
 V ?=
 Q := $(if $(filter 1,$(V)),,@)
 # "  CC file" lines, unless V=1 shows the commands or -s silences make

@@ -22,6 +22,37 @@
 #   compare.tsv compare_stages.tsv compare_verdict.tsv compare.md (make RUN=x
 #   BASE=y compare.md), and the CI gate (make RUN=x BASE=y check-regression)
 
+empty :=
+space := $(empty) $(empty)
+comma := ,
+define nl
+
+
+endef
+lp_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H \
+	I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
+# Empty when $(1), a variable's name, holds only letters, digits, '.', '_'
+# and '-' (and the characters $(2)) besides blanks.  Works on the raw value,
+# so "$(...)" in it is never expanded.  lp_unsafe_word: and no blank.
+define lp_unsafe
+$(strip $(eval lp__left := $$(value $(1)))$(foreach c,$(lp_chars) $(2),$(eval lp__left := $$(subst $(c),,$$(lp__left))))$(lp__left))
+endef
+lp_unsafe_word = $(or $(call lp_unsafe,$(1),$(2)),$(if $(word 2,x$(value $(1))x),blank))
+
+# What is typed on the command line is data: make never expands it and it
+# is never exported into a recipe's environment (make would expand it there,
+# running any "$(shell ...)" it holds).  Each is read raw, with $(value).
+LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE
+unexport RUN LP_STAGE2_DIR $(LP_VARS)
+lp_cmdline = $(filter command line,$(origin $(1)))
+# Non-empty when the strings $(1) and $(2) differ.
+lp_ne = $(if $(and $(findstring x$(1)y,x$(2)y),$(findstring x$(2)y,x$(1)y)),,1)
+
+ifneq ($(call lp_cmdline,LP_STAGE2_DIR),)
+$(if $(call lp_unsafe_word,LP_STAGE2_DIR,/ + : @),\
+	$(error LP_STAGE2_DIR="$(value LP_STAGE2_DIR)": use a path of letters, digits and . _ - / + : @))
+endif
+
 # The runner config is read here with awk for the two keys make itself needs
 # before any tool is built; lp-confget reads everything else.
 lp_conf2 = $(shell awk -v s='$(1):' -v k='$(2):' '/^[^ \#]/{a=($$1==s);next} a&&$$1==k{print $$2;exit}' conf/runner/stage2.yaml 2>/dev/null)
@@ -41,64 +72,88 @@ LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run check-regression,$(MAKECM
 
 .PHONY: run clean-run
 
-empty :=
-space := $(empty) $(empty)
-comma := ,
-define nl
-
-
-endef
-lp_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H \
-	I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
-# Empty when $(1), a variable's name, holds only letters, digits, '.', '_'
-# and '-' (and the characters $(2)).  Works on the raw value, so "$(...)" in
-# it is never expanded.
-define lp_unsafe
-$(strip $(eval lp__left := $$(value $(1)))$(foreach c,$(lp_chars) $(2),$(eval lp__left := $$(subst $(c),,$$(lp__left))))$(lp__left))
-endef
-
 ifneq ($(strip $(LP_RUN_GOALS)),)
 ifeq ($(strip $(value RUN)),)
 $(error RUN is required, as in: make RUN=abc stakeholder_summary.md)
 endif
 endif
 
+# A run's name (RUN, BASE): letters, digits, '.', '_' and '-', not starting
+# with '.' or '-' (so never "..", "." or an option).  $(1) is the variable.
+lp_badname = $(or $(call lp_unsafe_word,$(1),),$(filter .% -%,$(value $(1))))
+
 ifneq ($(strip $(value RUN)),)
-ifneq ($(or $(call lp_unsafe,RUN,),$(filter .% -%,$(value RUN))),)
+ifneq ($(call lp_badname,RUN),)
 $(error RUN="$(value RUN)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')
 endif
 R := $(LP_STAGE2_DIR)/$(RUN)
 
-# Settings given on the command line are recorded in $(R)/vars/NAME, so a
-# later "make RUN=..." without them re-uses them; NAME= clears one.  A file
-# is rewritten only when its value changes (make -q stays true).
-LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE
-define lp_var
-ifeq ($$(origin $(1)),command line)
-LP_$(1) := $$(value $(1))
-ifneq ($$(LP_$(1)),$$(file <$(R)/vars/$(1)))
-$$(shell mkdir -p $(R)/vars)
-$$(file >$(R)/vars/$(1).tmp,$$(LP_$(1)))
-$$(shell mv -f $(R)/vars/$(1).tmp $(R)/vars/$(1))
+# One make of a run at a time: a second make of the same RUN waits here,
+# before it reads or writes anything of the run, until the first has
+# finished.  The lock (flock, util-linux) on $(LP_STAGE2_DIR)/.lock/RUN is
+# held by a process that lives as long as this make, so a killed make
+# releases it too.  A make that re-executes itself, or one that this make
+# starts (make RUN=demo demo), holds it already.
+LP_LOCK_FILE := $(abspath $(LP_STAGE2_DIR)/.lock/$(RUN))
+ifeq ($(origin MAKE_RESTARTS)$(filter $(LP_LOCK_FILE),$(value LP_LOCK_HELD)),undefined)
+export LP_LOCK_HELD := $(LP_LOCK_FILE)
+LP_LOCK := $(shell command -v flock >/dev/null || { echo "no flock"; exit 0; }; \
+	mkdir -p $(LP_STAGE2_DIR)/.lock && exec 9>>$(LP_STAGE2_DIR)/.lock/$(RUN) || exit 0; \
+	flock -n 9 || { echo "lp: run $(RUN) is being made by another make; waiting for it to finish" >&2; flock 9; } && \
+	{ tail --pid=$$PPID -s 0.1 -f /dev/null </dev/null >/dev/null 2>&1 & } && echo locked)
+ifneq ($(LP_LOCK),locked)
+$(error lp: cannot lock run $(RUN) ($(LP_STAGE2_DIR)/.lock/$(RUN)): $(or $(LP_LOCK),see above)$(if $(filter no flock,$(LP_LOCK)), (flock is in util-linux)))
 endif
-else
-LP_$(1) := $$(if $$(wildcard $(R)/vars/$(1)),$$(file <$(R)/vars/$(1)))
 endif
-endef
-$(foreach v,$(LP_VARS),$(eval $(call lp_var,$(v))))
 
-$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE BASE,$(if $(call lp_unsafe,LP_$(v),),\
+# Settings given on the command line are recorded in $(R)/vars/NAME, so a
+# later "make RUN=..." without them re-uses them; NAME= clears one.  A value
+# is checked before it is recorded, so a refused one is never kept.  A file
+# is rewritten only when its value changes (make -q stays true).
+$(foreach v,$(LP_VARS),$(eval LP_$(v) := $$(if $$(call lp_cmdline,$(v)),$$(value $(v)),$$(if \
+	$$(wildcard $(R)/vars/$(v)),$$(file <$(R)/vars/$(v))))))
+
+$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE,$(if $(call lp_unsafe_word,LP_$(v),),\
 	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
+$(if $(findstring $(nl),$(LP_WORK)),$(error WORK holds a line break: give the workload as one command line))
+# IMPORT's paths go into recipes: the block below reads what each file is;
+# here only its characters are checked, so that a refused one is not kept.
+lp__imp := $(subst $(comma),,$(subst $(space),,$(strip $(LP_IMPORT))))
+$(if $(call lp_unsafe,lp__imp,/ + @ = : ~),\
+	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))
+$(if $(LP_BASE),$(if $(call lp_badname,LP_BASE),\
+	$(error BASE="$(LP_BASE)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')))
+$(if $(filter $(RUN),$(LP_BASE)),\
+	$(error BASE=$(LP_BASE) is this run: compare with another run (BASE= clears it)))
 LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
 ifeq ($(filter deep light,$(LP_MODE_NOW)),)
 $(error MODE="$(LP_MODE_NOW)": use deep or light)
 endif
-ifneq ($(LP_TOPN),)
-ifneq ($(shell echo '$(LP_TOPN)' | grep -cx '[1-9][0-9]*'),1)
-$(error TOPN="$(LP_TOPN)": use a whole number from 1)
-endif
-endif
-$(foreach w,$(LP_SET),$(if $(findstring =,$(w)),,$(error SET: "$(w)" is not KEY=VALUE)))
+lp__nondigit := $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst \
+	7,,$(subst 8,,$(subst 9,,$(LP_TOPN)))))))))))
+$(if $(LP_TOPN),$(if $(or $(lp__nondigit),$(filter 0%,$(LP_TOPN))),\
+	$(error TOPN="$(LP_TOPN)": use a whole number from 1)))
+
+# SET is KEY=VALUE words; a value in double quotes keeps its blanks (one
+# space each), \" and \\ in it being a quote and a backslash.  lp_split
+# makes one word of each KEY=VALUE: inside quotes a blank becomes @s, and
+# @, \\ and \" are @a, @b and @q, until lp_unsplit puts them back.
+lp_split = $(strip $(eval lp__in :=)$(eval lp__out :=)$(foreach w,$(subst \",@q,$(subst \\,@b,$(subst @,@a,$(1)))),\
+	$(eval lp__out := $$(lp__out)$$(if $$(lp__in),@s,$$(space))$$(w))$(if $(call lp__odd,$(w)),\
+	$(eval lp__in := $$(if $$(lp__in),,1))))$(if $(lp__in),$(error SET: a quote is not closed (a value with blanks is KEY="a b"; SET= clears a recorded SET)))$(lp__out))
+lp__odd = $(subst "",,$(subst $(space),,$(filter ",$(subst ",$(space)"$(space),$(1)))))
+lp_unsplit = $(subst @a,@,$(subst @s,$(space),$(subst @b,\\,$(subst @q,\",$(1)))))
+LP_SET_WORDS := $(call lp_split,$(LP_SET))
+$(foreach w,$(LP_SET_WORDS),$(if $(filter =%,$(w)),$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE))\
+	$(eval lp__key := $$(firstword $$(subst =,$$(space),$$(w))))$(if $(and $(findstring =,$(w)),\
+	$(if $(call lp_unsafe_word,lp__key,),,1)),,$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE)))
+
+# Only now, every value checked: the record.  $(file <) drops the last
+# line break, and $(file >) adds one only where the text lacks it, so a
+# value ending in one (SET=$'a=1\n') is written with one more.
+lp_write = $(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
+	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))
+$(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
 
 # Presets: the runner, one nsys preset, the ncu preset of the mode (or
 # NCU_PRESET) and the model.  The GPU table and the operator classes are
@@ -113,23 +168,17 @@ LP_MODEL_FILE := $(if $(LP_MODEL),conf/model/$(LP_MODEL).yaml)
 $(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f) does not exist)))
 
 # Overrides, split by the tool they concern so that an ncu setting never
-# re-runs nsys.  Each list is one KEY=VALUE a line.
+# re-runs nsys.  Each list is one KEY=VALUE a line (lp-confmerge -S), a
+# quoted value with its blanks.
 LP_OVR_ALL := $(if $(LP_MODE),run.mode=$(LP_MODE)) \
 	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN)) \
-	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET)
+	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS)
 LP_OVR_NSYS := $(filter nsys_cli.% stages.% run.stage=%,$(LP_OVR_ALL))
 LP_OVR_NCU := $(filter ncu_cli.% stages.% run.%,$(LP_OVR_ALL))
-define lp_put
-lp__new := $$(subst $$(space),$$(nl),$$(strip $(2)))
-ifneq ($$(wildcard $(R)/vars/$(1))|$$(lp__new),$(R)/vars/$(1)|$$(file <$(R)/vars/$(1)))
-$$(shell mkdir -p $(R)/vars)
-$$(file >$(R)/vars/$(1).tmp,$$(lp__new))
-$$(shell mv -f $(R)/vars/$(1).tmp $(R)/vars/$(1))
-endif
-endef
-$(eval $(call lp_put,overrides.all,$(LP_OVR_ALL)))
-$(eval $(call lp_put,overrides.nsys,$(LP_OVR_NSYS)))
-$(eval $(call lp_put,overrides.ncu,$(LP_OVR_NCU)))
+lp_put = $(call lp_write,$(R)/vars/$(1),$(call lp_unsplit,$(subst $(space),$(nl),$(strip $(2)))))
+$(call lp_put,overrides.all,$(LP_OVR_ALL))
+$(call lp_put,overrides.nsys,$(LP_OVR_NSYS))
+$(call lp_put,overrides.ncu,$(LP_OVR_NCU))
 # Which presets each config is merged from: make sees a switch to another
 # (older) preset file only through these records.
 LP_REG_PRESET := conf/profiling/ncu/ncu.regions.yaml
@@ -137,16 +186,16 @@ LP_PRESETS_ALL := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_REG_PRESE
 LP_PRESETS_REG := $(LP_RUNNER) $(LP_REG_PRESET) $(LP_MODEL_FILE)
 LP_PRESETS_NSYS := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_MODEL_FILE)
 LP_PRESETS_NCU := $(LP_RUNNER) $(LP_NCU_PRESET) $(LP_MODEL_FILE)
-$(eval $(call lp_put,presets.all,$(LP_PRESETS_ALL)))
-$(eval $(call lp_put,presets.nsys,$(LP_PRESETS_NSYS)))
-$(eval $(call lp_put,presets.ncu,$(LP_PRESETS_NCU)))
-$(eval $(call lp_put,presets.model,$(LP_MODEL_FILE)))
-$(eval $(call lp_put,presets.regions,$(LP_PRESETS_REG)))
+$(call lp_put,presets.all,$(LP_PRESETS_ALL))
+$(call lp_put,presets.nsys,$(LP_PRESETS_NSYS))
+$(call lp_put,presets.ncu,$(LP_PRESETS_NCU))
+$(call lp_put,presets.model,$(LP_MODEL_FILE))
+$(call lp_put,presets.regions,$(LP_PRESETS_REG))
 LP_OVR_REG := $(filter ncu_regions.% stages.% run.%,$(LP_OVR_ALL))
-$(eval $(call lp_put,overrides.regions,$(LP_OVR_REG)))
+$(call lp_put,overrides.regions,$(LP_OVR_REG))
 # SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
 LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
-$(eval $(call lp_put,overrides.model,$(LP_OVR_MODEL)))
+$(call lp_put,overrides.model,$(LP_OVR_MODEL))
 
 # Import instead of profiling: IMPORT='files' names nsys and ncu CSV
 # exports or .nsys-rep / .ncu-rep reports.  lp-import reads what each file
@@ -176,7 +225,7 @@ LP_IMP_MK := $(R)/import.mk
 # What each file is; make reads it back before anything else is made.
 $(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP) $(B)/lp-import
 	$(Q)mkdir -p $(R)
-	$(B)/lp-import $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@
+	$(B)/lp-import $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 include $(LP_IMP_MK)
 # Until import.mk says what this IMPORT holds, nothing else is decided.
 ifeq ($(and $(LP_IMP_LOADED),$(filter $(LP_IMP_FOR),$(LP_IMP)),$(filter $(LP_IMP),$(LP_IMP_FOR))),)
@@ -231,37 +280,43 @@ lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PA
 $(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
 	$(Q)mkdir -p $@
 
+# A step that fails takes its half-written $@.tmp with it (make removes
+# $@ itself, .DELETE_ON_ERROR): each recipe line that writes one ends with
+# LP_UNTMP, or starts with LP_TRAP where it is a list of commands.
+LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
+LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
+
 # The resolved configs: all presets for the summary; for nsys and for ncu
 # only what they read, so editing one tool's preset leaves the other alone.
 $(R)/config.yaml: $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.all \
 		$(LP_BIN)/lp-confmerge | $(R)
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(LP_PRESETS_ALL) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(LP_PRESETS_ALL) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/nsys/config.yaml: $(LP_PRESETS_NSYS) $(R)/vars/presets.nsys $(R)/vars/overrides.nsys \
 		$(LP_BIN)/lp-confmerge | $(R)/nsys
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(LP_PRESETS_NSYS) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(LP_PRESETS_NSYS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/ncu/config.yaml: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.ncu \
 		$(LP_BIN)/lp-confmerge | $(R)/ncu
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(LP_PRESETS_NCU) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(LP_PRESETS_NCU) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # What is profiled: WORK (or IMPORT) as recorded, and the model's identity.
 LP_INPUT_VARS := $(wildcard $(R)/vars/WORK $(R)/vars/IMPORT)
 $(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(R)/vars/presets.model $(R)/vars/overrides.model \
 		$(LP_BIN)/lp-inputs $(LP_BIN)/lp-confmerge | $(R)
 	$(LP_BIN)/lp-inputs $(if $(LP_LIVE),-w $(R)/vars/WORK,-i $(R)/vars/IMPORT) \
-	  $(if $(LP_MODEL_FILE),-m $(LP_MODEL_FILE)) > $@.tmp
-	$(if $(LP_OVR_MODEL),$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.model $@.tmp > $@.tmp2 && mv $@.tmp2 $@.tmp)
+	  $(if $(LP_MODEL_FILE),-m $(LP_MODEL_FILE)) > $@.tmp $(LP_UNTMP)
+	$(if $(LP_OVR_MODEL),$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.model $@.tmp > $@.tmp2 && mv $@.tmp2 $@.tmp $(LP_UNTMP))
 	mv $@.tmp $@
 
 # Provenance, probed once per run (nvidia-smi, nsys, ncu on PATH).
 $(R)/env.json: $(R)/inputs.yaml $(LP_BIN)/lp-env
-	$(LP_BIN)/lp-env -r '$(LP_REV)' $< > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-env -r '$(LP_REV)' $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 ifneq ($(LP_LIVE),)
 # The nsys command: written whenever its inputs change; the profile below
 # re-runs only when the command text itself changed.
 $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
-	  $(LP_BIN)/lp-nsyscmd -o $(R)/nsys/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp
+	  $(LP_BIN)/lp-nsyscmd -o $(R)/nsys/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp $(LP_UNTMP)
 	mv $@.tmp $@
 
 # The nsys capture, gated by the stage's NVTX range.  Written under a
@@ -276,13 +331,13 @@ $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
 	cp $< $@.cmd && mv $(R)/nsys/report.tmp.nsys-rep $@
 else ifneq ($(LP_IMP_REP),)
 $(R)/nsys/report.nsys-rep: $(LP_IMP_REP) $(R)/vars/IMPORT | $(R)/nsys
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 
 ifneq ($(LP_HAVE_STATS),)
 $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_BIN)/lp-nsyscmd -s -o $(R)/nsys/stats.tmp/report -- $(R)/nsys/report.nsys-rep \
-	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@
+	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # nsys stats writes one CSV a report into a scratch folder; the reports lp
 # needs must all be there before any is moved into place.
@@ -302,7 +357,7 @@ else
 LP_JOIN_AWK = FNR == 1 { if (NR == 1) { h = $$0; f = FILENAME; print; next } if ($$0 != h) { print "IMPORT: " FILENAME ": its header is not that of " f > "/dev/stderr"; exit 1 } next } { print }
 $(foreach r,$(LP_HAVE_REPORTS),$(eval $(LP_NS)$(r).csv: $(LP_IMP_$(r)) $(R)/vars/IMPORT | $(R)/nsys ; \
 	$(if $(word 2,$(LP_IMP_$(r))),awk '$$(LP_JOIN_AWK)' $$(LP_IMP_$(r)) > $$@.tmp && mv $$@.tmp $$@,\
-	cp $$< $$@.tmp && mv $$@.tmp $$@)))
+	cp $$< $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP))))
 endif
 
 # The stage's top-N kernels by nsys GPU time: what ncu will profile.
@@ -312,20 +367,20 @@ LP_RANGE = "$$($(LP_BIN)/lp-nsyscmd -r < $(R)/nsys/config.yaml)"
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
 		$(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
-	  $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@
+	  $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
 # said (in profile.cmd and the summary), never left to fail the run.
 $(R)/ncu/metrics.avail: | $(R)/ncu
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	ncu --query-metrics > $@.tmp && mv $@.tmp $@
+	ncu --query-metrics > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/ncu/metrics.avail \
 		$(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
 	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
 	  $(LP_BIN)/lp-ncucmd -a $(R)/ncu/metrics.avail -k $(R)/topn.tsv -o $(R)/ncu/report.tmp \
-	  -- < $(R)/ncu/config.yaml > $@.tmp
+	  -- < $(R)/ncu/config.yaml > $@.tmp $(LP_UNTMP)
 	mv $@.tmp $@
 
 # ncu on exactly the top-N kernels inside the stage.  ncu exits 0 when its
@@ -341,20 +396,20 @@ $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd
 	cp $< $@.cmd && mv $(R)/ncu/report.tmp.ncu-rep $@
 else ifneq ($(LP_IMP_NCUREP),)
 $(R)/ncu/report.ncu-rep: $(LP_IMP_NCUREP) $(R)/vars/IMPORT | $(R)/ncu
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 
 ifneq ($(or $(LP_LIVE),$(LP_IMP_NCUREP)),)
 $(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
-	$(LP_BIN)/lp-ncucmd -x -- $(R)/ncu/report.ncu-rep < $(R)/ncu/config.yaml > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-ncucmd -x -- $(R)/ncu/report.ncu-rep < $(R)/ncu/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The report as CSV (--page raw): ncu prints it on stdout.
 $(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	sh $(R)/ncu/export.cmd > $@.tmp && mv $@.tmp $@
+	sh $(R)/ncu/export.cmd > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 else ifeq ($(words $(LP_IMP_NCUCSV)),1)
 $(R)/ncu/report.csv: $(LP_IMP_NCUCSV) $(R)/vars/IMPORT | $(R)/ncu
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 # One ncu export is copied in as it is; several are read where they are,
 # each result known by its file and ID.
@@ -365,7 +420,7 @@ LP_NCU_CSVS := $(if $(word 2,$(LP_IMP_NCUCSV)),$(LP_IMP_NCUCSV),$(R)/ncu/report.
 # push/pop stack says); a live run's ncu was filtered to it already.
 LP_NCU_RANGE := $(if $(LP_LIVE),,$(LP_PER_RANGE))
 $(R)/ncu/metrics.tsv: $(LP_NCU_CSVS) $(R)/nsys/config.yaml $(LP_BIN)/lp-ncu2tsv $(LP_BIN)/lp-nsyscmd | $(R)/ncu
-	$(LP_BIN)/lp-ncu2tsv $(if $(LP_NCU_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-ncu2tsv $(if $(LP_NCU_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The stage's kernels: time and calls from nsys, metrics from ncu.
 LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export$(if $(word 2,$(LP_IMP_NCUCSV)),s) $(LP_IMP_NCUCSV)$(if $(word 2,$(LP_IMP_NCUCSV)),, (imported as $(R)/ncu/report.csv))$(if $(LP_NCU_RANGE),$(comma) the launches inside the stage's range)",\
@@ -375,11 +430,11 @@ $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics
 	$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) \
 	  $(if $(LP_PER_RANGE),-r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
-	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@
+	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # kernels.md from kernels.tsv.
-$(R)/%.md: $(R)/%.tsv $(LP_BIN)/lp-kernmd
-	$(LP_BIN)/lp-kernmd -n 25 $< > $@.tmp && mv $@.tmp $@
+$(R)/kernels.md: $(R)/kernels.tsv $(LP_BIN)/lp-kernmd
+	$(LP_BIN)/lp-kernmd -n 25 $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- the summary's tables: one filter each, exactly its inputs ----
 
@@ -397,7 +452,7 @@ $(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,
 		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget
 	$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
 	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
-	  > $@.tmp && mv $@.tmp $@
+	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
 
 
@@ -409,70 +464,75 @@ LP_GPU_NCU := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_CSVS)),$
 $(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU) conf/gpus.yaml $(LP_BIN)/lp-gpu \
 		$(if $(LP_LIVE),,$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE))
 	$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
-	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json > $@.tmp && mv $@.tmp $@
+	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # What was profiled, on what: the GPU gpu.tsv names where nvidia-smi
 # did not, so that the report names one GPU throughout.
 $(R)/environment.tsv: $(R)/config.yaml $(R)/inputs.yaml $(R)/env.json $(R)/gpu.tsv $(LP_BIN)/lp-envtab
 	$(LP_BIN)/lp-envtab -c $(R)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
-	  $(R)/env.json > $@.tmp && mv $@.tmp $@
+	  $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The run at a glance, from the nsys summaries and kernels.tsv.
 $(R)/aggregates.tsv: $(R)/kernels.tsv $(call lp_rep,cuda_gpu_kern_sum) $(LP_STATS_DONE) \
 		$(call lp_rep,cuda_api_sum) $(call lp_rep,cuda_gpu_mem_time_sum) $(LP_BIN)/lp-aggr
 	$(LP_BIN)/lp-aggr $(call lp_opt,-g,cuda_gpu_kern_sum) $(call lp_opt,-a,cuda_api_sum) \
-	  $(call lp_opt,-m,cuda_gpu_mem_time_sum) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+	  $(call lp_opt,-m,cuda_gpu_mem_time_sum) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Wall-time statistics and kernel time of every configured stage.
 $(R)/stages.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_sum) $(call lp_rep,nvtx_kern_sum) \
 		$(LP_STATS_DONE) $(LP_BIN)/lp-stages
 	$(LP_BIN)/lp-stages -c $(R)/nsys/config.yaml $(if $(LP_LIVE),-L) \
-	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,,nvtx_sum) > $@.tmp && mv $@.tmp $@
+	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,,nvtx_sum) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Per instance: warm-up, steady state, tokens/s.
 $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpop_trace) \
 		$(LP_STATS_DONE) $(LP_BIN)/lp-steps
 	$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
-	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
+	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Model FLOPs and bytes against the GPU's peaks, mean and steady state.
 $(R)/mfu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mfu
 	$(LP_BIN)/lp-mfu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
-	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@
+	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mbu
 	$(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
-	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@
+	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
+# The top-N tables show as many kernels as ncu profiles (TOPN, or
+# run.top_n_kernels of the runner config).
+LP_TOPN_NOW = "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/config.yaml)"
 
 # Each top kernel against the roofline, and the chart of it.
-$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofline
-	$(LP_BIN)/lp-roofline -n 10 -g $(R)/gpu.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/config.yaml $(LP_BIN)/lp-roofline $(LP_BIN)/lp-confget
+	$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -g $(R)/gpu.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
-	$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # GPU time by operator class; only these classes feed it.
 $(R)/operators.tsv: $(R)/kernels.tsv conf/operators.yaml $(LP_BIN)/lp-ops
-	$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The top kernels with their roofline class (communication kernels said so).
-$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv conf/operators.yaml $(LP_BIN)/lp-topk
-	$(LP_BIN)/lp-topk -n 10 -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/config.yaml conf/operators.yaml \
+		$(LP_BIN)/lp-topk $(LP_BIN)/lp-confget
+	$(LP_BIN)/lp-topk -n $(LP_TOPN_NOW) -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Multi-process runs: each stage per process (rank), its communication
 # and the straggler; each GPU's communication against its compute.
 $(R)/ranks.tsv: $(R)/nsys/config.yaml conf/operators.yaml $(call lp_rep,nvtx_pushpop_trace) \
 		$(call lp_rep,nvtx_kern_sum) $(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_STATS_DONE) $(LP_BIN)/lp-ranks
 	$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -o conf/operators.yaml $(call lp_opt,-k,nvtx_kern_sum) \
-	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
+	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap
 	$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.csv \
 	  && echo $(LP_NS)cuda_gpu_trace.csv || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.csv,-x)) \
-	  > $@.tmp && mv $@.tmp $@
+	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # What to do next, ranked by the time it could save.
 LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv $(R)/ranks.tsv $(R)/overlap.tsv
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
-	$(LP_BIN)/lp-findings $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-findings $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The summary renders the tables, in this order; it computes nothing.
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
@@ -483,7 +543,7 @@ LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stag
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv
 $(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary
-	$(LP_BIN)/lp-summary -t "Stakeholder summary: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-summary -t "Stakeholder summary: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
 
@@ -491,7 +551,7 @@ $(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md 
 # ncu_regions.* and stages.* overrides reach it, nothing else.
 $(R)/ncu/regions/config.yaml: $(LP_PRESETS_REG) $(R)/vars/presets.regions \
 		$(R)/vars/overrides.regions $(LP_BIN)/lp-confmerge | $(R)/ncu/regions
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.regions $(LP_PRESETS_REG) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.regions $(LP_PRESETS_REG) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 LP_RD := $(R)/ncu/regions
 ifneq ($(LP_LIVE),)
@@ -500,7 +560,7 @@ $(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.ava
 		$(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
 	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
 	  $(LP_BIN)/lp-ncucmd -p ncu_regions -R -a $(R)/ncu/metrics.avail -o $(LP_RD)/tmp.d \
-	  -- < $(LP_RD)/config.yaml > $@.tmp
+	  -- < $(LP_RD)/config.yaml > $@.tmp $(LP_UNTMP)
 	mv $@.tmp $@
 
 # ncu over the regions, a depth at a time; a depth whose command did not
@@ -508,7 +568,7 @@ $(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.ava
 # renamed when whole, then exported (--page raw) to dN.csv.
 $(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncucmd
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)n=0; : > $@.tmp; \
+	$(Q)$(LP_TRAP)n=0; : > $@.tmp; \
 	while IFS= read -r cmd <&3; do \
 	  if ! { [ -f $(LP_RD)/d$$n.ncu-rep ] && [ "$$(cat $(LP_RD)/d$$n.cmd 2>/dev/null)" = "$$cmd" ]; }; then \
 	    rm -f $(LP_RD)/tmp.d$$n.* $(LP_RD)/d$$n.ncu-rep $(LP_RD)/d$$n.cmd; \
@@ -534,7 +594,7 @@ else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 # Imported region exports: CSVs copied, reports exported with local ncu.
 $(LP_RD)/exports.list: $(LP_IMP_REGCSV) $(LP_IMP_REGREP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
 		$(LP_BIN)/lp-ncucmd | $(LP_RD)
-	$(Q)n=0; : > $@.tmp; \
+	$(Q)$(LP_TRAP)n=0; : > $@.tmp; \
 	for f in $(LP_IMP_REGCSV); do cp "$$f" $(LP_RD)/imp$$n.csv.tmp && mv $(LP_RD)/imp$$n.csv.tmp $(LP_RD)/imp$$n.csv; \
 	  echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \
 	for f in $(LP_IMP_REGREP); do $(call lp_need,ncu,install Nsight Compute to export $$f); \
@@ -550,28 +610,28 @@ endif
 $(R)/regions.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(call lp_rep,nvtx_kern_sum) \
 		$(call lp_rep,nvtx_gpu_proj_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-regions
 	$(LP_BIN)/lp-regions -c $(LP_RD)/config.yaml $(call lp_opt,-k,nvtx_kern_sum) \
-	  $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< > $@.tmp && mv $@.tmp $@
+	  $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Each region's FLOPs and bytes against the peaks and the model's FLOPs.
 $(R)/region_work.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(R)/gpu.tsv $(R)/inputs.yaml \
 		$(LP_BIN)/lp-regwork
 	$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml -l $< \
-	  > $@.tmp && mv $@.tmp $@
+	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Every instance of every region.
 $(R)/region_instances.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml \
 		$(call lp_rep,nvtx_gpu_proj_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-reginst
 	$(LP_BIN)/lp-reginst -c $(LP_RD)/config.yaml $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< \
-	  > $@.tmp && mv $@.tmp $@
+	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Each region's rows as CSV, Markdown and JSON, and the list of them.
 $(LP_RD)/index.tsv: $(R)/region_instances.tsv $(LP_BIN)/lp-regsplit | $(LP_RD)
-	$(LP_BIN)/lp-regsplit -d $(LP_RD) -p ncu/regions/ $< > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-regsplit -d $(LP_RD) -p ncu/regions/ $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 $(R)/regions.md: $(R)/regions.tsv $(R)/region_work.tsv $(R)/region_instances.tsv \
 		$(LP_RD)/index.tsv $(LP_BIN)/lp-summary
 	$(LP_BIN)/lp-summary -t "Regions: run $(RUN)" $(R)/regions.tsv $(R)/region_work.tsv \
-	  $(R)/region_instances.tsv $(LP_RD)/index.tsv > $@.tmp && mv $@.tmp $@
+	  $(R)/region_instances.tsv $(LP_RD)/index.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- two runs compared (make RUN=b BASE=a compare.md) ----
 
@@ -590,20 +650,20 @@ $(LP_BASE_FILES):
 
 # Kernels before (BASE) and after (this run).
 $(R)/compare.tsv: $(LP_B)/kernels.tsv $(R)/kernels.tsv $(R)/vars/BASE $(LP_BIN)/lp-diff
-	$(LP_BIN)/lp-diff -n 20 $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-diff -n 20 $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Stages before and after, with the noise rule.
 LP_CMP_IN := $(addprefix $(LP_B)/,$(LP_CMP_STAGES)) $(addprefix $(R)/,$(LP_CMP_STAGES))
 $(R)/compare_stages.tsv: $(LP_CMP_IN) $(R)/vars/BASE $(LP_BIN)/lp-stagediff
-	$(LP_BIN)/lp-stagediff $(LP_CMP_IN) > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-stagediff $(LP_CMP_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The verdict that opens compare.md: the largest changes, one sentence each.
 $(R)/compare_verdict.tsv: $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-verdict
-	$(LP_BIN)/lp-verdict $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@
+	$(LP_BIN)/lp-verdict $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 $(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-summary
 	$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
-	  $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@
+	  $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The CI gate: fails when a stage's steady state or a top kernel got
 # significantly slower by more than REGRESSION percent (default 5); the

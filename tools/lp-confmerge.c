@@ -12,17 +12,53 @@
 static const char synopsis[] =
     "lp-confmerge [-S overrides] [-s key=value]... file...";
 
+/*
+ * The value of KEY=VALUE: as written, or, written in double quotes (the
+ * way SET= gives a value with blanks), what is inside them, \" and \\
+ * standing for a quote and a backslash.  A quote anywhere else is refused:
+ * it would be kept as text, not the quoting the user meant.  The caller
+ * frees the result.
+ */
+static char *
+unquote(const char *v, const char *where, const char *key)
+{
+	struct lp_sb b = { 0 };
+	size_t n = strlen(v), i;
+
+	if (*v != '"') {
+		if (strchr(v, '"'))
+			lp_die(LP_EXIT_USAGE, "%s: %s: a value with a quote is "
+			    "quoted whole: %s=\"a \\\"b\\\" c\"", where, key, key);
+		return lp_xstrdup(v);
+	}
+	for (i = 1; i < n; i++) {
+		if (v[i] == '\\' && (v[i + 1] == '"' || v[i + 1] == '\\'))
+			i++;
+		else if (v[i] == '"')
+			break;
+		lp_sb_addc(&b, v[i]);
+	}
+	if (i != n - 1) {
+		lp_sb_free(&b);
+		lp_die(LP_EXIT_USAGE, "%s: %s: %s", where, key, i >= n ?
+		    "the quote of the value is not closed" : "text after "
+		    "the closing quote (a quote inside is written \\\")");
+	}
+	return lp_sb_steal(&b);
+}
+
 static void
 apply(struct lp_ynode *root, const char *kv, const char *where)
 {
 	const char *eq = strchr(kv, '=');
-	char *key;
+	char *key, *val;
 
 	if (!eq || eq == kv)
 		lp_die(LP_EXIT_USAGE, "%s: expected KEY=VALUE, got \"%s\"", where,
 		    kv);
 	key = lp_xstrndup(kv, (size_t)(eq - kv));
-	switch (lp_yaml_set(root, key, eq + 1)) {
+	val = unquote(eq + 1, where, key);
+	switch (lp_yaml_set(root, key, val)) {
 	case 0:
 		break;
 	case -1:
@@ -30,25 +66,26 @@ apply(struct lp_ynode *root, const char *kv, const char *where)
 		    "(misspelt?)", where, key);
 	case -2:
 		lp_die(LP_EXIT_USAGE, "%s: %s: expected a number, as the presets "
-		    "have, got \"%s\"", where, key, eq + 1);
+		    "have, got \"%s\"", where, key, val);
 	case -3:
 		lp_die(LP_EXIT_USAGE, "%s: %s: expected true or false, as the "
-		    "presets have, got \"%s\"", where, key, eq + 1);
+		    "presets have, got \"%s\"", where, key, val);
 	case -5:
 		lp_die(LP_EXIT_USAGE, "%s: %s: a value is plain text, not YAML; "
 		    "a list is given as a,b,c", where, key);
 	case -6:
 		lp_die(LP_EXIT_USAGE, "%s: %s: expected a whole number, as the "
-		    "presets have, got \"%s\"", where, key, eq + 1);
+		    "presets have, got \"%s\"", where, key, val);
 	case -7:
 		lp_die(LP_EXIT_USAGE, "%s: %s: expected a number from 0%s, as the "
 		    "presets have, got \"%s\"", where, key, !strcmp(strrchr(key,
 		    '.') ? strrchr(key, '.') + 1 : key, "device") ? " (or -1, "
-		    "every device)" : "", eq + 1);
+		    "every device)" : "", val);
 	default:
 		lp_die(LP_EXIT_USAGE, "%s: %s is a section, not a setting: set "
 		    "its keys (%s.KEY=VALUE)", where, key, key);
 	}
+	free(val);
 	free(key);
 }
 
