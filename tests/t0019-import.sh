@@ -100,6 +100,15 @@ test_expect_success 'an import of them gives each its own launch' '
 	echo 4 >want && test_cmp want n
 '
 
+test_expect_success 'an import claims no selection lp did not make, and asks for no TOPN or preset' '
+	lpmake RUN=four stakeholder_summary.md >/dev/null &&
+	test_grep "^Profiled stage	.*imported exports (lp selected no kernels for ncu" "$S2/four/environment.tsv" &&
+	! grep -q "top [0-9]* kernels" "$S2/four/environment.tsv" &&
+	test_grep "^1	dominant	" "$S2/four/findings.tsv" &&
+	test_grep "Profile it again with ncu collecting the tensor-core and SASS FLOP counters" "$S2/four/findings.tsv" &&
+	for r in named odd dec four; do ! grep -q -e TOPN -e NCU_PRESET "$S2/$r/findings.tsv" 2>/dev/null || return 1; done
+'
+
 test_expect_success 'the raw and details pages of one report are refused, naming both' '
 	test_expect_code 1 lp-import "$FIX/h200-tinyllm/dec_raw.csv" "$FIX/h200-tinyllm/dec_details.csv" >out 2>err &&
 	test_must_be_empty out &&

@@ -195,9 +195,14 @@ main(int argc, char **argv)
 		lp_sb_adds(&v, ")");
 	} else
 		lp_sb_adds(&v, "none (the whole capture)");
-	lp_sb_printf(&v, ", mode %s, top %ld kernels", lp_yaml_str(cfg,
-	    "run.mode", "?"), lp_cfg_long(cfg, "run.top_n_kernels", 10, 1,
-	    100000, cpath));
+	/* an import made no selection: ncu profiled what its export holds */
+	if (imp)
+		lp_sb_adds(&v, ", imported exports (lp selected no kernels for "
+		    "ncu: the ncu export holds what its profile chose)");
+	else
+		lp_sb_printf(&v, ", mode %s, top %ld kernels", lp_yaml_str(cfg,
+		    "run.mode", "?"), lp_cfg_long(cfg, "run.top_n_kernels", 10,
+		    1, 100000, cpath));
 	item(&r, "Profiled stage", lp_sb_str(&v), "config.yaml", "");
 	free(pgpu);
 	free(pfrom);

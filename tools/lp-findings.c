@@ -13,7 +13,7 @@
 
 #include "lp.h"
 
-static const char synopsis[] = "lp-findings [-n N] file.tsv...";
+static const char synopsis[] = "lp-findings [-I] [-n N] file.tsv...";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -265,9 +265,10 @@ kernels(const struct tab *rf, const struct tab *tk, size_t max)
 	}
 }
 
-/* Rule dominant: one kernel with a large share and no roofline point. */
+/* Rule dominant: one kernel with a large share and no roofline point.
+ * An import selected nothing: raising TOPN would not profile it. */
 static void
-dominant(const struct tab *tk)
+dominant(const struct tab *tk, int imported)
 {
 	struct f *x;
 	double share;
@@ -283,11 +284,18 @@ dominant(const struct tab *tk)
 	    !strncmp(cls, "latency", 7) || !strncmp(cls, "communication", 13))
 		return;
 	profiled = !isnan(cell(tk, 0, "sm_pct"));
-	x = add("dominant", NAN, tk->path, profiled ? "Re-run the ncu step with "
+	x = add("dominant", NAN, tk->path, profiled && imported ? "Profile it "
+	    "again with ncu collecting the tensor-core and SASS FLOP counters "
+	    "and dram__bytes.sum (--set roofline, or lp's own run: make RUN=new "
+	    "WORK=...) and import that export, so it gets a roofline point." :
+	    profiled ? "Re-run the ncu step with "
 	    "a preset that collects the tensor-core and SASS FLOP counters and "
 	    "dram__bytes.sum (NCU_PRESET=default), so it gets a roofline point." :
-	    "Profile it: raise TOPN, or look at the unmatched kernels under "
-	    "kernels.md.", "One kernel takes %.3g%% of the stage's GPU time and "
+	    imported ? "Profile it with ncu: the imported ncu export does not "
+	    "hold it (lp selects the kernels to profile only for the runs it "
+	    "profiles itself: make RUN=new WORK=...), or look at the unmatched "
+	    "kernels under kernels.md." : "Profile it: raise TOPN, or look at "
+	    "the unmatched kernels under kernels.md.", "One kernel takes %.3g%% of the stage's GPU time and "
 	    "has no roofline point.", share);
 	ev(x, "%s, %.3f ms; %s", code(text(tk, 0, "name")), ms(cell(tk, 0,
 	    "total_ns")), profiled ? "ncu measured it (SM % and DRAM % in "
@@ -460,12 +468,13 @@ main(int argc, char **argv)
 	struct lp_row r = { 0 };
 	long maxk = 5;
 	size_t n, i, j;
-	int c, have_pk = 0;
+	int c, have_pk = 0, imported = 0;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hn:")) != -1) {
+	while ((c = getopt(argc, argv, "hIn:")) != -1) {
 		switch (c) {
+		case 'I': imported = 1; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
@@ -509,7 +518,7 @@ main(int argc, char **argv)
 		warmup(sp, st);
 	if (rf)
 		kernels(rf, tk, (size_t)maxk);
-	dominant(tk);
+	dominant(tk, imported);
 	if (rf && have_pk)
 		fp32(rf, tk, &pk);
 	if (rk)
