@@ -266,6 +266,20 @@ test_expect_success 'DRAM % of bandwidth above 100 %: n/a with the cause' '
 	! grep -E "^[0-9.]+\$" got | awk "\$1 > 100" | grep .
 '
 
+# The same for the regions: a tensor peak and a bandwidth written in the
+# wrong unit (GFLOP/s for TFLOP/s, GB/s for TB/s)
+test_expect_success 'region % of peak and of bandwidth above 100 %: n/a with the cause' '
+	awk -F"\t" -v OFS="\t" "\$1 == \"tensor\" && \$2 == \"fp16\" { \$3 = 1000000000 }
+		\$1 == \"dram\" { \$3 = 10000000 } 1" "$R/gpu.tsv" >g.tsv &&
+	lp-regwork -c "$R/ncu/regions/config.yaml" -g g.tsv -i "$R/inputs.yaml" \
+		-l "$R/ncu/regions/exports.list" >rw.tsv &&
+	cells peak_pct rw.tsv >got &&
+	test $(wc -l <got) = 3 &&
+	! grep -v "^n/a because % of peak would be [0-9]* %, beyond 100 %: .*too low" got &&
+	cells bw_pct rw.tsv >got &&
+	! grep -v "^n/a because % of bandwidth would be [0-9]* %, beyond 100 %" got
+'
+
 # The kernel summary of one capture and the ranges of another: decode_all
 # 100 ns long, 8.4 ms of kernels in it: busy 8,357,416 %
 test_expect_success 'GPU busy beyond 128 kernels at once: n/a with the cause' '
