@@ -165,6 +165,8 @@ dur-ranks-unused-row | lp-ranks -c $R/nsys/config.yaml -o $C/operators.yaml pp.c
 zero-kern-sum | lp-topn ks.csv | ks.csv | $V2/torch_cuda_gpu_kern_sum.csv | csvset 2 Instances 0 | ^lp-topn: ks\.csv:2:3: Instances: 0, but Total Time \(ns\) is 1705118
 zero-nvtx-sum | lp-stages -c $R/nsys/config.yaml -k $V2/torch_nvtx_kern_sum.csv ns.csv | ns.csv | $V2/torch_nvtx_sum.csv | csvset 3 Instances 0 | ^lp-stages: ns\.csv:3:3: Instances: 0
 zero-nvtx-kern-sum | lp-kernjoin -r :LLM@decode_all nks.csv | nks.csv | $V2/torch_nvtx_kern_sum_mangled.csv | csvset 4 'Kern Inst' 0 | ^lp-kernjoin: nks\.csv:4:6: Kern Inst: 0
+zero-api-calls | lp-aggr -a api.csv $R/kernels.tsv | api.csv | $V2/torch_cuda_api_sum.csv | csvset 3 'Num Calls' 0 | ^lp-aggr: api\.csv:3:3: Num Calls: 0, but Total Time \(ns\) is 81339129
+zero-memcpy-count | lp-aggr -m mt.csv $R/kernels.tsv | mt.csv | $V2/torch_cuda_gpu_mem_time_sum.csv | csvset 2 Count 0 | ^lp-aggr: mt\.csv:2:3: Count: 0
 zero-kernels-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls 0 | ^lp-kernmd: k\.tsv:7:4: calls: 0, but total_ns is 1705118
 zero-top-calls | lp-findings $R/stages.tsv tk.tsv | tk.tsv | $R/top_kernels.tsv | tsvset 8 calls 0 | ^lp-findings: tk\.tsv:8:5: calls: 0
 zero-metrics-launches | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 2 launches 0 | ^lp-kernjoin: m\.tsv:2:3: launches: 0

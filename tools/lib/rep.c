@@ -107,9 +107,14 @@ lp_agree_init(struct lp_agree *a, const struct lp_csv_hdr *h)
 				a->f[i] = f;
 			}
 	}
-	/* nvtx_kern_sum counts kernels in "Kern Inst" */
+	/* nvtx_kern_sum counts kernels in "Kern Inst", cuda_api_sum calls
+	 * in "Num Calls", cuda_gpu_mem_time_sum copies in "Count" */
 	if (a->col[LP_AGREE_INST] < 0)
 		a->col[LP_AGREE_INST] = lp_csv_col(h, "Kern Inst");
+	if (a->col[LP_AGREE_INST] < 0)
+		a->col[LP_AGREE_INST] = lp_csv_col(h, "Num Calls");
+	if (a->col[LP_AGREE_INST] < 0)
+		a->col[LP_AGREE_INST] = lp_csv_col(h, "Count");
 }
 
 /* the value of column i in the row, in ns; 0 if none, or not a value a
