@@ -266,17 +266,20 @@ lp_tab_agree(const struct lp_tsv *t)
 		int cm = pairs[i][2] ? lp_csv_col(&t->hdr, pairs[i][2]) : -1;
 		double n, tm, m;
 
+		/* not there, or bad on its own: refused where read, by name */
 		if (cn < 0 || ct < 0 || !lp_num_get(lp_tsv_get(t, cn), &n) ||
-		    !lp_num_get(lp_tsv_get(t, ct), &tm) || !isfinite(n) ||
-		    !isfinite(tm) || n < 0 || tm < 0)
-			continue;	/* not there, or refused where read */
+		    !lp_num_get(lp_tsv_get(t, ct), &tm) ||
+		    lp_num_bad(LP_DIM_COUNT, n, 1) ||
+		    lp_num_bad(LP_DIM_TIME, tm, 0))
+			continue;
 		if (n == 0 && tm > 0)
 			lp_die_at(LP_EXIT_DATA, t->file, t->line, cn + 1, "%s: 0, "
 			    "but %s is %s: a time without a %s (an edited or "
 			    "mixed table)", pairs[i][0], pairs[i][1],
 			    lp_tsv_get(t, ct), pairs[i][0]);
 		if (cm >= 0 && n >= 1 && lp_num_get(lp_tsv_get(t, cm), &m) &&
-		    isfinite(m) && fabs(m * n - tm) > 0.06 * n + 1)
+		    !lp_num_bad(LP_DIM_TIME, m, 0) &&
+		    fabs(m * n - tm) > 0.06 * n + 1)
 			lp_die_at(LP_EXIT_DATA, t->file, t->line, cm + 1, "%s: %s, "
 			    "but %s / %s is %.1f (an edited or mixed table)",
 			    pairs[i][2], lp_tsv_get(t, cm), pairs[i][1],
