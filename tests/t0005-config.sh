@@ -69,7 +69,7 @@ test_expect_success 'YAML errors name the file, line and column' '
 	test_grep "dup.yaml:3:3: duplicate key \"mode\"" err &&
 	printf -- "- a\n- b\n" >seq.yaml &&
 	test_expect_code 1 lp-confmerge seq.yaml 2>err &&
-	test_grep "a preset must be a YAML mapping" err &&
+	test_grep "^lp-confmerge: seq.yaml:1: the document is a list, not a YAML mapping" err &&
 	test_expect_code 2 lp-confmerge nosuch.yaml 2>err &&
 	test_grep "lp-confmerge: nosuch.yaml: No such file" err
 '

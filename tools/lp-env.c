@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,16 @@
 
 extern char **environ;
 
-static const char synopsis[] = "lp-env [-r revision] [inputs.yaml]";
+static const char synopsis[] =
+    "lp-env [-r revision] [-t seconds] [inputs.yaml]";
+
+/* env.json goes to memory and reaches stdout whole (lp_tab_out), or not
+ * at all: a probe's bad output found half-way leaves no half a file */
+static FILE *jo;
+
+/* how long one probe (nvidia-smi, nsys, ncu) may take: a wedged driver
+ * makes nvidia-smi hang for minutes */
+static long limit_s = 30;
 
 static struct lp_sb notes;
 
@@ -48,18 +59,30 @@ find_in_path(const char *name, const char *path)
 	return NULL;
 }
 
-/* Runs argv (no shell) and returns its stdout; NULL if it could not run or
- * failed, with a note saying why. */
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs argv (no shell) and returns its stdout; NULL if it could not run,
+ * failed or took more than limit_s seconds (then it is killed with its
+ * process group), with a note saying why. */
 static char *
 run(char *const *argv)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t sa;
 	struct lp_sb out = { 0 };
-	int pfd[2], st;
+	int pfd[2], st, done = 0, eof = 0;
 	pid_t pid;
-	char buf[4096], *exe;
+	char buf[4096], *exe, lim[32];
 	ssize_t n;
 	const char *path = getenv("PATH");
+	double end;
 
 	if (!(exe = find_in_path(argv[0], path))) {
 		note("%s not found on PATH (%s)", argv[0], path ? path : "");
@@ -71,8 +94,13 @@ run(char *const *argv)
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	errno = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+	/* its own process group: what it starts is stopped with it */
+	posix_spawnattr_init(&sa);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&sa, 0);
+	errno = posix_spawn(&pid, exe, &fa, &sa, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&sa);
 	close(pfd[1]);
 	if (errno) {
 		close(pfd[0]);
@@ -81,11 +109,52 @@ run(char *const *argv)
 		return NULL;
 	}
 	free(exe);
-	while ((n = read(pfd[0], buf, sizeof buf)) > 0)
-		lp_sb_addn(&out, buf, (size_t)n);
+	end = now_s() + (double)limit_s;
+	while (!done) {
+		double left = end - now_s();
+		struct pollfd pf = { pfd[0], POLLIN, 0 };
+
+		if (left <= 0)
+			break;
+		if (eof) {
+			/* output closed: wait for the exit, in steps */
+			pid_t w = waitpid(pid, &st, WNOHANG);
+
+			if (w == -1)
+				lp_die_sys("waitpid");
+			if (w == pid)
+				done = 1;
+			else
+				poll(NULL, 0, 10);
+			continue;
+		}
+		if (poll(&pf, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
+			if (errno == EINTR)
+				continue;
+			lp_die_sys("poll");
+		}
+		if (!pf.revents)
+			continue;
+		n = read(pfd[0], buf, sizeof buf);
+		if (n > 0)
+			lp_sb_addn(&out, buf, (size_t)n);
+		else if (n == 0)
+			eof = 1;
+		else if (errno != EINTR)
+			lp_die_sys("read");
+	}
 	close(pfd[0]);
-	if (waitpid(pid, &st, 0) == -1)
-		lp_die_sys("waitpid");
+	if (!done) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		if (waitpid(pid, &st, 0) == -1)
+			lp_die_sys("waitpid");
+		snprintf(lim, sizeof lim, "%ld", limit_s);
+		note("%s gave no answer within %s s (lp-env -t): stopped",
+		    argv[0], lim);
+		lp_sb_free(&out);
+		return NULL;
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !out.len) {
 		note("%s %s failed", argv[0], argv[1] ? argv[1] : "");
 		lp_sb_free(&out);
@@ -125,18 +194,18 @@ line_with(const char *s, const char *key)
 static void
 jkey(const char *k, int first)
 {
-	printf("%s\n  ", first ? "" : ",");
-	lp_json_str(stdout, k);
-	fputs(": ", stdout);
+	fprintf(jo, "%s\n  ", first ? "" : ",");
+	lp_json_str(jo, k);
+	fputs(": ", jo);
 }
 
 static void
 jstr_or_null(const char *s)
 {
 	if (s)
-		lp_json_str(stdout, s);
+		lp_json_str(jo, s);
 	else
-		fputs("null", stdout);
+		fputs("null", jo);
 }
 
 struct gpu_ctx {
@@ -152,18 +221,18 @@ gpu_row(const struct lp_csv_rec *r, void *ctx)
 
 	if (r->n < 4)
 		return 0;
-	printf("%s\n    {", g->first ? "" : ",");
+	fprintf(jo, "%s\n    {", g->first ? "" : ",");
 	for (i = 0; i < 4; i++) {
 		const char *v = r->f[i];
 
 		while (*v == ' ')
 			v++;
-		printf("%s", i ? ", " : "");
-		lp_json_str(stdout, keys[i]);
-		fputs(": ", stdout);
-		lp_json_str(stdout, v);
+		fprintf(jo, "%s", i ? ", " : "");
+		lp_json_str(jo, keys[i]);
+		fputs(": ", jo);
+		lp_json_str(jo, v);
 	}
-	putchar('}');
+	putc('}', jo);
 	g->first = 0;
 	return 0;
 }
@@ -174,16 +243,16 @@ seq(const struct lp_ynode *n)
 	size_t i;
 
 	if (!n || n->type != LP_Y_SEQ) {
-		fputs("null", stdout);
+		fputs("null", jo);
 		return;
 	}
-	putchar('[');
+	putc('[', jo);
 	for (i = 0; i < n->n; i++) {
 		if (i)
-			fputs(", ", stdout);
+			fputs(", ", jo);
 		jstr_or_null(n->v[i]->type == LP_Y_SCALAR ? n->v[i]->s : NULL);
 	}
-	putchar(']');
+	putc(']', jo);
 }
 
 int
@@ -198,12 +267,14 @@ main(int argc, char **argv)
 	int c, live;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "hr:")) != -1) {
+	jo = lp_tab_out();
+	while ((c = getopt(argc, argv, "hr:t:")) != -1) {
 		switch (c) {
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'r': rev = optarg; break;
+		case 't': limit_s = lp_strtonum(optarg, 1, 3600, "-t"); break;
 		default: lp_usage(synopsis);
 		}
 	}
@@ -222,15 +293,15 @@ main(int argc, char **argv)
 		now = (time_t)lp_strtonum(v, 0, 253402300799L, "SOURCE_DATE_EPOCH");
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 
-	putchar('{');
+	putc('{', jo);
 	jkey("lp_revision", 1);
 	jstr_or_null(rev && *rev ? rev : NULL);
 	jkey("created_utc", 0);
-	lp_json_str(stdout, when);
+	lp_json_str(jo, when);
 	jkey("host", 0);
-	lp_json_str(stdout, host);
+	lp_json_str(jo, host);
 	jkey("mode", 0);
-	lp_json_str(stdout, live ? "live" : "import");
+	lp_json_str(jo, live ? "live" : "import");
 	jkey("workload_argv", 0);
 	seq(lp_yaml_get(in, "workload.argv"));
 	jkey("imports", 0);
@@ -245,7 +316,7 @@ main(int argc, char **argv)
 		char *ncu[] = { "ncu", "--version", NULL };
 
 		jkey("gpus", 0);
-		putchar('[');
+		putc('[', jo);
 		if ((out = run(smi_q))) {
 			struct gpu_ctx g = { 1 };
 			FILE *m = fmemopen(out, strlen(out), "r");
@@ -256,7 +327,7 @@ main(int argc, char **argv)
 			fclose(m);
 			free(out);
 		}
-		fputs("\n  ]", stdout);
+		fputs("\n  ]", jo);
 		v = NULL;
 		if ((out = run(smi))) {
 			char *l = line_with(out, "CUDA Version:");
@@ -294,20 +365,20 @@ main(int argc, char **argv)
 		    "GPU and tools%s%s are not recorded", "", "");
 	}
 	jkey("notes", 0);
-	putchar('[');
+	putc('[', jo);
 	for (const char *p = lp_sb_str(&notes); *p; ) {
 		size_t n = strcspn(p, "\x1f");
 		char *s = lp_xstrndup(p, n);
 
 		if (p != lp_sb_str(&notes))
-			fputs(", ", stdout);
-		lp_json_str(stdout, s);
+			fputs(", ", jo);
+		lp_json_str(jo, s);
 		free(s);
 		p += n + (p[n] == '\x1f');
 	}
-	puts("]\n}");
+	fputs("]\n}\n", jo);
 	lp_sb_free(&notes);
 	lp_yaml_free(in);
-	lp_close_stdout();
+	lp_tab_done(jo);
 	return 0;
 }

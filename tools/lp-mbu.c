@@ -18,6 +18,16 @@ static const char synopsis[] =
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
+static void
+mbu(struct lp_row *r, double pct, const struct lp_model *m, const char *ipath)
+{
+	lp_row_pct(r, pct, 100, "MBU", "more bytes per token than the DRAM "
+	    "can move in the time: model.params (%.0f) x %g bytes or the "
+	    "KV shape in %s look wrong, or the weights fit in L2 and DRAM "
+	    "bandwidth does not bound the step", m->params, m->dtype_bytes,
+	    ipath);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -136,9 +146,16 @@ main(int argc, char **argv)
 			goto pad;
 		}
 		lp_row_num(&r, mean, 1);
-		lp_row_g(&r, bytes / (mean * 1e-9));
+		/* Above 100 % of DRAM bandwidth: the bytes are wrong (or the
+		 * weights stay in L2, where MBU means nothing); said in the
+		 * cell with what to check, never stated as a number */
+		if (pk.bw > 0 && bytes / (mean * 1e-9) > pk.bw)
+			lp_row_na(&r, "above the GPU's DRAM bandwidth (%.4g B/s): "
+			    "see MBU", pk.bw);
+		else
+			lp_row_g(&r, bytes / (mean * 1e-9));
 		if (pk.bw > 0)
-			lp_row_g(&r, 100 * bytes / (mean * 1e-9) / pk.bw);
+			mbu(&r, 100 * bytes / (mean * 1e-9) / pk.bw, &m, ipath);
 		else
 			lp_row_na(&r, "%s", pk.why);
 		if (k)
@@ -149,7 +166,8 @@ main(int argc, char **argv)
 		else
 			lp_row_num(&r, steady, 1);
 		if (!isnan(steady) && steady > 0 && pk.bw > 0)
-			lp_row_g(&r, 100 * bytes / (steady * 1e-9) / pk.bw);
+			mbu(&r, 100 * bytes / (steady * 1e-9) / pk.bw, &m,
+			    ipath);
 		else if (!isnan(steady) && !(pk.bw > 0))
 			lp_row_na(&r, "%s", pk.why);
 pad:

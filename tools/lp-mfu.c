@@ -18,16 +18,27 @@ static const char synopsis[] =
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 static const char *nopeak;	/* why there is no peak, if there is none */
+static const char *noflop;	/* why the stage has no FLOPs, if it has none */
+static const struct lp_model *model;
+static const char *ipath;
 
+/* Above 100 % the model's FLOPs or the peak are wrong, not the GPU fast:
+ * said so in the cell, with what to check, never stated as a number. */
 static void
 mfu(struct lp_row *r, double flop, double ns, double peak, const char *why)
 {
 	if (!(peak > 0))
 		lp_row_na(r, "%s", nopeak);
+	else if (noflop)
+		lp_row_na(r, "%s", noflop);
 	else if (!(ns > 0))
 		lp_row_na(r, "%s", why);
 	else
-		lp_row_g(r, 100 * flop / (ns * 1e-9) / peak);
+		lp_row_pct(r, 100 * flop / (ns * 1e-9) / peak, 100, "MFU",
+		    "the model FLOPs are too many for the time: model.params "
+		    "(%.0f), layers, hidden, batch or the token counts in %s "
+		    "look wrong, or gpu.tsv's peak is too low", model->params,
+		    ipath);
 }
 
 int
@@ -46,7 +57,7 @@ main(int argc, char **argv)
 	};
 	static const char *const known[] = { "prefill", "decode_all",
 		"decode_step" };
-	const char *gpath = NULL, *ipath = NULL, *spath = NULL, *tpath = NULL;
+	const char *gpath = NULL, *spath = NULL, *tpath = NULL;
 	struct lp_ynode *inputs;
 	struct lp_model m;
 	struct lp_peaks pk;
@@ -74,6 +85,7 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	inputs = lp_yaml_load_path(ipath);
 	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
+	model = &m;
 	lp_peaks_read(&pk, gpath);
 	n = lp_stagetab_load(spath, tpath, &rows);
 	fp = lp_fp_of_dtype(m.dtype);
@@ -137,12 +149,29 @@ main(int argc, char **argv)
 			goto pad;
 		}
 		f = lp_model_flops(&m, known[i]);
-		lp_row_num(&r, f, 0);
+		/* a stage the capture ran, with no work in the model config
+		 * (decode_tokens: 0): its MFU is unknown, not 0 */
+		noflop = NULL;
+		if (!(f > 0))
+			noflop = strcmp(known[i], "prefill") ? "the model config "
+			    "says decode_tokens: 0, yet the capture has this "
+			    "stage" : "the model config says prompt_tokens: 0, "
+			    "yet the capture has a prefill";
+		if (noflop)
+			lp_row_na(&r, "%s", noflop);
+		else
+			lp_row_num(&r, f, 0);
 		if (isnan(s->mean))
 			lp_row_na(&r, "the stage has no wall time (stages.tsv)");
 		else
 			lp_row_num(&r, s->mean, 1);
-		if (s->mean > 0)
+		if (noflop)
+			lp_row_na(&r, "%s", noflop);
+		else if (s->mean > 0 && peak > 0 && f / (s->mean * 1e-9) >
+		    peak)
+			lp_row_na(&r, "above the GPU's peak (%.4g FLOP/s): see "
+			    "MFU", peak);
+		else if (s->mean > 0)
 			lp_row_g(&r, f / (s->mean * 1e-9));
 		else
 			lp_row_text(&r, "n/a");

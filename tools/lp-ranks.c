@@ -323,7 +323,12 @@ main(int argc, char **argv)
 					lp_row_num(&r, 100 * p->comm / p->kern, 1);
 				else
 					lp_row_na(&r, "no kernel ran in the range");
-				if (wall > 0)
+				if (wall > 0 && 100 * p->kern / wall > 12800)
+					lp_row_pct(&r, 100 * p->kern / wall, 12800,
+					    "GPU busy", "more kernel time than 128 "
+					    "kernels at once fill in the ranges' wall "
+					    "time: the reports are not of one capture");
+				else if (wall > 0)
 					lp_row_num(&r, 100 * p->kern / wall, 1);
 				else
 					lp_row_na(&r, "the wall time is 0");

@@ -147,7 +147,10 @@ main(int argc, char **argv)
 			kpi = rs.kern_ns[j] / rs.nvtx_n[j];
 			lp_row_num(&r, rs.kern_n[j] / rs.nvtx_n[j], 1);
 			lp_row_num(&r, kpi, 1);
-			lp_row_g(&r, 100 * kpi / steady);
+			lp_row_pct(&r, 100 * kpi / steady, 12800, "GPU busy",
+			    "more kernel time per instance than 128 kernels at "
+			    "once fill in its steady-state wall time: the "
+			    "reports are not of one capture");
 		} else {
 			lp_row_na(&r, "%s", kpath ? "no kernels of the range in "
 			    "nvtx_kern_sum" : "the run has no nvtx_kern_sum report");

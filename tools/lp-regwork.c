@@ -146,7 +146,11 @@ main(int argc, char **argv)
 
 			lp_row_g(&r, f / (ns * 1e-9));
 			if (peak > 0)
-				lp_row_g(&r, 100 * f / (ns * 1e-9) / peak);
+				lp_row_pct(&r, 100 * f / (ns * 1e-9) / peak, 100,
+				    "% of peak", "ncu counted more FLOPs in the "
+				    "time than gpu.tsv's peak allows: the GPU's "
+				    "entry (conf/gpus.yaml or SET=gpu.*) is too "
+				    "low");
 			else
 				lp_row_na(&r, "%s", m.dtype ? pk.why : "no model dtype");
 		} else {
@@ -156,7 +160,11 @@ main(int argc, char **argv)
 		if (hb && ns > 0) {
 			lp_row_g(&r, by / (ns * 1e-9));
 			if (pk.bw > 0)
-				lp_row_g(&r, 100 * by / (ns * 1e-9) / pk.bw);
+				lp_row_pct(&r, 100 * by / (ns * 1e-9) / pk.bw, 100,
+				    "% of bandwidth", "ncu counted more DRAM bytes "
+				    "in the time than gpu.tsv's bandwidth allows: "
+				    "the GPU's entry (conf/gpus.yaml or "
+				    "SET=gpu.hbm_tbps) is too low");
 			else
 				lp_row_na(&r, "%s", pk.why);
 		} else {

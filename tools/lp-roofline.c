@@ -37,6 +37,14 @@ num(const struct lp_tsv *t, const char *col, double *v)
 	return 1;
 }
 
+static void
+dram_pct(struct lp_row *r, double bps, double bw)
+{
+	lp_row_pct(r, 100 * bps / bw, 100, "DRAM % of bandwidth", "ncu "
+	    "measured more than gpu.tsv's DRAM bandwidth: the GPU's entry "
+	    "(conf/gpus.yaml or SET=gpu.hbm_tbps) is too low");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -193,19 +201,26 @@ main(int argc, char **argv)
 			lp_row_g(&r, ridge);
 		} else
 			lp_row_text(&r, "n/a");
-		/* below the ridge (or with no FLOPs) the bandwidth roof bounds */
-		mem = dom < 0 || ai < ridge;
-		if (!mem || peak > 0 || dom < 0) {
+		/* below the ridge (or with no FLOPs) the bandwidth roof bounds;
+		 * with no peak for its precision there is no ridge, and which
+		 * roof bounds the kernel is unknown, not "compute" */
+		mem = dom < 0 || (peak > 0 && ai < ridge);
+		if (dom < 0 || peak > 0) {
 			frac = mem ? bps / pk.bw : fps / peak;
 			lp_row_text(&r, mem ? "memory" : "compute");
-			lp_row_g(&r, 100 * frac);
-			lp_row_g(&r, 100 * bps / pk.bw);
-			lp_row_text(&r, frac >= 0.5 ? (mem ? "memory-bound" :
-			    "compute-bound") : "latency / under-filled");
+			lp_row_pct(&r, 100 * frac, 100, "% of roof", "ncu "
+			    "measured more than gpu.tsv's %s: the GPU's entry "
+			    "(conf/gpus.yaml or SET=gpu.*) is too low", mem ?
+			    "DRAM bandwidth" : "peak");
+			dram_pct(&r, bps, pk.bw);
+			lp_row_text(&r, 100 * frac > 100 ? "n/a" : frac >= 0.5 ?
+			    (mem ? "memory-bound" : "compute-bound") :
+			    "latency / under-filled");
 		} else {
 			lp_row_na(&r, "no peak for %s", lp_fp_label(dom));
-			lp_row_text(&r, "n/a");
-			lp_row_g(&r, 100 * bps / pk.bw);
+			lp_row_na(&r, "no peak for %s: which roof bounds it is "
+			    "unknown", lp_fp_label(dom));
+			dram_pct(&r, bps, pk.bw);
 		}
 pad:
 		while (r.n < sizeof cols / sizeof cols[0])

@@ -268,7 +268,10 @@ main(int argc, char **argv)
 			lp_row_text(&r, "n/a");
 		if (kpath && (g->have_wall || g->have_kern)) {
 			if (g->have_wall && g->total > 0)
-				lp_row_g(&r, 100 * g->ktime / g->total);
+				lp_row_pct(&r, 100 * g->ktime / g->total, 12800,
+				    "GPU busy", "more kernel time (nvtx_kern_sum) "
+				    "than 128 kernels at once fill in the wall time "
+				    "(nvtx_sum): the reports are not of one capture");
 			else
 				lp_row_na(&r, "no wall time");
 			if (g->have_wall && g->inst > 0)

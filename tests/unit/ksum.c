@@ -5,7 +5,7 @@
 #include "tap.h"
 
 static void
-read(struct lp_ksum *ks, const char *text, const char *range)
+ks_read(struct lp_ksum *ks, const char *text, const char *range)
 {
 	FILE *m = fmemopen((void *)text, strlen(text), "r");
 
@@ -19,7 +19,7 @@ main(void)
 	struct lp_ksum ks;
 
 	/* the header nsys 2025.3 prints; a name with a comma and quotes */
-	read(&ks, "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),"
+	ks_read(&ks, "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),"
 	    "Max (ns),StdDev (ns),Name\n"
 	    "10.0,100,4,25.0,25.0,20,30,1.0,b\n"
 	    "50.0,500,1,500.0,500.0,500,500,0.0,\"k<a, \"\"b\"\">\"\n"
@@ -32,12 +32,12 @@ main(void)
 	ok(!strcmp(ks.k[2].name, "b") && ks.k[2].calls == 4, "and calls kept");
 	lp_ksum_free(&ks);
 
-	read(&ks, "Total Time (us),Instances,Name\n1.5,3,x\n", NULL);
+	ks_read(&ks, "Total Time (us),Instances,Name\n1.5,3,x\n", NULL);
 	ok(ks.k[0].total_ns == 1500, "--timeunit us scaled to ns");
 	lp_ksum_free(&ks);
 
 	/* nvtx_kern_sum: one range kept, rows of several threads summed */
-	read(&ks, "NVTX Range,Style,PID,TID,NVTX Inst,Kern Inst,Total Time (ns),"
+	ks_read(&ks, "NVTX Range,Style,PID,TID,NVTX Inst,Kern Inst,Total Time (ns),"
 	    "Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Kernel Name\n"
 	    ",,1,1,0,5,50,10,10,10,10,0,k\n"
 	    ":LLM@decode_all,PushPop,1,1,1,2,20,10,10,10,10,0,k\n"

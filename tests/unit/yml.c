@@ -14,6 +14,12 @@ load(const char *text)
 	return n;
 }
 
+static void
+load_v(const void *text)
+{
+	lp_yaml_free(load(text));
+}
+
 static char *
 emit(const struct lp_ynode *n)
 {
@@ -69,9 +75,14 @@ main(void)
 	free(out);
 	lp_yaml_free(a);
 	lp_yaml_free(c);
-	c = load("");
-	ok(c->type == LP_Y_MAP && c->n == 0, "empty document is an empty map");
-	lp_yaml_free(c);
+	/* every YAML lp reads is a mapping: an empty one would read as a map
+	 * without keys, and the error would blame a missing key */
+	ok(tap_exit(load_v, "") == 1, "an empty file is refused");
+	ok(tap_exit(load_v, "\xef\xbb\xbf") == 1, "a BOM alone is refused");
+	ok(tap_exit(load_v, "# only a comment\n\n") == 1,
+	    "comments alone are refused");
+	ok(tap_exit(load_v, "- a\n") == 1, "a list is refused");
+	ok(tap_exit(load_v, "a: 1\n") == 0, "a mapping is read");
 	c = load("{\"a\": [\"x\", null], \"b\": {\"c\": \"d\"}}");
 	is_str(lp_yaml_str(c, "b.c", NULL), "d", "JSON reads as YAML");
 	is_str(lp_yaml_str(c, "a.1", NULL), "null", "null is a plain scalar");

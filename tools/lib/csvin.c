@@ -116,7 +116,7 @@ lp_csv_read(FILE *fp, const char *file,
 	size_t cap = 0;
 	ssize_t n;
 	long lineno = 0, before;
-	int boundary = 1;
+	int boundary = 1, nl = 1;
 
 	memset(&r, 0, sizeof r);
 	r.bcap = 4096;
@@ -140,6 +140,7 @@ lp_csv_read(FILE *fp, const char *file,
 		size_t len = (size_t)n;
 
 		lineno++;
+		nl = s[len - 1] == '\n';
 		if (len > LP_LINE_MAX)
 			lp_die_at(LP_EXIT_DATA, file, lineno, 0, "a line of %zu "
 			    "bytes: beyond %d MiB, not an export", len,
@@ -177,6 +178,13 @@ lp_csv_read(FILE *fp, const char *file,
 	if (ferror(fp))
 		lp_die_sys("%s", file);
 	free(line);
+	/* nsys and ncu end every line of an export, the last one too: a
+	 * last line without its newline is an export cut off in its last
+	 * field, which libcsv would take for the whole value ("12" of
+	 * "1234"), and the record for a whole row */
+	if (!r.stop && !nl)
+		lp_die_at(LP_EXIT_DATA, file, lineno, 0, "the last line has no "
+		    "newline: a cut-off export (the tool ends every line)");
 	if (!r.stop && csv_fini(&p, on_field, on_record, &r) != 0)
 		lp_die_at(LP_EXIT_DATA, file, r.start, 0,
 		    "quoted field not closed before the end of input "

@@ -23,6 +23,7 @@ struct rd {
 	long last;		/* the line the last record began on */
 	struct lp_sb fp;
 	struct lp_sb pre;	/* the first line skipped before the header */
+	struct lp_agree agree;
 };
 
 static double
@@ -74,6 +75,7 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 	if (lp_header_time_factor(r->hdr.names[r->c_total], &r->tfactor))
 		lp_die_at(LP_EXIT_DATA, r->file, rec->line, r->c_total + 1,
 		    "unknown time unit in \"%s\"", r->hdr.names[r->c_total]);
+	lp_agree_init(&r->agree, &r->hdr);
 	if (r->range && !r->ks->per_range)
 		lp_die(LP_EXIT_USAGE, "%s: a range (-r) needs nvtx_kern_sum "
 		    "input; this is cuda_gpu_kern_sum", r->file);
@@ -106,6 +108,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	if (rec->n == 1 && !rec->f[0][0])
 		return 0;
 	lp_csv_width(&r->hdr, rec->n, rec->line);
+	lp_agree_row(&r->agree, rec);
 	if (r->pid && strcmp(lp_csv_field(rec, r->c_pid), r->pid))
 		return 0;
 	if (r->c_range >= 0) {

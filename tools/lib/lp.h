@@ -167,6 +167,9 @@ int lp_num_get(const char *s, double *out);	/* 1 if s is a number */
  * negative, not finite, beyond 1e18, a percentage above 110, a fraction
  * where whole. */
 const char *lp_num_bad(enum lp_dim dim, double v, int whole);
+/* 1 if s is a process ID as the tools print one: 1 to 19 digits ("1e3",
+ * "1087.0" and "1,087" would read as numbers and name another process) */
+int lp_num_pid(const char *s);
 int lp_unit_factor(enum lp_dim dim, const char *unit, double *factor);
 const char *lp_dim_name(enum lp_dim dim);
 /* "Total Time (us)" -> factor to ns from the unit in parentheses. */
@@ -197,6 +200,10 @@ const char *lp_tsv_get(const struct lp_tsv *t, int col);	/* "" if absent */
 /* The text of comment "# KEY: text" above the header; NULL if none. */
 const char *lp_tsv_comment(const struct lp_tsv *t, const char *key);
 void lp_tsv_close(struct lp_tsv *t);
+/* Cells of the row that must agree (a count of 0 with a time above 0, a
+ * mean that is not total / count), found by column name; dies naming the
+ * cell.  lp_tsv_next checks every row with it (tab.c). */
+void lp_tab_agree(const struct lp_tsv *t);
 
 /* yml.c: YAML through libyaml, as a small tree. */
 enum lp_ytype { LP_Y_SCALAR, LP_Y_SEQ, LP_Y_MAP };
@@ -468,6 +475,18 @@ double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */
 int lp_rep_has(const struct lp_rep_row *r, size_t i);	/* a value there */
 /* A PID in digits; "" only in an optional ("?PID") column. */
 const char *lp_rep_pid(const struct lp_rep_row *r, size_t i);
+/* Columns of an nsys report's row that must agree (End - Start = Duration,
+ * no Total Time without Instances, Avg x Instances = Total Time, Min <= Avg
+ * <= Max), found by name; lp_agree_row dies naming the row that breaks
+ * them.  lp_rep_read checks every row; the kernel summaries (ksum.c) too. */
+enum { LP_AGREE_INST = 4, LP_AGREE_N = 8 };
+struct lp_agree {
+	const struct lp_csv_hdr *hdr;
+	int col[LP_AGREE_N];
+	double f[LP_AGREE_N];
+};
+void lp_agree_init(struct lp_agree *a, const struct lp_csv_hdr *h);
+void lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec);
 
 /* stagetab.c: stages.tsv and steps.tsv read back, one row per stage;
  * a value that was not a number is NAN. */
@@ -504,10 +523,17 @@ struct lp_row {
 	size_t n;
 };
 void lp_row_text(struct lp_row *r, const char *s);
+/* a number that is not finite (a division by zero somewhere) goes out as
+ * "n/a because ...", never as "inf" or "nan" */
 void lp_row_num(struct lp_row *r, double v, int decimals);
 void lp_row_g(struct lp_row *r, double v);	/* 4 significant digits */
 void lp_row_na(struct lp_row *r, const char *fmt, ...)	/* "n/a because ..." */
     __attribute__((format(printf, 2, 3)));
+/* A percentage that cannot pass max (MFU, MBU: 100; GPU busy: 128 kernels
+ * at once, 12800): v as lp_row_g, or, beyond, "n/a because WHAT would be
+ * V %, beyond MAX %: CAUSE" (the cause printf-style).  1 when beyond. */
+int lp_row_pct(struct lp_row *r, double v, double max, const char *what,
+    const char *cause, ...) __attribute__((format(printf, 5, 6)));
 void lp_row_end(struct lp_row *r, FILE *fp);
 /* The stream a table tool writes to: memory, copied to stdout by
  * lp_tab_done (which also closes stdout) only when the tool succeeds. */

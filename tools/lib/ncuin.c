@@ -186,12 +186,11 @@ set_value(struct st *s, struct lp_launch *l, size_t d, const char *val,
 static void
 emit(struct st *s, struct lp_ncu_result *r)
 {
-	double v;
-
-	if (*r->pid && (lp_num_parse(r->pid, &v) ||
-	    lp_num_bad(LP_DIM_COUNT, v, 1)))
+	/* compared as text with nsys's PIDs: "1e3" is not "1000" */
+	if (*r->pid && !lp_num_pid(r->pid))
 		lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_pid + 1, "Process "
-		    "ID: expected a whole number from 0, got \"%s\"", r->pid);
+		    "ID: a process ID is a whole number in digits, got \"%s\"",
+		    r->pid);
 	if (!*r->kernel)
 		lp_die_at(LP_EXIT_DATA, s->file, r->line, 0, "result without a "
 		    "kernel name");

@@ -247,6 +247,14 @@ lp_dim_name(enum lp_dim dim)
 }
 
 int
+lp_num_pid(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n > 0 && n <= 19 && !s[n];
+}
+
+int
 lp_header_time_factor(const char *header, double *factor)
 {
 	const char *open = strrchr(header, '(');

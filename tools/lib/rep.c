@@ -7,6 +7,7 @@
  * holding the first column asked for, below whatever nsys printed first.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct rd {
 	lp_rep_fn fn;
 	void *ctx;
 	long rows, last;	/* data rows; the line of the last record */
+	struct lp_agree agree;
 };
 
 /* "Total Time (us)" is column "Total Time" with factor 1e3. */
@@ -73,7 +75,118 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 			lp_die_at(LP_EXIT_DATA, r->file, rec->line, 0, "no column "
 			    "\"%s\" (not %s)", want, r->what);
 	}
+	lp_agree_init(&r->agree, &r->hdr);
 	r->have = 1;
+}
+
+/*
+ * Columns of one row that must agree, whichever the tool reads: a row that
+ * breaks them is a cut, edited or mixed export, and every number computed
+ * from it would be wrong without a word.
+ *   trace:   End - Start = Duration (nsys writes them in ns, exactly; one
+ *            unit of the coarsest column is allowed for an export in us)
+ *   summary: no Total Time without an instance; Avg x Instances = Total
+ *            Time (Avg printed to 0.1); Min <= Avg <= Max
+ */
+static const char *const agree_names[LP_AGREE_N] = { "Start", "End",
+	"Duration", "Total Time", "Instances", "Avg", "Min", "Max" };
+
+void
+lp_agree_init(struct lp_agree *a, const struct lp_csv_hdr *h)
+{
+	size_t i, j;
+	double f;
+
+	a->hdr = h;
+	for (i = 0; i < LP_AGREE_N; i++) {
+		a->col[i] = -1;
+		a->f[i] = 1;
+		for (j = 0; j < h->n && a->col[i] < 0; j++)
+			if (match(h->names[j], agree_names[i], &f)) {
+				a->col[i] = (int)j;
+				a->f[i] = f;
+			}
+	}
+	/* nvtx_kern_sum counts kernels in "Kern Inst", cuda_api_sum calls
+	 * in "Num Calls", cuda_gpu_mem_time_sum copies in "Count" */
+	if (a->col[LP_AGREE_INST] < 0)
+		a->col[LP_AGREE_INST] = lp_csv_col(h, "Kern Inst");
+	if (a->col[LP_AGREE_INST] < 0)
+		a->col[LP_AGREE_INST] = lp_csv_col(h, "Num Calls");
+	if (a->col[LP_AGREE_INST] < 0)
+		a->col[LP_AGREE_INST] = lp_csv_col(h, "Count");
+}
+
+/* the value of column i in the row, in ns; 0 if none, or not a value a
+ * run can hold: that is refused where the tool reads it, by name */
+static int
+agree_get(const struct lp_agree *a, const struct lp_csv_rec *rec, int i,
+    double *v)
+{
+	const char *s;
+
+	if (a->col[i] < 0)
+		return 0;
+	s = lp_csv_field(rec, a->col[i]);
+	if (lp_num_isna(s) || !lp_num_get(s, v))
+		return 0;
+	*v *= a->f[i];
+	return !lp_num_bad(i == LP_AGREE_INST ? LP_DIM_COUNT : LP_DIM_TIME,
+	    *v, i == LP_AGREE_INST);
+}
+
+static void
+disagree(const struct lp_agree *a, const struct lp_csv_rec *rec, int i,
+    const char *fmt, double x)
+{
+	lp_die_at(LP_EXIT_DATA, a->hdr->file, rec->line, a->col[i] + 1, "%s: "
+	    "%s, but %s %.10g: the row does not hold together (an edited, "
+	    "cut or mixed export)", a->hdr->names[a->col[i]],
+	    lp_csv_field(rec, a->col[i]), fmt, x);
+}
+
+void
+lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec)
+{
+	enum { S, E, D, T, N, AV, MI, MA };
+	double v[LP_AGREE_N], tol;
+	int h[LP_AGREE_N], i;
+	char what[256];
+
+	for (i = 0; i < LP_AGREE_N; i++)
+		h[i] = agree_get(a, rec, i, &v[i]);
+	if (h[S] && h[E] && h[D]) {
+		tol = 0.5;
+		for (i = S; i <= D; i++)
+			if (a->f[i] > 1 && a->f[i] > tol)
+				tol = a->f[i];
+		if (fabs(v[E] - v[S] - v[D]) > tol) {
+			snprintf(what, sizeof what, "%s - %s is",
+			    a->hdr->names[a->col[E]], a->hdr->names[a->col[S]]);
+			disagree(a, rec, D, what, v[E] - v[S]);
+		}
+	}
+	if (h[T] && h[N] && v[N] == 0 && v[T] > 0) {
+		snprintf(what, sizeof what, "%s is", a->hdr->names[a->col[T]]);
+		disagree(a, rec, N, what, v[T]);
+	}
+	if (h[T] && h[N] && h[AV] && v[N] >= 1 && fabs(v[AV] * v[N] - v[T]) >
+	    v[N] * (0.05 * a->f[AV] + 0.5) + 0.5) {
+		snprintf(what, sizeof what, "%s / %s is",
+		    a->hdr->names[a->col[T]], a->hdr->names[a->col[N]]);
+		disagree(a, rec, AV, what, v[T] / v[N] / a->f[AV]);
+	}
+	if (h[MI] && h[MA] && v[MI] > v[MA] + 0.5) {
+		snprintf(what, sizeof what, "%s is", a->hdr->names[a->col[MA]]);
+		disagree(a, rec, MI, what, v[MA] / a->f[MA]);
+	}
+	if (h[MI] && h[MA] && h[AV] && h[N] && v[N] >= 1 &&
+	    (v[AV] < v[MI] - a->f[AV] || v[AV] > v[MA] + a->f[AV])) {
+		snprintf(what, sizeof what, "%s to %s is from %.10g to",
+		    a->hdr->names[a->col[MI]], a->hdr->names[a->col[MA]],
+		    v[MI] / a->f[MI]);
+		disagree(a, rec, AV, what, v[MA] / a->f[MA]);
+	}
 }
 
 static int
@@ -98,6 +211,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	if (rec->n == 1 && !rec->f[0][0])
 		return 0;
 	lp_csv_width(&r->hdr, rec->n, rec->line);
+	lp_agree_row(&r->agree, rec);
 	r->rows++;
 	for (i = 0; i < r->n; i++)
 		r->v[i] = r->idx[i] >= 0 ? rec->f[r->idx[i]] : "";
@@ -187,12 +301,10 @@ lp_rep_pid(const struct lp_rep_row *r, size_t i)
 
 	if (r->col[i] < 0)
 		return p;
-	/* digits only: "1e3", "1087.0" and "1,087" would pass as numbers
-	 * and then name another process than "1087"; empty only where the
-	 * column itself may be missing */
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (*p || p - r->v[i] > 19 || (p == r->v[i] && !optional))
+	/* empty only where the column itself may be missing */
+	if (optional && !*p)
+		return p;
+	if (!lp_num_pid(p))
 		lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
 		    "%s: a process ID is a whole number in digits, got \"%s\"",
 		    r->names[i] + optional, r->v[i]);

@@ -84,6 +84,11 @@ lp_row_text(struct lp_row *r, const char *s)
 void
 lp_row_num(struct lp_row *r, double v, int decimals)
 {
+	if (!isfinite(v)) {
+		lp_row_na(r, "the arithmetic gave %g (a zero or missing input)",
+		    v);
+		return;
+	}
 	sep(r);
 	lp_fmt_num(&r->b, v, decimals);
 }
@@ -91,8 +96,33 @@ lp_row_num(struct lp_row *r, double v, int decimals)
 void
 lp_row_g(struct lp_row *r, double v)
 {
+	if (!isfinite(v)) {
+		lp_row_na(r, "the arithmetic gave %g (a zero or missing input)",
+		    v);
+		return;
+	}
 	sep(r);
 	lp_sb_printf(&r->b, "%.4g", v);
+}
+
+int
+lp_row_pct(struct lp_row *r, double v, double max, const char *what,
+    const char *cause, ...)
+{
+	struct lp_sb b = { 0 };
+	va_list ap;
+
+	if (!(v > max) || !isfinite(v)) {
+		lp_row_g(r, v);
+		return 0;
+	}
+	va_start(ap, cause);
+	lp_sb_vprintf(&b, cause, ap);
+	va_end(ap);
+	lp_row_na(r, "%s would be %.0f %%, beyond %.0f %%: %s", what, v, max,
+	    lp_sb_str(&b));
+	lp_sb_free(&b);
+	return 1;
 }
 
 void
@@ -206,6 +236,55 @@ lp_tab_numval(const char *file, long line, const char *col, int colno,
 		lp_die_at(LP_EXIT_DATA, file, line, colno + 1, "%s: %s: \"%s\"",
 		    col, why, s);
 	return 1;
+}
+
+/*
+ * Cells of one row of an lp table that must agree, by column name: a count
+ * of 0 with a time above 0 (kernels.tsv's calls and total_ns, ...), and a
+ * mean that is not the total over the count (printed to 0.1).  A row that
+ * breaks them was edited or mixed from two runs.
+ */
+void
+lp_tab_agree(const struct lp_tsv *t)
+{
+	static const char *const pairs[][3] = {
+		{ "calls", "total_ns", "avg_ns" },
+		{ "calls", "total_ns", "mean_ns" },
+		{ "ncu_launches", "ncu_time_ns", "ncu_ns_per_launch" },
+		{ "launches", "gpu_time_ns", NULL },
+		{ "launches", "time_ns", NULL },
+		{ "launches", "kernel_ns", NULL },
+		{ "kernels", "busy_ns", NULL },
+		{ "instances", "wall_total_ns", "wall_mean_ns" },
+		{ "instances", "gpu_ns", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		int cn = lp_csv_col(&t->hdr, pairs[i][0]);
+		int ct = lp_csv_col(&t->hdr, pairs[i][1]);
+		int cm = pairs[i][2] ? lp_csv_col(&t->hdr, pairs[i][2]) : -1;
+		double n, tm, m;
+
+		/* not there, or bad on its own: refused where read, by name */
+		if (cn < 0 || ct < 0 || !lp_num_get(lp_tsv_get(t, cn), &n) ||
+		    !lp_num_get(lp_tsv_get(t, ct), &tm) ||
+		    lp_num_bad(LP_DIM_COUNT, n, 1) ||
+		    lp_num_bad(LP_DIM_TIME, tm, 0))
+			continue;
+		if (n == 0 && tm > 0)
+			lp_die_at(LP_EXIT_DATA, t->file, t->line, cn + 1, "%s: 0, "
+			    "but %s is %s: a time without a %s (an edited or "
+			    "mixed table)", pairs[i][0], pairs[i][1],
+			    lp_tsv_get(t, ct), pairs[i][0]);
+		if (cm >= 0 && n >= 1 && lp_num_get(lp_tsv_get(t, cm), &m) &&
+		    !lp_num_bad(LP_DIM_TIME, m, 0) &&
+		    fabs(m * n - tm) > 0.06 * n + 1)
+			lp_die_at(LP_EXIT_DATA, t->file, t->line, cm + 1, "%s: %s, "
+			    "but %s / %s is %.1f (an edited or mixed table)",
+			    pairs[i][2], lp_tsv_get(t, cm), pairs[i][1],
+			    pairs[i][0], tm / n);
+	}
 }
 
 int

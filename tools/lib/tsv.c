@@ -138,6 +138,7 @@ lp_tsv_next(struct lp_tsv *t)
 	} while (!t->buf[0]);
 	split(t);
 	lp_csv_width(&t->hdr, t->n, t->line);
+	lp_tab_agree(t);
 	return 1;
 }
 

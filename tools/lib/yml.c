@@ -278,7 +278,23 @@ lp_yaml_load(FILE *fp, const char *file)
 	LP_UNDEFER();
 	LP_UNDEFER();
 	yaml_parser_delete(&p);
-	return root ? root : node_new(LP_Y_MAP);
+	/* every file lp reads as YAML (configs, model files, inputs.yaml,
+	 * env.json) is a mapping: an empty one (no bytes, a BOM, comments
+	 * only) would read as a map without keys and the error would blame
+	 * a missing key */
+	if (!root)
+		lp_die_at(LP_EXIT_DATA, file, src.total ? src.line : 0, 0,
+		    "empty: no YAML document (%s)", src.total ? "only "
+		    "comments, blanks or a byte order mark" : "no bytes");
+	if (root->type != LP_Y_MAP) {
+		long line = root->line;
+		const char *what = root->type == LP_Y_SEQ ? "a list" :
+		    "one scalar";
+
+		lp_die_at(LP_EXIT_DATA, file, line, 0, "the document is %s, "
+		    "not a YAML mapping of keys", what);
+	}
+	return root;
 }
 
 struct lp_ynode *
