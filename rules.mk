@@ -203,7 +203,7 @@ $(call lp_put,overrides.model,$(LP_OVR_MODEL))
 # and writes the lists below into import.mk, which make reads back (a
 # changed IMPORT re-makes it first).  Their paths go into recipes as they
 # are, so only plain characters are taken.
-LP_IMP := $(LP_IMPORT)
+LP_IMP := $(strip $(subst $(nl),$(space),$(LP_IMPORT)))
 LP_IMP_WORDS := $(subst $(comma),,$(subst $(space),,$(LP_IMP)))
 $(if $(call lp_unsafe,LP_IMP_WORDS,/ + @ = : ~),\
 	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))

@@ -137,8 +137,9 @@ main(int argc, char **argv)
 	if (nocount)
 		lp_tab_meta(out, "missing", "roofline points for %zu profiled "
 		    "kernels: their ncu export lacks the FLOP or DRAM-byte "
-		    "counters; profile with a preset that has them (NCU_PRESET="
-		    "default)", nocount);
+		    "counters; profile them with those counters (lp's default "
+		    "ncu preset has them; ncu --set roofline for an export to "
+		    "import)", nocount);
 	lp_tab_meta(out, "link", "roofline.svg");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	nm = lp_xcalloc(n, sizeof *nm);
