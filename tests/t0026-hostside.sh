@@ -171,4 +171,95 @@ test_expect_success 'a range nested in itself on one thread is refused; a full d
 		"$HS/llama_nvtx_pushpop_trace.csv" >/dev/full
 '
 
+# The findings of the Llama import above (make RUN=ll): each rule's advice
+# from hostside.tsv, each saving recomputed.
+rows() { sed "/^#/d" "$1" | sed 1d; }
+# findings RUN: lp-findings (from $LP_BIN) over the run's tables, as rules.mk runs it
+findings() {
+	(cd "$S2/$1" && lp-findings stages.tsv steps.tsv hostside.tsv mfu.tsv mbu.tsv roofline.tsv \
+		top_kernels.tsv gpu.tsv ranks.tsv overlap.tsv)
+}
+test_expect_success 'findings: the prefill'"'"'s module loading, its saving the loading time (awk)' '
+	findings ll >F && F=F &&
+	expect_row llama :LLM@prefill 0 | cut -f8 >expect &&
+	table "$F" rule saving_ns | awk -F"\t" "\$1 == \"module-loading\" { print \$2 }" >got &&
+	test_cmp expect got &&
+	table "$F" rule finding next_step | grep "^module-loading	" >got &&
+	test_grep "prefill spends [0-9.]* ms of its [0-9.]* ms loading CUDA modules" got &&
+	test_grep "CUDA_MODULE_LOADING=EAGER" got
+'
+
+test_expect_success 'findings: the first decode step'"'"'s warm-up names its module loading' '
+	findings ll >F && F=F &&
+	table "$S2/ll/steps.tsv" stage first_ns steady_ns |
+		awk -F"\t" "\$1 == \"decode_step\" { printf \"%.0f\n\", \$2 - \$3 }" >expect &&
+	table "$F" rule saving_ns | awk -F"\t" "\$1 == \"warm-up\" { print \$2 }" >got &&
+	test_cmp expect got &&
+	table "$F" rule finding | grep "^warm-up	" >got &&
+	test_grep "The first decode_step took [0-9.]*x the steady state; [0-9.]* ms of it loading CUDA modules" got
+'
+
+test_expect_success 'findings: decode names the host outside the CUDA API, with CUDA graphs / torch.compile' '
+	findings ll >F && F=F &&
+	table "$F" rule finding next_step | grep "^launch-bound	decode_step " >got &&
+	test_grep "the host is outside the CUDA API 89.8% of the steady state" got &&
+	test_grep "kernels start 8.1 us after their launch call (median)" got &&
+	test_grep "torch.compile(mode=\"reduce-overhead\")" got &&
+	test_grep "CUDA graph" got &&
+	table "$S2/ll/hostside.tsv" stage host_other_pct launch_lat_p50_ns | grep "^decode_step:steady	" >hs &&
+	awk -F"\t" "{ exit !(\$2 == 89.78 && \$3 == 8100.0) }" hs
+'
+
+test_expect_success 'findings: a stage'"'"'s savings do not add up beyond its idle GPU time' '
+	findings ll >F && F=F &&
+	table "$S2/ll/stages.tsv" stage wall_total_ns kernel_ns >st &&
+	table "$F" rule saving_ns finding >fi &&
+	for stage in prefill decode_step; do
+		awk -F"\t" -v s=$stage "NR == FNR { if (\$1 == s) idle = \$2 - \$3; next }
+			\$1 ~ /^(launch-bound|module-loading|host-sync|warm-up)\$/ && index(\$3, s \" \") { sum += \$2; n++ }
+			END { printf \"%s: %d findings, %.0f of %.0f ns\n\", s, n, sum, idle; exit !(n >= 2 && sum <= idle) }" st fi ||
+		return 1
+	done
+'
+
+test_expect_success 'findings: GPT-2 (warmed up outside the ranges): no loading, CUDA graphs for decode' '
+	lpmake RUN=g2 "IMPORT=$(ls "$HS"/gpt2_*.csv | grep -v ncu_raw | tr "\n" " ")" MODEL=torch-decoder \
+		findings.tsv >/dev/null &&
+	findings g2 >F && table F rule finding >got &&
+	! grep "module-loading" got &&
+	test_grep "^launch-bound	decode_step keeps the GPU busy only [0-9.]*% of its wall time: the host is outside the CUDA API" got
+'
+
+# No capture at hand waits in synchronisations for long: this table stands
+# for a decode loop that reads a result to the host each step
+# (cudaMemcpyAsync to pageable memory and cudaStreamSynchronize).
+test_expect_success 'findings: synchronisations and copies to the host are named, removed first' '
+	{ echo "# tool: lp-stages"
+	  printf "stage\twall_total_ns\tkernel_ns\tlaunches\tbusy_pct\tlaunches_per_inst\tinstances\n"
+	  printf "decode_step\t100000000\t10000000\t1000\t10\t100\t10\n"; } >s.tsv &&
+	{ echo "# tool: lp-hostside"
+	  echo "# show: text	hide	int	ms	ms	pct	ms	ms	ms	ms	ms	ms	pct	hide	ms	hide	num1	us	us	text	text"
+	  printf "stage\trange\tinstances\twall_ns\tapi_ns\tapi_pct\tapi_launch_ns\tapi_sync_ns\tapi_memcpy_ns\tapi_load_ns\tapi_other_ns\thost_other_ns\thost_other_pct\tkernel_ns\tkernel_per_inst_ns\tlaunches\tlaunches_per_inst\tlaunch_lat_p50_ns\tlaunch_lat_p90_ns\tsync_calls\tload_calls\n"
+	  printf "decode_step\tx\t10\t100000000\t50000000\t50\t10000000\t30000000\t10000000\t0\t0\t50000000\t50\t10000000\t1000000\t1000\t100\t9000\t12000\tcudaStreamSynchronize x10 (30.000 ms); cudaMemcpyAsync x10, 10 to the host (10.000 ms)\tnone\n"
+	  printf "decode_step:steady\tx\t9\t90000000\t45000000\t50\t9000000\t27000000\t9000000\t0\t0\t45000000\t50\t9000000\t1000000\t900\t100\t9000\t12000\tcudaStreamSynchronize x9 (27.000 ms); cudaMemcpyAsync x9, 9 to the host (9.000 ms)\tnone\n"; } >h.tsv &&
+	lp-findings s.tsv h.tsv >f.tsv &&
+	rows f.tsv | cut -f2,3 >got &&
+	printf "host-sync\t40000000\nlaunch-bound\t50000000\n" | sort >expect &&
+	sort got >got2 && test_cmp expect got2 &&
+	rows f.tsv | grep "	host-sync	" >got &&
+	test_grep "decode_step waits 40.0 ms in synchronisations and memory copies" got &&
+	test_grep "cudaStreamSynchronize x10 (30.000 ms); cudaMemcpyAsync x10, 10 to the host" got &&
+	test_grep "\.item()" got
+'
+
+test_expect_success 'findings without hostside.tsv keep today'"'"'s wording' '
+	{ echo "# tool: lp-stages"
+	  printf "stage\twall_total_ns\tkernel_ns\tlaunches\tbusy_pct\tlaunches_per_inst\tinstances\n"
+	  printf "decode_step\t100000000\t10000000\t1000\t10\t100\t10\n"; } >s.tsv &&
+	lp-findings s.tsv >f.tsv &&
+	rows f.tsv | cut -f2-4 >got &&
+	printf "launch-bound\t90000000\tdecode_step keeps the GPU busy only 10%% of its wall time.\n" >expect &&
+	test_cmp expect got
+'
+
 test_done
