@@ -13,7 +13,8 @@
 #   ncu/profile.cmd    ncu/report.ncu-rep   ncu/export.cmd   ncu/report.csv
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
-#   aggregates.tsv stages.tsv steps.tsv procs.tsv ranks.tsv overlap.tsv mfu.tsv
+#   aggregates.tsv stages.tsv steps.tsv hostside.tsv procs.tsv ranks.tsv
+#   overlap.tsv mfu.tsv
 #   mbu.tsv roofline.tsv
 #   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   stakeholder_summary.md (lp-summary renders the tables)
@@ -60,7 +61,7 @@ LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
 LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
 
 RUN ?=
-LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv ranks.tsv \
+LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostside.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
@@ -209,7 +210,7 @@ $(if $(call lp_unsafe,LP_IMP_WORDS,/ + @ = : ~),\
 	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))
 LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum \
-	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace
+	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace cuda_api_trace
 LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled
 $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
@@ -490,6 +491,14 @@ $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpo
 	$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
 	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
+# Where each stage's host time goes: CUDA API calls of its thread by kind,
+# the rest (the framework's own work), its kernels and each launch's
+# latency to its kernel (correlation IDs).
+$(R)/hostside.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) $(call lp_rep,cuda_api_trace) \
+		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-hostside
+	$(LP_BIN)/lp-hostside -c $(R)/nsys/config.yaml $(call lp_opt,-a,cuda_api_trace) \
+	  $(call lp_opt,-g,cuda_gpu_trace) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
+
 # Model FLOPs and bytes against the GPU's peaks, mean and steady state.
 $(R)/mfu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mfu
 	$(LP_BIN)/lp-mfu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
@@ -529,7 +538,7 @@ $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_D
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # What to do next, ranked by the time it could save.
-LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv $(R)/ranks.tsv $(R)/overlap.tsv
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_BIN)/lp-findings $(if $(LP_LIVE),,-I) $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -538,7 +547,7 @@ $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
-	$(R)/steps.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+	$(R)/steps.tsv $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(R)/roofline.tsv $(R)/operators.tsv $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv

@@ -75,7 +75,7 @@ test_expect_success 'capture_range none: the whole run' '
 test_expect_success 'nsys stats over the report, and the stage as nsys stats names it' '
 	lp-nsyscmd -s -o "d/report" -- "d/report.nsys-rep" <"$TRASH/nsys.yaml" >actual &&
 	cat >expect <<-\EOF &&
-	nsys stats --report cuda_gpu_kern_sum --report cuda_gpu_kern_sum:mangled --report nvtx_sum --report nvtx_kern_sum --report nvtx_kern_sum:mangled --report cuda_api_sum --report cuda_gpu_mem_time_sum --report nvtx_pushpop_trace --report nvtx_gpu_proj_trace --report cuda_gpu_trace --format csv --force-export=true --output=d/report d/report.nsys-rep
+	nsys stats --report cuda_gpu_kern_sum --report cuda_gpu_kern_sum:mangled --report nvtx_sum --report nvtx_kern_sum --report nvtx_kern_sum:mangled --report cuda_api_sum --report cuda_gpu_mem_time_sum --report nvtx_pushpop_trace --report nvtx_gpu_proj_trace --report cuda_gpu_trace --report cuda_api_trace --format csv --force-export=true --output=d/report d/report.nsys-rep
 	EOF
 	test_cmp expect actual &&
 	lp-nsyscmd -r <"$TRASH/nsys.yaml" >named &&

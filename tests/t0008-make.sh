@@ -26,7 +26,7 @@ test_expect_success 'make demo: kernels.md, the summary with every section, regi
 	test_grep "^# Regions: run demo" "$S2/demo/regions.md" &&
 	grep "^## " "$S2/demo/stakeholder_summary.md" >got &&
 	printf "## %s\n" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
-		"Steady State and Warm-up" MFU MBU Roofline "Top Operators" \
+		"Steady State and Warm-up" "Host Side of Each Stage" MFU MBU Roofline "Top Operators" \
 		"Top Kernels" Regions "Findings and Recommendations" >expect &&
 	test_cmp expect got &&
 	test -s "$S2/demo/topn.tsv" && test -s "$S2/demo/env.json" &&

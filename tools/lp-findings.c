@@ -136,18 +136,188 @@ load(struct tab *t, const char *path)
 	}
 }
 
+/* The row of a table whose column col is val; -1 if none. */
+static long
+row_of(const struct tab *t, const char *col, const char *val)
+{
+	size_t i;
+
+	for (i = 0; t && i < t->n; i++)
+		if (!strcmp(text(t, i, col), val))
+			return (long)i;
+	return -1;
+}
+
+/* Is the stage's warm-up its own finding (steps.tsv says so)? */
+static int
+is_warm(const struct tab *sp, const char *stage)
+{
+	long w = row_of(sp, "stage", stage);
+
+	return w >= 0 && !strcmp(text(sp, (size_t)w, "warmup"), "yes");
+}
+
+/* The host-side rows of a stage (hostside.tsv): all instances, and the
+ * steady state; 0 when the table has no numbers for it. */
+static int
+host_rows(const struct tab *hs, const char *stage, long *a, long *b)
+{
+	struct lp_sb k = { 0 };
+
+	lp_sb_printf(&k, "%s:steady", stage);
+	*a = row_of(hs, "stage", stage);
+	*b = row_of(hs, "stage", lp_sb_str(&k));
+	lp_sb_free(&k);
+	if (*b >= 0 && isnan(cell(hs, (size_t)*b, "api_ns")))
+		*b = -1;
+	return *a >= 0 && !isnan(cell(hs, (size_t)*a, "api_ns"));
+}
+
+/*
+ * Rule launch-bound with the host side of the stage (hostside.tsv): the
+ * advice follows where the host time goes.  Module loading: warm up or
+ * load eagerly, at most the loading saved.  Synchronisations and copies:
+ * remove them, at most their time saved.  The host outside the CUDA API
+ * (or in the launch calls) with kernels starting soon after their launch:
+ * CUDA graphs, at most the idle time left (the stage still takes its
+ * kernel time).  The three are disjoint parts of the wall time; when the
+ * stage's warm-up is a finding of its own, the others count the steady
+ * state only (per instance, times the instances), so no time is in two
+ * findings.  Returns 0 when the table has nothing for the stage.
+ */
+static int
+host_side(const struct tab *s, size_t i, const struct tab *hs,
+    const struct tab *sp)
+{
+	const char *stage = text(s, i, "stage");
+	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
+	double k = cell(s, i, "kernel_ns"), inst, rinst, sc, idle, load, sync;
+	double kr, p50, p90, out_pct, launch_pct, bound;
+	long a, b;
+	size_t r;
+	int warm, steady;
+	struct f *x;
+
+	if (!host_rows(hs, stage, &a, &b))
+		return 0;
+	warm = is_warm(sp, stage);
+	r = (size_t)(b >= 0 ? b : a);
+	steady = b >= 0;
+	inst = cell(hs, (size_t)a, "instances");
+	rinst = cell(hs, r, "instances");
+	/* the steady state per instance, times all instances, when the
+	 * warm-up finding speaks for the first */
+	sc = warm && steady && rinst > 0 ? inst / rinst : 1;
+	kr = cell(hs, warm && steady ? r : (size_t)a, "kernel_ns");
+	if (warm && steady && !isnan(kr))
+		idle = (cell(hs, r, "wall_ns") - kr) * sc;
+	else
+		idle = wall - k;
+	load = 0;
+	if (!warm && cell(hs, (size_t)a, "api_load_ns") >= 0.1 * idle) {
+		load = cell(hs, (size_t)a, "api_load_ns");
+		x = add("module-loading", load, hs->path, "Load the CUDA modules "
+		    "before the measured work: run the stage once as a warm-up "
+		    "(a throw-away pass of the same shapes) or load them eagerly "
+		    "(CUDA_MODULE_LOADING=EAGER). A CUDA graph does not remove "
+		    "it; at most the loading time is saved, once per process.",
+		    "%s spends %.1f ms of its %.1f ms loading CUDA modules.",
+		    stage, ms(load), ms(cell(hs, (size_t)a, "wall_ns")));
+		ev(x, "%s, over %.0f instance%s (%.3g%% of the stage's idle "
+		    "GPU time)", text(hs, (size_t)a, "load_calls"), inst, inst == 1 ?
+		    "" : "s", 100 * load / idle);
+	}
+	if (warm && steady)
+		sync = (cell(hs, r, "api_sync_ns") + cell(hs, r,
+		    "api_memcpy_ns")) * sc;
+	else
+		sync = cell(hs, (size_t)a, "api_sync_ns") + cell(hs, (size_t)a,
+		    "api_memcpy_ns");
+	if (sync >= 0.1 * idle) {
+		x = add("host-sync", sync, hs->path, "Remove these "
+		    "synchronisations and copies to the host from the loop: keep "
+		    "the values on the GPU (no .item(), .cpu(), .tolist() or "
+		    "printing of tensors per step), or copy asynchronously into "
+		    "pinned memory and read the result a step later. At most the "
+		    "time inside them is saved.", "%s waits %.1f ms in "
+		    "synchronisations and memory copies.", stage, ms(sync));
+		ev(x, "%s (%s)", text(hs, warm && steady ? r : (size_t)a,
+		    "sync_calls"), warm && steady ? "steady state, times all "
+		    "instances" : "all instances");
+	} else
+		sync = 0;
+	bound = idle - load - sync;
+	/* the steady state's mean may exceed its median: never more than
+	 * what the warm-up finding leaves of the stage's idle time */
+	if (warm) {
+		long w = row_of(sp, "stage", stage);
+		double rest = wall - k - (cell(sp, (size_t)w, "first_ns") -
+		    cell(sp, (size_t)w, "steady_ns")) - load - sync;
+
+		if (rest < bound)
+			bound = rest;
+	}
+	if (bound < 0)
+		bound = 0;
+	p50 = cell(hs, r, "launch_lat_p50_ns");
+	p90 = cell(hs, r, "launch_lat_p90_ns");
+	out_pct = cell(hs, r, "host_other_pct");
+	launch_pct = 100 * cell(hs, r, "api_launch_ns") / cell(hs, r, "wall_ns");
+	if (p50 < 50e3 && out_pct + launch_pct >= 50) {
+		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
+		    "CUDA graph: torch.compile(mode=\"reduce-overhead\") or "
+		    "torch.cuda.CUDAGraph (cudaGraphLaunch outside PyTorch) replays "
+		    "its kernels without the framework's per-operation work and "
+		    "without a launch call each; fusing operations "
+		    "(torch.compile) also cuts the launches. At best the stage "
+		    "takes its kernel time: that bounds the saving.",
+		    "%s keeps the GPU busy only %.3g%% of its wall time: the host "
+		    "is outside the CUDA API %.3g%% of the %s (the framework's own "
+		    "work) and kernels start %.1f us after their launch call "
+		    "(median), so the GPU waits for the host.", stage, busy,
+		    out_pct, steady ? "steady state" : "stage", p50 / 1e3);
+	} else
+		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
+		    "CUDA graph (torch.cuda.CUDAGraph, "
+		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
+		    "its launches go out at once; batch more sequences per step "
+		    "so each launch does more work.",
+		    "%s keeps the GPU busy only %.3g%% of its wall time.", stage,
+		    busy);
+	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s, %.3g%% of "
+	    "it in CUDA API calls (launch %.3f ms, synchronisation %.3f ms, copy "
+	    "and set %.3f ms, module loading %.3f ms, other %.3f ms per "
+	    "instance); %.3f ms of kernels and %.1f launches per instance; "
+	    "launch to kernel start p50 %.1f us, p90 %.1f us. Savings: "
+	    "%s%s%s", steady ? "steady state" : "all instances",
+	    ms(cell(hs, r, "wall_ns") / rinst), rinst, rinst == 1 ? "" : "s",
+	    cell(hs, r, "api_pct"), ms(cell(hs, r, "api_launch_ns") / rinst),
+	    ms(cell(hs, r, "api_sync_ns") / rinst), ms(cell(hs, r,
+	    "api_memcpy_ns") / rinst), ms(cell(hs, r, "api_load_ns") / rinst),
+	    ms(cell(hs, r, "api_other_ns") / rinst), ms(cell(hs, r,
+	    "kernel_per_inst_ns")), cell(hs, r, "launches_per_inst"), p50 / 1e3,
+	    p90 / 1e3, warm && steady ? "the steady state's idle GPU time "
+	    "times the instances (the first instance's excess is the warm-up "
+	    "finding's)" : "the idle GPU time (wall - kernels)", load > 0 ?
+	    ", less the module loading (its own finding)" : "", sync > 0 ?
+	    ", less the synchronisations and copies (their own finding)" : "");
+	return 1;
+}
+
 /* Rule launch-bound: a stage whose GPU is mostly idle. */
 static void
-launch_bound(const struct tab *s)
+launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 {
 	double seen_k = -1, seen_l = -1;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < s->n; i++) {
 		double busy = cell(s, i, "busy_pct"), wall = cell(s, i,
 		    "wall_total_ns"), k = cell(s, i, "kernel_ns");
 		double l = cell(s, i, "launches"), lpi = cell(s, i,
 		    "launches_per_inst"), inst = cell(s, i, "instances");
+		size_t best = i;
+		long a, b;
 		struct f *x;
 
 		if (isnan(busy) || busy >= 50 || !(wall > 0))
@@ -157,6 +327,16 @@ launch_bound(const struct tab *s)
 			continue;
 		seen_k = k;
 		seen_l = l;
+		/* with the host side known, of the nested stages with the same
+		 * kernels the one with the most instances speaks: its steady
+		 * state is per step */
+		for (j = i + 1; hs && j < s->n && cell(s, j, "kernel_ns") == k &&
+		    cell(s, j, "launches") == l; j++)
+			if (cell(s, j, "instances") > cell(s, best, "instances") &&
+			    host_rows(hs, text(s, j, "stage"), &a, &b))
+				best = j;
+		if (hs && host_side(s, best, hs, sp))
+			continue;
 		x = add("launch-bound", wall - k, s->path, l > 0 && k / l < 20e3 ?
 		    "Capture the stage in a CUDA graph (torch.cuda.CUDAGraph, "
 		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
@@ -176,35 +356,66 @@ launch_bound(const struct tab *s)
 	}
 }
 
-/* Rule warm-up: the first instance far above the steady state. */
+/* Rule warm-up: the first instance far above the steady state; with the
+ * host side known, the module loading inside it named. */
 static void
-warmup(const struct tab *t, const struct tab *s)
+warmup(const struct tab *t, const struct tab *s, const struct tab *hs)
 {
 	size_t i, j;
 
 	for (i = 0; i < t->n; i++) {
+		const char *stage = text(t, i, "stage");
 		double first = cell(t, i, "first_ns"), st = cell(t, i, "steady_ns");
-		double tok = cell(t, i, "tokens_per_s"), tot = NAN;
+		double tok = cell(t, i, "tokens_per_s"), tot = NAN, load = NAN;
+		long a, b;
+		struct lp_sb e = { 0 };
 		struct f *x;
 
 		if (strcmp(text(t, i, "warmup"), "yes"))
 			continue;
 		for (j = 0; s && j < s->n; j++)
-			if (!strcmp(text(s, j, "stage"), text(t, i, "stage")))
+			if (!strcmp(text(s, j, "stage"), stage))
 				tot = cell(s, j, "wall_total_ns");
-		x = add("warm-up", first - st, t->path, "Run one throw-away "
-		    "generation before the measured one, load CUDA modules "
-		    "eagerly (CUDA_MODULE_LOADING=EAGER) or capture a CUDA graph "
-		    "first, and quote the steady state, not the mean.",
-		    "The first %s took %.3gx the steady state%s.", text(t, i,
-		    "stage"), first / st, tot > 0 && (first - st) / tot > 0.2 ?
-		    ": warm-up dominates this short run" : "");
+		/* loading in the first instance of each process, per process */
+		if (host_rows(hs, stage, &a, &b) && b >= 0 &&
+		    cell(hs, (size_t)a, "instances") > cell(hs, (size_t)b,
+		    "instances"))
+			load = (cell(hs, (size_t)a, "api_load_ns") - cell(hs,
+			    (size_t)b, "api_load_ns")) / (cell(hs, (size_t)a,
+			    "instances") - cell(hs, (size_t)b, "instances"));
+		if (load > 0 && load >= 0.05 * (first - st)) {
+			x = add("warm-up", first - st, hs->path, "Load the CUDA "
+			    "modules before the measured work: run one throw-away "
+			    "generation of the same shapes first, or load them "
+			    "eagerly (CUDA_MODULE_LOADING=EAGER; that alone saves at "
+			    "most the loading time), and quote the steady state, "
+			    "not the mean.", "The first %s took %.3gx the steady "
+			    "state%s; %.1f ms of it loading CUDA modules.", stage,
+			    first / st, tot > 0 && (first - st) / tot > 0.2 ?
+			    ", warm-up dominating this short run" : "", ms(load));
+			lp_sb_printf(&e, "module loading %.3f ms in the first "
+			    "instance (all instances' %.3f ms less the steady "
+			    "state's %.3f ms: %s); ", ms(load), ms(cell(hs,
+			    (size_t)a, "api_load_ns")), ms(cell(hs, (size_t)b,
+			    "api_load_ns")), text(hs, (size_t)a, "load_calls"));
+		} else
+			x = add("warm-up", first - st, t->path, "Run one throw-away "
+			    "generation before the measured one, load CUDA modules "
+			    "eagerly (CUDA_MODULE_LOADING=EAGER) or capture a CUDA "
+			    "graph first, and quote the steady state, not the mean.",
+			    "The first %s took %.3gx the steady state%s.", stage,
+			    first / st, tot > 0 && (first - st) / tot > 0.2 ?
+			    ": warm-up dominates this short run" : "");
+		if (e.len)	/* the times are steps.tsv's */
+			lp_sb_printf(&e, "from %s: ", t->path);
 		if (isnan(tok))
-			ev(x, "first %.3f ms, median of the rest %.3f ms",
-			    ms(first), ms(st));
+			ev(x, "%sfirst %.3f ms, median of the rest %.3f ms",
+			    lp_sb_str(&e), ms(first), ms(st));
 		else
-			ev(x, "first %.3f ms, median of the rest %.3f ms; steady "
-			    "state %.4g tokens/s", ms(first), ms(st), tok);
+			ev(x, "%sfirst %.3f ms, median of the rest %.3f ms; steady "
+			    "state %.4g tokens/s", lp_sb_str(&e), ms(first), ms(st),
+			    tok);
+		lp_sb_free(&e);
 	}
 }
 
@@ -463,7 +674,7 @@ main(int argc, char **argv)
 	};
 	struct tab *tabs;
 	const struct tab *st = NULL, *sp = NULL, *rf = NULL, *tk = NULL;
-	const struct tab *rk = NULL, *ov = NULL;
+	const struct tab *rk = NULL, *ov = NULL, *hs = NULL;
 	struct lp_peaks pk;
 	struct lp_row r = { 0 };
 	long maxk = 5;
@@ -507,15 +718,17 @@ main(int argc, char **argv)
 			rk = &tabs[i];
 		else if (!strcmp(tool, "lp-overlap"))
 			ov = &tabs[i];
+		else if (!strcmp(tool, "lp-hostside"))
+			hs = &tabs[i];
 		else if (!strcmp(tool, "lp-gpu") && !have_pk) {
 			lp_peaks_read(&pk, tabs[i].path);
 			have_pk = 1;
 		}
 	}
 	if (st)
-		launch_bound(st);
+		launch_bound(st, hs, sp);
 	if (sp)
-		warmup(sp, st);
+		warmup(sp, st, hs);
 	if (rf)
 		kernels(rf, tk, (size_t)maxk);
 	dominant(tk, imported);
@@ -535,7 +748,10 @@ main(int argc, char **argv)
 	lp_tab_meta(out, "note", "Ranked by the time each could save: wall "
 	    "time for idle GPU and warm-up, GPU time above the roofline bound "
 	    "for a kernel (which shortens the stage only once the GPU is the "
-	    "bottleneck). Findings without a time come last.");
+	    "bottleneck). Findings without a time come last.%s", hs ? " A "
+	    "stage's module loading, synchronisations and copies, the rest of "
+	    "its idle GPU time and its warm-up excess are disjoint parts of its "
+	    "wall time: their savings do not overlap (hostside.tsv)." : "");
 	lp_tab_meta(out, "style", "list");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < nf; i++) {

@@ -30,13 +30,14 @@ enum kind {
 /* The nsys reports lp reads, as rules.mk names their variables. */
 enum rep {
 	R_KSUM, R_KSUM_M, R_NVTX_SUM, R_NVTX_KSUM, R_NVTX_KSUM_M, R_API_SUM,
-	R_MEM_SUM, R_PUSHPOP, R_PROJ, R_GPU_TRACE, R_GPU_TRACE_M, R_N
+	R_MEM_SUM, R_PUSHPOP, R_PROJ, R_GPU_TRACE, R_GPU_TRACE_M, R_API_TRACE,
+	R_N
 };
 static const char *const rep_var[R_N] = {
 	"cuda_gpu_kern_sum", "cuda_gpu_kern_sum_mangled", "nvtx_sum",
 	"nvtx_kern_sum", "nvtx_kern_sum_mangled", "cuda_api_sum",
 	"cuda_gpu_mem_time_sum", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace",
-	"cuda_gpu_trace", "cuda_gpu_trace_mangled",
+	"cuda_gpu_trace", "cuda_gpu_trace_mangled", "cuda_api_trace",
 };
 
 /* The names nsys stats -o BASE gives each report's file (BASE_NAME.csv),
@@ -55,7 +56,7 @@ static const char *const kind_name[] = {
 	"nsys nvtx_kern_sum", "nsys cuda_api_sum", "nsys cuda_gpu_mem_time_sum",
 	"nsys nvtx_pushpop_trace", "nsys nvtx_gpu_proj_trace",
 	"nsys nvtx_gpu_proj_sum (not read)", "nsys cuda_gpu_trace",
-	"nsys cuda_api_trace (not read)", "ncu kernel export",
+	"nsys cuda_api_trace", "ncu kernel export",
 	"ncu range export (regions)", "nsys report", "ncu report",
 	"ncu report of regions",
 };
@@ -218,6 +219,9 @@ header(struct rd *d, const struct lp_csv_rec *r)
 	case K_PROJ:
 		d->c[4] = col(d, "PID");
 		break;
+	case K_API_TRACE:
+		d->c[4] = col(d, "Pid");
+		break;
 	case K_GPU_TRACE:
 		d->c[0] = col(d, "Name");
 		d->c[2] = col(d, "Duration");
@@ -366,6 +370,7 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 		counts_add(&f->names, name, 1, 0, 0);
 		break;
 	case K_PROJ:
+	case K_API_TRACE:
 		put(f->pids, lp_csv_field(r, d->c[4]));
 		break;
 	case K_GPU_TRACE:
@@ -504,6 +509,7 @@ assign(struct file *fs, size_t n)
 		case K_MEM_SUM: f->rep = R_MEM_SUM; break;
 		case K_PUSHPOP: f->rep = R_PUSHPOP; break;
 		case K_PROJ: f->rep = R_PROJ; break;
+		case K_API_TRACE: f->rep = R_API_TRACE; break;
 		default: break;
 		}
 		if (f->rep >= 0 && variant(f) != -1)
@@ -960,7 +966,7 @@ emit(const struct file *fs, size_t n)
 	emit_var("NCUCSV", fs, n, -1, K_NCU_KERN, K_NCU_KERN);
 	emit_var("REGCSV", fs, n, -1, K_NCU_RANGE, K_NCU_RANGE);
 	emit_var("REGREP", fs, n, -1, K_NCU_REP_RANGE, K_NCU_REP_RANGE);
-	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_API_TRACE);
+	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_PROJ_SUM);
 }
 
 static void

@@ -1,0 +1,753 @@
+/*
+ * lp-hostside: hostside.tsv, where the host time of each stage goes.  For
+ * each instance of a stage's NVTX range (nsys nvtx_pushpop_trace, with its
+ * process and thread), the CUDA API calls of that thread that start inside
+ * it (nsys cuda_api_trace), split by kind, the rest of its wall time (the
+ * framework's own work), and the kernels its launch calls started (nsys
+ * cuda_gpu_trace, matched on the correlation ID) with each launch's
+ * latency to its kernel's start.  One row over all instances of a stage,
+ * one ("STAGE:steady") over those after each process's first.
+ *
+ * Three passes, one a file: the instances, the API calls, the GPU
+ * operations.  Memory grows with the instances and with the stage's launch
+ * and copy calls (their correlation IDs must be kept until the GPU trace
+ * is read, and each launch's latency until the quantiles), not with the
+ * rows of the traces.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lp.h"
+
+static const char synopsis[] =
+    "lp-hostside -c config.yaml [-a cuda_api_trace.csv] "
+    "[-g cuda_gpu_trace.csv] [nvtx_pushpop_trace.csv]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+/* The kinds of CUDA API call, in the table's column order. */
+enum { K_LAUNCH, K_SYNC, K_MEMCPY, K_LOAD, K_OTHER, K_N };
+
+struct inst {
+	char *pid, *tid;
+	double start, end;
+	long line;
+	int first;		/* its process's first instance of the stage */
+	double api[K_N];
+	double calls, launches, kern_ns, kernels;
+};
+
+/* One call name's share of a row: calls, time, copies to the host. */
+struct cstat {
+	double n, ns, d2h;
+};
+
+struct stage {
+	const char *name;
+	char *range;
+	struct inst *in;
+	size_t n, cap;
+	double *lat[2];		/* launch-to-start latencies: all, steady */
+	size_t nlat[2], caplat[2];
+	struct cstat *cs[2];	/* by call name id: all, steady */
+	size_t ncs;
+};
+
+/* A launch or copy call of some stage, until the GPU trace is read. */
+struct rec {
+	uint64_t corr;
+	double t, kmin;		/* call start; earliest kernel start */
+	int kind, name;
+	long line;
+	size_t memb;		/* first membership, or (size_t)-1 */
+};
+
+struct memb {
+	size_t stage, inst, next;
+};
+
+struct st {
+	struct stage *s;
+	size_t ns;
+	struct lp_map *names;	/* call name -> id */
+	struct rec *r;
+	size_t nr, capr;
+	struct memb *m;
+	size_t nm, capm;
+	size_t *h;		/* open addressing: rec index + 1, 0 empty */
+	size_t caph;
+	struct lp_map *ppids;	/* the processes of the stages' instances */
+	double pidcalls;	/* API calls of one of those processes */
+	char *pid1;		/* the first process of the API trace */
+	long pids;		/* processes in the API trace */
+	double gpu_rows, matched;
+	double nlaunch, unmatched;	/* the stages' launch calls; without a kernel */
+};
+
+static int
+prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* The kind of a call, by its name without nsys's version suffix
+ * ("cudaStreamIsCapturing_v10000"); lp-hostside(1) lists them. */
+static int
+kind_of(const char *name)
+{
+	static const char *const launch[] = { "cudaLaunch", "cuLaunch",
+		"cudaGraphLaunch", "cuGraphLaunch", NULL };
+	static const char *const copy[] = { "cudaMemcpy", "cuMemcpy",
+		"cudaMemset", "cuMemset", NULL };
+	static const char *const load[] = { "cuModuleLoad", "cuLibraryLoad",
+		"cudaLibraryLoad", "cuLinkCreate", "cuLinkAdd", "cuLinkComplete",
+		"cuModuleGetFunction", "cuLibraryGetKernel", "cuLibraryGetModule",
+		"cuKernelGetFunction", NULL };
+	size_t i;
+
+	for (i = 0; launch[i]; i++)
+		if (prefix(name, launch[i]))
+			return K_LAUNCH;
+	if (strstr(name, "Synchronize"))
+		return K_SYNC;
+	for (i = 0; copy[i]; i++)
+		if (prefix(name, copy[i]))
+			return K_MEMCPY;
+	for (i = 0; load[i]; i++)
+		if (prefix(name, load[i]))
+			return K_LOAD;
+	return K_OTHER;
+}
+
+static void
+pushpop_row(const struct lp_rep_row *rr, void *ctx)
+{
+	struct st *t = ctx;
+	size_t i;
+
+	for (i = 0; i < t->ns; i++) {
+		struct stage *g = &t->s[i];
+		struct inst *x;
+
+		if (!lp_nvtx_range_match(g->range, rr->v[2]))
+			continue;
+		if (g->n == g->cap) {
+			g->cap = g->cap ? 2 * g->cap : 16;
+			g->in = lp_xreallocarray(g->in, g->cap, sizeof *g->in);
+		}
+		x = &g->in[g->n++];
+		memset(x, 0, sizeof *x);
+		x->start = lp_rep_time(rr, 0);
+		x->end = lp_rep_time(rr, 1);
+		if (x->end < x->start)
+			lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1,
+			    "End before Start");
+		x->pid = lp_xstrdup(lp_rep_pid(rr, 3));
+		lp_map_put(t->ppids, x->pid, 1);
+		x->tid = lp_xstrdup(lp_rep_pid(rr, 4));
+		x->line = rr->line;
+	}
+}
+
+static int
+by_thread_start(const void *a, const void *b)
+{
+	const struct inst *x = a, *y = b;
+	int c = strcmp(x->pid, y->pid);
+
+	if (!c)
+		c = strcmp(x->tid, y->tid);
+	if (c)
+		return c;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sorted by thread and start; the first of each process marked; two
+ * instances of one range on one thread that overlap are refused (a call
+ * inside both would be counted twice). */
+static void
+order(struct stage *g, const char *file)
+{
+	size_t i, a, f;
+
+	lp_qsort(g->in, g->n, sizeof *g->in, by_thread_start);
+	for (i = 0; i < g->n; i++) {
+		struct inst *x = &g->in[i];
+
+		if (i && !strcmp(x->pid, x[-1].pid) && !strcmp(x->tid, x[-1].tid) &&
+		    x->start < x[-1].end)
+			lp_die_at(LP_EXIT_DATA, file, x->line, 0, "an instance of "
+			    "%s nests in another on thread %s (line %ld): lp "
+			    "cannot split the thread's time between them",
+			    g->range, x->tid, x[-1].line);
+	}
+	/* the first of each process: the earliest over all its threads
+	 * (sorted by process first, so a process's instances are together) */
+	for (a = 0; a < g->n; a = i) {
+		for (i = f = a; i < g->n && !strcmp(g->in[i].pid, g->in[a].pid);
+		    i++)
+			if (g->in[i].start < g->in[f].start)
+				f = i;
+		g->in[f].first = 1;
+	}
+}
+
+/* The instance of g on thread (pid, tid) holding time t, or NULL. */
+static struct inst *
+find(struct stage *g, const char *pid, const char *tid, double t)
+{
+	size_t lo = 0, hi = g->n;
+	struct inst *x;
+
+	/* the last instance at or before (pid, tid, t) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct inst *m = &g->in[mid];
+		int c = strcmp(m->pid, pid);
+
+		if (!c)
+			c = strcmp(m->tid, tid);
+		if (c < 0 || (!c && m->start <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	x = &g->in[lo - 1];
+	if (strcmp(x->pid, pid) || strcmp(x->tid, tid) || t >= x->end)
+		return NULL;
+	return x;
+}
+
+static size_t
+hslot(const struct st *t, uint64_t corr)
+{
+	uint64_t h = corr * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 17) & (t->caph - 1);
+}
+
+static struct rec *
+lookup(const struct st *t, uint64_t corr)
+{
+	size_t i;
+
+	if (!t->caph)
+		return NULL;
+	for (i = hslot(t, corr); t->h[i]; i = (i + 1) & (t->caph - 1))
+		if (t->r[t->h[i] - 1].corr == corr)
+			return &t->r[t->h[i] - 1];
+	return NULL;
+}
+
+static void
+rehash(struct st *t)
+{
+	size_t i, j;
+
+	t->caph = t->caph ? 2 * t->caph : 1024;
+	free(t->h);
+	t->h = lp_xcalloc(t->caph, sizeof *t->h);
+	for (i = 0; i < t->nr; i++) {
+		for (j = hslot(t, t->r[i].corr); t->h[j]; j = (j + 1) &
+		    (t->caph - 1))
+			;
+		t->h[j] = i + 1;
+	}
+}
+
+static uint64_t
+corr_of(const struct lp_rep_row *rr, size_t a, size_t b)
+{
+	size_t i = rr->col[a] >= 0 ? a : b;
+
+	if (rr->col[i] < 0)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0, "no column "
+		    "\"CorrID\" or \"CorrId\": the correlation ID is what "
+		    "ties a launch call to its kernel");
+	return (uint64_t)lp_rep_count(rr, i);
+}
+
+static struct cstat *
+cstat(struct stage *g, int row, size_t id)
+{
+	if (id >= g->ncs) {
+		size_t n = id + 16, k;
+
+		for (k = 0; k < 2; k++) {
+			g->cs[k] = lp_xreallocarray(g->cs[k], n, sizeof *g->cs[k]);
+			memset(g->cs[k] + g->ncs, 0, (n - g->ncs) * sizeof *g->cs[k]);
+		}
+		g->ncs = n;
+	}
+	return &g->cs[row][id];
+}
+
+static void
+api_row(const struct lp_rep_row *rr, void *ctx)
+{
+	struct st *t = ctx;
+	const char *name = rr->v[2], *pid = lp_rep_pid(rr, 4);
+	const char *tid = lp_rep_pid(rr, 5);
+	double start = lp_rep_time(rr, 0), dur = lp_rep_time(rr, 1);
+	int kind = kind_of(name);
+	struct rec *rc = NULL;
+	long id = -1;
+	size_t i;
+
+	if (!t->pid1) {
+		t->pid1 = lp_xstrdup(pid);
+		t->pids = 1;
+	} else if (strcmp(t->pid1, pid))
+		t->pids = 2;
+	t->pidcalls += lp_map_get(t->ppids, pid, -1) >= 0;
+	for (i = 0; i < t->ns; i++) {
+		struct stage *g = &t->s[i];
+		struct inst *x = find(g, pid, tid, start);
+		struct memb *m;
+		int row;
+
+		if (!x)
+			continue;
+		x->api[kind] += dur;
+		x->calls++;
+		x->launches += kind == K_LAUNCH;
+		if (id < 0) {
+			id = lp_map_get(t->names, name, -1);
+			if (id < 0) {
+				id = (long)lp_map_len(t->names);
+				lp_map_put(t->names, name, id);
+			}
+		}
+		for (row = 0; row < 2 - x->first; row++) {
+			struct cstat *c = cstat(g, row, (size_t)id);
+
+			c->n++;
+			c->ns += dur;
+		}
+		if (kind != K_LAUNCH && kind != K_MEMCPY)
+			continue;
+		if (!rc) {
+			uint64_t corr = corr_of(rr, 3, 6);
+
+			if (lookup(t, corr))
+				lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0,
+				    "correlation ID %llu is another call's too: "
+				    "calls of several processes or captures in "
+				    "one trace?", (unsigned long long)corr);
+			if (t->nr == t->capr) {
+				t->capr = t->capr ? 2 * t->capr : 1024;
+				t->r = lp_xreallocarray(t->r, t->capr, sizeof *t->r);
+			}
+			rc = &t->r[t->nr++];
+			rc->corr = corr;
+			rc->t = start;
+			rc->kmin = NAN;
+			rc->kind = kind;
+			rc->name = (int)id;
+			rc->line = rr->line;
+			rc->memb = (size_t)-1;
+			if (2 * t->nr > t->caph)
+				rehash(t);
+			else {
+				size_t j;
+
+				for (j = hslot(t, corr); t->h[j]; j = (j + 1) &
+				    (t->caph - 1))
+					;
+				t->h[j] = t->nr;
+			}
+		}
+		if (t->nm == t->capm) {
+			t->capm = t->capm ? 2 * t->capm : 1024;
+			t->m = lp_xreallocarray(t->m, t->capm, sizeof *t->m);
+		}
+		m = &t->m[t->nm];
+		m->stage = i;
+		m->inst = (size_t)(x - g->in);
+		m->next = rc->memb;
+		rc->memb = t->nm++;
+	}
+}
+
+static void
+gpu_row(const struct lp_rep_row *rr, void *ctx)
+{
+	struct st *t = ctx;
+	const char *name = rr->v[3];
+	struct rec *rc;
+	double start, dur;
+	size_t j;
+
+	t->gpu_rows++;
+	if (!(rc = lookup(t, corr_of(rr, 2, 4))))
+		return;
+	start = lp_rep_time(rr, 0);
+	dur = lp_rep_time(rr, 1);
+	if (!strncmp(name, "[CUDA ", 6)) {	/* a copy or set */
+		if (rc->kind != K_MEMCPY || !strstr(name, "Device-to-Host"))
+			return;
+		for (j = rc->memb; j != (size_t)-1; j = t->m[j].next) {
+			struct stage *g = &t->s[t->m[j].stage];
+			int row;
+
+			for (row = 0; row < 2 - g->in[t->m[j].inst].first; row++)
+				cstat(g, row, (size_t)rc->name)->d2h++;
+		}
+		return;
+	}
+	if (rc->kind != K_LAUNCH)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
+		    "a kernel whose correlation ID is that of a copy call "
+		    "(cuda_api_trace line %ld): not the API trace of this "
+		    "capture", rc->line);
+	if (start < rc->t)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[0] + 1,
+		    "the kernel starts %.0f ns before its launch call "
+		    "(cuda_api_trace line %ld, same correlation ID): not the "
+		    "API trace of this capture", rc->t - start, rc->line);
+	t->matched++;
+	if (isnan(rc->kmin) || start < rc->kmin)
+		rc->kmin = start;
+	for (j = rc->memb; j != (size_t)-1; j = t->m[j].next) {
+		struct inst *x = &t->s[t->m[j].stage].in[t->m[j].inst];
+
+		x->kern_ns += dur;
+		x->kernels++;
+	}
+}
+
+static void
+lat_push(struct stage *g, int row, double v)
+{
+	if (g->nlat[row] == g->caplat[row]) {
+		g->caplat[row] = g->caplat[row] ? 2 * g->caplat[row] : 256;
+		g->lat[row] = lp_xreallocarray(g->lat[row], g->caplat[row],
+		    sizeof *g->lat[row]);
+	}
+	g->lat[row][g->nlat[row]++] = v;
+}
+
+/* Each launch's latency to its first kernel, to the rows of its stages. */
+static void
+latencies(struct st *t)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->nr; i++) {
+		struct rec *rc = &t->r[i];
+
+		if (rc->kind != K_LAUNCH)
+			continue;
+		t->nlaunch++;
+		t->unmatched += isnan(rc->kmin);
+		if (isnan(rc->kmin))
+			continue;
+		for (j = rc->memb; j != (size_t)-1; j = t->m[j].next) {
+			struct stage *g = &t->s[t->m[j].stage];
+			int row, nrow = 2 - g->in[t->m[j].inst].first;
+
+			for (row = 0; row < nrow; row++)
+				lat_push(g, row, rc->kmin - rc->t);
+		}
+	}
+}
+
+/* "name x3 (1.234 ms); ..." for the calls of the given kinds, most time
+ * first, at most four; copies to the host said so. */
+static void
+calls_text(struct lp_sb *b, const struct st *t, const struct stage *g,
+    int row, int k1, int k2)
+{
+	size_t i, n = 0, *ix = lp_xcalloc(g->ncs + 1, sizeof *ix), a, c;
+
+	lp_sb_reset(b);
+	for (i = 0; i < g->ncs && i < lp_map_len(t->names); i++) {
+		int k = kind_of(lp_map_key(t->names, i));
+
+		if ((k == k1 || k == k2) && g->cs[row][i].n > 0)
+			ix[n++] = i;
+	}
+	/* by time, then name: few names, an insertion sort */
+	for (a = 1; a < n; a++)
+		for (c = a; c > 0; c--) {
+			const struct cstat *x = &g->cs[row][ix[c - 1]];
+			const struct cstat *y = &g->cs[row][ix[c]];
+
+			if (x->ns > y->ns || (x->ns == y->ns &&
+			    strcmp(lp_map_key(t->names, ix[c - 1]),
+			    lp_map_key(t->names, ix[c])) <= 0))
+				break;
+			i = ix[c];
+			ix[c] = ix[c - 1];
+			ix[c - 1] = i;
+		}
+	for (i = 0; i < n && i < 4; i++) {
+		const struct cstat *x = &g->cs[row][ix[i]];
+
+		lp_sb_printf(b, "%s%s x%.0f", i ? "; " : "", lp_map_key(t->names,
+		    ix[i]), x->n);
+		if (x->d2h > 0)
+			lp_sb_printf(b, ", %.0f to the host", x->d2h);
+		lp_sb_adds(b, " (");
+		lp_fmt_ms(b, x->ns);
+		lp_sb_adds(b, " ms)");
+	}
+	if (n > 4)
+		lp_sb_printf(b, "; %zu more", n - 4);
+	if (!n)
+		lp_sb_adds(b, "none");
+	free(ix);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const pp_cols[] = { "Start", "End", "Name", "PID",
+		"TID" };
+	static const char *const api_cols[] = { "Start", "Duration", "Name",
+		"?CorrID", "Pid", "Tid", "?CorrId" };
+	static const char *const gpu_cols[] = { "Start", "Duration", "?CorrId",
+		"Name", "?CorrID" };
+	static const struct lp_col cols[] = {
+		{ "stage", "Stage", "text" }, { "range", "NVTX range", "hide" },
+		{ "instances", "Instances", "int" },
+		{ "wall_ns", "Wall (ms)", "ms" },
+		{ "api_ns", "In CUDA API (ms)", "ms" },
+		{ "api_pct", "In CUDA API", "pct" },
+		{ "api_launch_ns", "Launch calls (ms)", "ms" },
+		{ "api_sync_ns", "Synchronisation (ms)", "ms" },
+		{ "api_memcpy_ns", "Copy and set (ms)", "ms" },
+		{ "api_load_ns", "Module loading (ms)", "ms" },
+		{ "api_other_ns", "Other API (ms)", "ms" },
+		{ "host_other_ns", "Outside the API (ms)", "ms" },
+		{ "host_other_pct", "Outside the API", "pct" },
+		{ "kernel_ns", "Kernels (ms)", "hide" },
+		{ "kernel_per_inst_ns", "Kernels per instance (ms)", "ms" },
+		{ "launches", "Launches", "hide" },
+		{ "launches_per_inst", "Launches per instance", "num1" },
+		{ "launch_lat_p50_ns", "Launch to start p50 (us)", "us" },
+		{ "launch_lat_p90_ns", "Launch to start p90 (us)", "us" },
+		{ "sync_calls", "Synchronisations and copies", "text" },
+		{ "load_calls", "Module loading calls", "text" },
+	};
+	const size_t ncols = sizeof cols / sizeof cols[0];
+	const char *cpath = NULL, *apath = NULL, *gpath = NULL, *ppath = NULL;
+	struct lp_ynode *cfg;
+	const char **names;
+	char **ranges;
+	struct st t;
+	struct lp_row r = { 0 };
+	struct lp_sb b = { 0 };
+	size_t i, k;
+	int c, row;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "a:c:g:h")) != -1) {
+		switch (c) {
+		case 'a': apath = optarg; break;
+		case 'c': cpath = optarg; break;
+		case 'g': gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!cpath || argc - optind > 1)
+		lp_usage(synopsis);
+	ppath = optind < argc ? argv[optind] : NULL;
+	if ((apath && !strcmp(apath, "-")) + (gpath && !strcmp(gpath, "-")) +
+	    (ppath && !strcmp(ppath, "-")) > 1)
+		lp_die(LP_EXIT_USAGE, "only one input can be standard input");
+	memset(&t, 0, sizeof t);
+	t.names = lp_map_new();
+	t.ppids = lp_map_new();
+	cfg = lp_yaml_load_path(cpath);
+	t.ns = lp_stage_ranges(cfg, cpath, &names, &ranges);
+	t.s = lp_xcalloc(t.ns, sizeof *t.s);
+	for (i = 0; i < t.ns; i++) {
+		t.s[i].name = names[i];
+		t.s[i].range = ranges[i];
+	}
+	free(names);
+	free(ranges);
+	if (ppath) {
+		lp_rep_file(ppath, "nsys stats --report nvtx_pushpop_trace",
+		    pp_cols, 5, pushpop_row, &t);
+		for (i = 0; i < t.ns; i++)
+			order(&t.s[i], ppath);
+	}
+	if (ppath && apath) {
+		lp_rep_file(apath, "nsys stats --report cuda_api_trace", api_cols,
+		    7, api_row, &t);
+		if (lp_map_len(t.ppids) && !t.pidcalls)
+			lp_die(LP_EXIT_DATA, "%s: no CUDA API call of process %s, "
+			    "whose NVTX ranges %s holds: not the API trace of "
+			    "that capture", apath, lp_map_key(t.ppids, 0), ppath);
+		/* several processes: the GPU trace has no process column, so
+		 * a correlation ID could name another process's kernel */
+		if (gpath && t.pids < 2) {
+			lp_rep_file(gpath, "nsys stats --report cuda_gpu_trace",
+			    gpu_cols, 5, gpu_row, &t);
+			latencies(&t);
+		}
+	}
+
+	lp_tab_meta(out, "title", "Host Side of Each Stage");
+	lp_tab_meta(out, "tool", "lp-hostside");
+	lp_tab_meta(out, "source", "each instance of the stage's NVTX range "
+	    "with its thread from nsys nvtx_pushpop_trace (%s); the CUDA API "
+	    "calls of that thread starting inside it from nsys cuda_api_trace "
+	    "(%s); their kernels by correlation ID from nsys cuda_gpu_trace "
+	    "(%s)", ppath ? ppath : "missing", apath ? apath : "missing",
+	    gpath ? gpath : "missing");
+	lp_tab_meta(out, "note", "STAGE: all instances; STAGE:steady: the "
+	    "instances after each process's first. Times are sums over the "
+	    "row's instances. In CUDA API = calls of the range's thread that "
+	    "start inside an instance, by kind (lp-hostside(1) lists the "
+	    "names); outside the API = wall time minus that: the framework's "
+	    "own work (Python, the operator dispatch) and idle waits outside "
+	    "CUDA. Launch to start = from a launch call's start to its "
+	    "kernel's start.");
+	if (t.unmatched > 0)
+		lp_tab_meta(out, "warning", "%.0f of the stages' %.0f launch "
+		    "calls have no kernel in cuda_gpu_trace (failed launches, or "
+		    "records nsys dropped): their latency is not counted",
+		    t.unmatched, t.nlaunch);
+	lp_tab_header(out, cols, ncols);
+	for (i = 0; i < t.ns; i++)
+		for (row = 0; row < 2; row++) {
+			struct stage *g = &t.s[i];
+			double wall = 0, api[K_N] = { 0 }, calls = 0, inst = 0;
+			double launches = 0, kern = 0, apisum = 0;
+
+			lp_sb_reset(&b);
+			lp_sb_printf(&b, "%s%s", g->name, row ? ":steady" : "");
+			lp_row_text(&r, lp_sb_str(&b));
+			lp_row_text(&r, g->range);
+			for (k = 0; k < g->n; k++) {
+				const struct inst *x = &g->in[k];
+				int j;
+
+				if (row && x->first)
+					continue;
+				inst++;
+				wall += x->end - x->start;
+				for (j = 0; j < K_N; j++)
+					api[j] += x->api[j];
+				calls += x->calls;
+				launches += x->launches;
+				kern += x->kern_ns;
+			}
+			if (!ppath) {
+				lp_row_na(&r, "the run has no nvtx_pushpop_trace "
+				    "report (nsys stats --report nvtx_pushpop_trace)");
+				goto pad;
+			}
+			if (!g->n) {
+				lp_row_na(&r, "the range has no instance in the "
+				    "trace (outside the capture, or never pushed)");
+				goto pad;
+			}
+			if (!inst) {
+				lp_row_na(&r, "one instance per process: no "
+				    "steady state");
+				goto pad;
+			}
+			lp_row_num(&r, inst, 0);
+			lp_row_num(&r, wall, 0);
+			if (!apath) {
+				lp_row_na(&r, "the run has no cuda_api_trace report "
+				    "(nsys stats --report cuda_api_trace)");
+				goto pad;
+			}
+			if (!calls) {
+				lp_row_na(&r, "no CUDA API call of the range's "
+				    "thread starts inside its instances");
+				goto pad;
+			}
+			for (k = 0; k < K_N; k++)
+				apisum += api[k];
+			lp_row_num(&r, apisum, 0);
+			if (wall > 0)
+				lp_row_num(&r, 100 * apisum / wall, 2);
+			else
+				lp_row_na(&r, "no wall time");
+			for (k = 0; k < K_N; k++)
+				lp_row_num(&r, api[k], 0);
+			lp_row_num(&r, wall - apisum, 0);
+			if (wall > 0)
+				lp_row_num(&r, 100 * (wall - apisum) / wall, 2);
+			else
+				lp_row_na(&r, "no wall time");
+			if (!gpath || t.pids > 1) {
+				if (!gpath)
+					lp_row_na(&r, "the run has no cuda_gpu_trace "
+					    "report (nsys stats --report "
+					    "cuda_gpu_trace)");
+				else
+					lp_row_na(&r, "the API trace holds several "
+					    "processes and cuda_gpu_trace has no "
+					    "process column: a correlation ID could "
+					    "name another process's kernel");
+				lp_row_text(&r, "n/a");
+			} else {
+				lp_row_num(&r, kern, 0);
+				lp_row_num(&r, kern / inst, 0);
+			}
+			lp_row_num(&r, launches, 0);
+			lp_row_num(&r, launches / inst, 1);
+			if (!gpath || t.pids > 1) {
+				lp_row_na(&r, "no kernel matched (see kernel_ns)");
+				lp_row_text(&r, "n/a");
+			} else if (!g->nlat[row]) {
+				lp_row_na(&r, launches ? "none of the launch calls "
+				    "has a kernel in cuda_gpu_trace" :
+				    "no launch call");
+				lp_row_text(&r, "n/a");
+			} else {
+				lp_row_num(&r, lp_quantile(g->lat[row],
+				    g->nlat[row], 0.5), 1);
+				lp_row_num(&r, lp_quantile(g->lat[row],
+				    g->nlat[row], 0.9), 1);
+			}
+			calls_text(&b, &t, g, row, K_SYNC, K_MEMCPY);
+			lp_row_text(&r, lp_sb_str(&b));
+			calls_text(&b, &t, g, row, K_LOAD, K_LOAD);
+			lp_row_text(&r, lp_sb_str(&b));
+pad:
+			while (r.n < ncols)
+				lp_row_text(&r, "n/a");
+			lp_row_end(&r, out);
+		}
+	for (i = 0; i < t.ns; i++) {
+		for (k = 0; k < t.s[i].n; k++) {
+			free(t.s[i].in[k].pid);
+			free(t.s[i].in[k].tid);
+		}
+		free(t.s[i].in);
+		free(t.s[i].range);
+		for (k = 0; k < 2; k++) {
+			free(t.s[i].lat[k]);
+			free(t.s[i].cs[k]);
+		}
+	}
+	free(t.s);
+	free(t.r);
+	free(t.m);
+	free(t.h);
+	free(t.pid1);
+	lp_map_free(t.names);
+	lp_map_free(t.ppids);
+	lp_sb_free(&r.b);
+	lp_sb_free(&b);
+	lp_yaml_free(cfg);
+	lp_tab_done(out);
+	return 0;
+}
