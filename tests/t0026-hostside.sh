@@ -163,7 +163,8 @@ test_expect_success 'traces of two captures are refused, naming file and line' '
 test_expect_success 'a range nested in itself on one thread is refused; a full disk fails' '
 	{ head -4 "$HS/llama_nvtx_pushpop_trace.csv"
 	  sed -n 4p "$HS/llama_nvtx_pushpop_trace.csv" |
-		awk -F, -v OFS=, "{ \$1 = sprintf(\"%.0f\", \$1 + 1000); \$2 = sprintf(\"%.0f\", \$2 - 1000); print }"
+		awk -F, -v OFS=, "{ \$1 = sprintf(\"%.0f\", \$1 + 1000); \$2 = sprintf(\"%.0f\", \$2 - 1000);
+			\$3 = sprintf(\"%.0f\", \$3 - 2000); \$5 = sprintf(\"%.0f\", \$5 - 2000); print }"
 	} >pp.csv &&
 	test_expect_code 1 lp-hostside -c "$TRASH/cfg.yaml" -a "$HS/llama_cuda_api_trace.csv" pp.csv >out 2>err &&
 	test_grep "pp.csv:5: an instance of :LLM@decode_step nests in another" err &&
