@@ -440,8 +440,12 @@ $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_
 	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@
 
 # Each top kernel against the roofline, and the chart of it.
-$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofline
-	$(LP_BIN)/lp-roofline -n 10 -g $(R)/gpu.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
+# A point per launch shape (metrics.tsv); the model config names the
+# dimension an unaligned GEMM comes from.
+$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
+		$(LP_BIN)/lp-roofline
+	$(LP_BIN)/lp-roofline -n 10 -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
+	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@
 $(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
 	$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@
 
