@@ -121,10 +121,10 @@ test_expect_success 'names you can tell apart: an add, a mul and a copy' '
 	lp-topk k.tsv | sed "/^#/d" | cut -f2 >got &&
 	cat >expect <<-\EOF &&
 	name
-	vectorized_elementwise_kernel<4, CUDAFunctor_add<Half>, array<char *, 3>>(...)
-	vectorized_elementwise_kernel<4, MulFunctor<...>, array<...>>(...)
-	vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(...)
-	vectorized_elementwise_kernel<8, float16_copy_kernel_cuda(...)::[lambda(...) (...)], array<...>>(...)
+	CUDAFunctor_add: vectorized_elementwise_kernel<4, CUDAFunctor_add<Half>, array<char *, 3>>(...)
+	MulFunctor: void at::native::vectorized_elementwise_kernel<...>(...)
+	CUDAFunctor_add: vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(...)
+	float16_copy: void at::native::vectorized_elementwise_kernel<...>(...)
 	rmsnorm(float *, int, int)
 	EOF
 	test_cmp expect got &&

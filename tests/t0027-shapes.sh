@@ -119,4 +119,67 @@ test_expect_success 'findings: no TF32 advice for a fp16 model'"'"'s LayerNorm' 
 	table "$S2/tp/findings.tsv" rule | grep -vx "fp32"
 '
 
+# Every kernel name of every capture's kernel summary, as a kernels.tsv
+# (rank, kernel, total_ns, calls): the tables' display names of PyTorch's
+# elementwise, reduce and copy templates must lead with the operation.
+allk_awk='
+FNR == 1 { n = csv($0, f); col(f, n, c); next }
+{ n = csv($0, f); k = f[c["Name"]]; if (!(k in seen)) { seen[k] = 1; o[++m] = k } }
+END { print "rank\tkernel\ttotal_ns\tcalls"; for (i = 1; i <= m; i++) printf "%d\t%s\t%d\t1\n", i, o[i], 100000 - i }'
+# a PyTorch template that runs an operation given to it
+tmpl='at::native::(vectorized_|unrolled_)?elementwise_kernel<|::elementwise_kernel_with_index<|at::native::reduce_kernel<|distribution_elementwise_grid_stride_kernel<'
+
+test_expect_success 'names: every capture'"'"'s elementwise/reduce/copy kernels show their operation' '
+	ls "$FIX"/*/*cuda_gpu_kern_sum.csv >list &&
+	test $(wc -l <list) -ge 10 &&
+	A "$allk_awk" $(cat list) >all.tsv &&
+	grep -cE "$tmpl" all.tsv >n &&
+	test $(cat n) -ge 40 &&
+	lp-topk -n 100000 -o "$ROOT/conf/operators.yaml" all.tsv >"$TRASH/tk.tsv" &&
+	table "$TRASH/tk.tsv" kernel name | grep -E "^[^	]*($tmpl)" >shown &&
+	test $(wc -l <shown) = $(cat n) &&
+	# each display starts with an operation, "OP: ..."
+	! cut -f2 shown | grep -vE "^[A-Za-z_][A-Za-z0-9_]*: " &&
+	for op in MulFunctor CUDAFunctor_add direct_copy bfloat16_copy float16_copy neg silu ArgMaxOps \
+		FillFunctor Gelu tanh rsqrt arange; do
+		cut -f2 shown | grep -q "^$op: " || { echo "no $op"; return 1; }
+	done &&
+	lp-kernmd -n 100000 -w 60 all.tsv | grep "^| [0-9]" >md &&
+	test $(grep -cE "\`(MulFunctor|direct_copy|bfloat16_copy|neg|silu|ArgMaxOps|CUDAFunctor_add): " md) -ge 10 &&
+	{ grep -E "^\| [0-9]+ \| \`(void )?(at::native::)?(vectorized_|unrolled_)?elementwise_kernel" md >bare || :; } &&
+	test_must_be_empty bare
+'
+
+test_expect_success 'operator classes: copies and casts in elementwise templates are copies, not activations' '
+	table "$TRASH/tk.tsv" name operator >cls &&
+	for op in direct_copy bfloat16_copy float16_copy FillFunctor; do
+		grep "^$op: " cls | cut -f2 | sort -u >got &&
+		echo "Copy, layout and embedding" >expect &&
+		test_cmp expect got || return 1
+	done &&
+	for op in MulFunctor CUDAFunctor_add silu neg Gelu; do
+		grep "^$op: " cls | cut -f2 | sort -u >got &&
+		echo "Activation and element-wise" >expect &&
+		test_cmp expect got || return 1
+	done &&
+	grep "^ArgMaxOps: " cls | cut -f2 | sort -u >got &&
+	echo "Reduction and sampling" >expect &&
+	test_cmp expect got &&
+	grep -A1 "name: Convolution" "$ROOT/conf/operators.yaml" | grep -q "match: .*conv"
+'
+
+test_expect_success 'names in the GPT-2 run'"'"'s tables: top kernels, kernels.md, roofline, operators' '
+	lpmake RUN=g operators.tsv >/dev/null &&
+	{
+		table "$S2/g/top_kernels.tsv" kernel name
+		table "$S2/g/roofline.tsv" kernel name
+	} | grep -E "^[^	]*($tmpl)" >shown &&
+	test -s shown &&
+	! cut -f2 shown | grep -vE "^[A-Za-z_][A-Za-z0-9_]*: " &&
+	grep -F "| \`MulFunctor: " "$S2/g/kernels.md" &&
+	grep -F "| \`ArgMaxOps: " "$S2/g/kernels.md" &&
+	! grep -E "\| \`(void )?(at::native::)?(vectorized_|unrolled_)?elementwise_kernel" "$S2/g/kernels.md" &&
+	table "$S2/g/operators.tsv" class largest | grep "^Activation" | cut -f2 | grep -E "^[A-Za-z_]+: "
+'
+
 test_done

@@ -387,6 +387,15 @@ void lp_kname_unique(char *const *names, size_t n, size_t max, char **out);
  * parameters: "at::native::vectorized_elementwise_kernel"; mangled names
  * too ("_Z7rmsnormPfii" -> "rmsnorm").  Caller frees. */
 char *lp_kname_base(const char *name);
+/* The operation a PyTorch elementwise, reduce or copy kernel template runs:
+ * the function of its lambda ("direct_copy", "bfloat16_copy", "neg",
+ * "silu") or its functor ("MulFunctor", "CUDAFunctor_add", "ArgMaxOps");
+ * NULL for other kernels.  Display names (lp_kname_md, lp_kname_unique)
+ * lead with it.  Caller frees. */
+char *lp_kname_op(const char *name);
+/* The base name led by the operation where there is one ("MulFunctor:
+ * at::native::vectorized_elementwise_kernel").  Caller frees. */
+char *lp_kname_label(const char *name);
 /* Its first template argument ("cutlass::Kernel2<X, ...>" -> "X"); NULL if
  * none.  Caller frees. */
 char *lp_kname_targ(const char *name);

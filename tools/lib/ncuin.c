@@ -210,9 +210,11 @@ set_value(struct st *s, struct lp_launch *l, size_t d, const char *val,
 		    "%s: unknown %s unit \"%s\"", lp_mdefs[d].name,
 		    lp_dim_name(lp_mdefs[d].dim), unit);
 	/* counts in base units are whole; scaled ones ("1.5 Kinst") are not
-	 * exactly, and the scaling keeps no more digits than ncu printed */
+	 * exactly, and the scaling keeps no more digits than ncu printed; a
+	 * range result averages the launch statistics of its kernels */
 	if ((why = lp_num_bad(lp_mdefs[d].dim, v * factor,
-	    lp_mdefs[d].dim == LP_DIM_COUNT && factor == 1)))
+	    lp_mdefs[d].dim == LP_DIM_COUNT && factor == 1 &&
+	    lp_mdefs[d].m < LP_M_CTAS)))
 		lp_die_at(LP_EXIT_DATA, s->file, line, col + 1, "%s: %s: \"%s\"",
 		    lp_mdefs[d].name, why, val);
 	l->v[lp_mdefs[d].m] = v * factor;
