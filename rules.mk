@@ -552,10 +552,16 @@ $(R)/regions.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(call lp_rep,nvtx_
 	$(LP_BIN)/lp-regions -c $(LP_RD)/config.yaml $(call lp_opt,-k,nvtx_kern_sum) \
 	  $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< > $@.tmp && mv $@.tmp $@
 
-# Each region's FLOPs and bytes against the peaks and the model's FLOPs.
+# Each region's FLOPs and bytes against the peaks and the model's FLOPs;
+# with kernel replay of a stage, the model math set against tensor-core
+# FLOPs leaves out the matmuls that ran on CUDA cores there (a live run's
+# kernel table only once it is made: regions never start the kernel step).
+LP_REGWORK_SPLIT := $(if $(and $(LP_HAVE_NCU),$(LP_PER_RANGE),$(or $(if $(LP_LIVE),,1),$(wildcard $(R)/kernels.tsv))),\
+	$(R)/kernels.tsv $(R)/stages.tsv conf/operators.yaml)
 $(R)/region_work.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(R)/gpu.tsv $(R)/inputs.yaml \
-		$(LP_BIN)/lp-regwork
-	$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml -l $< \
+		$(LP_REGWORK_SPLIT) $(LP_BIN)/lp-regwork
+	$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
+	  $(if $(LP_REGWORK_SPLIT),-k $(R)/kernels.tsv -s $(R)/stages.tsv -o conf/operators.yaml) -l $< \
 	  > $@.tmp && mv $@.tmp $@
 
 # Every instance of every region.

@@ -182,4 +182,29 @@ test_expect_success 'names in the GPT-2 run'"'"'s tables: top kernels, kernels.m
 	table "$S2/g/operators.tsv" class largest | grep "^Activation" | cut -f2 | grep -E "^[A-Za-z_]+: "
 '
 
+# Region work, like with like: range replay counts tensor-core FLOPs only.
+# tinyllm (h200-tinyllm-v2) is fp32 CUDA C + cuBLAS: its GEMMs and GEMVs
+# run on CUDA cores (kernel replay counts their FLOPs), so its 0 tensor
+# FLOPs are no "0x the model"; torch-decoder (h200-torch-v2) runs all its
+# matmuls on tensor cores, so tensor FLOPs against the whole model stand.
+test_expect_success 'region work: tensor-core FLOPs against the model math on tensor cores only' '
+	lpmake RUN=tl "IMPORT=$(echo "$FIX"/h200-tinyllm-v2/tinyllm_*.csv)" MODEL=tinyllm regions.md >/dev/null &&
+	table "$S2/tl/region_work.tsv" path hw_over_model >got &&
+	! grep "	0$" got &&
+	grep "^decode_all	n/a because the model'"'"'s matmuls ran on CUDA cores (9[5-9]\.[0-9]*% of its math, kernels.tsv of decode_all)" got &&
+	grep "^decode_all > decode_step	n/a because the model'"'"'s matmuls ran on CUDA cores" got &&
+	grep "^prefill	n/a because ncu counted no tensor-core FLOPs" got &&
+	# the CUDA-core share: the GEMM-class kernels of kernels.tsv without
+	# tensor work (FLOPs per launch x calls), per decode_all instance, over
+	# the model formula of lp-mfu
+	table "$S2/tl/kernels.tsv" kernel calls flops_tensor_per_launch flops_nontensor_per_launch |
+		grep -iE "gemv|gemm|kernel<int, int, float" | grep -v splitKreduce |
+		awk -F"\t" "\$3 == 0 { s += \$2 * \$4 } END { printf \"%.3g%%\n\", 100 * s / 1931345920 }" >share &&
+	grep -F "($(cat share) of its math" got &&
+	lpmake RUN=tv "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder regions.md >/dev/null &&
+	table "$S2/tv/region_work.tsv" path hw_over_model compared >got &&
+	grep -F "decode_all	12.42	tensor-core FLOPs with the model'"'"'s math, all of its matmuls on tensor cores (kernels.tsv of decode_all)" got &&
+	grep -F "prefill	1.045	tensor-core FLOPs with all the model'"'"'s math, a lower bound" got
+'
+
 test_done
