@@ -97,7 +97,7 @@ read_shapes(const char *path, struct shapes *sh)
 	struct lp_tsv t;
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
-	int ck, cl, cg, cb, cc, cw, cfn;
+	int ck, cl, cg, cb, cc, cw, cfn, csm, cps;
 	size_t i;
 
 	lp_tsv_open(&t, fp, name);
@@ -108,11 +108,13 @@ read_shapes(const char *path, struct shapes *sh)
 	cb = lp_csv_need(&t.hdr, "block", "lp-ncu2tsv output");
 	cc = lp_csv_need(&t.hdr, "ctas", "lp-ncu2tsv output");
 	cw = lp_csv_need(&t.hdr, "waves", "lp-ncu2tsv output");
+	csm = lp_csv_need(&t.hdr, "sm_count", "lp-ncu2tsv output");
+	cps = lp_csv_need(&t.hdr, "ctas_per_sm", "lp-ncu2tsv output");
 	cfn = lp_csv_need(&t.hdr, "flops_nontensor", "lp-ncu2tsv output");
 	while (lp_tsv_next(&t)) {
 		struct lp_sb key = { 0 };
 		struct k x, *k;
-		double l;
+		double l, sms, per;
 		long j;
 		int q;
 
@@ -124,6 +126,12 @@ read_shapes(const char *path, struct shapes *sh)
 		x.launches = l;
 		x.have_ctas = lp_tab_num(&t, cc, &x.ctas);
 		x.have_waves = lp_tab_num(&t, cw, &x.waves);
+		/* the column keeps 2 decimals; a kernel of one CTA needs more */
+		if (x.have_ctas && lp_tab_num(&t, csm, &sms) &&
+		    lp_tab_num(&t, cps, &per) && sms * per > 0) {
+			x.waves = x.ctas / (sms * per);
+			x.have_waves = 1;
+		}
 		lp_sb_printf(&key, "%s\x1f%s\x1f%s\x1f%.17g\x1f%s", lp_tsv_get(&t,
 		    ck), lp_tsv_get(&t, cg), lp_tsv_get(&t, cb), x.tensor,
 		    lp_tsv_get(&t, cfn));
@@ -434,8 +442,9 @@ main(int argc, char **argv)
 			    mem ? "memory" : "compute");
 		} else if (k->have_waves && k->waves < 1) {
 			cls = "latency / under-filled";
-			lp_sb_printf(&w, "%.0f CTAs fill %.2g of a wave: SMs "
-			    "idle", k->ctas, k->waves);
+			lp_sb_printf(&w, "%.0f CTA%s fill%s %.2g of a wave: SMs "
+			    "idle", k->ctas, k->ctas == 1 ? "" : "s", k->ctas == 1 ?
+			    "s" : "", k->waves);
 		} else if (k->ns < 5e3) {
 			cls = "latency / under-filled";
 			lp_sb_printf(&w, "%.2f us a launch: start-up and tail "
@@ -499,7 +508,9 @@ pad:
 			lp_row_num(&sr, k->ctas, 0);
 		else
 			lp_row_text(&sr, "n/a");
-		if (k->have_waves)
+		if (k->have_waves && k->waves < 0.01)
+			lp_row_g(&sr, k->waves);	/* one CTA: not 0.00 */
+		else if (k->have_waves)
 			lp_row_num(&sr, k->waves, 2);
 		else
 			lp_row_na(&sr, "%s", k->have_launches ? "the export lacks "
