@@ -512,8 +512,12 @@ $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_
 LP_TOPN_NOW = "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/config.yaml)"
 
 # Each top kernel against the roofline, and the chart of it.
-$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/config.yaml $(LP_BIN)/lp-roofline $(LP_BIN)/lp-confget
-	$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -g $(R)/gpu.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+# A point per launch shape (metrics.tsv); the model config names the
+# dimension an unaligned GEMM comes from.
+$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/config.yaml \
+		$(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) $(LP_BIN)/lp-roofline $(LP_BIN)/lp-confget
+	$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
+	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
 	$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
@@ -621,10 +625,16 @@ $(R)/regions.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(call lp_rep,nvtx_
 	$(LP_BIN)/lp-regions -c $(LP_RD)/config.yaml $(call lp_opt,-k,nvtx_kern_sum) \
 	  $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-# Each region's FLOPs and bytes against the peaks and the model's FLOPs.
+# Each region's FLOPs and bytes against the peaks and the model's FLOPs;
+# with kernel replay of a stage, the model math set against tensor-core
+# FLOPs leaves out the matmuls that ran on CUDA cores there (a live run's
+# kernel table only once it is made: regions never start the kernel step).
+LP_REGWORK_SPLIT := $(if $(and $(LP_HAVE_NCU),$(LP_PER_RANGE),$(or $(if $(LP_LIVE),,1),$(wildcard $(R)/kernels.tsv))),\
+	$(R)/kernels.tsv $(R)/stages.tsv conf/operators.yaml)
 $(R)/region_work.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(R)/gpu.tsv $(R)/inputs.yaml \
-		$(LP_BIN)/lp-regwork
-	$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml -l $< \
+		$(LP_REGWORK_SPLIT) $(LP_BIN)/lp-regwork
+	$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
+	  $(if $(LP_REGWORK_SPLIT),-k $(R)/kernels.tsv -s $(R)/stages.tsv -o conf/operators.yaml) -l $< \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Every instance of every region.

@@ -8,20 +8,25 @@ SCALED=$FIX/h200-live/n2.csv
 BASE=$FIX/h200-live/n2_base.csv
 
 # Expected launches and time: the export's own rows, summed by awk-free
-# hand count (96 launches of 7 kernels; durations in us, 6 decimals).
+# hand count (96 launches of 7 kernels in 10 launch shapes: the gemv kernel
+# runs with grids 128, 32x3 and 96, splitKreduce with 1 and 1x64;
+# durations in us, 6 decimals).
 test_expect_success 'wide export (--page raw), scaled units' '
 	lp-ncu2tsv "$RAW" >actual 2>err &&
 	test_must_be_empty err &&
-	cut -f2-11,18-20 actual >got &&
+	cut -f2-11,18-20,21,22 actual >got &&
 	cat >expect <<-\EOF &&
-	device	launches	gpu_time_ns	sm_throughput_pct	dram_throughput_pct	flops	dram_bytes	device_name	flops_tensor	flops_nontensor	flops_fp32	flops_fp16	flops_fp64
-	0	32	258304	17.79	40.87	268861427	504127200	NVIDIA H200	0	268861427	253722611	15138815	0
-	0	16	171040	2.64	0.07	67624	372457	NVIDIA H200	0	67624	34824	32800	0
-	0	16	69024	0.04	0.05	98288	159498	NVIDIA H200	0	98288	98288	0	0
-	0	8	34592	1.13	0.16	4456448	272381	NVIDIA H200	0	4456448	4456448	0	0
-	0	8	32448	5.91	0.13	1595392	198918	NVIDIA H200	0	1595392	276480	1318912	0
-	0	8	26144	0.07	0.04	2112	49408	NVIDIA H200	0	2112	2112	0	0
-	0	8	23968	0.39	0.26	425984	300797	NVIDIA H200	0	425984	425984	0	0
+	device	launches	gpu_time_ns	sm_throughput_pct	dram_throughput_pct	flops	dram_bytes	device_name	flops_tensor	flops_nontensor	flops_fp32	flops_fp16	flops_fp64	grid	block
+	0	8	138432	0.01	0.03	2088	205807	NVIDIA H200	0	2088	2056	32	0	(1, 1, 1)	(32, 16, 1)
+	0	16	125344	19.65	44.77	144048127	268813037	NVIDIA H200	0	144048127	135397375	8650752	0	(128, 1, 1)	(32, 16, 1)
+	0	8	76608	15.49	36.60	70795253	134483451	NVIDIA H200	0	70795253	67551222	3244032	0	(32, 1, 3)	(32, 16, 1)
+	0	16	69024	0.04	0.05	98288	159498	NVIDIA H200	0	98288	98288	0	0	(1, 1, 1)	(256, 1, 1)
+	0	8	56352	16.36	37.35	54018047	100830712	NVIDIA H200	0	54018047	50774015	3244032	0	(96, 1, 1)	(32, 16, 1)
+	0	8	34592	1.13	0.16	4456448	272381	NVIDIA H200	0	4456448	4456448	0	0	(8, 1, 1)	(128, 1, 1)
+	0	8	32608	5.26	0.11	65536	166650	NVIDIA H200	0	65536	32768	32768	0	(1, 64, 1)	(32, 16, 1)
+	0	8	32448	5.91	0.13	1595392	198918	NVIDIA H200	0	1595392	276480	1318912	0	(1, 1, 256)	(32, 4, 1)
+	0	8	26144	0.07	0.04	2112	49408	NVIDIA H200	0	2112	2112	0	0	(1, 1, 1)	(256, 1, 1)
+	0	8	23968	0.39	0.26	425984	300797	NVIDIA H200	0	425984	425984	0	0	(16, 1, 1)	(256, 1, 1)
 	EOF
 	test_cmp expect got &&
 	# this roofline-set export has the tensor-core counters, all zero
@@ -31,10 +36,13 @@ test_expect_success 'wide export (--page raw), scaled units' '
 	cut -f1 actual >names &&
 	cat >expect <<-\EOF &&
 	kernel
-	std::enable_if<!T7, void>::type internal::kernel<int, int, float, float, float, float, 0, 1, 0, 0, 9, 0, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<float>, float>>(T13)
 	void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, 0, float, float, float, 1, 0, 0, 0>(cublasLt::cublasSplitKParams<T6>, const T4 *, const T10 *, T9 *, T5 *, const T6 *, const T6 *, const T11 *, const T4 *, T11 *, void *, long, T6 *, int *, T6 *, T6 *, const T6 *, const T6 *, const T6 *, const T6 *, const T6 *)
+	std::enable_if<!T7, void>::type internal::kernel<int, int, float, float, float, float, 0, 1, 0, 0, 9, 0, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<float>, float>>(T13)
+	std::enable_if<!T7, void>::type internal::kernel<int, int, float, float, float, float, 0, 1, 0, 0, 9, 0, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<float>, float>>(T13)
 	rmsnorm(float *, int, int)
+	std::enable_if<!T7, void>::type internal::kernel<int, int, float, float, float, float, 0, 1, 0, 0, 9, 0, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<float>, float>>(T13)
 	void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>(T1::Params)
+	void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, 0, float, float, float, 1, 0, 0, 0>(cublasLt::cublasSplitKParams<T6>, const T4 *, const T10 *, T9 *, T5 *, const T6 *, const T6 *, const T11 *, const T4 *, T11 *, void *, long, T6 *, int *, T6 *, T6 *, const T6 *, const T6 *, const T6 *, const T6 *, const T6 *)
 	std::enable_if<!T7, void>::type internal::kernel<int, int, float, float, float, float, 0, 1, 1, 0, 7, 0, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<float>, float>>(T13)
 	softmax_rows(float *, int, int)
 	silu_mul(float *, const float *, int)
@@ -44,16 +52,19 @@ test_expect_success 'wide export (--page raw), scaled units' '
 
 test_expect_success 'long export (--page details) of the same report' '
 	lp-ncu2tsv <"$DETAILS" >actual &&
-	cut -f2-6 actual >got &&
+	cut -f2-6,21,22 actual >got &&
 	cat >expect <<-\EOF &&
-	device	launches	gpu_time_ns	sm_throughput_pct	dram_throughput_pct
-	0	32	258280	17.79	40.87
-	0	16	171050	2.64	0.07
-	0	16	69020	0.04	0.05
-	0	8	34600	1.13	0.17
-	0	8	32450	5.90	0.13
-	0	8	26130	0.07	0.04
-	0	8	24000	0.39	0.27
+	device	launches	gpu_time_ns	sm_throughput_pct	dram_throughput_pct	grid	block
+	0	8	138440	0.01	0.03	(1, 1, 1)	(32, 16, 1)
+	0	16	125320	19.65	44.77	(128, 1, 1)	(32, 16, 1)
+	0	8	76610	15.49	36.60	(32, 1, 3)	(32, 16, 1)
+	0	16	69020	0.04	0.05	(1, 1, 1)	(256, 1, 1)
+	0	8	56350	16.36	37.35	(96, 1, 1)	(32, 16, 1)
+	0	8	34600	1.13	0.17	(8, 1, 1)	(128, 1, 1)
+	0	8	32610	5.26	0.11	(1, 64, 1)	(32, 16, 1)
+	0	8	32450	5.90	0.13	(1, 1, 256)	(32, 4, 1)
+	0	8	26130	0.07	0.04	(1, 1, 1)	(256, 1, 1)
+	0	8	24000	0.39	0.27	(16, 1, 1)	(256, 1, 1)
 	EOF
 	test_cmp expect got &&
 	cut -f7,8 actual | sort -u >empty &&

@@ -20,7 +20,7 @@ test_expect_success 'setup: kernels of the real torch prefill, the H200 peaks' '
 		"$W/torch_nvtx_kern_sum_mangled.csv" >"$TRASH/k.tsv" &&
 	echo "{\"gpus\": [{\"name\": \"NVIDIA H200\"}]}" >"$TRASH/env.json" &&
 	lp-gpu -t "$C/gpus.yaml" "$TRASH/env.json" >"$TRASH/gpu.tsv" &&
-	lp-roofline -g "$TRASH/gpu.tsv" "$TRASH/k.tsv" >"$TRASH/roofline.tsv"
+	lp-roofline -g "$TRASH/gpu.tsv" -m "$TRASH/m.tsv" "$TRASH/k.tsv" >"$TRASH/roofline.tsv"
 '
 
 # The QKV projection: 128 tokens x 768 -> 2304 is 2MNK = 452,984,832 FLOPs
@@ -121,10 +121,10 @@ test_expect_success 'names you can tell apart: an add, a mul and a copy' '
 	lp-topk k.tsv | sed "/^#/d" | cut -f2 >got &&
 	cat >expect <<-\EOF &&
 	name
-	vectorized_elementwise_kernel<4, CUDAFunctor_add<Half>, array<char *, 3>>(...)
-	vectorized_elementwise_kernel<4, MulFunctor<...>, array<...>>(...)
-	vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(...)
-	vectorized_elementwise_kernel<8, float16_copy_kernel_cuda(...)::[lambda(...) (...)], array<...>>(...)
+	CUDAFunctor_add: vectorized_elementwise_kernel<4, CUDAFunctor_add<Half>, array<char *, 3>>(...)
+	MulFunctor: void at::native::vectorized_elementwise_kernel<...>(...)
+	CUDAFunctor_add: vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(...)
+	float16_copy: void at::native::vectorized_elementwise_kernel<...>(...)
 	rmsnorm(float *, int, int)
 	EOF
 	test_cmp expect got &&
@@ -195,7 +195,7 @@ test_expect_success 'findings: a dominant kernel without a roofline point' '
 test_expect_success 'findings: fp32 matmuls with tensor cores idle' '
 	printf "rank\tname\tkernel\tprecision\tai\troof\troof_pct\tdram_pct\tclass\n1\tsgemm\tsgemm\tfp32 (CUDA cores)\t50\tcompute\t70\t10\tcompute-bound\n" |
 		tab lp-roofline r.tsv &&
-	printf "rank\tname\tkernel\ttotal_ns\tshare_pct\tclass\n1\tsgemm\tsgemm\t10000000\t90\tcompute-bound\n" | tab lp-topk t.tsv &&
+	printf "rank\tname\tkernel\ttotal_ns\tshare_pct\tclass\toperator\n1\tsgemm\tsgemm\t10000000\t90\tcompute-bound\tGEMM / GEMV\n" | tab lp-topk t.tsv &&
 	lp-findings -n 0 r.tsv t.tsv "$TRASH/gpu.tsv" >f.tsv &&
 	rows f.tsv | cut -f2,3 >got &&
 	printf "fp32\t8647665\n" >expect &&

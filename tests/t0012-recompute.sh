@@ -269,8 +269,11 @@ test_expect_success 'top_kernels.tsv: nsys time and calls, ncu SOL %, by awk' '
 '
 
 # Operator classes: the base name by awk (templates and parameters cut,
-# the last word kept; mangled names read by their length prefixes), then
-# the patterns of conf/operators.yaml, first match wins.
+# the last word kept; mangled names read by their length prefixes), and
+# for PyTorch's elementwise/reduce templates the operation (the function
+# before a lambda's "::[lambda", launchers skipped, else the last functor
+# or Ops class that wraps nothing), then the patterns of
+# conf/operators.yaml, on either, first match wins.
 ops_awk='
 BEGIN { FS = "\t"; nc = 0
 	while ((getline ln < ops) > 0) {
@@ -280,9 +283,22 @@ function base(s,    t, o) {
 	if (s ~ /^_Z[0-9]/) { t = substr(s, 3); o = t + 0; return substr(t, length(o "") + 1, o) }
 	while (s ~ /<[^<>]*>/) gsub(/<[^<>]*>/, "", s)
 	sub(/\(anonymous namespace\)/, "anon", s); sub(/\(.*/, "", s); sub(/.* /, "", s); return s }
+function op(s,    r, w, f, x) {
+	r = s; w = ""
+	while (match(r, /[A-Za-z0-9_]+(<[^()]*>)?\([^()]*\)::\[lambda/)) {
+		f = substr(r, RSTART, RLENGTH); r = substr(r, RSTART + RLENGTH)
+		sub(/[<(].*/, "", f)
+		if (f !~ /^(gpu_kernel_impl|gpu_kernel_impl_nocast|gpu_kernel)$/) return f }
+	r = s
+	while (match(r, /[A-Za-z_]+(Functor[A-Za-z_]*|Ops)</)) {
+		x = substr(r, RSTART, RLENGTH - 1); r = substr(r, RSTART + RLENGTH)
+		if (x !~ /^(BinaryFunctor|AUnaryFunctor|BUnaryFunctor|UnaryFunctor)$/) w = x }
+	return w }
 /^#/ { next } !h { tsvcol(ix); h = 1; next }
-{ b = tolower(base($ix["kernel"])); c = "Other"
-	for (i = 1; i <= nc; i++) if (b ~ pat[i]) { c = cls[i]; break }
+{ b = tolower(base($ix["kernel"])); c = "Other"; o = ""
+	if (b ~ /(^|:)((vectorized_|unrolled_)?elementwise_kernel|elementwise_kernel_with_index|reduce_kernel)$/)
+		o = tolower(op($ix["kernel"]))
+	for (i = 1; i <= nc; i++) if (b ~ pat[i] || (o != "" && o ~ pat[i])) { c = cls[i]; break }
 	t[c] += $ix["total_ns"]; l[c] += $ix["calls"]; k[c]++; all += $ix["total_ns"] }
 END { for (c in t) printf "%s\t%.0f\t%.4g\t%.0f\t%d\n", c, t[c], 100 * t[c] / all, l[c], k[c] }'
 

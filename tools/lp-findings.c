@@ -419,8 +419,32 @@ warmup(const struct tab *t, const struct tab *s, const struct tab *hs)
 	}
 }
 
-/* Rules memory-bound, compute-bound, under-filled: top kernels against
- * their roof (roofline.tsv), with their run time from top_kernels.tsv. */
+/* The share of a kernel's nsys time that one roofline point (a launch
+ * shape) stands for: nsys does not tell shapes apart, so by ncu time. */
+static double
+shape_share(const struct tab *rf, size_t i)
+{
+	double all = 0, mine = NAN;
+	size_t j;
+
+	for (j = 0; j < rf->n; j++) {
+		double v = cell(rf, j, "ncu_launches") * cell(rf, j,
+		    "ncu_ns_per_launch");
+
+		if (strcmp(text(rf, j, "kernel"), text(rf, i, "kernel")))
+			continue;
+		if (isnan(v))
+			return 1;	/* one point per kernel */
+		all += v;
+		if (j == i)
+			mine = v;
+	}
+	return all > 0 ? mine / all : 1;
+}
+
+/* Rules memory-bound, compute-bound, under-filled, alignment, below-roof:
+ * top kernels (each launch shape) against their roof (roofline.tsv), with
+ * their run time from top_kernels.tsv. */
 static void
 kernels(const struct tab *rf, const struct tab *tk, size_t max)
 {
@@ -429,9 +453,12 @@ kernels(const struct tab *rf, const struct tab *tk, size_t max)
 	for (i = 0; i < rf->n && done < max; i++) {
 		const char *cls = text(rf, i, "class"), *roof = text(rf, i, "roof");
 		const char *name = text(rf, i, "name"), *prec = text(rf, i,
-		    "precision");
+		    "precision"), *why = text(rf, i, "why"), *grid = text(rf, i,
+		    "grid");
 		double frac = cell(rf, i, "roof_pct"), dram = cell(rf, i,
 		    "dram_pct"), ai = cell(rf, i, "ai"), tot = NAN, share = NAN;
+		double part = shape_share(rf, i);
+		struct lp_sb sh = { 0 };
 		struct f *x;
 
 		if (isnan(frac))
@@ -444,22 +471,43 @@ kernels(const struct tab *rf, const struct tab *tk, size_t max)
 		if (isnan(tot))
 			continue;
 		done++;
+		/* a kernel of several shapes: this shape's part of its time */
+		if (part < 1) {
+			tot *= part;
+			share *= part;
+			lp_sb_printf(&sh, " (grid %s)", grid);
+		} else
+			lp_sb_adds(&sh, "");
 		if (!strcmp(cls, "memory-bound"))
 			x = add("memory-bound", tot * (1 - frac / 100), rf->path,
 			    "Only fewer bytes help: weight-only int8/fp8 "
 			    "quantisation, a lower-precision KV cache, fusing it "
 			    "with its producer or consumer, or batching decode so "
 			    "each weight read serves more tokens.",
-			    "%s is memory-bound at %.3g%% of DRAM bandwidth.",
-			    code(name), dram);
+			    "%s%s is memory-bound at %.3g%% of DRAM bandwidth.",
+			    code(name), lp_sb_str(&sh), dram);
 		else if (!strcmp(cls, "compute-bound"))
 			x = add("compute-bound", tot * (1 - frac / 100), rf->path,
 			    "It is near its roof: only less math or a faster "
 			    "precision helps (fp8 tensor cores where accuracy "
 			    "allows, fewer FLOPs through fusion or sparsity).",
-			    "%s reaches %.3g%% of the %s roof.", code(name), frac,
-			    prec);
-		else
+			    "%s%s reaches %.3g%% of the %s roof.", code(name),
+			    lp_sb_str(&sh), frac, prec);
+		else if (!strcmp(cls, "alignment-limited"))
+			x = add("alignment", tot * (1 - frac / 100), rf->path,
+			    strstr(why, "vocab") ? "Pad the vocabulary to a "
+			    "multiple of 64 (model.resize_token_embeddings(n, "
+			    "pad_to_multiple_of=64)) so cuBLAS picks its aligned "
+			    "kernels, and in prefill compute the logits of the "
+			    "last token only." : "Pad the GEMM's odd dimension "
+			    "(a leading dimension that is not a multiple of 8 "
+			    "elements) to a multiple of 64 so cuBLAS picks its "
+			    "aligned kernels.",
+			    "%s%s is a GEMM for unaligned operands at %.3g%% of "
+			    "its %s roof%s.", code(name), lp_sb_str(&sh), frac,
+			    roof, strstr(why, "vocab") ? ": the vocabulary is not "
+			    "a multiple of 8" : "");
+		else if (!strncmp(cls, "latency", 7))
 			x = add("under-filled", tot * (1 - frac / 100), rf->path,
 			    !strcmp(roof, "memory") ? "Too little work per launch "
 			    "to fill the GPU or hide memory latency: give it more "
@@ -468,11 +516,21 @@ kernels(const struct tab *rf, const struct tab *tk, size_t max)
 			    "CUDA graphs." : "Compute units idle at this intensity: "
 			    "check occupancy and stall reasons in ncu's sections "
 			    "(NCU_PRESET=high), and tile sizes for the shape.",
-			    "%s reaches only %.3g%% of its %s roof.", code(name),
-			    frac, roof);
-		ev(x, "%.3f ms in the stage (%.3g%% of its GPU time); AI %.4g "
-		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)", ms(tot), share,
-		    ai, prec, dram);
+			    "%s%s reaches only %.3g%% of its %s roof.", code(name),
+			    lp_sb_str(&sh), frac, roof);
+		else
+			x = add("below-roof", tot * (1 - frac / 100), rf->path,
+			    "The GPU is full, yet the kernel is far from its roof: "
+			    "look at its stall reasons and memory access pattern "
+			    "in ncu's sections (NCU_PRESET=high) and at the "
+			    "library's choice of kernel for this shape.",
+			    "%s%s reaches only %.3g%% of its %s roof with a full "
+			    "GPU.", code(name), lp_sb_str(&sh), frac, roof);
+		ev(x, "%.3f ms in the stage (%.3g%% of its GPU time%s); AI %.4g "
+		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)%s%s", ms(tot),
+		    share, part < 1 ? ", the shape's part by ncu time" : "", ai,
+		    prec, dram, *why ? "; " : "", why);
+		lp_sb_free(&sh);
 	}
 }
 
@@ -514,7 +572,9 @@ dominant(const struct tab *tk, int imported)
 	    "it");
 }
 
-/* Rule fp32: top kernels doing fp32 on CUDA cores, with tensor cores idle. */
+/* Rule fp32: top matmul kernels doing fp32 on CUDA cores, with tensor
+ * cores idle: TF32 and bf16 change matmuls only, so a LayerNorm's fp32
+ * accumulation is not one (top_kernels.tsv's operator class says). */
 static void
 fp32(const struct tab *rf, const struct tab *tk, const struct lp_peaks *pk)
 {
@@ -528,7 +588,8 @@ fp32(const struct tab *rf, const struct tab *tk, const struct lp_peaks *pk)
 		    strcmp(text(rf, i, "roof"), "memory"))
 			for (j = 0; tk && j < tk->n; j++)
 				if (!strcmp(text(tk, j, "kernel"), text(rf, i,
-				    "kernel"))) {
+				    "kernel")) && strstr(text(tk, j, "operator"),
+				    "GEMM")) {
 					t += cell(tk, j, "total_ns");
 					n++;
 				}
@@ -537,7 +598,7 @@ fp32(const struct tab *rf, const struct tab *tk, const struct lp_peaks *pk)
 	x = add("fp32", t * (1 - f / tf), rf->path, "Enable TF32 "
 	    "(torch.backends.cuda.matmul.allow_tf32 = True, cublasSetMathMode "
 	    "CUBLAS_TF32_TENSOR_OP_MATH) or run the model in bf16.",
-	    "%zu compute-side top kernels run fp32 on CUDA cores.", n);
+	    "%zu compute-side top matmul kernels run fp32 on CUDA cores.", n);
 	ev(x, "%.3f ms of their time; TF32 tensor cores have %.3gx the fp32 "
 	    "peak (gpu.tsv)", ms(t), tf / f);
 }

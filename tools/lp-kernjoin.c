@@ -31,6 +31,7 @@ struct ncu {
 	double sm, dram, sum[NSUMS];	/* NAN-free: have_* say if known */
 	int have_sm, have_dram, have_sum[NSUMS];
 	int used;
+	long shapes;	/* rows of lp-ncu2tsv: (device, launch shape) */
 };
 
 struct ncuset {
@@ -39,8 +40,10 @@ struct ncuset {
 	struct lp_map *exact, *key;	/* key: index, or -2 if not unique */
 };
 
-/* Reads lp-ncu2tsv output, one record per kernel (devices combined,
- * means weighted by launches). */
+/* Reads lp-ncu2tsv output, one record per kernel (devices and launch
+ * shapes combined, means weighted by launches): nsys times a kernel by
+ * its name alone, so its time is never split between shapes here;
+ * lp-roofline draws a point per shape. */
 static void
 read_ncu(struct ncuset *ns, const char *path)
 {
@@ -48,7 +51,7 @@ read_ncu(struct ncuset *ns, const char *path)
 	struct lp_tsv t;
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
-	int ck, cd, cl, ct, cs, cr, cn, csum[NSUMS];
+	int ck, cd, cl, ct, cs, cr, cn, cg, cb, csum[NSUMS];
 	size_t q;
 
 	lp_tsv_open(&t, fp, name);
@@ -61,6 +64,8 @@ read_ncu(struct ncuset *ns, const char *path)
 	for (q = 0; q < NSUMS; q++)
 		csum[q] = lp_csv_col(&t.hdr, sums[q]);
 	cn = lp_csv_col(&t.hdr, "device_name");
+	cg = lp_csv_col(&t.hdr, "grid");
+	cb = lp_csv_col(&t.hdr, "block");
 	ns->exact = lp_map_new();
 	ns->key = lp_map_new();
 	pairs = lp_map_new();
@@ -71,11 +76,16 @@ read_ncu(struct ncuset *ns, const char *path)
 		struct lp_sb kd = { 0 };
 		double l, v;
 
-		/* lp-ncu2tsv writes one row per kernel and device */
-		lp_sb_printf(&kd, "%s\x1f%s", k, lp_tsv_get(&t, cd));
+		/* lp-ncu2tsv writes one row per kernel, device and shape */
+		lp_sb_printf(&kd, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", k,
+		    lp_tsv_get(&t, cd), cg >= 0 ? lp_tsv_get(&t, cg) : "",
+		    cb >= 0 ? lp_tsv_get(&t, cb) : "", csum[2] >= 0 ?
+		    lp_tsv_get(&t, csum[2]) : "", csum[3] >= 0 ?
+		    lp_tsv_get(&t, csum[3]) : "");
 		if (lp_map_get(pairs, lp_sb_str(&kd), -1) >= 0)
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "kernel \"%s\" on "
-			    "device %s twice", k, lp_tsv_get(&t, cd));
+			    "device %s with one launch shape twice", k,
+			    lp_tsv_get(&t, cd));
 		lp_map_put(pairs, lp_sb_str(&kd), 1);
 		lp_sb_free(&kd);
 
@@ -102,12 +112,22 @@ read_ncu(struct ncuset *ns, const char *path)
 			free(key);
 		} else {
 			struct lp_sb b = { 0 };
+			const char *d = lp_tsv_get(&t, cd), *p;
+			size_t dl = strlen(d);
+			int seen = 0;
 
 			r = &ns->r[i];
-			lp_sb_printf(&b, "%s,%s", r->devices, lp_tsv_get(&t, cd));
-			free(r->devices);
-			r->devices = lp_sb_steal(&b);
+			/* a device once, however many shapes ran on it */
+			for (p = r->devices; p && !seen; p = strchr(p, ','))
+				seen = !strncmp(p += *p == ',', d, dl) &&
+				    (p[dl] == ',' || !p[dl]);
+			if (!seen) {
+				lp_sb_printf(&b, "%s,%s", r->devices, d);
+				free(r->devices);
+				r->devices = lp_sb_steal(&b);
+			}
 		}
+		r->shapes++;
 		r->launches += l;
 		r->time_ns += v;
 		r->have_sm &= lp_tab_num(&t, cs, &v);
@@ -288,7 +308,7 @@ main(int argc, char **argv)
 	    "ncu_ns_per_launch", stdout);
 	for (q = 0; q < NSUMS; q++)
 		printf("\t%s_per_launch", sums[q]);
-	putchar('\n');
+	fputs("\tncu_shapes\n", stdout);
 	for (i = 0; i < ks.n; i++) {
 		const struct lp_kern *k = &ks.k[i];
 		const struct ncu *r = match[i] >= 0 ? &ns.r[match[i]] : NULL;
@@ -324,6 +344,7 @@ main(int argc, char **argv)
 		for (q = 0; q < NSUMS; q++)
 			numfield(&b, r ? r->sum[q] / r->launches : 0,
 			    r && r->have_sum[q], 1);
+		numfield(&b, r ? (double)r->shapes : 0, r != NULL, 0);
 		puts(lp_sb_str(&b));
 	}
 	for (i = 0; i < ks.n; i++)

@@ -1,7 +1,9 @@
 /*
  * lp-ncu2tsv: per-kernel metrics from Nsight Compute CSV exports, wide
  * (--page raw) or long (--page details).  One output row per distinct
- * (kernel, device); memory grows with those, not with the launches.
+ * (kernel, device, launch shape: grid, block and FLOPs per launch), so a
+ * kernel that runs two GEMM shapes gives two rows; memory grows with
+ * those, not with the launches.
  * Several exports are several sets of launches (a result is its file and
  * its ID); with -r only the launches inside that NVTX range count.
  */
@@ -15,15 +17,18 @@
 static const char synopsis[] = "lp-ncu2tsv [-r range] [file ...]";
 
 struct agg {
-	char *kernel, *device, *devname;
+	char *kernel, *device, *devname, *grid, *block;
 	long launches;
+	double ctas, sms, per_sm;	/* from the first launch; */
+	int have_ctas, have_nsm, have_per_sm;	/* 0 once launches differ */
 	long long time_ns;
 	double sm, dram;
 	long nsm, ndram;
 	double bytes;
 	long nbytes;
-	double fp[LP_FP_N];
+	double fp[LP_FP_N], flops;	/* flops: all paths, for the order */
 	long ntensor, nsass;	/* launches with tensor / SASS counters */
+	long next;		/* the next group of this kernel and grid */
 };
 
 struct st {
@@ -36,14 +41,52 @@ struct st {
 	struct lp_map *seen;	/* outermost ranges of launches left out */
 };
 
+/* A value of the shape, the same in every launch of it or unknown. */
+static void
+same(double *v, int *have, long n, int known, double x)
+{
+	if (!n) {
+		*have = known;
+		*v = x;
+	} else if (*have && (!known || x != *v))
+		*have = 0;
+}
+
+static int
+sass_counted(const struct lp_launch *l)
+{
+	int m;
+
+	for (m = LP_M_FADD; m <= LP_M_DFMA; m++)
+		if (lp_launch_has(l, m))
+			return 1;
+	return 0;
+}
+
+/* The launch's group: same kernel, device, grid and block, and FLOPs per
+ * launch within 1 % of the group's mean (FLOPs tell two GEMMs of one grid
+ * apart; counter noise of a few FLOPs, or FLOPs estimated from rates x
+ * clock x time, do not make a shape). */
 static struct agg *
-agg_for(struct st *s, const struct lp_ncu_result *r)
+agg_for(struct st *s, const struct lp_ncu_result *r, const struct lp_flops *f)
 {
 	struct lp_sb key = { 0 };
-	long i;
+	double fl = 0;
+	long i, last = -1;
+	int k, exact = f->have_tensor || sass_counted(&r->l);
 
-	lp_sb_printf(&key, "%s\x1f%s", r->kernel, r->device);
-	i = lp_map_get(s->idx, lp_sb_str(&key), -1);
+	for (k = 0; k < LP_FP_N; k++)
+		fl += f->f[k];
+	lp_sb_printf(&key, "%s\x1f%s\x1f%s\x1f%s", r->kernel, r->device,
+	    r->grid, r->block);
+	for (i = lp_map_get(s->idx, lp_sb_str(&key), -1); i >= 0;
+	    i = s->a[i].next) {
+		double m = s->a[i].flops / (double)s->a[i].launches;
+
+		last = i;
+		if (!exact || fabs(fl - m) <= 0.01 * fmax(fabs(fl), fabs(m)))
+			break;
+	}
 	if (i < 0) {
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 32;
@@ -51,10 +94,16 @@ agg_for(struct st *s, const struct lp_ncu_result *r)
 		}
 		i = (long)s->n++;
 		memset(&s->a[i], 0, sizeof s->a[i]);
+		s->a[i].next = -1;
 		s->a[i].kernel = lp_xstrdup(r->kernel);
 		s->a[i].device = lp_xstrdup(r->device);
 		s->a[i].devname = lp_xstrdup(r->devname);
-		lp_map_put(s->idx, lp_sb_str(&key), i);
+		s->a[i].grid = lp_xstrdup(r->grid);
+		s->a[i].block = lp_xstrdup(r->block);
+		if (last < 0)
+			lp_map_put(s->idx, lp_sb_str(&key), i);
+		else
+			s->a[last].next = i;
 	}
 	lp_sb_free(&key);
 	return &s->a[i];
@@ -100,7 +149,19 @@ launch(const struct lp_ncu_result *r, void *ctx)
 		return;
 	}
 	s->kept++;
-	a = agg_for(s, r);
+	lp_launch_flops(l, &f);
+	a = agg_for(s, r, &f);
+	same(&a->ctas, &a->have_ctas, a->launches,
+	    lp_launch_has(l, LP_M_CTAS), l->v[LP_M_CTAS]);
+	same(&a->sms, &a->have_nsm, a->launches,
+	    lp_launch_has(l, LP_M_NSM), l->v[LP_M_NSM]);
+	{
+		double c;
+		int k = lp_launch_ctas_per_sm(l, &c);
+
+		same(&a->per_sm, &a->have_per_sm, a->launches, k,
+		    k ? c : 0);
+	}
 	a->launches++;
 	/* durations are whole nanoseconds in ncu; scaled units only print
 	 * them with fewer digits, so rounding per launch is exact */
@@ -117,11 +178,12 @@ launch(const struct lp_ncu_result *r, void *ctx)
 		a->bytes += b;
 		a->nbytes++;
 	}
-	lp_launch_flops(l, &f);
 	a->ntensor += f.have_tensor;
 	a->nsass += f.have_sass;
-	for (i = 0; i < LP_FP_N; i++)
+	for (i = 0; i < LP_FP_N; i++) {
 		a->fp[i] += f.f[i];
+		a->flops += f.f[i];
+	}
 }
 
 static int
@@ -134,10 +196,17 @@ cmp(const void *x, const void *y)
 		return a->time_ns > b->time_ns ? -1 : 1;
 	if ((c = strcmp(a->kernel, b->kernel)))
 		return c;
-	return strcmp(a->device, b->device);
+	if ((c = strcmp(a->device, b->device)))
+		return c;
+	if ((c = strcmp(a->grid, b->grid)))
+		return c;
+	if ((c = strcmp(a->block, b->block)))
+		return c;
+	return a->flops < b->flops ? -1 : a->flops > b->flops;
 }
 
-/* Means skip launches where ncu printed n/a; sums must have them all. */
+/* Means skip launches where ncu printed n/a; sums must have them all.
+ * lp-kernjoin weighs a kernel's shapes together from these (within 0.005). */
 static void
 put_mean(struct lp_sb *b, double sum, long n)
 {
@@ -207,7 +276,7 @@ main(int argc, char **argv)
 	    "flops_tensor\tflops_nontensor", stdout);
 	for (k = 0; k < LP_FP_N; k++)
 		printf("\tflops_%s", lp_fp_names[k]);
-	putchar('\n');
+	fputs("\tgrid\tblock\tctas\tsm_count\tctas_per_sm\twaves\n", stdout);
 	for (i = 0; i < s.n; i++) {
 		const struct agg *a = &s.a[i];
 		int tc = a->ntensor == a->launches, ss = a->nsass == a->launches;
@@ -234,6 +303,20 @@ main(int argc, char **argv)
 		put_sum(&b, nt, ss);
 		for (k = 0; k < LP_FP_N; k++)
 			put_sum(&b, a->fp[k], k < LP_FP_FP32 ? tc : ss);
+		lp_sb_addc(&b, '\t');
+		fputs(lp_sb_str(&b), stdout);
+		lp_tsv_field(stdout, a->grid);
+		putchar('\t');
+		lp_tsv_field(stdout, a->block);
+		lp_sb_reset(&b);
+		put_sum(&b, a->ctas, a->have_ctas);
+		put_sum(&b, a->sms, a->have_nsm);
+		put_sum(&b, a->per_sm, a->have_per_sm);
+		/* CTAs over what the GPU runs at once: below 1 it is not full */
+		lp_sb_addc(&b, '\t');
+		if (a->have_ctas && a->have_nsm && a->have_per_sm &&
+		    a->sms * a->per_sm > 0)
+			lp_fmt_num(&b, a->ctas / (a->sms * a->per_sm), 2);
 		puts(lp_sb_str(&b));
 	}
 	lp_sb_free(&b);
@@ -241,6 +324,8 @@ main(int argc, char **argv)
 		free(s.a[i].kernel);
 		free(s.a[i].device);
 		free(s.a[i].devname);
+		free(s.a[i].grid);
+		free(s.a[i].block);
 	}
 	free(s.a);
 	lp_map_free(s.idx);

@@ -13,9 +13,149 @@
 #include "lp.h"
 
 static const char synopsis[] =
-    "lp-regwork -c config.yaml -g gpu.tsv [-i inputs.yaml] -l exports.list";
+    "lp-regwork -c config.yaml -g gpu.tsv [-i inputs.yaml] [-k kernels.tsv] "
+    "[-o operators.yaml] [-s stages.tsv] -l exports.list";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+/* What the kernel table says of one stage's matmuls: range replay counts
+ * tensor-core FLOPs only, so the model math to set them against is the
+ * model's less the matmuls that ran on CUDA cores (a GEMV LM head, an
+ * fp32 GEMM), which kernel replay did count. */
+static struct {
+	const char *stage;	/* the stage kernels.tsv is of, or NULL */
+	double cuda_flop;	/* per instance: GEMM-class CUDA-core FLOPs */
+	double gemm_ns, unprofiled_ns;	/* nsys time of GEMM-class kernels */
+	size_t unprofiled;
+} split;
+
+static char *stage_copy;
+
+static void
+read_split(const char *kpath, const char *opath, const char *spath)
+{
+	struct lp_ops ops;
+	struct lp_tsv t, st;
+	FILE *fp, *sp;
+	const char *range;
+	double inst = 0, c = 0;
+	int ck, cc, ct, ctn, cnt, sr, ss, si;
+
+	lp_ops_load(&ops, opath);
+	sp = lp_tab_open(&st, spath, "lp-stages, make RUN=... stages.tsv");
+	fp = lp_tab_open(&t, kpath, "lp-kernjoin, make RUN=... kernels.tsv");
+	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
+	cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");
+	ct = lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
+	ctn = lp_csv_col(&t.hdr, "flops_tensor_per_launch");
+	cnt = lp_csv_col(&t.hdr, "flops_nontensor_per_launch");
+	sr = lp_csv_need(&st.hdr, "range", "lp-stages output");
+	ss = lp_csv_need(&st.hdr, "stage", "lp-stages output");
+	si = lp_csv_need(&st.hdr, "instances", "lp-stages output");
+	range = lp_tsv_comment(&t, "range");
+	while (range && lp_tsv_next(&st))
+		if (!strcmp(lp_tsv_get(&st, sr), range) &&
+		    lp_tab_num(&st, si, &inst) && inst > 0) {
+			stage_copy = lp_xstrdup(lp_tsv_get(&st, ss));
+			break;
+		}
+	while (stage_copy && lp_tsv_next(&t)) {
+		const char *k = lp_tsv_get(&t, ck);
+		double calls, ns, ft, fn;
+		char *b;
+		int red;
+
+		if (!strstr(ops.names[lp_ops_class(&ops, k)], "GEMM"))
+			continue;
+		/* split-K's reduction adds partial sums: no model math */
+		b = lp_kname_base(k);
+		red = strstr(b, "educe") != NULL;
+		free(b);
+		if (red)
+			continue;
+		if (!lp_tab_num(&t, cc, &calls) || !lp_tab_num(&t, ct, &ns))
+			continue;
+		split.gemm_ns += ns;
+		if (ctn < 0 || cnt < 0 || !lp_tab_num(&t, ctn, &ft) ||
+		    !lp_tab_num(&t, cnt, &fn)) {
+			split.unprofiled++;
+			split.unprofiled_ns += ns;
+			continue;
+		}
+		/* a GEMM with no tensor-core work: its math on CUDA cores */
+		if (ft == 0 && fn > 0)
+			c += fn * calls;
+	}
+	if (stage_copy) {
+		split.stage = stage_copy;
+		split.cuda_flop = c / inst;
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	lp_tsv_close(&st);
+	fclose(sp);
+	lp_ops_free(&ops);
+}
+
+/* decode_all and decode_step share their kernels and formula. */
+static int
+same_family(const char *a, const char *b)
+{
+	if (!strncmp(a, "decode", 6) && !strncmp(b, "decode", 6))
+		return 1;
+	return !strcmp(a, b);
+}
+
+/* The model math set against a region's executed FLOPs, and in words what
+ * is compared; NAN (why in *what) when nothing like-for-like exists. */
+static double
+compared(const struct lp_model *m, const char *name, double mf, int tc,
+    int ss, double ft, struct lp_sb *what)
+{
+	double rho, share;
+
+	lp_sb_reset(what);
+	if (tc && ss) {
+		lp_sb_adds(what, "all executed FLOPs with all the model's math");
+		return mf;
+	}
+	if (!tc) {
+		lp_sb_adds(what, "n/a because the export lacks the tensor-core "
+		    "counters");
+		return NAN;
+	}
+	share = split.gemm_ns > 0 ? split.unprofiled_ns / split.gemm_ns : 0;
+	if (split.stage && same_family(split.stage, name) && share <= 0.05) {
+		rho = split.cuda_flop / lp_model_flops(m, split.stage);
+		if (rho >= 0.95) {
+			lp_sb_printf(what, "n/a because the model's matmuls ran on "
+			    "CUDA cores (%.3g%% of its math, kernels.tsv of %s), "
+			    "which range replay does not count", 100 * rho,
+			    split.stage);
+			return NAN;
+		}
+		if (split.cuda_flop > 0)
+			lp_sb_printf(what, "tensor-core FLOPs with the model's math "
+			    "on tensor cores: the model's less %.4g GFLOP a %s "
+			    "instance of matmuls on CUDA cores (kernels.tsv)",
+			    split.cuda_flop / 1e9, split.stage);
+		else
+			lp_sb_printf(what, "tensor-core FLOPs with the model's math, "
+			    "all of its matmuls on tensor cores (kernels.tsv of %s)",
+			    split.stage);
+		return mf * (1 - (rho > 0 ? rho : 0));
+	}
+	if (ft == 0) {
+		lp_sb_adds(what, "n/a because ncu counted no tensor-core FLOPs and "
+		    "range replay counts no CUDA-core ones");
+		return NAN;
+	}
+	lp_sb_printf(what, "tensor-core FLOPs with all the model's math, a "
+	    "lower bound: which matmuls ran on CUDA cores is %s",
+	    split.stage ? "known for another stage only" : "not known (no "
+	    "kernel table)");
+	return mf;
+}
 
 int
 main(int argc, char **argv)
@@ -32,8 +172,12 @@ main(int argc, char **argv)
 		{ "bw_pct", "% of DRAM BW", "pct" },
 		{ "model_flop", "Model FLOP / instance", "flop" },
 		{ "hw_over_model", "Executed / model", "x" },
+		{ "model_flop_compared", "Model FLOP compared", "flop" },
+		{ "compared", "Compared", "text" },
 	};
 	const char *cpath = NULL, *gpath = NULL, *ipath = NULL, *lpath = NULL;
+	const char *kpath = NULL, *opath = NULL, *spath = NULL;
+	struct lp_sb what = { 0 };
 	struct lp_ynode *cfg, *inputs = NULL;
 	struct lp_rset rs;
 	struct lp_peaks pk;
@@ -45,7 +189,7 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:g:hi:l:")) != -1) {
+	while ((c = getopt(argc, argv, "c:g:hi:k:l:o:s:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
 		case 'g': gpath = optarg; break;
@@ -53,12 +197,18 @@ main(int argc, char **argv)
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'i': ipath = optarg; break;
+		case 'k': kpath = optarg; break;
 		case 'l': lpath = optarg; break;
+		case 'o': opath = optarg; break;
+		case 's': spath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!cpath || !gpath || !lpath || optind != argc)
+	if (!cpath || !gpath || !lpath || optind != argc ||
+	    !kpath != !opath || !kpath != !spath)
 		lp_usage(synopsis);
+	if (kpath)
+		read_split(kpath, opath, spath);
 	cfg = lp_yaml_load_path(cpath);
 	if (ipath)
 		inputs = lp_yaml_load_path(ipath);
@@ -79,24 +229,35 @@ main(int argc, char **argv)
 	    "against the dense peak of the model's dtype. Model FLOPs are those "
 	    "of the MFU table (prefill, decode_all, decode_step = decode_all / "
 	    "T); executed / model above 1 is work the model formula does not "
-	    "count (padding, recomputation).");
+	    "count (padding, recomputation). It compares like with like "
+	    "(compared says what): all executed FLOPs with all the model's math "
+	    "where the export has both kinds of counters; else tensor-core "
+	    "FLOPs with the model's math on tensor cores, the model's less the "
+	    "matmuls that kernel replay saw run on CUDA cores (kernels.tsv), or "
+	    "with all of it as a lower bound where that is not known.");
 	/* said in words: the waste no kernel table shows */
 	for (j = 0; j < rs.n && !m.missing; j++) {
 		const struct lp_rinsts *x = &rs.ncu[j];
-		double ft = 0, mf = lp_model_flops(&m, rs.rg[j].name), hw;
-		int tc = x->n > 0, q;
+		double ft = 0, fn = 0, mf = lp_model_flops(&m, rs.rg[j].name), hw;
+		double mc;
+		int tc = x->n > 0, ss = x->n > 0, q;
 
 		for (i = 0; i < x->n; i++) {
 			tc &= x->in[i].f.have_tensor;
-			for (q = 0; q < LP_FP_FP32; q++)
-				ft += x->in[i].f.f[q];
+			ss &= x->in[i].f.have_sass;
+			for (q = 0; q < LP_FP_N; q++)
+				*(q < LP_FP_FP32 ? &ft : &fn) += x->in[i].f.f[q];
 		}
-		if (!tc || !(mf > 0) || (hw = ft / (double)x->n / mf) <= 1.5)
+		if (!(mf > 0) || isnan(mc = compared(&m, rs.rg[j].name, mf, tc,
+		    ss, ft, &what)) || (hw = (ft + (ss ? fn : 0)) / (double)x->n /
+		    mc) <= 1.5)
 			continue;
-		lp_sb_printf(&waste, "%s%s executed %.3gx the model's FLOPs on "
-		    "tensor cores (%.4g GFLOP per instance for %.4g GFLOP of model "
-		    "math)", waste.len ? "; " : "", rs.rg[j].name, hw,
-		    ft / (double)x->n / 1e9, mf / 1e9);
+		lp_sb_printf(&waste, "%s%s executed %.3gx the model's FLOPs%s "
+		    "(%.4g GFLOP per instance for %.4g GFLOP of model math%s)",
+		    waste.len ? "; " : "", rs.rg[j].name, hw, ss ? "" :
+		    " on tensor cores", (ft + (ss ? fn : 0)) / (double)x->n / 1e9,
+		    mc / 1e9, ss ? "" : mc < mf ? " on tensor cores" :
+		    ", all of it: a lower bound");
 	}
 	if (waste.len)
 		lp_tab_meta(out, "note", "Waste: %s. That is math the hardware did "
@@ -178,12 +339,20 @@ main(int argc, char **argv)
 			goto pad;
 		}
 		lp_row_num(&r, mf, 0);
-		if (tc) {
-			double hw = (ft + (ss ? fn : 0)) / (double)x->n / mf;
+		{
+			double mc = compared(&m, rs.rg[j].name, mf, tc, ss, ft,
+			    &what);
 
-			lp_row_g(&r, hw);
-		} else
-			lp_row_na(&r, "no tensor-core counters");
+			if (isnan(mc)) {
+				lp_row_text(&r, lp_sb_str(&what));
+				lp_row_text(&r, "n/a");
+			} else {
+				lp_row_g(&r, (ft + (ss ? fn : 0)) / (double)x->n /
+				    mc);
+				lp_row_num(&r, mc, 0);
+			}
+			lp_row_text(&r, lp_sb_str(&what));
+		}
 pad:
 		while (r.n < sizeof cols / sizeof cols[0])
 			lp_row_text(&r, "n/a");
@@ -191,6 +360,8 @@ pad:
 	}
 	lp_sb_free(&r.b);
 	lp_sb_free(&waste);
+	lp_sb_free(&what);
+	free(stage_copy);
 	lp_rset_free(&rs);
 	lp_peaks_free(&pk);
 	lp_model_free(&m);

@@ -12,15 +12,32 @@
 
 #include "lp.h"
 
-static const char synopsis[] = "lp-roofline -g gpu.tsv [-n N] [kernels.tsv]";
+static const char synopsis[] =
+    "lp-roofline -g gpu.tsv [-i inputs.yaml] [-m metrics.tsv] [-n N] "
+    "[kernels.tsv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
+/* One point: a kernel (kernels.tsv), or one launch shape of it
+ * (metrics.tsv, with -m). */
 struct k {
-	char *kernel;
-	double f[LP_FP_N], flop, bytes, ns;
+	char *kernel, *grid, *block;
+	long rank;
+	double f[LP_FP_N], flop, bytes, ns, tensor, launches, ctas, waves;
 	int have_f[LP_FP_N], have_flop, have_bytes, have_ns, metrics;
+	int have_tensor, have_launches, have_ctas, have_waves;
 };
+
+static struct k *ks;
+static size_t nk;
+
+static struct k *
+knew(void)
+{
+	ks = lp_xreallocarray(ks, nk + 1, sizeof *ks);
+	memset(&ks[nk], 0, sizeof ks[nk]);
+	return &ks[nk++];
+}
 
 static int
 num(const struct lp_tsv *t, const char *col, double *v)
@@ -45,6 +62,175 @@ dram_pct(struct lp_row *r, double bps, double bw)
 	    "(conf/gpus.yaml or SET=gpu.hbm_tbps) is too low");
 }
 
+/* A point's values from a row: kernels.tsv's per-launch columns (sfx
+ * "_per_launch", div 1) or metrics.tsv's sums (sfx "", div launches). */
+static void
+read_point(const struct lp_tsv *t, struct k *k, const char *sfx, double div)
+{
+	struct lp_sb b = { 0 };
+	int q;
+
+#define COL(x) (lp_sb_reset(&b), lp_sb_printf(&b, "%s%s", (x), sfx), \
+	lp_sb_str(&b))
+	k->have_ns = num(t, *sfx ? "ncu_ns_per_launch" : "gpu_time_ns", &k->ns);
+	k->have_flop = num(t, COL("flops"), &k->flop);
+	k->have_bytes = num(t, COL("dram_bytes"), &k->bytes);
+	k->have_tensor = num(t, COL("flops_tensor"), &k->tensor);
+	for (q = 0; q < LP_FP_N; q++) {
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "flops_%s%s", lp_fp_names[q], sfx);
+		k->have_f[q] = num(t, lp_sb_str(&b), &k->f[q]);
+		k->f[q] /= div;
+	}
+#undef COL
+	k->ns /= div;
+	k->flop /= div;
+	k->bytes /= div;
+	k->tensor /= div;
+	k->metrics = k->have_ns && k->ns > 0;
+	lp_sb_free(&b);
+}
+
+/* metrics.tsv (lp-ncu2tsv): a point per kernel and launch shape, devices
+ * with the same shape together. */
+struct shapes {
+	struct k *r;
+	size_t n;
+};
+
+static void
+read_shapes(const char *path, struct shapes *sh)
+{
+	struct lp_map *idx = lp_map_new();
+	struct lp_tsv t;
+	const char *name;
+	FILE *fp = lp_open_in(path, &name);
+	int ck, cl, cg, cb, cc, cw, cfn, csm, cps;
+	size_t i;
+
+	lp_tsv_open(&t, fp, name);
+	ck = lp_csv_need(&t.hdr, "kernel", "lp-ncu2tsv output");
+	cl = lp_csv_need(&t.hdr, "launches", "lp-ncu2tsv output");
+	lp_csv_need(&t.hdr, "gpu_time_ns", "lp-ncu2tsv output");
+	cg = lp_csv_need(&t.hdr, "grid", "lp-ncu2tsv output");
+	cb = lp_csv_need(&t.hdr, "block", "lp-ncu2tsv output");
+	cc = lp_csv_need(&t.hdr, "ctas", "lp-ncu2tsv output");
+	cw = lp_csv_need(&t.hdr, "waves", "lp-ncu2tsv output");
+	csm = lp_csv_need(&t.hdr, "sm_count", "lp-ncu2tsv output");
+	cps = lp_csv_need(&t.hdr, "ctas_per_sm", "lp-ncu2tsv output");
+	cfn = lp_csv_need(&t.hdr, "flops_nontensor", "lp-ncu2tsv output");
+	while (lp_tsv_next(&t)) {
+		struct lp_sb key = { 0 };
+		struct k x, *k;
+		double l, sms, per;
+		long j;
+		int q;
+
+		if (!lp_tab_num(&t, cl, &l) || !(l > 0))
+			lp_die_at(LP_EXIT_DATA, name, t.line, cl + 1, "launches: "
+			    "expected a number above 0");
+		memset(&x, 0, sizeof x);
+		read_point(&t, &x, "", l);
+		x.launches = l;
+		x.have_ctas = lp_tab_num(&t, cc, &x.ctas);
+		x.have_waves = lp_tab_num(&t, cw, &x.waves);
+		/* the column keeps 2 decimals; a kernel of one CTA needs more */
+		if (x.have_ctas && lp_tab_num(&t, csm, &sms) &&
+		    lp_tab_num(&t, cps, &per) && sms * per > 0) {
+			x.waves = x.ctas / (sms * per);
+			x.have_waves = 1;
+		}
+		lp_sb_printf(&key, "%s\x1f%s\x1f%s\x1f%.17g\x1f%s", lp_tsv_get(&t,
+		    ck), lp_tsv_get(&t, cg), lp_tsv_get(&t, cb), x.tensor,
+		    lp_tsv_get(&t, cfn));
+		j = lp_map_get(idx, lp_sb_str(&key), -1);
+		if (j < 0) {
+			sh->r = lp_xreallocarray(sh->r, sh->n + 1, sizeof *sh->r);
+			j = (long)sh->n++;
+			x.kernel = lp_xstrdup(lp_tsv_get(&t, ck));
+			x.grid = lp_xstrdup(lp_tsv_get(&t, cg));
+			x.block = lp_xstrdup(lp_tsv_get(&t, cb));
+			sh->r[j] = x;
+			lp_map_put(idx, lp_sb_str(&key), j);
+			lp_sb_free(&key);
+			continue;
+		}
+		lp_sb_free(&key);
+		/* another device, same shape: launch-weighted means */
+		k = &sh->r[j];
+#define MIX(v) (k->v = (k->v * k->launches + x.v * l) / (k->launches + l))
+		MIX(ns);
+		MIX(flop);
+		MIX(bytes);
+		MIX(tensor);
+		for (q = 0; q < LP_FP_N; q++)
+			MIX(f[q]);
+#undef MIX
+		k->have_flop &= x.have_flop;
+		k->have_bytes &= x.have_bytes;
+		k->have_tensor &= x.have_tensor;
+		for (q = 0; q < LP_FP_N; q++)
+			k->have_f[q] &= x.have_f[q];
+		k->have_waves &= x.have_waves && x.waves == k->waves;
+		k->launches += l;
+	}
+	for (i = 0; i < sh->n; i++)
+		sh->r[i].have_launches = 1;
+	lp_map_free(idx);
+	lp_tsv_close(&t);
+	lp_close_in(fp);
+}
+
+/* The model's dimensions that are not a multiple of 8 (inputs.yaml):
+ * a GEMM over one gets cuBLAS's alignment-1 kernels. */
+static struct { const char *key; double v; } dims[3];
+static double mhidden, mtokens;
+
+static void
+read_model(const char *path)
+{
+	static const char *const keys[] = { "vocab", "hidden", "ffn" };
+	struct lp_ynode *in = lp_yaml_load_path(path);
+	struct lp_model m;
+	size_t i, nd = 0;
+
+	lp_model_get(&m, in, path);
+	for (i = 0; i < 3; i++) {
+		struct lp_sb b = { 0 };
+		const char *v;
+		double x;
+
+		lp_sb_printf(&b, "model.%s", keys[i]);
+		v = lp_yaml_str(in, lp_sb_str(&b), NULL);
+		lp_sb_free(&b);
+		if (v && !lp_num_parse(v, &x) && x > 0 && fmod(x, 8) != 0) {
+			dims[nd].key = keys[i];
+			dims[nd++].v = x;
+		}
+	}
+	mhidden = m.hidden;
+	mtokens = m.batch * m.prompt;
+	lp_model_free(&m);
+	lp_yaml_free(in);
+}
+
+/* cuBLAS and CUTLASS name the operand alignment they assume: "align1",
+ * "align2", "align4" (elements) are the kernels chosen when a leading
+ * dimension is not a multiple of 8 half-precision elements. */
+static int
+align_of(const char *kernel)
+{
+	const char *p = kernel;
+
+	while ((p = strstr(p, "align"))) {
+		p += 5;
+		if ((*p == '1' || *p == '2' || *p == '4') && !(p[1] >= '0' &&
+		    p[1] <= '9'))
+			return *p - '0';
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -64,26 +250,34 @@ main(int argc, char **argv)
 		{ "roof_pct", "% of roof", "pct" },
 		{ "dram_pct", "% of DRAM BW", "pct" },
 		{ "class", "Class", "text" },
+		{ "why", "Why this class", "text" },
+		{ "grid", "Grid", "text" }, { "block", "Block", "text" },
+		{ "ncu_launches", "ncu launches", "int" },
+		{ "ctas", "CTAs", "int" }, { "waves", "Waves", "num2" },
+		{ "flop_counters", "FLOPs counted", "text" },
 	};
-	const char *gpath = NULL, *name;
+	const char *gpath = NULL, *ipath = NULL, *mpath = NULL, *name;
 	struct lp_peaks pk;
 	struct lp_tsv t;
-	struct k *ks = NULL;
+	struct shapes shapes = { 0 };
 	char **nm, **shown;
-	struct lp_row r = { 0 };
+	struct lp_row r = { 0 }, sr = { 0 };
+	struct lp_sb w = { 0 };
 	long top = 10;
-	size_t n = 0, i, nocount = 0;
-	int c, ck;
+	size_t n = 0, i, nocount = 0, tonly = 0;
+	int c, ck, cnk;
 	FILE *fp;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "g:hn:")) != -1) {
+	while ((c = getopt(argc, argv, "g:hi:m:n:")) != -1) {
 		switch (c) {
 		case 'g': gpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
+		case 'i': ipath = optarg; break;
+		case 'm': mpath = optarg; break;
 		case 'n': top = lp_strtonum(optarg, 1, 100000, "-n"); break;
 		default: lp_usage(synopsis);
 		}
@@ -95,45 +289,73 @@ main(int argc, char **argv)
 	lp_tsv_open(&t, fp, name);
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
 	lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
+	cnk = lp_csv_col(&t.hdr, "ncu_kernel");
+	if (mpath)
+		read_shapes(mpath, &shapes);
 	while (lp_tsv_next(&t) && n < (size_t)top) {
 		struct k *k;
-		struct lp_sb b = { 0 };
-		int q;
+		const char *nk_name = cnk >= 0 ? lp_tsv_get(&t, cnk) : "";
+		size_t j, got = 0;
 
-		ks = lp_xreallocarray(ks, n + 1, sizeof *ks);
-		k = &ks[n++];
-		memset(k, 0, sizeof *k);
-		k->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
-		k->have_ns = num(&t, "ncu_ns_per_launch", &k->ns);
-		k->metrics = k->have_ns && k->ns > 0;
-		k->have_flop = num(&t, "flops_per_launch", &k->flop);
-		k->have_bytes = num(&t, "dram_bytes_per_launch", &k->bytes);
-		for (q = 0; q < LP_FP_N; q++) {
-			lp_sb_reset(&b);
-			lp_sb_printf(&b, "flops_%s_per_launch", lp_fp_names[q]);
-			k->have_f[q] = num(&t, lp_sb_str(&b), &k->f[q]);
+		n++;
+		/* with -m, the kernel's launch shapes, largest ncu time first */
+		for (j = 0; mpath && *nk_name && j < shapes.n; j++) {
+			if (strcmp(shapes.r[j].kernel, nk_name))
+				continue;
+			k = knew();
+			*k = shapes.r[j];
+			k->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
+			k->grid = lp_xstrdup(k->grid);
+			k->block = lp_xstrdup(k->block);
+			k->rank = (long)n;
+			got++;
 		}
-		lp_sb_free(&b);
+		if (got)
+			continue;
+		k = knew();
+		k->rank = (long)n;
+		k->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
+		k->grid = lp_xstrdup("");
+		k->block = lp_xstrdup("");
+		read_point(&t, k, "_per_launch", 1);
 	}
 	if (!n)
 		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
-	for (i = 0; i < n; i++)
-		if (ks[i].metrics && (!ks[i].have_flop || !ks[i].have_bytes))
+	for (i = 0; i < nk; i++) {
+		if (ks[i].metrics && !ks[i].have_flop && ks[i].have_tensor &&
+		    ks[i].tensor > 0)
+			tonly++;
+		if (ks[i].metrics && (!ks[i].have_flop || !ks[i].have_bytes) &&
+		    !(ks[i].have_tensor && ks[i].tensor > 0 && ks[i].have_bytes))
 			nocount++;
+	}
+	if (ipath)
+		read_model(ipath);
 
 	lp_tab_meta(out, "title", "Roofline");
 	lp_tab_meta(out, "tool", "lp-roofline");
 	lp_tab_meta(out, "source", "per-launch FLOPs (tensor-core and "
 	    "CUDA-core counters), DRAM bytes and duration from ncu, as %s "
-	    "carries them (%s); peaks from %s (%s)", name,
+	    "carries them (%s)%s%s; peaks from %s (%s)", name,
 	    lp_tsv_comment(&t, "metrics") ? lp_tsv_comment(&t, "metrics") :
-	    "no ncu metrics", gpath, pk.gpu ? pk.gpu : "GPU unknown");
+	    "no ncu metrics", mpath ? ", a point per launch shape from " : "",
+	    mpath ? mpath : "", gpath, pk.gpu ? pk.gpu : "GPU unknown");
 	lp_tab_meta(out, "note", "AI = FLOP / DRAM byte. The roof that "
 	    "bounds a kernel is DRAM bandwidth x AI below the ridge (peak / "
-	    "bandwidth), the peak of its dominant precision above it. Class: "
-	    "memory-bound or compute-bound at 50%% of that roof or more, else "
-	    "latency / under-filled. ncu replays each kernel alone with locked "
-	    "clocks, so its duration is ncu's, not the run's.");
+	    "bandwidth), the peak of its dominant precision above it. A kernel "
+	    "launched with several grids or FLOPs per launch has a point per "
+	    "shape (its nsys time stays whole in the kernel tables). Waves = "
+	    "CTAs / (SMs x CTAs one SM holds). Class: memory-bound or "
+	    "compute-bound at 50%% of that roof or more; below it, latency / "
+	    "under-filled when under one wave or shorter than 5 us, "
+	    "alignment-limited for a GEMM kernel built for unaligned operands "
+	    "(align1/2/4), else below roof with a full GPU. ncu replays each "
+	    "kernel alone with locked clocks, so its duration is ncu's, not "
+	    "the run's.");
+	if (tonly)
+		lp_tab_meta(out, "note", "FLOPs: %zu points count tensor-core "
+		    "FLOPs only: their ncu export lacks the SASS counters of "
+		    "CUDA-core work (flop_counters says which)", tonly);
 	if (nocount)
 		lp_tab_meta(out, "missing", "roofline points for %zu profiled "
 		    "kernels: their ncu export lacks the FLOP or DRAM-byte "
@@ -142,25 +364,30 @@ main(int argc, char **argv)
 		    "import)", nocount);
 	lp_tab_meta(out, "link", "roofline.svg");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	/* names unique among the kernels; a kernel's shapes share its name */
 	nm = lp_xcalloc(n, sizeof *nm);
 	shown = lp_xcalloc(n, sizeof *shown);
-	for (i = 0; i < n; i++)
-		nm[i] = ks[i].kernel;
+	for (i = 0; i < nk; i++)
+		nm[ks[i].rank - 1] = ks[i].kernel;
 	lp_kname_unique(nm, n, 60, shown);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nk; i++) {
 		const struct k *k = &ks[i];
-		double peak = 0, ai, fps, bps, ridge = 0, frac;
-		int q, dom = -1, mem;
+		double peak = 0, ai, fps, bps, ridge = 0, frac, flop = k->flop;
+		int q, dom = -1, mem, al;
+		const char *cls;
 
-		lp_row_num(&r, (double)(i + 1), 0);
-		lp_row_text(&r, shown[i]);
+		lp_row_num(&r, (double)k->rank, 0);
+		lp_row_text(&r, shown[k->rank - 1]);
 		lp_row_text(&r, k->kernel);
 		if (!k->metrics) {
 			lp_row_na(&r, "ncu did not profile it (outside the top-N "
 			    "selection, or not matched by name)");
 			goto pad;
 		}
-		if (!k->have_flop || !k->have_bytes) {
+		if (!k->have_flop && k->have_tensor && k->tensor > 0 &&
+		    k->have_bytes)
+			flop = k->tensor;
+		else if (!k->have_flop || !k->have_bytes) {
 			lp_row_na(&r, "the ncu export lacks %s",
 			    !k->have_bytes ? "dram__bytes.sum" :
 			    !k->have_f[LP_FP_TC_FP16] ?
@@ -174,15 +401,15 @@ main(int argc, char **argv)
 			    k->f[q] > k->f[dom]))
 				dom = q;
 		lp_row_text(&r, dom >= 0 ? lp_fp_label(dom) : "none (no FLOPs)");
-		lp_row_num(&r, k->flop, 0);
+		lp_row_num(&r, flop, 0);
 		lp_row_num(&r, k->bytes, 0);
 		lp_row_num(&r, k->ns, 1);
 		if (!(k->bytes > 0)) {
 			lp_row_na(&r, "ncu counted no DRAM bytes");
 			goto pad;
 		}
-		ai = k->flop / k->bytes;
-		fps = k->flop / (k->ns * 1e-9);
+		ai = flop / k->bytes;
+		fps = flop / (k->ns * 1e-9);
 		bps = k->bytes / (k->ns * 1e-9);
 		lp_row_g(&r, ai);
 		lp_row_g(&r, fps);
@@ -214,28 +441,135 @@ main(int argc, char **argv)
 			    "(conf/gpus.yaml or SET=gpu.*) is too low", mem ?
 			    "DRAM bandwidth" : "peak");
 			dram_pct(&r, bps, pk.bw);
-			lp_row_text(&r, 100 * frac > 100 ? "n/a" : frac >= 0.5 ?
-			    (mem ? "memory-bound" : "compute-bound") :
-			    "latency / under-filled");
+			if (100 * frac > 100) {
+				lp_row_text(&r, "n/a");
+				lp_row_na(&r, "above its roof: gpu.tsv's %s is too "
+				    "low", mem ? "DRAM bandwidth" : "peak");
+				goto pad;
+			}
 		} else {
 			lp_row_na(&r, "no peak for %s", lp_fp_label(dom));
 			lp_row_na(&r, "no peak for %s: which roof bounds it is "
 			    "unknown", lp_fp_label(dom));
 			dram_pct(&r, bps, pk.bw);
+			goto pad;
 		}
+		/* below half its roof: what the launch shows, not a guess */
+		lp_sb_reset(&w);
+		al = align_of(k->kernel);
+		if (frac >= 0.5) {
+			cls = mem ? "memory-bound" : "compute-bound";
+			lp_sb_printf(&w, "%.3g%% of its %s roof", 100 * frac,
+			    mem ? "memory" : "compute");
+		} else if (k->have_waves && k->waves < 1) {
+			cls = "latency / under-filled";
+			lp_sb_printf(&w, "%.0f CTA%s fill%s %.2g of a wave: SMs "
+			    "idle", k->ctas, k->ctas == 1 ? "" : "s", k->ctas == 1 ?
+			    "s" : "", k->waves);
+		} else if (k->ns < 5e3) {
+			cls = "latency / under-filled";
+			lp_sb_printf(&w, "%.2f us a launch: start-up and tail "
+			    "dominate", k->ns / 1e3);
+		} else if (al && dom >= 0 && dom < LP_FP_FP32) {
+			size_t d;
+
+			cls = "alignment-limited";
+			lp_sb_printf(&w, "%s%.2f waves, but a kernel for operands "
+			    "aligned to %d element%s (align%d), slower than the "
+			    "8-element kernels", k->have_waves ? "" : "n/a ",
+			    k->have_waves ? k->waves : 0, al, al > 1 ? "s" : "",
+			    al);
+			for (d = 0; d < 3 && dims[d].key; d++)
+				lp_sb_printf(&w, "%s%s %.0f is not a multiple of 8",
+				    d ? ", " : "; the model's ", dims[d].key,
+				    dims[d].v);
+			/* the LM head: its FLOPs are 2 x rows x hidden x vocab;
+			 * more rows than tokens are the tiles' padding */
+			if (dims[0].key && !strcmp(dims[0].key, "vocab") &&
+			    mhidden > 0) {
+				double rows = flop / (2 * mhidden * dims[0].v);
+
+				if (rows >= 1 && mtokens > 0 && rows < 4 *
+				    mtokens + 256)
+					lp_sb_printf(&w, "; as the LM head, ncu's "
+					    "count is 2 x %.4g rows x %.0f x %.0f "
+					    "(%.0f tokens a forward; more rows "
+					    "are padded tiles)", rows, mhidden,
+					    dims[0].v, mtokens);
+			}
+		} else if (k->have_waves) {
+			cls = "below roof, GPU filled";
+			lp_sb_printf(&w, "%.2f waves, %.2f us a launch, %.3g%% "
+			    "of its roof", k->waves, k->ns / 1e3, 100 * frac);
+		} else {
+			cls = "below roof";
+			lp_sb_printf(&w, "%.3g%% of its roof; waves unknown (no "
+			    "launch statistics)", 100 * frac);
+		}
+		lp_row_text(&r, cls);
+		lp_row_text(&r, lp_sb_str(&w));
 pad:
-		while (r.n < sizeof cols / sizeof cols[0])
+		while (r.n < sizeof cols / sizeof cols[0] - 6)
 			lp_row_text(&r, "n/a");
+		/* the launch shape, last: columns appended to the table */
+		if (*k->grid)
+			lp_row_text(&sr, k->grid);
+		else
+			lp_row_na(&sr, "%s", mpath ? "ncu did not profile it" :
+			    "no launch shapes (lp-roofline -m metrics.tsv)");
+		if (*k->block)
+			lp_row_text(&sr, k->block);
+		else
+			lp_row_text(&sr, "n/a");
+		if (k->have_launches)
+			lp_row_num(&sr, k->launches, 0);
+		else
+			lp_row_text(&sr, "n/a");
+		if (k->have_ctas)
+			lp_row_num(&sr, k->ctas, 0);
+		else
+			lp_row_text(&sr, "n/a");
+		if (k->have_waves && k->waves < 0.01)
+			lp_row_g(&sr, k->waves);	/* one CTA: not 0.00 */
+		else if (k->have_waves)
+			lp_row_num(&sr, k->waves, 2);
+		else
+			lp_row_na(&sr, "%s", k->have_launches ? "the export lacks "
+			    "the launch statistics (launch__grid_size, "
+			    "launch__occupancy_limit_*, SM count)" : "no launch "
+			    "shape");
+		if (k->metrics && (k->have_flop || (k->have_tensor &&
+		    k->tensor > 0)))
+			lp_row_text(&sr, k->have_flop ? "tensor and CUDA cores" :
+			    "tensor cores only (no SASS counters)");
+		else
+			lp_row_text(&sr, "n/a");
+		lp_sb_addc(&r.b, '\t');
+		lp_sb_adds(&r.b, lp_sb_str(&sr.b));
+		r.n += sr.n;
+		lp_sb_reset(&sr.b);
+		sr.n = 0;
 		lp_row_end(&r, out);
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		free(shown[i]);
+	for (i = 0; i < nk; i++) {
 		free(ks[i].kernel);
+		free(ks[i].grid);
+		free(ks[i].block);
 	}
+	for (i = 0; i < shapes.n; i++) {
+		free(shapes.r[i].kernel);
+		free(shapes.r[i].grid);
+		free(shapes.r[i].block);
+	}
+	free(shapes.r);
 	free(shown);
 	free(nm);
 	free(ks);
 	lp_sb_free(&r.b);
+	lp_sb_free(&sr.b);
+	lp_sb_free(&w);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
 	lp_peaks_free(&pk);

@@ -84,7 +84,7 @@ main(int argc, char **argv)
 	struct lp_sb skip = { 0 }, b = { 0 };
 	size_t n = 0, i, j, nroofs = 0;
 	double amin = 1e300, amax = 0, fmin = 1e300, fmax = 0, pmax = 0;
-	int c, e, cr, cn, ca, cf, cc, drawn[LP_FP_N] = { 0 };
+	int c, e, cr, cn, ca, cf, cc, cg, drawn[LP_FP_N] = { 0 };
 	FILE *fp;
 
 	lp_init(argv[0]);
@@ -109,8 +109,10 @@ main(int argc, char **argv)
 	ca = lp_csv_need(&t.hdr, "ai", "lp-roofline output");
 	cf = lp_csv_need(&t.hdr, "flop_per_s", "lp-roofline output");
 	cc = lp_csv_need(&t.hdr, "class", "lp-roofline output");
+	cg = lp_csv_col(&t.hdr, "grid");
 	while (lp_tsv_next(&t)) {
 		double ai, f;
+		const char *g = cg >= 0 ? lp_tsv_get(&t, cg) : "";
 
 		if (!lp_tab_num(&t, ca, &ai) || !lp_tab_num(&t, cf, &f) ||
 		    !(ai > 0) || !(f > 0) ||
@@ -121,8 +123,11 @@ main(int argc, char **argv)
 		}
 		p = lp_xreallocarray(p, n + 1, sizeof *p);
 		lp_sb_reset(&b);
+		/* a kernel's launch shapes: a point each, told by grid */
 		lp_sb_printf(&b, "#%s %s", lp_tsv_get(&t, cr),
 		    lp_tsv_get(&t, cn));
+		if (*g == '(')
+			lp_sb_printf(&b, " grid %s", g);
 		p[n].label = lp_sb_steal(&b);
 		p[n].rank = lp_xstrdup(lp_tsv_get(&t, cr));
 		p[n].cls = lp_xstrdup(lp_tsv_get(&t, cc));
@@ -277,8 +282,8 @@ main(int argc, char **argv)
 		lp_sb_printf(&b, "%s (%s)", p[i].label, p[i].cls);
 		text(L, PH + LINE * (double)i, "start", "k", lp_sb_str(&b));
 	}
-	text(W - R + 6, PH - B - 28, "start", "k", "points: orange latency / "
-	    "under-filled,");
+	text(W - R + 6, PH - B - 28, "start", "k", "points: orange below "
+	    "half its roof,");
 	text(W - R + 6, PH - B - 16, "start", "k", "blue memory-bound, red "
 	    "compute-bound");
 	if (!n || skip.len) {

@@ -15,9 +15,9 @@ static const char synopsis[] =
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 struct k {
-	char *kernel, *cls;
+	char *kernel, *cls, *grid1;	/* grid1: the first shape's grid */
 	double total, calls, sm, dram;
-	int have_sm, have_dram;
+	int have_sm, have_dram, mixed;
 };
 
 int
@@ -30,6 +30,7 @@ main(int argc, char **argv)
 		{ "mean_ns", "Mean (us)", "us" }, { "share_pct", "Share", "pct" },
 		{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
 		{ "class", "Roofline class", "text" },
+		{ "operator", "Operator class", "text" },
 	};
 	const char *rpath = NULL, *opath = NULL, *name, *tc, *rc, *mc;
 	struct lp_ops ops;
@@ -92,13 +93,36 @@ main(int argc, char **argv)
 		    "roofline.tsv");
 		int rk = lp_csv_need(&rt.hdr, "kernel", "lp-roofline output");
 		int rcl = lp_csv_need(&rt.hdr, "class", "lp-roofline output");
+		int rg = lp_csv_col(&rt.hdr, "grid");
 
 		lp_tab_expect(&rt, "lp-roofline");
+		/* a kernel with several launch shapes: their classes, each
+		 * with its grid, when they differ */
 		while (lp_tsv_next(&rt))
-			for (i = 0; i < n; i++)
-				if (!ks[i].cls && !strcmp(ks[i].kernel,
-				    lp_tsv_get(&rt, rk)))
-					ks[i].cls = lp_xstrdup(lp_tsv_get(&rt, rcl));
+			for (i = 0; i < n; i++) {
+				const char *cl = lp_tsv_get(&rt, rcl);
+				const char *g = rg >= 0 ? lp_tsv_get(&rt, rg) : "";
+				struct lp_sb b = { 0 };
+
+				if (strcmp(ks[i].kernel, lp_tsv_get(&rt, rk)))
+					continue;
+				if (!ks[i].cls) {
+					ks[i].cls = lp_xstrdup(cl);
+					ks[i].grid1 = lp_xstrdup(g);
+					continue;
+				}
+				if (!ks[i].mixed && !strcmp(ks[i].cls, cl))
+					continue;
+				if (!ks[i].mixed)
+					lp_sb_printf(&b, "per shape: %s (grid %s)",
+					    ks[i].cls, ks[i].grid1);
+				else
+					lp_sb_adds(&b, ks[i].cls);
+				lp_sb_printf(&b, "; %s (grid %s)", cl, g);
+				free(ks[i].cls);
+				ks[i].cls = lp_sb_steal(&b);
+				ks[i].mixed = 1;
+			}
 		lp_tsv_close(&rt);
 		fclose(rf);
 	}
@@ -153,12 +177,18 @@ main(int argc, char **argv)
 		else
 			lp_row_na(&r, "%s", rpath ? "not in roofline.tsv" :
 			    "no roofline.tsv");
+		/* what the kernel does, for rules that fit one kind only */
+		if (opath)
+			lp_row_text(&r, ops.names[lp_ops_class(&ops, k->kernel)]);
+		else
+			lp_row_na(&r, "no operators.yaml (-o)");
 		lp_row_end(&r, out);
 		free(shown[i]);
 	}
 	for (i = 0; i < n; i++) {
 		free(ks[i].kernel);
 		free(ks[i].cls);
+		free(ks[i].grid1);
 	}
 	free(ks);
 	free(nm);

@@ -258,7 +258,7 @@ gone_item(const struct verdict *v, const char *status, int side,
 
 	for (i = 0; i < v->nk; i++)
 		if (!strcmp(v->k[i].status, status)) {
-			base[i] = lp_kname_base(v->k[i].kernel);
+			base[i] = lp_kname_label(v->k[i].kernel);
 			n++;
 		}
 	for (i = 0; i < v->nk; i++) {
@@ -404,7 +404,7 @@ main(int argc, char **argv)
 	lp_qsort(kp, nkp, sizeof *kp, by_cost);
 	for (i = 0; i < nkp && i < (size_t)top; i++) {
 		const struct kr *k = &v.k[kp[i].i];
-		char *bn = lp_kname_base(k->kernel);
+		char *bn = lp_kname_label(k->kernel);
 
 		lp_sb_adds(&b, "Kernel ");
 		lp_md_code(&b, bn, 0);

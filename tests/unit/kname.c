@@ -64,5 +64,69 @@ main(void)
 	lp_kname_md(&b, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 10);
 	is_str(lp_sb_str(&b), "`aaaaaaa...`", "cut with an ellipsis");
 	lp_sb_free(&b);
+
+	/* the operation of PyTorch's elementwise, reduce and copy templates,
+	 * names from the real captures (tests/fixtures/h100-aten, h200-*) */
+	{
+		static const char *const cases[][2] = {
+			{ "void at::native::vectorized_elementwise_kernel<(int)8, "
+			  "at::native::AUnaryFunctor<c10::Half, c10::Half, c10::Half, "
+			  "at::native::binary_internal::MulFunctor<float>>, std::array<"
+			  "char *, (unsigned long)2>>(int, T2, T3)", "MulFunctor" },
+			{ "void at::native::vectorized_elementwise_kernel<(int)8, "
+			  "at::native::CUDAFunctor_add<c10::Half>, std::array<char *, "
+			  "(unsigned long)3>>(int, T2, T3)", "CUDAFunctor_add" },
+			{ "void at::native::elementwise_kernel<(int)128, (int)4, void "
+			  "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_"
+			  "kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance "
+			  "3)]::operator ()() const::[lambda() (instance 10)]::operator "
+			  "()() const::[lambda(c10::Half) (instance 1)]>(at::TensorIterator"
+			  "Base &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
+			  "direct_copy" },
+			{ "void at::native::elementwise_kernel<(int)128, (int)4, void "
+			  "at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<"
+			  "float, float, float, at::native::binary_internal::MulFunctor<"
+			  "float>>>(at::TensorIteratorBase &, const T1 &)::[lambda(int) "
+			  "(instance 1)]>(int, T3)", "MulFunctor" },
+			{ "void at::native::vectorized_elementwise_kernel<(int)8, at::"
+			  "native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase &)::"
+			  "[lambda(float) (instance 1)], std::array<char *, (unsigned "
+			  "long)2>>(int, T2, T3)", "bfloat16_copy" },
+			{ "void at::native::vectorized_elementwise_kernel<(int)8, at::"
+			  "native::<unnamed>::silu_kernel(at::TensorIteratorBase &)::["
+			  "lambda() (instance 1)]::operator ()() const::[lambda() "
+			  "(instance 6)]::operator ()() const::[lambda(c10::BFloat16) "
+			  "(instance 1)], std::array<char *, (unsigned long)2>>(int, T2, "
+			  "T3)", "silu" },
+			{ "void at::native::reduce_kernel<(int)512, (int)1, at::native::"
+			  "ReduceOp<c10::Half, at::native::ArgMaxOps<float>, unsigned "
+			  "int, long, (int)4, (int)4>>(T3)", "ArgMaxOps" },
+			{ "void at::native::vectorized_elementwise_kernel<(int)8, at::"
+			  "native::<unnamed>::launch_clamp_scalar(at::TensorIteratorBase "
+			  "&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)"
+			  "::[lambda() (instance 1)]::operator ()() const::[lambda() "
+			  "(instance 8)]::operator ()() const::[lambda(c10::Half) "
+			  "(instance 1)], std::array<char *, (unsigned long)2>>(int, T2, "
+			  "T3)", "clamp_scalar" },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			char *op = lp_kname_op(cases[i][0]);
+
+			is_str(op, cases[i][1], "operation %s", cases[i][1]);
+			free(op);
+		}
+		ok(!lp_kname_op("void at::native::<unnamed>::vectorized_layer_"
+		    "norm_kernel<c10::Half, float, (bool)0>(int, T2, const T1 *)"),
+		    "no operation for a kernel that is not a template of one");
+		ok(!lp_kname_op("nvjet_sm90_hsh_64x32_64x16_4x2_h_bz_bias_NNT"),
+		    "none for a GEMM");
+		lp_kname_md(&b, cases[0][0], 60);
+		is_str(lp_sb_str(&b), "`MulFunctor: void at::native::vectorized_"
+		    "elementwise_kerne...`", "a display name leads with the "
+		    "operation");
+		lp_sb_free(&b);
+	}
 	return tap_done();
 }

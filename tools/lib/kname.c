@@ -122,10 +122,190 @@ fold(struct lp_sb *b, const char *s, char open, char close, int keep)
 		lp_sb_addc(b, close);
 }
 
+/* ---- the operation of a PyTorch elementwise, reduce or copy kernel ---- */
+
+/* Functors that only wrap the operation ("BinaryFunctor<..., MulFunctor<
+ * float>>"): the operation is the one inside. */
+static const char *const wrapper_functors[] = {
+	"BinaryFunctor", "AUnaryFunctor", "BUnaryFunctor", "UnaryFunctor",
+	"ReduceOp", "OffsetCalculator", "TrivialOffsetCalculator", NULL
+};
+
+static int
+ends_with(const char *s, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return n >= k && !strncmp(s + n - k, suf, k);
+}
+
+/* Does s[0..n) hold sub? */
+static int
+has(const char *s, size_t n, const char *sub)
+{
+	size_t k = strlen(sub), i;
+
+	for (i = 0; i + k <= n; i++)
+		if (!strncmp(s + i, sub, k))
+			return 1;
+	return 0;
+}
+
+/* The last identifier of s that names a functor or reduction ("MulFunctor",
+ * "CUDAFunctor_add", "FillFunctor", "ArgMaxOps"), wrappers skipped. */
+static char *
+functor_of(const char *s)
+{
+	const char *p = s, *best = NULL;
+	size_t bestn = 0;
+
+	while (*p) {
+		const char *e = p;
+		size_t n, i;
+		int wrap = 0;
+
+		if (!idstart((unsigned char)*p) || (p > s && idchar((unsigned
+		    char)p[-1]))) {
+			p++;
+			continue;
+		}
+		while (idchar((unsigned char)*e))
+			e++;
+		n = (size_t)(e - p);
+		for (i = 0; wrapper_functors[i]; i++)
+			if (n == strlen(wrapper_functors[i]) &&
+			    !strncmp(p, wrapper_functors[i], n))
+				wrap = 1;
+		/* a class, not a namespace: "ArgMaxOps<" not "ops::" */
+		if (!wrap && *e != ':' && (ends_with(p, n, "Ops") ||
+		    ends_with(p, n, "Functor") || has(p, n, "Functor_") ||
+		    has(p, n, "FunctorOnSelf_"))) {
+			best = p;
+			bestn = n;
+		}
+		p = e;
+	}
+	return best ? lp_xstrndup(best, bestn) : NULL;
+}
+
+/* The function whose lambda the kernel runs: "direct_copy_kernel_cuda(
+ * at::TensorIteratorBase &)::[lambda() ..." -> "direct_copy". */
+static char *
+lambda_of(const char *s)
+{
+	static const char *const suffix[] = {
+		"_kernel_cuda", "_kernel_impl", "CUDAKernelImpl", "_kernel",
+		"_cuda_out", "_cuda", "_impl", NULL
+	};
+	/* the launchers' own lambdas wrap the operation: look further */
+	static const char *const launcher[] = {
+		"gpu_kernel_impl", "gpu_kernel_impl_nocast", "gpu_kernel",
+		"gpu_kernel_with_scalars", "opmath_gpu_kernel_with_scalars",
+		"launch_kernel", NULL
+	};
+	const char *l = s, *p;
+	size_t n, i;
+	int d, skip;
+
+	while ((l = strstr(l, ")::[lambda"))) {
+		/* back to the '(' of the function's parameters */
+		for (d = 0, p = l; p > s; p--) {
+			if (*p == ')')
+				d++;
+			else if (*p == '(' && --d == 0)
+				break;
+		}
+		if (p > s && p[-1] == '>') {	/* its own template arguments */
+			d = 0;
+			for (p--; p > s; p--) {
+				if (*p == '>')
+					d++;
+				else if (*p == '<' && --d == 0)
+					break;
+			}
+		}
+		for (n = 0; p > s && idchar((unsigned char)p[-1]); p--)
+			n++;
+		l++;
+		for (skip = 0, i = 0; launcher[i]; i++)
+			skip |= n == strlen(launcher[i]) && !strncmp(p,
+			    launcher[i], n);
+		if (!n || skip)
+			continue;
+		if (n > 7 && !strncmp(p, "launch_", 7)) {
+			p += 7;
+			n -= 7;
+		}
+		for (i = 0; suffix[i]; i++)
+			if (ends_with(p, n, suffix[i]) && n > strlen(suffix[i])) {
+				n -= strlen(suffix[i]);
+				break;
+			}
+		return lp_xstrndup(p, n);
+	}
+	return NULL;
+}
+
+/* PyTorch's kernel templates that run an operation given as an argument. */
+static int
+op_template(const char *base)
+{
+	static const char *const t[] = {
+		"elementwise_kernel", "vectorized_elementwise_kernel",
+		"unrolled_elementwise_kernel", "elementwise_kernel_with_index",
+		"reduce_kernel", "distribution_elementwise_grid_stride_kernel",
+		"distribution_nullary_kernel", "index_elementwise_kernel",
+		"vectorized_templated_elementwise_kernel", NULL
+	};
+	const char *c = strrchr(base, ':');
+	size_t i;
+
+	c = c ? c + 1 : base;
+	for (i = 0; t[i]; i++)
+		if (!strcmp(c, t[i]))
+			return 1;
+	return 0;
+}
+
+char *
+lp_kname_op(const char *name)
+{
+	char *b = lp_kname_base(name), *op = NULL;
+
+	if (op_template(b)) {
+		/* a lambda's function names the operation better than the
+		 * functor that carries it ("gpu_kernel_impl<...>") */
+		op = lambda_of(name);
+		if (!op)
+			op = functor_of(name);
+	}
+	free(b);
+	return op;
+}
+
 /* The name as a table shows it when nothing collides: whole when it fits,
- * else templates folded, then parameters, then cut with "...". */
+ * else templates folded, then parameters, then cut with "..."; a PyTorch
+ * elementwise, reduce or copy kernel led by its operation. */
+static void
+plain_short(struct lp_sb *b, const char *name, size_t max);
+
 static void
 short_name(struct lp_sb *b, const char *name, size_t max)
+{
+	char *op = lp_kname_op(name);
+
+	if (op) {
+		size_t n = strlen(op) + 2;
+
+		lp_sb_printf(b, "%s: ", op);
+		plain_short(b, name, max > n + 10 ? max - n : 10);
+		free(op);
+	} else
+		plain_short(b, name, max);
+}
+
+static void
+plain_short(struct lp_sb *b, const char *name, size_t max)
 {
 	struct lp_sb t = { 0 }, u = { 0 };
 	const char *s = name;
@@ -182,6 +362,11 @@ at_level(const char *name, const char *key, int level, int top, size_t max)
 {
 	struct lp_sb b = { 0 }, t = { 0 };
 
+	char *op = level ? lp_kname_op(name) : NULL;
+
+	if (op)
+		lp_sb_printf(&b, "%s: ", op);
+	free(op);
 	if (level == 0)
 		short_name(&b, name, max);
 	else if (level > top)
@@ -358,6 +543,20 @@ lp_kname_base(const char *name)
 	while (end > start && s[end - 1] == ' ')
 		end--;
 	return lp_xstrndup(s + start, end - start);
+}
+
+char *
+lp_kname_label(const char *name)
+{
+	char *b = lp_kname_base(name), *op = lp_kname_op(name);
+	struct lp_sb l = { 0 };
+
+	if (!op)
+		return b;
+	lp_sb_printf(&l, "%s: %s", op, b);
+	free(b);
+	free(op);
+	return lp_sb_steal(&l);
 }
 
 char *

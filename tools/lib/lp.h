@@ -395,6 +395,15 @@ void lp_kname_unique(char *const *names, size_t n, size_t max, char **out);
  * parameters: "at::native::vectorized_elementwise_kernel"; mangled names
  * too ("_Z7rmsnormPfii" -> "rmsnorm").  Caller frees. */
 char *lp_kname_base(const char *name);
+/* The operation a PyTorch elementwise, reduce or copy kernel template runs:
+ * the function of its lambda ("direct_copy", "bfloat16_copy", "neg",
+ * "silu") or its functor ("MulFunctor", "CUDAFunctor_add", "ArgMaxOps");
+ * NULL for other kernels.  Display names (lp_kname_md, lp_kname_unique)
+ * lead with it.  Caller frees. */
+char *lp_kname_op(const char *name);
+/* The base name led by the operation where there is one ("MulFunctor:
+ * at::native::vectorized_elementwise_kernel").  Caller frees. */
+char *lp_kname_label(const char *name);
 /* Its first template argument ("cutlass::Kernel2<X, ...>" -> "X"); NULL if
  * none.  Caller frees. */
 char *lp_kname_targ(const char *name);
@@ -410,6 +419,8 @@ enum {
 	LP_M_RDADD, LP_M_RDMUL, LP_M_RDFMA, LP_M_CLK,
 	LP_M_TC_FP16, LP_M_TC_BF16, LP_M_TC_TF32, LP_M_TC_FP8, LP_M_TC_INT8,
 	LP_M_TC_FP64,
+	LP_M_CTAS, LP_M_NSM,	/* CTAs of the launch, SMs of the GPU */
+	LP_M_OCC_BAR, LP_M_OCC_BLK, LP_M_OCC_REG, LP_M_OCC_SHM, LP_M_OCC_WARP,
 	LP_M_N
 };
 struct lp_mdef {
@@ -436,6 +447,7 @@ struct lp_flops {
 };
 struct lp_ncu_result {
 	const char *kernel, *device, *devname, *id, *pid;
+	const char *grid, *block;	/* "(8, 9, 1)" as ncu wrote them, or "" */
 	const char *nvtx;	/* the thread's push/pop stack, as ncu wrote it */
 	long line;
 	struct lp_launch l;
@@ -443,6 +455,8 @@ struct lp_ncu_result {
 int lp_launch_has(const struct lp_launch *l, int m);
 void lp_launch_flops(const struct lp_launch *l, struct lp_flops *f);
 int lp_launch_bytes(const struct lp_launch *l, double *bytes);	/* 1 if known */
+/* CTAs one SM holds at once (the tightest occupancy limit); 1 if known. */
+int lp_launch_ctas_per_sm(const struct lp_launch *l, double *ctas);
 /* Calls cb for each result (borrowed, valid during the call); dies on bad
  * data and on an export with no result.  Returns the number of results. */
 long lp_ncu_read(FILE *fp, const char *file,

@@ -17,6 +17,8 @@
 #define RATE(op) "smsp__sass_thread_inst_executed_op_" op \
 	"_pred_on.sum.per_cycle_elapsed"
 #define TC(p) "sm__ops_path_tensor_src_" p ".sum"
+#define LS "Launch Statistics"
+#define OCC "Occupancy"
 /* Earlier entries win when a result has several sources for one value. */
 const struct lp_mdef lp_mdefs[] = {
 	{ LP_M_TIME, NULL, "gpu__time_duration.sum", LP_DIM_TIME },
@@ -59,6 +61,22 @@ const struct lp_mdef lp_mdefs[] = {
 	{ LP_M_TC_FP8, NULL, TC("fp8"), LP_DIM_COUNT },
 	{ LP_M_TC_INT8, NULL, TC("int8"), LP_DIM_COUNT },
 	{ LP_M_TC_FP64, NULL, TC("fp64"), LP_DIM_COUNT },
+	/* the launch's shape against the GPU (LaunchStats, Occupancy) */
+	{ LP_M_CTAS, NULL, "launch__grid_size", LP_DIM_COUNT },
+	{ LP_M_CTAS, LS, "Grid Size", LP_DIM_COUNT },
+	{ LP_M_NSM, NULL, "device__attribute_multiprocessor_count", LP_DIM_COUNT },
+	{ LP_M_NSM, NULL, "launch__sm_count", LP_DIM_COUNT },
+	{ LP_M_NSM, LS, "# SMs", LP_DIM_COUNT },
+	{ LP_M_OCC_BAR, NULL, "launch__occupancy_limit_barriers", LP_DIM_COUNT },
+	{ LP_M_OCC_BAR, OCC, "Block Limit Barriers", LP_DIM_COUNT },
+	{ LP_M_OCC_BLK, NULL, "launch__occupancy_limit_blocks", LP_DIM_COUNT },
+	{ LP_M_OCC_BLK, OCC, "Block Limit SM", LP_DIM_COUNT },
+	{ LP_M_OCC_REG, NULL, "launch__occupancy_limit_registers", LP_DIM_COUNT },
+	{ LP_M_OCC_REG, OCC, "Block Limit Registers", LP_DIM_COUNT },
+	{ LP_M_OCC_SHM, NULL, "launch__occupancy_limit_shared_mem", LP_DIM_COUNT },
+	{ LP_M_OCC_SHM, OCC, "Block Limit Shared Mem", LP_DIM_COUNT },
+	{ LP_M_OCC_WARP, NULL, "launch__occupancy_limit_warps", LP_DIM_COUNT },
+	{ LP_M_OCC_WARP, OCC, "Block Limit Warps", LP_DIM_COUNT },
 };
 const size_t lp_nmdefs = sizeof lp_mdefs / sizeof lp_mdefs[0];
 
@@ -116,6 +134,23 @@ lp_launch_flops(const struct lp_launch *l, struct lp_flops *f)
 	f->have_sass = rates;
 }
 
+/* CTAs that fit on one SM at once: the tightest of ncu's occupancy
+ * limits, all five needed (one missing could be the tightest). */
+int
+lp_launch_ctas_per_sm(const struct lp_launch *l, double *ctas)
+{
+	int m;
+
+	*ctas = INFINITY;
+	for (m = LP_M_OCC_BAR; m <= LP_M_OCC_WARP; m++) {
+		if (!lp_launch_has(l, m))
+			return 0;
+		if (l->v[m] < *ctas)
+			*ctas = l->v[m];
+	}
+	return 1;
+}
+
 int
 lp_launch_bytes(const struct lp_launch *l, double *bytes)
 {
@@ -141,6 +176,7 @@ struct st {
 	int state;		/* 0 header, 1 units row (wide), 2 rows */
 	int longfmt;
 	int c_id, c_kernel, c_device, c_devname, c_nvtx, c_pid;
+	int c_grid, c_block;
 	int c_section, c_metric, c_unit, c_value, c_rule;
 	unsigned char *keep;	/* wide exports: the columns read */
 	long last;		/* the line the last record began on */
@@ -174,9 +210,11 @@ set_value(struct st *s, struct lp_launch *l, size_t d, const char *val,
 		    "%s: unknown %s unit \"%s\"", lp_mdefs[d].name,
 		    lp_dim_name(lp_mdefs[d].dim), unit);
 	/* counts in base units are whole; scaled ones ("1.5 Kinst") are not
-	 * exactly, and the scaling keeps no more digits than ncu printed */
+	 * exactly, and the scaling keeps no more digits than ncu printed; a
+	 * range result averages the launch statistics of its kernels */
 	if ((why = lp_num_bad(lp_mdefs[d].dim, v * factor,
-	    lp_mdefs[d].dim == LP_DIM_COUNT && factor == 1)))
+	    lp_mdefs[d].dim == LP_DIM_COUNT && factor == 1 &&
+	    lp_mdefs[d].m < LP_M_CTAS)))
 		lp_die_at(LP_EXIT_DATA, s->file, line, col + 1, "%s: %s: \"%s\"",
 		    lp_mdefs[d].name, why, val);
 	l->v[lp_mdefs[d].m] = v * factor;
@@ -211,6 +249,8 @@ common_cols(struct st *s, const char *what)
 	s->c_pid = lp_csv_col(&s->hdr, "Process ID");
 	s->c_nvtx = lp_csv_col_prefix(&s->hdr, "thread Domain:Push/Pop_Range");
 	s->c_devname = lp_csv_col(&s->hdr, "device__attribute_display_name");
+	s->c_grid = lp_csv_col(&s->hdr, "Grid Size");
+	s->c_block = lp_csv_col(&s->hdr, "Block Size");
 }
 
 static void
@@ -241,6 +281,8 @@ wide_header(struct st *s)
 	keep(s, s->c_pid);
 	keep(s, s->c_nvtx);
 	keep(s, s->c_devname);
+	keep(s, s->c_grid);
+	keep(s, s->c_block);
 	for (d = 0; d < NDEFS; d++)
 		keep(s, s->col[d]);
 }
@@ -285,6 +327,8 @@ wide_row(struct st *s, const struct lp_csv_rec *r)
 	res.kernel = r->f[s->c_kernel];
 	res.device = opt_field(r, s->c_device);
 	res.devname = opt_field(r, s->c_devname);
+	res.grid = opt_field(r, s->c_grid);
+	res.block = opt_field(r, s->c_block);
 	res.nvtx = opt_field(r, s->c_nvtx);
 	res.id = opt_field(r, s->c_id);
 	if (*res.id) {
@@ -308,6 +352,8 @@ cur_free(struct st *s)
 	free((char *)s->cur.nvtx);
 	free((char *)s->cur.id);
 	free((char *)s->cur.pid);
+	free((char *)s->cur.grid);
+	free((char *)s->cur.block);
 	memset(&s->cur, 0, sizeof s->cur);
 	s->have_cur = 0;
 }
@@ -367,6 +413,8 @@ long_row(struct st *s, const struct lp_csv_rec *r)
 		s->cur.device = lp_xstrdup(opt_field(r, s->c_device));
 		s->cur.nvtx = lp_xstrdup(opt_field(r, s->c_nvtx));
 		s->cur.pid = lp_xstrdup(opt_field(r, s->c_pid));
+		s->cur.grid = lp_xstrdup(opt_field(r, s->c_grid));
+		s->cur.block = lp_xstrdup(opt_field(r, s->c_block));
 		s->cur.devname = "";
 		s->cur.line = r->line;
 		s->have_cur = 1;

@@ -151,7 +151,7 @@ static const struct unit count_prefix[] = {
 
 static const char *const count_nouns[] = {
 	"inst", "cycle", "warp", "thread", "block", "sector", "request",
-	"wavefront", "byte", NULL
+	"wavefront", "byte", "SM", NULL
 };
 
 static int

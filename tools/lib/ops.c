@@ -2,7 +2,8 @@
  * Operator classes (conf/operators.yaml): a kernel belongs to the first
  * class whose pattern matches its base name, or, for a wrapper such as
  * cutlass::device_kernel<...>, the base name of its first template
- * argument.  A class marked "comm: true" is communication (NCCL): the
+ * argument, or its operation (PyTorch's elementwise templates).  A class
+ * marked "comm: true" is communication (NCCL): the
  * multi-process tables split kernel time on it and ncu leaves it out.
  */
 #include <regex.h>
@@ -80,16 +81,21 @@ base_for(const struct lp_ops *o, const char *kernel)
 	return b;
 }
 
+/* A PyTorch elementwise template's base name says "elementwise", not
+ * what it does: its operation (lp_kname_op: "direct_copy", "bfloat16_copy",
+ * "silu") is matched too, so a copy or a cast is not an activation. */
 size_t
 lp_ops_class(const struct lp_ops *o, const char *kernel)
 {
-	char *b = base_for(o, kernel);
+	char *b = base_for(o, kernel), *op = lp_kname_op(kernel);
 	size_t j;
 
 	for (j = 0; j < o->n; j++)
-		if (!regexec(&o->re[j], b, 0, NULL, 0))
+		if (!regexec(&o->re[j], b, 0, NULL, 0) ||
+		    (op && !regexec(&o->re[j], op, 0, NULL, 0)))
 			break;
 	free(b);
+	free(op);
 	return j;
 }
 
