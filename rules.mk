@@ -113,6 +113,10 @@ endif
 # is rewritten only when its value changes (make -q stays true).
 $(foreach v,$(LP_VARS),$(eval LP_$(v) := $$(if $$(call lp_cmdline,$(v)),$$(value $(v)),$$(if \
 	$$(wildcard $(R)/vars/$(v)),$$(file <$(R)/vars/$(v))))))
+# IMPORT is a list of paths: its blanks and line breaks only separate them.
+# Recorded normalised, so that a make restarted with the value passed on
+# (import.mk re-made), which drops a trailing blank, finds it unchanged.
+LP_IMPORT := $(strip $(subst $(nl),$(space),$(LP_IMPORT)))
 
 $(foreach v,MODEL MODE TOPN NCU_PRESET STAGE,$(if $(call lp_unsafe_word,LP_$(v),),\
 	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
