@@ -217,6 +217,16 @@ test_expect_success 'lp-regsplit: two regions, one file name: each gets its own'
 	json_ok d/a_b-3.json | sort -u >paths && echo "decode_all > a_b" >expect && test_cmp expect paths
 '
 
+# ncu/regions/ holds ncu's own exports beside the regions' files: d0.csv
+# (the depth-0 export) and imp1.csv (an imported one).
+test_expect_success 'lp-regsplit: a region named like an export beside it (d0, IMP1) does not take its file' '
+	regions "prefill=d0${sep}decode_all=IMP1${sep}decode_step=d7x" >ri.tsv &&
+	mkdir d && lp-regsplit -d d ri.tsv >index.tsv &&
+	cut -f1,3 index.tsv | grep -v "^#" >got &&
+	printf "%s\t%s\n" region csv d0 d0-2.csv IMP1 IMP1-2.csv d7x d7x.csv >expect &&
+	test_cmp expect got
+'
+
 test_expect_success 'lp-regsplit: a region ending in ">", HTML, bytes that are not UTF-8' '
 	regions "prefill=x>${sep}decode_all=<img src=x onerror=alert(1)>$(printf "\377")${sep}decode_step=.." >ri.tsv &&
 	mkdir d && lp-regsplit -d d ri.tsv >index.tsv &&

@@ -44,8 +44,29 @@ leaf_of(const char *p)
  * A file name for each region: letters, digits, '-', '_' and '.' kept,
  * anything else '_', no leading dot (no hidden file, no "." or ".."), at
  * most 64 bytes; where two regions would get one name (case aside, for
- * the file systems that ignore it) the later gets "-2", "-3", ...
+ * the file systems that ignore it) the later gets "-2", "-3", ..., and
+ * so does a region named like one of ncu's exports beside it (d0, imp1).
  */
+/* The folder also holds ncu's exports, dN.csv (a depth) and impN.csv (an
+ * import): a region may not take their names. */
+static int
+reserved(const char *name)
+{
+	const char *s = name;
+
+	if (!strncasecmp(s, "imp", 3))
+		s += 3;
+	else if (*s == 'd' || *s == 'D')
+		s++;
+	else
+		return 0;
+	if (!*s)
+		return 0;
+	while (*s >= '0' && *s <= '9')
+		s++;
+	return !*s;
+}
+
 static char *
 file_name(const char *region, char **taken, size_t ntaken)
 {
@@ -67,7 +88,7 @@ file_name(const char *region, char **taken, size_t ntaken)
 		for (i = 0; i < ntaken && strcasecmp(taken[i], lp_sb_str(&u));
 		    i++)
 			;
-		if (i == ntaken)
+		if (i == ntaken && !reserved(lp_sb_str(&u)))
 			break;
 	}
 	lp_sb_free(&b);
