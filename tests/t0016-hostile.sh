@@ -19,33 +19,7 @@ R=$S2/b					# the run made by the setup below
 
 # ---- edits: each a filter, the real file in, the hostile one out ----
 
-# csvset LINE COLUMN VALUE: one field of a CSV export, its column found by
-# name in the header (line 1); that record is written back with every
-# field quoted, as ncu writes them.
-cat >"$TRASH/csvset.awk" <<\EOF
-NR == 1 { n = csv($0, f); for (i = 1; i <= n; i++) if (f[i] == name) c = i
-	if (!c) { print "csvset: no column " name >"/dev/stderr"; exit 1 } }
-NR == ln { n = csv($0, f); f[c] = val; s = ""
-	for (i = 1; i <= n; i++) { v = f[i]; gsub(/"/, "\"\"", v); s = s (i > 1 ? "," : "") "\"" v "\"" }
-	print s; next }
-{ print }
-EOF
-csvset() {
-	awk -v ln="$1" -v name="$2" -v val="$3" -f "$ROOT/tests/csv.awk" -f "$TRASH/csvset.awk"
-}
-
-# tsvset LINE COLUMN VALUE: the same for an lp table (header: the first
-# line that is not a "#" comment).
-cat >"$TRASH/tsvset.awk" <<\EOF
-!h && /^#/ { print; next }
-!h { h = 1; for (i = 1; i <= NF; i++) if ($i == name) c = i
-	if (!c) { print "tsvset: no column " name >"/dev/stderr"; exit 1 } }
-NR == ln { $c = val }
-{ print }
-EOF
-tsvset() {
-	awk -F"\t" -v OFS="\t" -v ln="$1" -v name="$2" -v val="$3" -f "$TRASH/tsvset.awk"
-}
+# csvset and tsvset (one field of an export or a table changed): tests/lib.sh
 
 # The billion laughs: nine anchors of nine aliases each, 9^9 strings once
 # expanded, in nine lines.  bomb appends them to a YAML mapping; jsonbomb

@@ -41,31 +41,7 @@ cut_at() {
 	head -c $(($(wc -c <"$1") * $2)) "$1"
 }
 
-# csvset LINE COLUMN VALUE: one field of a CSV export changed, its column
-# found by name in the header (line 1), every field of that record quoted
-cat >"$TRASH/csvset.awk" <<\EOF
-NR == 1 { n = csv($0, f); for (i = 1; i <= n; i++) if (f[i] == name) c = i
-	if (!c) { print "csvset: no column " name >"/dev/stderr"; exit 1 } }
-NR == ln { n = csv($0, f); f[c] = val; s = ""
-	for (i = 1; i <= n; i++) { v = f[i]; gsub(/"/, "\"\"", v); s = s (i > 1 ? "," : "") "\"" v "\"" }
-	print s; next }
-{ print }
-EOF
-csvset() {
-	awk -v ln="$1" -v name="$2" -v val="$3" -f "$ROOT/tests/csv.awk" -f "$TRASH/csvset.awk"
-}
-
-# tsvset LINE COLUMN VALUE: the same for an lp table
-cat >"$TRASH/tsvset.awk" <<\EOF
-!h && /^#/ { print; next }
-!h { h = 1; for (i = 1; i <= NF; i++) if ($i == name) c = i
-	if (!c) { print "tsvset: no column " name >"/dev/stderr"; exit 1 } }
-NR == ln { $c = val }
-{ print }
-EOF
-tsvset() {
-	awk -F"\t" -v OFS="\t" -v ln="$1" -v name="$2" -v val="$3" -f "$TRASH/tsvset.awk"
-}
+# csvset and tsvset: tests/lib.sh
 
 test_expect_success 'setup: make demo'"'"'s run, every table and the regions' '
 	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" RUN=b \
