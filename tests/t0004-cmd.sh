@@ -19,7 +19,7 @@ test_expect_success 'setup: resolved configs and a top-N selection' '
 test_expect_success 'nsys profile, default preset, named-domain stage' '
 	lp-nsyscmd -o "out dir/report.tmp" -- python3 "my llm.py" --tokens 32 <"$TRASH/nsys.yaml" >actual &&
 	cat >expect <<-\EOF &&
-	nsys profile --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none --capture-range=nvtx --nvtx-capture=decode_all@LLM --capture-range-end=stop --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --force-overwrite=true '"'"'--output=out dir/report.tmp'"'"' -- python3 '"'"'my llm.py'"'"' --tokens 32
+	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --capture-range=nvtx --nvtx-capture=decode_all@LLM --capture-range-end=stop --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --force-overwrite=true '"'"'--output=out dir/report.tmp'"'"' -- python3 '"'"'my llm.py'"'"' --tokens 32
 	EOF
 	test_cmp expect actual
 '
@@ -59,7 +59,7 @@ test_expect_success '-0 prints the same words NUL-ended' '
 test_expect_success 'default-domain stage: nsys cannot gate on it, says so, captures all' '
 	lp-nsyscmd -o r -- python3 x.py <"$TRASH/nsys-torch.yaml" >actual 2>err &&
 	cat >expect <<-\EOF &&
-	nsys profile --trace=cuda,nvtx,osrt --sample=none --cpuctxsw=none --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --force-overwrite=true --output=r -- python3 x.py
+	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --force-overwrite=true --output=r -- python3 x.py
 	EOF
 	test_cmp expect actual &&
 	test_grep "lp-nsyscmd: stage decode_all: nsys cannot gate a capture on range \"LLM@decode_all\"" err
