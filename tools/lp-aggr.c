@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-aggr [-a cuda_api_sum.csv] [-g cuda_gpu_kern_sum.csv] "

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 static const char synopsis[] = "lp-confget [-0] [-d default] key [file]";
 

@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 static const char synopsis[] =
     "lp-confmerge [-S overrides] [-s key=value]... file...";

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 static const char synopsis[] =
     "lp-diff [-n N] [-r percent] before/kernels.tsv after/kernels.tsv";

@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 extern char **environ;
 

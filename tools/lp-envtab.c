@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-envtab -c config.yaml [-g gpu.tsv] -i inputs.yaml [env.json]";

@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-gpu [-c config.yaml] [-d cuda_gpu_trace.csv] [-n ncu.csv] -t gpus.yaml "

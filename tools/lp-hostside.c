@@ -20,7 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-hostside -c config.yaml [-a cuda_api_trace.csv] "

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-inputs [-i importfile] [-m model.yaml] [-w workfile]";

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-kernjoin [-d demangled.csv] [-M label] [-m metrics.tsv] [-P PID] "

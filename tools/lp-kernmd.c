@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 static const char synopsis[] = "lp-kernmd [-n N] [-w WIDTH] [file]";
 

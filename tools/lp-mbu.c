@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-mbu -g gpu.tsv -i inputs.yaml -s stages.tsv [-t steps.tsv]";

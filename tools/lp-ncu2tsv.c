@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] = "lp-ncu2tsv [-r range] [file ...]";
 

@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-ncucmd [-0R] [-a metrics.avail] [-d | -x] [-k topn.tsv] [-o base] "

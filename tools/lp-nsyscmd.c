@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-nsyscmd [-0] [-r | -s] [-o base] [-- workload-or-report...]";

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-overlap -o operators.yaml [-x | cuda_gpu_trace.csv]";

@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-procs [-D device] [-g nvtx_gpu_proj_trace.csv] [-t cuda_gpu_trace.csv] "

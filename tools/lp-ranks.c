@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-ranks -c config.yaml -o operators.yaml [-k nvtx_kern_sum.csv] "

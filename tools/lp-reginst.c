@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-reginst -c config.yaml [-p nvtx_gpu_proj_trace.csv] [-w ratio] -l exports.list";

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-regions -c config.yaml [-k nvtx_kern_sum.csv] [-p nvtx_gpu_proj_trace.csv] "

@@ -10,7 +10,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 static const char synopsis[] =
     "lp-regsplit -d dir [-p prefix] [region_instances.tsv]";

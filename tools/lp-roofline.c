@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-roofline -g gpu.tsv [-i inputs.yaml] [-m metrics.tsv] [-n N] "

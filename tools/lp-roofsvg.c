@@ -9,7 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] = "lp-roofsvg -g gpu.tsv [roofline.tsv]";
 

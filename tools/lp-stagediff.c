@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] = "lp-stagediff [-r percent] stages.tsv steps.tsv "
     "mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml stages.tsv steps.tsv "

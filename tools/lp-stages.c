@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-stages -c config.yaml [-L] [-k nvtx_kern_sum.csv] [nvtx_sum.csv]";

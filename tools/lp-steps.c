@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-steps -c config.yaml [-i inputs.yaml] [-w ratio] [nvtx_pushpop_trace.csv]";

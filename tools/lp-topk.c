@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-topk [-n N] [-o operators.yaml] [-r roofline.tsv] [kernels.tsv]";

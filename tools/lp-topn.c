@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-topn [-f tsv|regex|names] [-n N] [-P PID] [-p PCT] [-r RANGE] "

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 static const char synopsis[] = "lp-verdict [-n N] compare_stages.tsv compare.tsv";
 

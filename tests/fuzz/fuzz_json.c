@@ -10,6 +10,8 @@
 
 #include <json-c/json.h>
 
+#include "util.h"
+#include "esc.h"
 #include "fuzz.h"
 
 static void

@@ -1,5 +1,8 @@
 /* The ncu reader (ncuin.c), wide (--page raw) and long (--page details)
  * exports alike: every result's FLOPs, bytes and NVTX stack. */
+#include "util.h"
+#include "prec.h"
+#include "nsight.h"
 #include "fuzz.h"
 
 static double sink;

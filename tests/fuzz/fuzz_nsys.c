@@ -2,6 +2,7 @@
  * (rep.c) as lp-stages, lp-steps and lp-regions read them. */
 #include <string.h>
 
+#include "nsight.h"
 #include "fuzz.h"
 
 static void

@@ -9,6 +9,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "util.h"
+#include "esc.h"
 #include "fuzz.h"
 
 static void

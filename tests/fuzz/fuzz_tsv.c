@@ -1,4 +1,5 @@
 /* lp's own tables (tsv.c): provenance lines, header, rows, numbers. */
+#include "table.h"
 #include "fuzz.h"
 
 static double sink;

@@ -1,4 +1,6 @@
 /* YAML configs (yml.c): loaded, looked into, merged and written back. */
+#include "util.h"
+#include "table.h"
 #include "fuzz.h"
 
 static char *buf;

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 enum { MAX_DEPTH = 64 };
 
