@@ -1,10 +1,10 @@
 /*
  * run.h: the run's layer: its config read typed (cfg.c), operator classes
  * (ops.c), ncu selections (sel.c), stage tables (stagetab.c), model
- * (model.c), GPU peaks (gpu.c) and regions (region.c, regdata.c).  The
- * top layer: depends on any header below (util.h, esc.h, prec.h, table.h,
- * nsight.h); the types of those used here by pointer only are declared,
- * not included.
+ * (model.c), GPU peaks (gpu.c), regions (region.c, regdata.c) and the
+ * inputs of the utilisation tables (perf.c).  The top layer: depends on
+ * any header below (util.h, esc.h, prec.h, table.h, nsight.h); the types
+ * of those used here by pointer only are declared, not included.
  */
 #ifndef LP_RUN_H
 #define LP_RUN_H
@@ -112,6 +112,24 @@ void lp_peaks_read(struct lp_peaks *p, const char *path);
 void lp_peaks_free(struct lp_peaks *p);
 /* Peak FLOP/s of one precision (an LP_FP_* index); 0 if unknown. */
 double lp_peak_of(const struct lp_peaks *p, int fp);
+
+/* perf.c: what the utilisation tables (lp-mfu, lp-mbu) divide, read from
+ * the options they share: -g gpu.tsv -i inputs.yaml -s stages.tsv
+ * [-t steps.tsv]. */
+struct lp_perf {
+	const char *gpath, *ipath, *spath, *tpath;	/* tpath may be NULL */
+	struct lp_ynode *inputs;
+	struct lp_model m;
+	struct lp_peaks pk;
+	struct lp_stagerow *rows;
+	size_t n;
+};
+/* getopt(3) of those options; -h prints the synopsis and exits 0. */
+void lp_perf_opts(struct lp_perf *p, int argc, char **argv,
+    const char *synopsis);
+/* The model of inputs.yaml, the peaks, the stage rows; dies on bad data. */
+void lp_perf_load(struct lp_perf *p);
+void lp_perf_free(struct lp_perf *p);
 
 /* region.c: NVTX regions to profile as a whole: the stages (with their
  * optional "parent:") plus the list at key, each with its depth. */
