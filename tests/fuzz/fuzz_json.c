@@ -10,9 +10,9 @@
 
 #include <json-c/json.h>
 
+#include "fuzz.h"
 #include "util.h"
 #include "esc.h"
-#include "fuzz.h"
 
 static void
 fail(const char *why, const char *doc)

@@ -12,9 +12,9 @@
 #include <cmark-gfm.h>
 #include <cmark-gfm-core-extensions.h>
 
+#include "fuzz.h"
 #include "util.h"
 #include "esc.h"
-#include "fuzz.h"
 
 /* What lp_md_code promises to show: the name, cleaned as md.c says. */
 static void

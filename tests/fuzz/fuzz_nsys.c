@@ -2,8 +2,8 @@
  * (rep.c) as lp-stages, lp-steps and lp-regions read them. */
 #include <string.h>
 
-#include "nsight.h"
 #include "fuzz.h"
+#include "nsight.h"
 
 static void
 ksum(FILE *fp)

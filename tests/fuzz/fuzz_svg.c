@@ -9,9 +9,9 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "fuzz.h"
 #include "util.h"
 #include "esc.h"
-#include "fuzz.h"
 
 static void
 clean(struct lp_sb *b, const char *s)
