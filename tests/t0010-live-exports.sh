@@ -23,7 +23,7 @@ test_expect_success 'tinyllm (named domain): import, every selected kernel joine
 	lpmake RUN=tl "IMPORT=$(echo "$TL"/tinyllm_*.csv)" MODEL=tinyllm stakeholder_summary.md topn.tsv >out 2>err &&
 	test_grep "^# match: 10 of 10 ncu kernels matched (mangled 10, exact 0, normalised 0); 0 unmatched$" "$S2/tl/kernels.tsv" &&
 	test_grep "^# range: LLM:decode_all$" "$S2/tl/kernels.tsv" &&
-	sed 1d "$S2/tl/topn.tsv" | cut -f2 | sort >selected &&
+	grep -v "^#" "$S2/tl/topn.tsv" | sed 1d | cut -f2 | sort >selected &&
 	sed 1d "$S2/tl/ncu/metrics.tsv" | cut -f1 | sort >profiled &&
 	test_cmp selected profiled &&
 	sed "/^#/d" "$S2/tl/kernels.tsv" | awk -F "\t" "NR > 1 && \$16 == \"mangled\" { print \$2 }" >shown &&
@@ -46,8 +46,8 @@ test_expect_success 'tinyllm: the command builders give back the commands run on
 	lpmake RUN=tl2 WORK=bin/tinyllm MODEL=tinyllm "$S2/tl2/nsys/config.yaml" "$S2/tl2/ncu/config.yaml" >/dev/null &&
 	lp-nsyscmd -o /tmp/lpruns/tiny/nsys/report.tmp -- bin/tinyllm <"$S2/tl2/nsys/config.yaml" >nsys.cmd &&
 	test_cmp "$TL/nsys_profile.cmd" nsys.cmd &&
-	lp-ncucmd -k "$S2/tl/topn.tsv" -o /tmp/lpruns/tiny/ncu/report.tmp -- bin/tinyllm <"$S2/tl2/ncu/config.yaml" |
-		no_tensor >ncu.cmd &&
+	lp-ncucmd -k "$S2/tl/topn.tsv" -o /tmp/lpruns/tiny/ncu/report.tmp -- bin/tinyllm <"$S2/tl2/ncu/config.yaml" >lp.out &&
+		<lp.out no_tensor >ncu.cmd &&
 	test_cmp "$TL/ncu_profile.cmd" ncu.cmd &&
 	lp-ncucmd -x -- /tmp/lpruns/tiny/ncu/report.ncu-rep <"$S2/tl2/ncu/config.yaml" >export.cmd &&
 	test_cmp "$TL/ncu_export.cmd" export.cmd

@@ -116,6 +116,7 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &kname);
 	lp_tsv_open(&t, fp, kname);
+	lp_tab_expect(&t, "lp-kernjoin");
 	ct = lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
 	cl = lp_csv_col(&t.hdr, "ncu_launches");
 	while (lp_tsv_next(&t)) {

@@ -65,6 +65,7 @@ main(int argc, char **argv)
 
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-kernjoin");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
 	ct = lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
 	cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");

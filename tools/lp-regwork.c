@@ -44,6 +44,7 @@ read_split(const char *kpath, const char *opath, const char *spath)
 	lp_ops_load(&ops, opath);
 	sp = lp_tab_open(&st, spath, "lp-stages, make RUN=... stages.tsv");
 	fp = lp_tab_open(&t, kpath, "lp-kernjoin, make RUN=... kernels.tsv");
+	lp_tab_expect(&t, "lp-kernjoin");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
 	cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");
 	ct = lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
