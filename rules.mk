@@ -28,6 +28,7 @@
 # overrides) and tools/mk/imports.mk (live or IMPORT, what each imported file
 # is, which nsys reports the run has).  Recipe helpers are at the end.
 
+# The artifacts that can be asked for by name: make RUN=abc NAME.
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostside.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv
@@ -36,7 +37,7 @@ LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv ke
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare.md
 LP_BIN := $(B)
-include tools/mk/settings.mk tools/mk/imports.mk
+include tools/mk/settings.mk tools/mk/imports.mk	# in this order
 
 .PHONY: run clean-run
 ifneq ($(strip $(value RUN)),)
