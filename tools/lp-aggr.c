@@ -266,6 +266,7 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &kname);
 	lp_tsv_open(&t, fp, kname);
+	lp_tab_expect(&t, "lp-kernjoin");
 	load_stage(&t, kname, &st);
 	emit_meta(gpath, apath, mpath, kname);
 	emit_capture(gpath);

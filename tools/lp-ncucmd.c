@@ -69,6 +69,7 @@ read_sel(struct sel *s, const char *path)
 	int ck;
 
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-topn");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-topn output");
 	while (lp_tsv_next(&t)) {
 		const char *k = lp_tsv_get(&t, ck);

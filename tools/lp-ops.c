@@ -173,6 +173,7 @@ main(int argc, char **argv)
 	cl = new_classes(&ops, &ncl);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-kernjoin");
 	total = sum_kernels(&t, name, &ops, cl);
 	sort_by_time(cl, ncl);
 	emit_meta(&t, name, opath);

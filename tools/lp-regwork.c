@@ -119,6 +119,7 @@ load_split(const char *kpath, const char *opath, const char *spath)
 	lp_ops_load(&ops, opath);
 	sp = lp_tab_open(&st, spath, "lp-stages, make RUN=... stages.tsv");
 	fp = lp_tab_open(&t, kpath, "lp-kernjoin, make RUN=... kernels.tsv");
+	lp_tab_expect(&t, "lp-kernjoin");
 	kernel_columns(&t, &kc);
 	stage_copy = stage_of_range(&st, lp_tsv_comment(&t, "range"), &inst);
 	if (stage_copy) {

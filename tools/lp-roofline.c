@@ -136,6 +136,7 @@ read_shapes(const char *path, struct shapes *sh)
 	size_t i;
 
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-ncu2tsv");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-ncu2tsv output");
 	cl = lp_csv_need(&t.hdr, "launches", "lp-ncu2tsv output");
 	lp_csv_need(&t.hdr, "gpu_time_ns", "lp-ncu2tsv output");
@@ -644,6 +645,7 @@ main(int argc, char **argv)
 	lp_peaks_read(&pk, gpath);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-kernjoin");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
 	lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
 	cnk = lp_csv_col(&t.hdr, "ncu_kernel");

@@ -230,6 +230,7 @@ main(int argc, char **argv)
 		lp_ops_load(&ops, opath);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-kernjoin");
 	n = load_kernels(&t, name, top, &ks, &sum);
 	if (rpath)
 		load_classes(rpath, ks, n);
