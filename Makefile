@@ -43,7 +43,9 @@ LDLIBS := -lcsv -lyaml -lm
 
 TOOLS := $(sort $(patsubst tools/%.c,%,$(wildcard tools/lp-*.c)))
 BINS := $(TOOLS:%=$(B)/%)
-LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(wildcard tools/lib/*.c))
+# fuzztrack.c is the fuzz build's alone (make fuzz), never in liblp.a.
+LIBSRC := $(filter-out tools/lib/fuzztrack.c,$(wildcard tools/lib/*.c))
+LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(LIBSRC))
 UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 
 .PHONY: all deps check check-gpu bench bench-ranks demo install uninstall clean
@@ -79,7 +81,8 @@ $(shell mkdir -p $(B))
 $(file >$(B)/.flags,$(LP_FLAGS_NOW))
 endif
 
-# The shared library: one family of functions a file (tools/lib/lp.h).
+# The shared library: one family of functions a file, one header a layer
+# (tools/lib/util.h, esc.h, prec.h, table.h, nsight.h, run.h).
 $(B)/obj/lib/%.o: tools/lib/%.c $(B)/.flags | $(B)/.deps-ok
 	$(Q)mkdir -p $(@D)
 	$(call LP_SAY,CC      $<)
@@ -137,7 +140,7 @@ bin/fuzz/fuzz_svg: FUZZ_PARSER := -I/usr/include/libxml2 -lxml2
 bin/fuzz/fuzz_json: FUZZ_PARSER := -ljson-c
 bin/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(wildcard tools/lib/*.[ch]) | bin/.deps-ok
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(wildcard tools/lib/*.c) -lcsv -lyaml -lm $(FUZZ_PARSER)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIBSRC) tools/lib/fuzztrack.c -lcsv -lyaml -lm $(FUZZ_PARSER)
 .PHONY: fuzz fuzz-smoke
 fuzz fuzz-smoke: bin/fuzz/fuzz_nsys bin/fuzz/fuzz_ncu bin/fuzz/fuzz_tsv bin/fuzz/fuzz_yaml \
 	bin/fuzz/fuzz_md bin/fuzz/fuzz_svg bin/fuzz/fuzz_json

@@ -14,53 +14,21 @@
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
 #   aggregates.tsv stages.tsv steps.tsv hostside.tsv procs.tsv ranks.tsv
-#   overlap.tsv mfu.tsv
-#   mbu.tsv roofline.tsv
+#   overlap.tsv mfu.tsv mbu.tsv roofline.tsv
 #   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   stakeholder_summary.md (lp-summary renders the tables)
 #   on request: ncu/regions/* regions.tsv region_work.tsv
 #   region_instances.tsv regions.md (make RUN=x regions.md), and
 #   compare.tsv compare_stages.tsv compare_verdict.tsv compare.md (make RUN=x
 #   BASE=y compare.md), and the CI gate (make RUN=x BASE=y check-regression)
+#
+# The rules follow in that order, one comment each saying why.  What make
+# decides before them lives in two included files: tools/mk/settings.mk
+# (RUN, the run lock, the settings and their records in vars/, presets,
+# overrides) and tools/mk/imports.mk (live or IMPORT, what each imported file
+# is, which nsys reports the run has).  Recipe helpers are at the end.
 
-empty :=
-space := $(empty) $(empty)
-comma := ,
-define nl
-
-
-endef
-lp_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H \
-	I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
-# Empty when $(1), a variable's name, holds only letters, digits, '.', '_'
-# and '-' (and the characters $(2)) besides blanks.  Works on the raw value,
-# so "$(...)" in it is never expanded.  lp_unsafe_word: and no blank.
-define lp_unsafe
-$(strip $(eval lp__left := $$(value $(1)))$(foreach c,$(lp_chars) $(2),$(eval lp__left := $$(subst $(c),,$$(lp__left))))$(lp__left))
-endef
-lp_unsafe_word = $(or $(call lp_unsafe,$(1),$(2)),$(if $(word 2,x$(value $(1))x),blank))
-
-# What is typed on the command line is data: make never expands it and it
-# is never exported into a recipe's environment (make would expand it there,
-# running any "$(shell ...)" it holds).  Each is read raw, with $(value).
-LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE
-unexport RUN LP_STAGE2_DIR $(LP_VARS)
-lp_cmdline = $(filter command line,$(origin $(1)))
-# Non-empty when the strings $(1) and $(2) differ.
-lp_ne = $(if $(and $(findstring x$(1)y,x$(2)y),$(findstring x$(2)y,x$(1)y)),,1)
-
-ifneq ($(call lp_cmdline,LP_STAGE2_DIR),)
-$(if $(call lp_unsafe_word,LP_STAGE2_DIR,/ + : @),\
-	$(error LP_STAGE2_DIR="$(value LP_STAGE2_DIR)": use a path of letters, digits and . _ - / + : @))
-endif
-
-# The runner config is read here with awk for the two keys make itself needs
-# before any tool is built; lp-confget reads everything else.
-lp_conf2 = $(shell awk -v s='$(1):' -v k='$(2):' '/^[^ \#]/{a=($$1==s);next} a&&$$1==k{print $$2;exit}' conf/runner/stage2.yaml 2>/dev/null)
-LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
-LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
-
-RUN ?=
+# The artifacts that can be asked for by name: make RUN=abc NAME.
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostside.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv
@@ -68,229 +36,17 @@ LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv ke
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare.md
-LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run check-regression,$(MAKECMDGOALS)) \
-	$(filter $(LP_STAGE2_DIR)/%,$(MAKECMDGOALS))
+LP_BIN := $(B)
+include tools/mk/settings.mk tools/mk/imports.mk	# in this order
 
 .PHONY: run clean-run
-
-ifneq ($(strip $(LP_RUN_GOALS)),)
-ifeq ($(strip $(value RUN)),)
-$(error RUN is required, as in: make RUN=abc stakeholder_summary.md)
-endif
-endif
-
-# A run's name (RUN, BASE): letters, digits, '.', '_' and '-', not starting
-# with '.' or '-' (so never "..", "." or an option).  $(1) is the variable.
-lp_badname = $(or $(call lp_unsafe_word,$(1),),$(filter .% -%,$(value $(1))))
-
 ifneq ($(strip $(value RUN)),)
-ifneq ($(call lp_badname,RUN),)
-$(error RUN="$(value RUN)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')
-endif
-R := $(LP_STAGE2_DIR)/$(RUN)
-
-# One make of a run at a time: a second make of the same RUN waits here,
-# before it reads or writes anything of the run, until the first has
-# finished.  The lock (flock, util-linux) on $(LP_STAGE2_DIR)/.lock/RUN is
-# held by a process that lives as long as this make (and up to 0.1 s
-# more, which a make started right after waits out quietly), so a killed make
-# releases it too.  A make that re-executes itself, or one that this make
-# starts (make RUN=demo demo), holds it already.
-LP_LOCK_FILE := $(abspath $(LP_STAGE2_DIR)/.lock/$(RUN))
-ifeq ($(origin MAKE_RESTARTS)$(filter $(LP_LOCK_FILE),$(value LP_LOCK_HELD)),undefined)
-export LP_LOCK_HELD := $(LP_LOCK_FILE)
-LP_LOCK := $(shell command -v flock >/dev/null || { echo "no flock"; exit 0; }; \
-	mkdir -p $(LP_STAGE2_DIR)/.lock && exec 9>>$(LP_STAGE2_DIR)/.lock/$(RUN) || exit 0; \
-	flock -n 9 || flock -w 1 9 || { echo "lp: run $(RUN) is being made by another make; waiting for it to finish" >&2; flock 9; } && \
-	{ tail --pid=$$PPID -s 0.1 -f /dev/null </dev/null >/dev/null 2>&1 & } && echo locked)
-ifneq ($(LP_LOCK),locked)
-$(error lp: cannot lock run $(RUN) ($(LP_STAGE2_DIR)/.lock/$(RUN)): $(or $(LP_LOCK),see above)$(if $(filter no flock,$(LP_LOCK)), (flock is in util-linux)))
-endif
-endif
-
-# Settings given on the command line are recorded in $(R)/vars/NAME, so a
-# later "make RUN=..." without them re-uses them; NAME= clears one.  A value
-# is checked before it is recorded, so a refused one is never kept.  A file
-# is rewritten only when its value changes (make -q stays true).
-$(foreach v,$(LP_VARS),$(eval LP_$(v) := $$(if $$(call lp_cmdline,$(v)),$$(value $(v)),$$(if \
-	$$(wildcard $(R)/vars/$(v)),$$(file <$(R)/vars/$(v))))))
-# IMPORT is a list of paths: its blanks and line breaks only separate them.
-# Recorded normalised, so that a make restarted with the value passed on
-# (import.mk re-made), which drops a trailing blank, finds it unchanged.
-LP_IMPORT := $(strip $(subst $(nl),$(space),$(LP_IMPORT)))
-
-$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE,$(if $(call lp_unsafe_word,LP_$(v),),\
-	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
-$(if $(findstring $(nl),$(LP_WORK)),$(error WORK holds a line break: give the workload as one command line))
-# IMPORT's paths go into recipes: the block below reads what each file is;
-# here only its characters are checked, so that a refused one is not kept.
-lp__imp := $(subst $(comma),,$(subst $(space),,$(strip $(LP_IMPORT))))
-$(if $(call lp_unsafe,lp__imp,/ + @ = : ~),\
-	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))
-$(if $(LP_BASE),$(if $(call lp_badname,LP_BASE),\
-	$(error BASE="$(LP_BASE)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')))
-$(if $(filter $(RUN),$(LP_BASE)),\
-	$(error BASE=$(LP_BASE) is this run: compare with another run (BASE= clears it)))
-LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
-ifeq ($(filter deep light,$(LP_MODE_NOW)),)
-$(error MODE="$(LP_MODE_NOW)": use deep or light)
-endif
-lp__nondigit := $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst \
-	7,,$(subst 8,,$(subst 9,,$(LP_TOPN)))))))))))
-$(if $(LP_TOPN),$(if $(or $(lp__nondigit),$(filter 0%,$(LP_TOPN))),\
-	$(error TOPN="$(LP_TOPN)": use a whole number from 1)))
-
-# SET is KEY=VALUE words; a value in double quotes keeps its blanks (one
-# space each), \" and \\ in it being a quote and a backslash.  lp_split
-# makes one word of each KEY=VALUE: inside quotes a blank becomes @s, and
-# @, \\ and \" are @a, @b and @q, until lp_unsplit puts them back.
-lp_split = $(strip $(eval lp__in :=)$(eval lp__out :=)$(foreach w,$(subst \",@q,$(subst \\,@b,$(subst @,@a,$(1)))),\
-	$(eval lp__out := $$(lp__out)$$(if $$(lp__in),@s,$$(space))$$(w))$(if $(call lp__odd,$(w)),\
-	$(eval lp__in := $$(if $$(lp__in),,1))))$(if $(lp__in),$(error SET: a quote is not closed (a value with blanks is KEY="a b"; SET= clears a recorded SET)))$(lp__out))
-lp__odd = $(subst "",,$(subst $(space),,$(filter ",$(subst ",$(space)"$(space),$(1)))))
-lp_unsplit = $(subst @a,@,$(subst @s,$(space),$(subst @b,\\,$(subst @q,\",$(1)))))
-LP_SET_WORDS := $(call lp_split,$(LP_SET))
-$(foreach w,$(LP_SET_WORDS),$(if $(filter =%,$(w)),$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE))\
-	$(eval lp__key := $$(firstword $$(subst =,$$(space),$$(w))))$(if $(and $(findstring =,$(w)),\
-	$(if $(call lp_unsafe_word,lp__key,),,1)),,$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE)))
-
-# Only now, every value checked: the record.  $(file <) drops the last
-# line break, and $(file >) adds one only where the text lacks it, so a
-# value ending in one (SET=$'a=1\n') is written with one more.
-lp_write = $(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
-	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))
-$(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
-
-# Presets: the runner, one nsys preset, the ncu preset of the mode (or
-# NCU_PRESET) and the model.  The GPU table and the operator classes are
-# read only by the filters that need them (lp-gpu, lp-ops).
-LP_RUNNER := conf/runner/stage2.yaml
-LP_NSYS_PRESET := conf/profiling/nsys/nsys.default.yaml
-ifeq ($(LP_NCU_PRESET),regions)
-$(error NCU_PRESET=regions: NCU_PRESET picks the kernel step's preset (default, light, high); the regions preset is the one make RUN=$(RUN) regions.md uses, changed with SET='ncu_regions.KEY=VALUE' (NCU_PRESET= clears the setting))
-endif
-LP_NCU_PRESET := conf/profiling/ncu/ncu.$(or $(LP_NCU_PRESET),$(if $(filter light,$(LP_MODE_NOW)),light,default)).yaml
-LP_MODEL_FILE := $(if $(LP_MODEL),conf/model/$(LP_MODEL).yaml)
-$(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f) does not exist)))
-
-# Overrides, split by the tool they concern so that an ncu setting never
-# re-runs nsys.  Each list is one KEY=VALUE a line (lp-confmerge -S), a
-# quoted value with its blanks.
-LP_OVR_ALL := $(if $(LP_MODE),run.mode=$(LP_MODE)) \
-	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN)) \
-	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS)
-LP_OVR_NSYS := $(filter nsys_cli.% stages.% run.stage=%,$(LP_OVR_ALL))
-LP_OVR_NCU := $(filter ncu_cli.% stages.% run.%,$(LP_OVR_ALL))
-lp_put = $(call lp_write,$(R)/vars/$(1),$(call lp_unsplit,$(subst $(space),$(nl),$(strip $(2)))))
-$(call lp_put,overrides.all,$(LP_OVR_ALL))
-$(call lp_put,overrides.nsys,$(LP_OVR_NSYS))
-$(call lp_put,overrides.ncu,$(LP_OVR_NCU))
-# Which presets each config is merged from: make sees a switch to another
-# (older) preset file only through these records.
-LP_REG_PRESET := conf/profiling/ncu/ncu.regions.yaml
-LP_PRESETS_ALL := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_REG_PRESET) $(LP_MODEL_FILE)
-LP_PRESETS_REG := $(LP_RUNNER) $(LP_REG_PRESET) $(LP_MODEL_FILE)
-LP_PRESETS_NSYS := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_MODEL_FILE)
-LP_PRESETS_NCU := $(LP_RUNNER) $(LP_NCU_PRESET) $(LP_MODEL_FILE)
-$(call lp_put,presets.all,$(LP_PRESETS_ALL))
-$(call lp_put,presets.nsys,$(LP_PRESETS_NSYS))
-$(call lp_put,presets.ncu,$(LP_PRESETS_NCU))
-$(call lp_put,presets.model,$(LP_MODEL_FILE))
-$(call lp_put,presets.regions,$(LP_PRESETS_REG))
-LP_OVR_REG := $(filter ncu_regions.% stages.% run.%,$(LP_OVR_ALL))
-$(call lp_put,overrides.regions,$(LP_OVR_REG))
-# SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
-LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
-$(call lp_put,overrides.model,$(LP_OVR_MODEL))
-
-# Import instead of profiling: IMPORT='files' names nsys and ncu CSV
-# exports or .nsys-rep / .ncu-rep reports.  lp-import reads what each file
-# is from its content (never its name) and whether they belong together,
-# and writes the lists below into import.mk, which make reads back (a
-# changed IMPORT re-makes it first).  Their paths go into recipes as they
-# are, so only plain characters are taken.
-LP_IMP := $(strip $(subst $(nl),$(space),$(LP_IMPORT)))
-LP_IMP_WORDS := $(subst $(comma),,$(subst $(space),,$(LP_IMP)))
-$(if $(call lp_unsafe,LP_IMP_WORDS,/ + @ = : ~),\
-	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))
-LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
-	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum \
-	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace cuda_api_trace
-LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
-	nvtx_kern_sum nvtx_kern_sum_mangled
-$(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
-	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep))
-$(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))
-
-LP_IMP_VARS := $(LP_NSYS_REPORTS) cuda_gpu_trace_mangled REP NCUREP NCUCSV REGCSV REGREP \
-	OTHER LOADED FOR PENDING
-$(foreach v,$(LP_IMP_VARS),$(eval LP_IMP_$(v) :=))
-ifneq ($(strip $(LP_IMP)),)
-LP_LIVE :=
-LP_IMP_MK := $(R)/import.mk
-# What each file is; make reads it back before anything else is made.
-$(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP) $(B)/lp-import
-	$(Q)mkdir -p $(R)
-	$(B)/lp-import $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-include $(LP_IMP_MK)
-# Until import.mk says what this IMPORT holds, nothing else is decided.
-ifeq ($(and $(LP_IMP_LOADED),$(filter $(LP_IMP_FOR),$(LP_IMP)),$(filter $(LP_IMP),$(LP_IMP_FOR))),)
-LP_IMP_PENDING := 1
-endif
-# one row per kernel launch, with its device: either name spelling (the
-# demangled one when both are given)
-LP_IMP_cuda_gpu_trace := $(or $(LP_IMP_cuda_gpu_trace),$(LP_IMP_cuda_gpu_trace_mangled))
-LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
-ifeq ($(LP_IMP_PENDING),)
-$(if $(and $(LP_IMP_REP),$(LP_IMP_NSYSCSV)),$(error IMPORT: give a .nsys-rep or its CSV exports, not both))
-$(if $(or $(LP_IMP_REP),$(LP_IMP_cuda_gpu_kern_sum)),,$(error IMPORT: no nsys kernel summary (cuda_gpu_kern_sum) and no .nsys-rep among $(LP_IMP) (make RUN=$(RUN) import.mk says what each file is)))
-$(if $(and $(LP_IMP_NCUREP),$(LP_IMP_NCUCSV)),$(error IMPORT: give an ncu report or its CSV exports, not both))
-$(if $(word 2,$(LP_IMP_NCUREP)),$(error IMPORT: several ncu reports ($(LP_IMP_NCUREP)): export each (ncu --import R --page raw --csv) and import the CSVs))
-endif
-LP_HAVE_STATS := $(LP_IMP_REP)
-LP_HAVE_NCU := $(LP_IMP_NCUCSV)$(LP_IMP_NCUREP)
-else
-LP_LIVE := 1
-LP_HAVE_STATS := 1
-LP_HAVE_NCU := 1
-endif
-
-# The nsys reports this run has: all of them after nsys stats, else those
-# imported.  The stage's kernels come from nvtx_kern_sum (narrowed to the
-# stage's range) when there is one, else from the whole capture's summary;
-# the mangled variant, when there is one, is what joins with ncu.
-LP_NS := $(R)/nsys/report_
-# After nsys stats, the reports that may be missing (no memory operations,
-# say) are not prerequisites: lp-summary says what it lacks.
-ifneq ($(LP_HAVE_STATS),)
-LP_HAVE_REPORTS := $(LP_NSYS_NEEDED)
-else
-LP_HAVE_REPORTS := $(foreach r,$(LP_NSYS_REPORTS),$(if $(LP_IMP_$(r)),$(r)))
-endif
-LP_NSYS_CSV := $(LP_HAVE_REPORTS:%=$(LP_NS)%.csv)
-LP_PER_RANGE := $(filter nvtx_kern_sum,$(LP_HAVE_REPORTS))
-LP_KBASE := $(if $(LP_PER_RANGE),nvtx_kern_sum,cuda_gpu_kern_sum)
-LP_KSRC_DEM := $(if $(filter $(LP_KBASE)_mangled,$(LP_HAVE_REPORTS)),$(LP_NS)$(LP_KBASE).csv)
-LP_KSRC := $(LP_NS)$(LP_KBASE)$(if $(LP_KSRC_DEM),_mangled).csv
 
 # make RUN=abc kernels.md: the artifact of run abc.
 $(LP_ARTIFACTS): %: $(R)/%
 run: $(R)/stakeholder_summary.md $(R)/kernels.md $(R)/topn.tsv
 clean-run:
 	rm -rf $(R)
-
-LP_BIN := $(B)
-LP_REV = $(shell git describe --always --dirty 2>/dev/null)
-lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
-
-$(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
-	$(Q)mkdir -p $@
-
-# A step that fails takes its half-written $@.tmp with it (make removes
-# $@ itself, .DELETE_ON_ERROR): each recipe line that writes one ends with
-# LP_UNTMP, or starts with LP_TRAP where it is a list of commands.
-LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
-LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
 
 # The resolved configs: all presets for the summary; for nsys and for ncu
 # only what they read, so editing one tool's preset leaves the other alone.
@@ -711,5 +467,20 @@ else
 $(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare.md check-regression:
 	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other $(if $(filter check-regression,$@),check-regression,compare.md)" >&2; exit 1
 endif
+
+
+# ---- helpers of the recipes above ----
+
+LP_REV = $(shell git describe --always --dirty 2>/dev/null)
+lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
+
+$(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
+	$(Q)mkdir -p $@
+
+# A step that fails takes its half-written $@.tmp with it (make removes
+# $@ itself, .DELETE_ON_ERROR): each recipe line that writes one ends with
+# LP_UNTMP, or starts with LP_TRAP where it is a list of commands.
+LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
+LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
 
 endif

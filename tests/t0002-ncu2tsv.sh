@@ -13,6 +13,7 @@ BASE=$FIX/h200-live/n2_base.csv
 # durations in us, 6 decimals).
 test_expect_success 'wide export (--page raw), scaled units' '
 	lp-ncu2tsv "$RAW" >actual 2>err &&
+	test_grep "^# tool: lp-ncu2tsv\$" actual && sed -i "/^#/d" actual &&
 	test_must_be_empty err &&
 	cut -f2-11,18-20,21,22 actual >got &&
 	cat >expect <<-\EOF &&
@@ -52,6 +53,7 @@ test_expect_success 'wide export (--page raw), scaled units' '
 
 test_expect_success 'long export (--page details) of the same report' '
 	lp-ncu2tsv <"$DETAILS" >actual &&
+	test_grep "^# source: ncu CSV export <stdin>\$" actual && sed -i "/^#/d" actual &&
 	cut -f2-6,21,22 actual >got &&
 	cat >expect <<-\EOF &&
 	device	launches	gpu_time_ns	sm_throughput_pct	dram_throughput_pct	grid	block
@@ -73,8 +75,8 @@ test_expect_success 'long export (--page details) of the same report' '
 '
 
 test_expect_success 'base units with thousands separators equal scaled units' '
-	lp-ncu2tsv "$SCALED" | cut -f2-4,7,8,10,11 >scaled &&
-	lp-ncu2tsv "$BASE" | cut -f2-4,7,8,10,11 >base &&
+	lp-ncu2tsv "$SCALED" >lp.out && grep -v "^#" lp.out | cut -f2-4,7,8,10,11 >scaled &&
+	lp-ncu2tsv "$BASE" >lp.out && grep -v "^#" lp.out | cut -f2-4,7,8,10,11 >base &&
 	test_cmp scaled base &&
 	# no tensor-core counters in these exports: no total, only the
 	# CUDA-core part
@@ -84,7 +86,7 @@ test_expect_success 'base units with thousands separators equal scaled units' '
 	0	1	3680		27648		36608
 	EOF
 	test_cmp expect base &&
-	lp-ncu2tsv "$SCALED" | cut -f1 | sed 1d >names &&
+	lp-ncu2tsv "$SCALED" >lp.out && grep -v "^#" lp.out | cut -f1 | sed 1d >names &&
 	printf "_Z7rmsnormPfii\n_Z8silu_mulPfPKfi\n" >expect &&
 	test_cmp expect names
 '
@@ -99,7 +101,7 @@ test_expect_success 'n/a values are skipped in means, not read as zero' '
 	"1","k(int)","0","2.5","30","n/a"
 	"2","k(int)","0","3","60","4"
 	EOF
-	lp-ncu2tsv na.csv | cut -f3-5,8 >got &&
+	lp-ncu2tsv na.csv >lp.out && grep -v "^#" lp.out | cut -f3-5,8 >got &&
 	printf "launches\tgpu_time_ns\tsm_throughput_pct\tdram_bytes\n3\t7000\t45.00\t\n" >expect &&
 	test_cmp expect got
 '
@@ -122,7 +124,7 @@ test_expect_success 'long export of an older ncu and another GPU' '
 		echo "\"2\",$r,\"Duration\",\"msecond\",\"0.01\""
 		echo "\"2\",$r,\"SM [%]\",\"%\",\"44.90\""
 	} >old.csv &&
-	lp-ncu2tsv old.csv | cut -f1-11 >got &&
+	lp-ncu2tsv old.csv >lp.out && grep -v "^#" lp.out | cut -f1-11 >got &&
 	cat >expect <<-\EOF &&
 	kernel	device	launches	gpu_time_ns	sm_throughput_pct	dram_throughput_pct	flops	dram_bytes	device_name	flops_tensor	flops_nontensor
 	ampere_sgemm_128x64_nn		2	22350	45.00	12.00					
@@ -133,8 +135,8 @@ test_expect_success 'long export of an older ncu and another GPU' '
 
 test_expect_success 'tool messages before the CSV are skipped with a warning' '
 	{ echo "==PROF== Connected to process 42 (/usr/bin/python3)"; cat "$SCALED"; } >msg.csv &&
-	lp-ncu2tsv msg.csv >got 2>err &&
-	lp-ncu2tsv "$SCALED" >expect &&
+	lp-ncu2tsv msg.csv >got 2>err && sed -i "/^# source:/d" got &&
+	lp-ncu2tsv "$SCALED" >expect && sed -i "/^# source:/d" expect &&
 	test_cmp expect got &&
 	test_grep "msg.csv:1: skipped ncu message: ==PROF== Connected" err
 '

@@ -72,7 +72,7 @@ test_expect_success 'an ambiguous normalised name matches nothing' '
 	printf "%s\n" "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name" \
 		"60.0,600,1,600.0,600.0,600,600,0.0,a::k(int)" \
 		"40.0,400,1,400.0,400.0,400,400,0.0,b::k(int)" >ns.csv &&
-	printf "kernel\tdevice\tlaunches\tgpu_time_ns\tsm_throughput_pct\tdram_throughput_pct\nk(int)\t0\t1\t100\t50\t50\nb::k(int)\t0\t1\t90\t20\t20\n" >m.tsv &&
+	printf "# tool: lp-ncu2tsv\nkernel\tdevice\tlaunches\tgpu_time_ns\tsm_throughput_pct\tdram_throughput_pct\nk(int)\t0\t1\t100\t50\t50\nb::k(int)\t0\t1\t90\t20\t20\n" >m.tsv &&
 	lp-kernjoin -m m.tsv ns.csv >k.tsv &&
 	sed "/^#/d" k.tsv | cut -f2,11,16 >got &&
 	printf "kernel\tsm_throughput_pct\tmatch\na::k(int)\t\t-\nb::k(int)\t20.00\texact\n" >expect &&
@@ -145,7 +145,7 @@ bad 'lp-kernmd: no kernel column' 1 'lp-kernmd "$TRASH/n.tsv"' 'no column "kerne
 printf 'kernel\ttotal_ns\tcalls\nk\tlots\t1\n' >"$TRASH/x.tsv"
 bad 'lp-kernmd: a non-number' 1 'lp-kernmd "$TRASH/x.tsv"' 'x.tsv:2:2: total_ns: expected a number or "n/a ...", got "lots"'
 bad 'lp-kernjoin: metrics that are not lp-ncu2tsv output' 1 \
-	'lp-kernjoin -m "$TRASH/n.tsv" "$CAP"' 'lp-kernjoin: .*n.tsv:1: no column "kernel"'
+	'lp-kernjoin -m "$TRASH/n.tsv" "$CAP"' 'lp-kernjoin: .*n.tsv:1: not a table of lp-ncu2tsv (no "# tool:" line)'
 bad 'lp-kernjoin: the wrong nsys report' 1 \
 	'lp-kernjoin "$FIX/h200-torch-decoder/torch_cuda_api_sum.csv"' 'no column "Instances"'
 

@@ -13,7 +13,7 @@ test_expect_success 'setup: resolved configs and a top-N selection' '
 		merge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.$p.yaml" >"$TRASH/ncu-$p.yaml" || return 1
 	done &&
 	merge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" "$C/model/torch-decoder.yaml" >"$TRASH/ncu-torch.yaml" &&
-	printf "rank\tkernel\ttotal_ns\n1\t_Z7rmsnormPfii\t9\n2\t_Z8silu_mulPfPKfi\t8\n" >"$TRASH/topn.tsv"
+	printf "# tool: lp-topn\nrank\tkernel\ttotal_ns\n1\t_Z7rmsnormPfii\t9\n2\t_Z8silu_mulPfPKfi\t8\n" >"$TRASH/topn.tsv"
 '
 
 test_expect_success 'nsys profile, default preset, named-domain stage' '
@@ -49,7 +49,7 @@ test_expect_success 'arguments with spaces, quotes and $() survive sh untouched'
 '
 
 test_expect_success '-0 prints the same words NUL-ended' '
-	lp-nsyscmd -0 -o base -- a "b c" <"$TRASH/nsys.yaml" | tr "\0" "\n" >words &&
+	lp-nsyscmd -0 -o base -- a "b c" <"$TRASH/nsys.yaml" >lp.out && <lp.out tr "\0" "\n" >words &&
 	lp-nsyscmd -o base -- a "b c" <"$TRASH/nsys.yaml" >line &&
 	fake() { for a; do echo "$a"; done; } &&
 	eval "fake $(cat line)" >from_line &&
@@ -85,7 +85,7 @@ test_expect_success 'nsys stats over the report, and the stage as nsys stats nam
 '
 
 test_expect_success 'ncu, default preset: exactly one launch of each selected kernel' '
-	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o "ncu/report.tmp" -- ./tinyllm --tokens 16 <"$TRASH/ncu-default.yaml" | tr "\0" "\n" >actual &&
+	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o "ncu/report.tmp" -- ./tinyllm --tokens 16 <"$TRASH/ncu-default.yaml" >lp.out && <lp.out tr "\0" "\n" >actual &&
 	cat >expect <<-\EOF &&
 	ncu
 	--target-processes
@@ -138,7 +138,7 @@ test_expect_success 'ncu, light and high presets' '
 '
 
 test_expect_success 'ncu, PyTorch default-domain stage: the @ is escaped' '
-	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o b -- python3 x.py <"$TRASH/ncu-torch.yaml" | tr "\0" "\n" >words &&
+	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o b -- python3 x.py <"$TRASH/ncu-torch.yaml" >lp.out && <lp.out tr "\0" "\n" >words &&
 	grep -A1 -e --nvtx-include words >got &&
 	printf "%s\n" --nvtx-include "LLM\\@decode_all/" >expect &&
 	test_cmp expect got
@@ -147,7 +147,7 @@ test_expect_success 'ncu, PyTorch default-domain stage: the @ is escaped' '
 test_expect_success 'more launches per kernel: a count over all selected kernels' '
 	lp-confmerge -s ncu_cli.launches_per_kernel=3 -s ncu_cli.launch_skip=2 \
 		"$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" >c.yaml &&
-	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o b -- w <c.yaml | tr "\0" "\n" >words &&
+	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o b -- w <c.yaml >lp.out && <lp.out tr "\0" "\n" >words &&
 	sed -n "/^--kernel-name-base/,/^--force-overwrite/p" words >got &&
 	printf "%s\n" --kernel-name-base mangled --kernel-name "regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)\$" \
 		--launch-skip 2 --launch-count 6 --force-overwrite >expect &&
@@ -155,9 +155,9 @@ test_expect_success 'more launches per kernel: a count over all selected kernels
 '
 
 test_expect_success 'demangled selections cannot go through --kernel-id' '
-	printf "rank\tkernel\n1\tns::k(int)\n" >t.tsv &&
+	printf "# tool: lp-topn\nrank\tkernel\n1\tns::k(int)\n" >t.tsv &&
 	lp-confmerge -s ncu_cli.kernel_name_base=demangled "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" >c.yaml &&
-	lp-ncucmd -0 -k t.tsv -o b -- w <c.yaml | tr "\0" "\n" >words &&
+	lp-ncucmd -0 -k t.tsv -o b -- w <c.yaml >lp.out && <lp.out tr "\0" "\n" >words &&
 	test_grep -x -e --kernel-name words && test_grep -x -e --launch-count words &&
 	! grep -x -e --kernel-id words
 '
@@ -194,7 +194,7 @@ printf 'nsys_cli:\n  capture_range: nvtx\nrun:\n  stage: decode\nstages:\n  pref
 fails 'nsys: an unknown stage' 1 'lp-nsyscmd -o b -- w <"$TRASH/bad.yaml"' 'no stage "decode" under stages (stages: prefill)'
 printf 'nsys_cli:\n  trace: [cuda nvtx]\n' >"$TRASH/bad.yaml"
 fails 'nsys: a list item with a space' 1 'lp-nsyscmd -o b -- w <"$TRASH/bad.yaml"' 'nsys_cli.trace: "cuda nvtx" has a space'
-printf 'rank\tkernel\n' >"$TRASH/empty.tsv"
+printf '# tool: lp-topn\nrank\tkernel\n' >"$TRASH/empty.tsv"
 fails 'ncu: an empty selection would profile nothing' 1 \
 	'lp-ncucmd -k "$TRASH/empty.tsv" -o b -- w <"$TRASH/ncu-default.yaml"' 'no kernels selected: ncu would profile nothing'
 fails 'ncu: no selection' 2 'lp-ncucmd -o b -- w <"$TRASH/ncu-default.yaml"' '-k topn.tsv is required'

@@ -19,7 +19,8 @@ lpmake() {
 	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
 }
 steps() {
-	lpmake -n "$@" | grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' | sed 's,.*/,,; s/ $//' | sort
+	lpmake -n "$@" >"$TRASH/steps.n" || return 1
+	grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' "$TRASH/steps.n" | sed 's,.*/,,; s/ $//' | sort
 }
 count() {
 	grep -c "^$1" "$LP_FAKE_LOG" || true
@@ -61,7 +62,7 @@ test_expect_success 'range replay has no SASS counters: dropped, and said' '
 '
 
 test_expect_success 'PyTorch default-domain regions: the @ escaped for ncu' '
-	lp-ncucmd -0 -p ncu_regions -R -o b -- python3 x.py <"$TRASH/td.yaml" | tr "\0" "\n" >words &&
+	lp-ncucmd -0 -p ncu_regions -R -o b -- python3 x.py <"$TRASH/td.yaml" >lp.out && <lp.out tr "\0" "\n" >words &&
 	grep -A1 -e --nvtx-include words | grep -v -e "^--" >got &&
 	printf "%s\n" "LLM\\@prefill/" "LLM\\@decode_all/" "LLM\\@decode_step/" >expect &&
 	test_cmp expect got &&

@@ -208,15 +208,15 @@ ncu-long-header-only | lp-ncu2tsv d.csv | d.csv | $DET | sed 1q | 1 | ^lp-ncu2ts
 #
 # lp-kernjoin: ncu's metrics.tsv of the torch run (line 2: the LM head's
 # nvjet, 1 launch, 16544 ns); nsys nvtx_kern_sum (line 4: decode_all nvjet)
-kernjoin-m-dup-launches | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | sed '1s/\tdevice_name\t/\tlaunches\t/' | 1 | ^lp-kernjoin: m\.tsv:1(:[0-9]+)?: .*launches
-kernjoin-m-long-row | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | sed '2s/$/\t0/' | 1 | ^lp-kernjoin: m\.tsv:2(:[0-9]+)?:
-kernjoin-m-short-row | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | sed '2s/\t[^\t]*$//' | 1 | ^lp-kernjoin: m\.tsv:2(:[0-9]+)?:
-kernjoin-m-frac-launches | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 2 launches 1.5 | 1 | ^lp-kernjoin: m\.tsv:2(:3)?: .*launches
-kernjoin-m-1e300-launches | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 2 launches 1e300 | 1 | ^lp-kernjoin: m\.tsv:2(:3)?: .*launches
-kernjoin-m-neg-time | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 2 gpu_time_ns -16544 | 1 | ^lp-kernjoin: m\.tsv:2(:4)?: .*gpu_time_ns
-kernjoin-m-sm-pct-250 | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 2 sm_throughput_pct 250 | 1 | ^lp-kernjoin: m\.tsv:2(:5)?: .*sm_throughput_pct
-kernjoin-m-neg-bytes | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 2 dram_bytes -51553024 | 1 | ^lp-kernjoin: m\.tsv:2(:8)?: .*dram_bytes
-kernjoin-m-text-time | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 2 gpu_time_ns 12abc | 1 | ^lp-kernjoin: m\.tsv:2(:4)?:
+kernjoin-m-dup-launches | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | sed '3s/\tdevice_name\t/\tlaunches\t/' | 1 | ^lp-kernjoin: m\.tsv:3(:[0-9]+)?: .*launches
+kernjoin-m-long-row | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | sed '4s/$/\t0/' | 1 | ^lp-kernjoin: m\.tsv:4(:[0-9]+)?:
+kernjoin-m-short-row | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | sed '4s/\t[^\t]*$//' | 1 | ^lp-kernjoin: m\.tsv:4(:[0-9]+)?:
+kernjoin-m-frac-launches | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 4 launches 1.5 | 1 | ^lp-kernjoin: m\.tsv:4(:3)?: .*launches
+kernjoin-m-1e300-launches | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 4 launches 1e300 | 1 | ^lp-kernjoin: m\.tsv:4(:3)?: .*launches
+kernjoin-m-neg-time | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 4 gpu_time_ns -16544 | 1 | ^lp-kernjoin: m\.tsv:4(:4)?: .*gpu_time_ns
+kernjoin-m-sm-pct-250 | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 4 sm_throughput_pct 250 | 1 | ^lp-kernjoin: m\.tsv:4(:5)?: .*sm_throughput_pct
+kernjoin-m-neg-bytes | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 4 dram_bytes -51553024 | 1 | ^lp-kernjoin: m\.tsv:4(:8)?: .*dram_bytes
+kernjoin-m-text-time | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 4 gpu_time_ns 12abc | 1 | ^lp-kernjoin: m\.tsv:4(:4)?:
 kernjoin-m-empty | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | true | 1 | ^lp-kernjoin: m\.tsv(:1)?:
 kernjoin-nsys-frac-kern-inst | lp-kernjoin -r :LLM@decode_all nks.csv | nks.csv | $V2/torch_nvtx_kern_sum_mangled.csv | csvset 4 'Kern Inst' 384.5 | 1 | ^lp-kernjoin: nks\.csv:4(:6)?: .*Kern Inst
 kernjoin-nsys-long-row | lp-kernjoin -r :LLM@decode_all nks.csv | nks.csv | $V2/torch_nvtx_kern_sum_mangled.csv | sed '4s/$/,0/' | 1 | ^lp-kernjoin: nks\.csv:4(:[0-9]+)?:
@@ -224,17 +224,17 @@ kernjoin-d-dup-total | lp-kernjoin -r :LLM@decode_all -d dm.csv $V2/torch_nvtx_k
 #
 # lp-kernmd: the run's kernels.tsv; line 7 is the decode's top kernel
 # (nvjet, 1705118 ns in 384 calls)
-kernmd-neg-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls -384 | 1 | ^lp-kernmd: k\.tsv:7(:4)?: .*calls
-kernmd-frac-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls 384.5 | 1 | ^lp-kernmd: k\.tsv:7(:4)?: .*calls
-kernmd-1e300-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls 1e300 | 1 | ^lp-kernmd: k\.tsv:7(:4)?: .*calls
-kernmd-neg-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 total_ns -1705118 | 1 | ^lp-kernmd: k\.tsv:7(:3)?: .*total_ns
-kernmd-text-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 total_ns 12abc | 1 | ^lp-kernmd: k\.tsv:7(:3)?:
-kernmd-sm-pct-250 | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 sm_throughput_pct 250 | 1 | ^lp-kernmd: k\.tsv:7(:[0-9]+)?: .*sm_throughput_pct
-kernmd-dup-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '6s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-kernmd: k\.tsv:6(:[0-9]+)?: .*total_ns
-kernmd-long-row | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '7s/$/\t0/' | 1 | ^lp-kernmd: k\.tsv:7(:[0-9]+)?:
-kernmd-short-row | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\t[^\t]*$//' | 1 | ^lp-kernmd: k\.tsv:7(:[0-9]+)?:
-kernmd-header-only | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed 6q | 1 | ^lp-kernmd: k\.tsv:[0-9]+(:[0-9]+)?:
-kernmd-nul | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '7s/nvjet/nv\x00jet/' | 1 | ^lp-kernmd: k\.tsv:7(:[0-9]+)?:
+kernmd-neg-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls -384 | 1 | ^lp-kernmd: k\.tsv:8(:4)?: .*calls
+kernmd-frac-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 384.5 | 1 | ^lp-kernmd: k\.tsv:8(:4)?: .*calls
+kernmd-1e300-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 1e300 | 1 | ^lp-kernmd: k\.tsv:8(:4)?: .*calls
+kernmd-neg-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns -1705118 | 1 | ^lp-kernmd: k\.tsv:8(:3)?: .*total_ns
+kernmd-text-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns 12abc | 1 | ^lp-kernmd: k\.tsv:8(:3)?:
+kernmd-sm-pct-250 | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 sm_throughput_pct 250 | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?: .*sm_throughput_pct
+kernmd-dup-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-kernmd: k\.tsv:7(:[0-9]+)?: .*total_ns
+kernmd-long-row | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '8s/$/\t0/' | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?:
+kernmd-short-row | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '8s/\t[^\t]*$//' | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?:
+kernmd-header-only | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed 7q | 1 | ^lp-kernmd: k\.tsv:[0-9]+(:[0-9]+)?:
+kernmd-nul | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '8s/nvjet/nv\x00jet/' | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?:
 kernmd-empty | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | true | 1 | ^lp-kernmd: k\.tsv(:1)?:
 #
 # lp-stages: nsys nvtx_sum (line 2 decode_all, 3 decode_step: 32
@@ -292,10 +292,10 @@ aggr-api-dup-calls | lp-aggr -a api.csv $R/kernels.tsv | api.csv | $V2/torch_cud
 aggr-mem-neg-time | lp-aggr -m mem.csv $R/kernels.tsv | mem.csv | $V2/torch_cuda_gpu_mem_time_sum.csv | csvset 2 'Total Time (ns)' -43698104 | 1 | ^lp-aggr: mem\.csv:2(:2)?: Total Time
 aggr-mem-nan-count | lp-aggr -m mem.csv $R/kernels.tsv | mem.csv | $V2/torch_cuda_gpu_mem_time_sum.csv | csvset 2 Count nan | 1 | ^lp-aggr: mem\.csv:2(:3)?: Count
 aggr-g-frac-instances | lp-aggr -g ks.csv $R/kernels.tsv | ks.csv | $V2/torch_cuda_gpu_kern_sum.csv | csvset 2 Instances 384.5 | 1 | ^lp-aggr: ks\.csv:2(:3)?: Instances
-aggr-k-neg-total | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 total_ns -1705118 | 1 | ^lp-aggr: k\.tsv:7(:3)?: total_ns
-aggr-k-frac-ncu-launches | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 ncu_launches 1.5 | 1 | ^lp-aggr: k\.tsv:7(:9)?: .*ncu_launches
-aggr-k-dup-total | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | sed '6s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-aggr: k\.tsv:6(:[0-9]+)?: .*total_ns
-aggr-k-long-row | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | sed '7s/$/\t0/' | 1 | ^lp-aggr: k\.tsv:7(:[0-9]+)?:
+aggr-k-neg-total | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns -1705118 | 1 | ^lp-aggr: k\.tsv:8(:3)?: total_ns
+aggr-k-frac-ncu-launches | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 ncu_launches 1.5 | 1 | ^lp-aggr: k\.tsv:8(:9)?: .*ncu_launches
+aggr-k-dup-total | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-aggr: k\.tsv:7(:[0-9]+)?: .*total_ns
+aggr-k-long-row | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | sed '8s/$/\t0/' | 1 | ^lp-aggr: k\.tsv:8(:[0-9]+)?:
 #
 # lp-gpu: the live run's env.json (an H200), conf/gpus.yaml (the H200
 # SXM entry: lines 47-52), the run's config.yaml (gpu.hbm_tbps on line 21)
@@ -342,12 +342,12 @@ mbu-g-dup-peak | lp-mbu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.
 #
 # lp-roofline: kernels.tsv, line 7 the decode's nvjet (28329984 FLOP and
 # 3561216 DRAM bytes a launch, 6080 ns)
-roofline-neg-flops | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 flops_per_launch -28329984 | 1 | ^lp-roofline: k\.tsv:7(:[0-9]+)?: flops_per_launch
-roofline-neg-bytes | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 dram_bytes_per_launch -3561216 | 1 | ^lp-roofline: k\.tsv:7(:[0-9]+)?: dram_bytes_per_launch
-roofline-inf-time | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 ncu_ns_per_launch inf | 1 | ^lp-roofline: k\.tsv:7(:[0-9]+)?: ncu_ns_per_launch
-roofline-text-time | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 ncu_ns_per_launch 12abc | 1 | ^lp-roofline: k\.tsv:7(:[0-9]+)?: ncu_ns_per_launch
-roofline-dup-flops | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '6s/\tflops\t/\tflops_per_launch\t/' | 1 | ^lp-roofline: k\.tsv:6(:[0-9]+)?: .*flops_per_launch
-roofline-long-row | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '7s/$/\t0/' | 1 | ^lp-roofline: k\.tsv:7(:[0-9]+)?:
+roofline-neg-flops | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 flops_per_launch -28329984 | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: flops_per_launch
+roofline-neg-bytes | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 dram_bytes_per_launch -3561216 | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: dram_bytes_per_launch
+roofline-inf-time | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 ncu_ns_per_launch inf | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: ncu_ns_per_launch
+roofline-text-time | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 ncu_ns_per_launch 12abc | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: ncu_ns_per_launch
+roofline-dup-flops | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tflops\t/\tflops_per_launch\t/' | 1 | ^lp-roofline: k\.tsv:7(:[0-9]+)?: .*flops_per_launch
+roofline-long-row | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '8s/$/\t0/' | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?:
 roofline-g-neg-bw | lp-roofline -g g.tsv $R/kernels.tsv | g.tsv | $R/gpu.tsv | tsvset 17 peak -4800000000000 | 1 | ^lp-roofline: g\.tsv:17(:3)?: .*peak
 roofline-n-1e300 | lp-roofline -n 1e300 -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | cat | 2 | ^lp-roofline: -n:
 #
@@ -359,19 +359,19 @@ roofsvg-no-tool | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | sed
 roofsvg-long-row | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | sed '9s/$/\t0/' | 1 | ^lp-roofsvg: r\.tsv:9(:[0-9]+)?:
 #
 # lp-ops: kernels.tsv (line 7) and conf/operators.yaml
-ops-neg-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls -384 | 1 | ^lp-ops: k\.tsv:7(:4)?: .*calls
-ops-frac-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls 384.5 | 1 | ^lp-ops: k\.tsv:7(:4)?: .*calls
-ops-1e300-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls 1e300 | 1 | ^lp-ops: k\.tsv:7(:4)?: .*calls
-ops-dup-total | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | sed '6s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-ops: k\.tsv:6(:[0-9]+)?: .*total_ns
+ops-neg-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls -384 | 1 | ^lp-ops: k\.tsv:8(:4)?: .*calls
+ops-frac-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 384.5 | 1 | ^lp-ops: k\.tsv:8(:4)?: .*calls
+ops-1e300-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 1e300 | 1 | ^lp-ops: k\.tsv:8(:4)?: .*calls
+ops-dup-total | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-ops: k\.tsv:7(:[0-9]+)?: .*total_ns
 ops-o-dup-wrappers | lp-ops -o o.yaml $R/kernels.tsv | o.yaml | $C/operators.yaml | sed '10p' | 1 | ^lp-ops: o\.yaml:11:1: .*wrappers
 ops-o-billion-laughs | lp-ops -o o.yaml $R/kernels.tsv | o.yaml | $C/operators.yaml | bomb | 1 | ^lp-ops: o\.yaml:[0-9]+(:[0-9]+)?:
 ops-o-deep | lp-ops -o o.yaml $R/kernels.tsv | o.yaml | $C/operators.yaml | deep | 1 | ^lp-ops: o\.yaml:[0-9]+(:[0-9]+)?:
 #
 # lp-topk: kernels.tsv (line 7), roofline.tsv
-topk-frac-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls 384.5 | 1 | ^lp-topk: k\.tsv:7(:4)?: .*calls
-topk-1e300-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls 1e300 | 1 | ^lp-topk: k\.tsv:7(:4)?: .*calls
-topk-sm-pct-250 | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 sm_throughput_pct 250 | 1 | ^lp-topk: k\.tsv:7(:[0-9]+)?: .*sm_throughput_pct
-topk-dram-pct-neg | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 dram_throughput_pct -5 | 1 | ^lp-topk: k\.tsv:7(:[0-9]+)?: .*dram_throughput_pct
+topk-frac-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 384.5 | 1 | ^lp-topk: k\.tsv:8(:4)?: .*calls
+topk-1e300-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 1e300 | 1 | ^lp-topk: k\.tsv:8(:4)?: .*calls
+topk-sm-pct-250 | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 sm_throughput_pct 250 | 1 | ^lp-topk: k\.tsv:8(:[0-9]+)?: .*sm_throughput_pct
+topk-dram-pct-neg | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 dram_throughput_pct -5 | 1 | ^lp-topk: k\.tsv:8(:[0-9]+)?: .*dram_throughput_pct
 topk-r-no-tool | lp-topk -r r.tsv $R/kernels.tsv | r.tsv | $R/roofline.tsv | sed '/^# tool:/d' | 1 | ^lp-topk: r\.tsv:[0-9]+(:[0-9]+)?: .*tool
 topk-r-long-row | lp-topk -r r.tsv $R/kernels.tsv | r.tsv | $R/roofline.tsv | sed '9s/$/\t0/' | 1 | ^lp-topk: r\.tsv:9(:[0-9]+)?:
 #
@@ -436,12 +436,12 @@ regsplit-neg-gpu-ns | lp-regsplit -d . ri.tsv | ri.tsv | $R/region_instances.tsv
 regsplit-nul | lp-regsplit -d . ri.tsv | ri.tsv | $R/region_instances.tsv | sed '10s/decode_step/decode\x00step/' | 1 | ^lp-regsplit: ri\.tsv:10(:[0-9]+)?:
 #
 # lp-diff: the run's kernels.tsv against itself edited (line 7)
-diff-neg-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 total_ns -1705118 | 1 | ^lp-diff: k\.tsv:7(:3)?: .*total_ns
-diff-frac-calls | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 calls 384.5 | 1 | ^lp-diff: k\.tsv:7(:4)?: .*calls
-diff-text-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 7 total_ns 12abc | 1 | ^lp-diff: k\.tsv:7(:3)?: .*total_ns
-diff-dup-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '6s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-diff: k\.tsv:6(:[0-9]+)?: .*total_ns
-diff-long-row | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '7s/$/\t0/' | 1 | ^lp-diff: k\.tsv:7(:[0-9]+)?:
-diff-header-only | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed 6q | 1 | ^lp-diff: k\.tsv:[0-9]+(:[0-9]+)?:
+diff-neg-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns -1705118 | 1 | ^lp-diff: k\.tsv:8(:3)?: .*total_ns
+diff-frac-calls | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 384.5 | 1 | ^lp-diff: k\.tsv:8(:4)?: .*calls
+diff-text-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns 12abc | 1 | ^lp-diff: k\.tsv:8(:3)?: .*total_ns
+diff-dup-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-diff: k\.tsv:7(:[0-9]+)?: .*total_ns
+diff-long-row | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '8s/$/\t0/' | 1 | ^lp-diff: k\.tsv:8(:[0-9]+)?:
+diff-header-only | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed 7q | 1 | ^lp-diff: k\.tsv:[0-9]+(:[0-9]+)?:
 #
 # lp-stagediff: the run against a copy of itself with one file edited
 stagediff-neg-wall | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/stages.tsv | $R/stages.tsv | tsvset 10 wall_total_ns -2559013843 | 1 | ^lp-stagediff: run/stages\.tsv:10(:4)?: .*wall_total_ns

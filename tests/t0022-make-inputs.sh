@@ -50,7 +50,7 @@ for var in RUN BASE MODEL MODE TOPN NCU_PRESET STAGE IMPORT LP_STAGE2_DIR; do
 			if grep -q -e "use \(letters\|paths\|a path\)" err; then
 				! test -e "$S2/r'"$var"'$i/vars/'"$var"'" || { echo "payload $i recorded"; return 1; }
 			else	# plain words, as IMPORT takes them: no such file
-				test_grep "^rules.mk:[0-9]*: \*\*\* IMPORT: .*: expected a .csv export" err ||
+				test_grep "^tools/mk/imports.mk:[0-9]*: \*\*\* IMPORT: .*: expected a .csv export" err ||
 					{ cat err; return 1; }
 			fi
 		done
@@ -60,7 +60,7 @@ done
 test_expect_success 'BASE: "..", ".", "-x", a blank or this run itself are refused, not recorded' '
 	for b in .. . -x .hidden "a b" rb; do
 		test_must_fail lpmake RUN=rb "BASE=$b" "IMPORT=$IMPORT" config.yaml >out 2>err &&
-		test_grep "^rules.mk:[0-9]*: \*\*\* BASE=" err || return 1
+		test_grep "^tools/mk/settings.mk:[0-9]*: \*\*\* BASE=" err || return 1
 	done &&
 	! test -e "$S2/rb/vars/BASE" &&
 	test_grep "BASE=rb is this run" err &&

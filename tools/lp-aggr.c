@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-aggr [-a cuda_api_sum.csv] [-g cuda_gpu_kern_sum.csv] "
@@ -80,23 +82,171 @@ xopen(const char *p)
 	return fp;
 }
 
-int
-main(int argc, char **argv)
+/* The profiled stage, summed over kernels.tsv. */
+struct stage {
+	double time, launches;	/* ns; launches ncu replayed */
+	size_t kernels, with_metrics, unmatched;
+};
+
+static void
+load_stage(struct lp_tsv *t, const char *kname, struct stage *s)
+{
+	int ct, cl;
+	size_t i;
+
+	ct = lp_csv_need(&t->hdr, "total_ns", "lp-kernjoin output");
+	cl = lp_csv_col(&t->hdr, "ncu_launches");
+	while (lp_tsv_next(t)) {
+		double v;
+
+		if (!lp_tab_num(t, ct, &v) || v < 0)
+			lp_die_at(LP_EXIT_DATA, kname, t->line, ct + 1, "total_ns: "
+			    "expected a number from 0, got \"%s\"",
+			    lp_tsv_get(t, ct));
+		s->time += v;
+		s->kernels++;
+		if (lp_tab_num(t, cl, &v)) {
+			s->with_metrics++;
+			s->launches += v;
+		}
+	}
+	for (i = 0; i < t->ncomments; i++)
+		s->unmatched += !strncmp(t->comments[i], "unmatched:", 10);
+}
+
+static void
+emit_meta(const char *gpath, const char *apath, const char *mpath,
+    const char *kname)
 {
 	static const struct lp_col cols[] = {
 		{ "metric", "Metric", "text" }, { "value", "Value", "q" },
 		{ "unit", "Unit", "hide" }, { "source", "Source", "text" },
 	};
+
+	lp_tab_meta(out, "title", "Aggregates");
+	lp_tab_meta(out, "tool", "lp-aggr");
+	lp_tab_meta(out, "source", "nsys reports (%s%s%s%s%s) and %s",
+	    gpath ? gpath : "no cuda_gpu_kern_sum", ", ", apath ? apath :
+	    "no cuda_api_sum", ", ", mpath ? mpath : "no cuda_gpu_mem_time_sum",
+	    kname);
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+}
+
+/* The whole capture's kernels (cuda_gpu_kern_sum). */
+static void
+emit_capture(const char *gpath)
+{
+	struct lp_ksum ks;
+	FILE *g;
+
+	if (!gpath) {
+		na("GPU kernel time, whole capture", "the run has no "
+		    "cuda_gpu_kern_sum report (nsys stats --report "
+		    "cuda_gpu_kern_sum)");
+		return;
+	}
+	g = xopen(gpath);
+	lp_ksum_read(&ks, g, gpath, NULL, NULL);
+	fclose(g);
+	row("GPU kernel time, whole capture", ks.total_ns, "ns",
+	    "nsys cuda_gpu_kern_sum");
+	row("Kernel launches, whole capture", ks.calls, "count",
+	    "nsys cuda_gpu_kern_sum");
+	row("Distinct kernels, whole capture", (double)ks.n, "count",
+	    "nsys cuda_gpu_kern_sum");
+	if (ks.calls > 0)
+		row("Mean kernel duration", ks.total_ns / ks.calls, "ns",
+		    "nsys cuda_gpu_kern_sum");
+	lp_ksum_free(&ks);
+}
+
+static void
+emit_stage(const struct lp_tsv *t, const char *kname, const struct stage *s)
+{
+	struct lp_sb b = { 0 };
+
+	lp_sb_printf(&b, "%s (%s)", kname, lp_tsv_comment(t, "time") ?
+	    lp_tsv_comment(t, "time") : "nsys");
+	row("GPU kernel time, profiled stage", s->time, "ns", lp_sb_str(&b));
+	row("Distinct kernels, profiled stage", (double)s->kernels, "count",
+	    lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+/* The host's CUDA API calls (cuda_api_sum). */
+static void
+emit_api(const char *apath)
+{
 	static const char *const api_cols[] = { "Total Time", "Num Calls",
 		"Name" };
+	struct api a = { 0 };
+	struct lp_sb b = { 0 };
+
+	if (!apath) {
+		na("CUDA API time on the host", "the run has no cuda_api_sum "
+		    "report (nsys stats --report cuda_api_sum)");
+		return;
+	}
+	lp_rep_file(apath, "nsys stats --report cuda_api_sum", api_cols, 3,
+	    api_row, &a);
+	row("CUDA API time on the host", a.total, "ns", "nsys cuda_api_sum");
+	row("CUDA API calls", a.calls, "count", "nsys cuda_api_sum");
+	row("Kernel launch calls", a.launch, "count", "nsys cuda_api_sum "
+	    "(names with LaunchKernel)");
+	if (a.top) {
+		lp_sb_printf(&b, "Costliest CUDA API: %s", a.top);
+		row(lp_sb_str(&b), a.top_t, "ns", "nsys cuda_api_sum");
+	}
+	lp_sb_free(&b);
+	free(a.top);
+}
+
+/* Memory copies and sets (cuda_gpu_mem_time_sum). */
+static void
+emit_mem(const char *mpath)
+{
 	static const char *const mem_cols[] = { "Total Time", "Count",
 		"Operation" };
-	const char *apath = NULL, *gpath = NULL, *mpath = NULL, *kname = NULL;
+	double mem[2] = { 0, 0 };
+
+	if (!mpath) {
+		na("GPU memory copies and sets", "the run has no "
+		    "cuda_gpu_mem_time_sum report (nsys writes none when the "
+		    "capture has no memory operations)");
+		return;
+	}
+	lp_rep_file(mpath, "nsys stats --report cuda_gpu_mem_time_sum",
+	    mem_cols, 3, mem_row, mem);
+	row("GPU memory copies and sets, time", mem[0], "ns",
+	    "nsys cuda_gpu_mem_time_sum");
+	row("GPU memory copies and sets, operations", mem[1], "count",
+	    "nsys cuda_gpu_mem_time_sum");
+}
+
+/* What ncu measured of the stage's kernels. */
+static void
+emit_ncu(const struct lp_tsv *t, const char *kname, const struct stage *s)
+{
 	struct lp_sb b = { 0 };
+
+	lp_sb_printf(&b, "%s (%s)", kname, lp_tsv_comment(t, "metrics") ?
+	    lp_tsv_comment(t, "metrics") : "no ncu step in this run");
+	row("Kernels with ncu metrics", (double)s->with_metrics, "count",
+	    lp_sb_str(&b));
+	row("Launches replayed by ncu", s->launches, "count", lp_sb_str(&b));
+	if (s->unmatched)
+		row("ncu kernels matched to no nsys kernel",
+		    (double)s->unmatched, "count", lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *apath = NULL, *gpath = NULL, *mpath = NULL, *kname = NULL;
+	struct stage st = { 0 };
 	struct lp_tsv t;
-	double kt = 0, mem[2] = { 0, 0 }, nl = 0;
-	size_t nk = 0, withm = 0, unmatched = 0, i;
-	int c, ct, cl;
+	int c;
 	FILE *fp;
 
 	lp_init(argv[0]);
@@ -116,96 +266,14 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &kname);
 	lp_tsv_open(&t, fp, kname);
-	ct = lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
-	cl = lp_csv_col(&t.hdr, "ncu_launches");
-	while (lp_tsv_next(&t)) {
-		double v;
-
-		if (!lp_tab_num(&t, ct, &v) || v < 0)
-			lp_die_at(LP_EXIT_DATA, kname, t.line, ct + 1, "total_ns: "
-			    "expected a number from 0, got \"%s\"",
-			    lp_tsv_get(&t, ct));
-		kt += v;
-		nk++;
-		if (lp_tab_num(&t, cl, &v)) {
-			withm++;
-			nl += v;
-		}
-	}
-	for (i = 0; i < t.ncomments; i++)
-		unmatched += !strncmp(t.comments[i], "unmatched:", 10);
-
-	lp_tab_meta(out, "title", "Aggregates");
-	lp_tab_meta(out, "tool", "lp-aggr");
-	lp_tab_meta(out, "source", "nsys reports (%s%s%s%s%s) and %s",
-	    gpath ? gpath : "no cuda_gpu_kern_sum", ", ", apath ? apath :
-	    "no cuda_api_sum", ", ", mpath ? mpath : "no cuda_gpu_mem_time_sum",
-	    kname);
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	if (gpath) {
-		struct lp_ksum ks;
-		FILE *g = xopen(gpath);
-
-		lp_ksum_read(&ks, g, gpath, NULL, NULL);
-		fclose(g);
-		row("GPU kernel time, whole capture", ks.total_ns, "ns",
-		    "nsys cuda_gpu_kern_sum");
-		row("Kernel launches, whole capture", ks.calls, "count",
-		    "nsys cuda_gpu_kern_sum");
-		row("Distinct kernels, whole capture", (double)ks.n, "count",
-		    "nsys cuda_gpu_kern_sum");
-		if (ks.calls > 0)
-			row("Mean kernel duration", ks.total_ns / ks.calls, "ns",
-			    "nsys cuda_gpu_kern_sum");
-		lp_ksum_free(&ks);
-	} else
-		na("GPU kernel time, whole capture", "the run has no "
-		    "cuda_gpu_kern_sum report (nsys stats --report "
-		    "cuda_gpu_kern_sum)");
-	lp_sb_printf(&b, "%s (%s)", kname, lp_tsv_comment(&t, "time") ?
-	    lp_tsv_comment(&t, "time") : "nsys");
-	row("GPU kernel time, profiled stage", kt, "ns", lp_sb_str(&b));
-	row("Distinct kernels, profiled stage", (double)nk, "count",
-	    lp_sb_str(&b));
-	if (apath) {
-		struct api a = { 0 };
-
-		lp_rep_file(apath, "nsys stats --report cuda_api_sum", api_cols,
-		    3, api_row, &a);
-		row("CUDA API time on the host", a.total, "ns",
-		    "nsys cuda_api_sum");
-		row("CUDA API calls", a.calls, "count", "nsys cuda_api_sum");
-		row("Kernel launch calls", a.launch, "count", "nsys cuda_api_sum "
-		    "(names with LaunchKernel)");
-		if (a.top) {
-			lp_sb_reset(&b);
-			lp_sb_printf(&b, "Costliest CUDA API: %s", a.top);
-			row(lp_sb_str(&b), a.top_t, "ns", "nsys cuda_api_sum");
-		}
-		free(a.top);
-	} else
-		na("CUDA API time on the host", "the run has no cuda_api_sum "
-		    "report (nsys stats --report cuda_api_sum)");
-	if (mpath) {
-		lp_rep_file(mpath, "nsys stats --report cuda_gpu_mem_time_sum",
-		    mem_cols, 3, mem_row, mem);
-		row("GPU memory copies and sets, time", mem[0], "ns",
-		    "nsys cuda_gpu_mem_time_sum");
-		row("GPU memory copies and sets, operations", mem[1], "count",
-		    "nsys cuda_gpu_mem_time_sum");
-	} else
-		na("GPU memory copies and sets", "the run has no "
-		    "cuda_gpu_mem_time_sum report (nsys writes none when the "
-		    "capture has no memory operations)");
-	lp_sb_reset(&b);
-	lp_sb_printf(&b, "%s (%s)", kname, lp_tsv_comment(&t, "metrics") ?
-	    lp_tsv_comment(&t, "metrics") : "no ncu step in this run");
-	row("Kernels with ncu metrics", (double)withm, "count", lp_sb_str(&b));
-	row("Launches replayed by ncu", nl, "count", lp_sb_str(&b));
-	if (unmatched)
-		row("ncu kernels matched to no nsys kernel", (double)unmatched,
-		    "count", lp_sb_str(&b));
-	lp_sb_free(&b);
+	lp_tab_expect(&t, "lp-kernjoin");
+	load_stage(&t, kname, &st);
+	emit_meta(gpath, apath, mpath, kname);
+	emit_capture(gpath);
+	emit_stage(&t, kname, &st);
+	emit_api(apath);
+	emit_mem(mpath);
+	emit_ncu(&t, kname, &st);
 	lp_sb_free(&r.b);
 	lp_tsv_close(&t);
 	lp_close_in(fp);

@@ -6,18 +6,47 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 static const char synopsis[] = "lp-confget [-0] [-d default] key [file]";
+
+/* The value at key of name's document (n; NULL if absent), one item a
+ * line: the scalar, the items of a list, the keys of a mapping. */
+static void
+emit(const struct lp_ynode *n, const char *name, const char *key,
+    const char *dflt, int end)
+{
+	size_t i;
+
+	if (!n) {
+		if (!dflt)
+			lp_die(LP_EXIT_DATA, "%s: no key \"%s\"", name, key);
+		fputs(dflt, stdout);
+		putchar(end);
+	} else if (n->type == LP_Y_SCALAR) {
+		fputs(n->s, stdout);
+		putchar(end);
+	} else {
+		for (i = 0; i < n->n; i++) {
+			if (n->type == LP_Y_MAP)
+				fputs(n->keys[i], stdout);
+			else if (n->v[i]->type == LP_Y_SCALAR)
+				fputs(n->v[i]->s, stdout);
+			else
+				lp_die(LP_EXIT_DATA, "%s: %s.%zu is not a scalar",
+				    name, key, i);
+			putchar(end);
+		}
+	}
+}
 
 int
 main(int argc, char **argv)
 {
-	const struct lp_ynode *n;
 	struct lp_ynode *root;
 	const char *dflt = NULL, *name;
 	int c, end = '\n';
-	size_t i;
 	FILE *fp;
 
 	lp_init(argv[0]);
@@ -41,28 +70,7 @@ main(int argc, char **argv)
 	fp = lp_open_in(argc - optind == 2 ? argv[optind + 1] : NULL, &name);
 	root = lp_yaml_load(fp, name);
 	lp_close_in(fp);
-	n = lp_yaml_get(root, argv[optind]);
-	if (!n) {
-		if (!dflt)
-			lp_die(LP_EXIT_DATA, "%s: no key \"%s\"", name,
-			    argv[optind]);
-		fputs(dflt, stdout);
-		putchar(end);
-	} else if (n->type == LP_Y_SCALAR) {
-		fputs(n->s, stdout);
-		putchar(end);
-	} else {
-		for (i = 0; i < n->n; i++) {
-			if (n->type == LP_Y_MAP)
-				fputs(n->keys[i], stdout);
-			else if (n->v[i]->type == LP_Y_SCALAR)
-				fputs(n->v[i]->s, stdout);
-			else
-				lp_die(LP_EXIT_DATA, "%s: %s.%zu is not a scalar",
-				    name, argv[optind], i);
-			putchar(end);
-		}
-	}
+	emit(lp_yaml_get(root, argv[optind]), name, argv[optind], dflt, end);
 	lp_yaml_free(root);
 	lp_close_stdout();
 	return 0;

@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 static const char synopsis[] =
     "lp-confmerge [-S overrides] [-s key=value]... file...";
@@ -89,14 +90,121 @@ apply(struct lp_ynode *root, const char *kv, const char *where)
 	free(key);
 }
 
+/* The config being resolved, the options that change it, and the note
+ * saying where it came from. */
+struct merge {
+	struct lp_ynode *root;
+	struct lp_sb note;
+	char **sets;	/* -s KEY=VALUE, in order */
+	size_t nsets;
+	const char *sfile;	/* -S: KEY=VALUE lines; NULL if none */
+};
+
+static void
+merge_free(struct merge *m)
+{
+	lp_yaml_free(m->root);
+	free(m->sets);
+	lp_sb_free(&m->note);
+}
+
+/* Loads each preset, later ones merged over earlier ones. */
+static void
+load_presets(struct merge *m, char *const *files, size_t n)
+{
+	size_t i;
+
+	lp_sb_adds(&m->note, "Resolved by lp-confmerge from:");
+	for (i = 0; i < n; i++) {
+		struct lp_ynode *y = lp_yaml_load_path(files[i]);
+
+		if (y->type != LP_Y_MAP || !y->n) {
+			long line = y->line;
+			int empty = y->type == LP_Y_MAP;
+
+			lp_yaml_free(y);
+			lp_yaml_free(m->root);
+			lp_die_at(LP_EXIT_DATA, files[i], line, 0, empty ? "an "
+			    "empty preset (a cut or blank file?)" : "a preset "
+			    "must be a YAML mapping");
+		}
+		if (m->root)
+			lp_yaml_merge(m->root, y);
+		else
+			m->root = y;
+		lp_sb_printf(&m->note, " %s", files[i]);
+	}
+}
+
+/* Applies the KEY=VALUE lines of the -S file (blank lines and # comments
+ * skipped), each error located at its line. */
+static void
+apply_file(struct merge *m)
+{
+	FILE *fp = fopen(m->sfile, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0;
+
+	if (!fp)
+		lp_die_sys("%s", m->sfile);
+	while ((len = getline(&line, &cap, fp)) != -1) {
+		struct lp_sb w = { 0 };
+
+		lineno++;
+		if (memchr(line, '\0', (size_t)len) || len > LP_LINE_MAX)
+			lp_die_at(LP_EXIT_DATA, m->sfile, lineno, 0, "%s",
+			    len > LP_LINE_MAX ? "a line beyond 1 MiB" :
+			    "binary data (NUL byte)");
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!*line || *line == '#')
+			continue;
+		lp_sb_printf(&w, "%s:%ld", m->sfile, lineno);
+		apply(m->root, line, lp_sb_str(&w));
+		lp_sb_printf(&m->note, "%s %s", lineno == 1 ?
+		    "\noverrides:" : "", line);
+		lp_sb_free(&w);
+	}
+	free(line);
+	fclose(fp);
+}
+
+static void
+apply_sets(struct merge *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nsets; i++) {
+		apply(m->root, m->sets[i], "-s");
+		lp_sb_printf(&m->note, "\n-s %s", m->sets[i]);
+	}
+}
+
+/* The stage the run profiles must be one of the stages. */
+static void
+check_stage(struct merge *m)
+{
+	const char *st = lp_yaml_str(m->root, "run.stage", NULL);
+	const struct lp_ynode *stages = lp_yaml_get(m->root, "stages");
+	struct lp_sb b = { 0 };
+	size_t i;
+
+	if (!st || !*st || !stages || stages->type != LP_Y_MAP ||
+	    lp_yaml_get(stages, st))
+		return;
+	lp_sb_printf(&b, "run.stage: no stage \"%s\" (stages:", st);
+	for (i = 0; i < stages->n; i++)
+		lp_sb_printf(&b, "%s %s", i ? "," : "", stages->keys[i]);
+	merge_free(m);
+	lp_die(LP_EXIT_USAGE, "%s)", lp_sb_str(&b));
+}
+
 int
 main(int argc, char **argv)
 {
-	struct lp_ynode *root = NULL;
-	struct lp_sb note = { 0 };
-	char **sets = NULL;
-	const char *sfile = NULL;
-	size_t nsets = 0, i;
+	struct merge m = { 0 };
 	int c;
 
 	lp_init(argv[0]);
@@ -106,11 +214,12 @@ main(int argc, char **argv)
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'S':
-			sfile = optarg;
+			m.sfile = optarg;
 			break;
 		case 's':
-			sets = lp_xreallocarray(sets, nsets + 1, sizeof *sets);
-			sets[nsets++] = optarg;
+			m.sets = lp_xreallocarray(m.sets, m.nsets + 1,
+			    sizeof *m.sets);
+			m.sets[m.nsets++] = optarg;
 			break;
 		default:
 			lp_usage(synopsis);
@@ -118,83 +227,13 @@ main(int argc, char **argv)
 	}
 	if (optind == argc)
 		lp_usage(synopsis);
-	lp_sb_adds(&note, "Resolved by lp-confmerge from:");
-	for (i = (size_t)optind; i < (size_t)argc; i++) {
-		struct lp_ynode *n = lp_yaml_load_path(argv[i]);
-
-		if (n->type != LP_Y_MAP || !n->n) {
-			long line = n->line;
-			int empty = n->type == LP_Y_MAP;
-
-			lp_yaml_free(n);
-			lp_yaml_free(root);
-			lp_die_at(LP_EXIT_DATA, argv[i], line, 0, empty ? "an empty "
-			    "preset (a cut or blank file?)" : "a preset must be a "
-			    "YAML mapping");
-		}
-		if (root)
-			lp_yaml_merge(root, n);
-		else
-			root = n;
-		lp_sb_printf(&note, " %s", argv[i]);
-	}
-	if (sfile) {
-		FILE *fp = fopen(sfile, "r");
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t len;
-		long lineno = 0;
-
-		if (!fp)
-			lp_die_sys("%s", sfile);
-		while ((len = getline(&line, &cap, fp)) != -1) {
-			struct lp_sb w = { 0 };
-
-			lineno++;
-			if (memchr(line, '\0', (size_t)len) || len > LP_LINE_MAX)
-				lp_die_at(LP_EXIT_DATA, sfile, lineno, 0, "%s",
-				    len > LP_LINE_MAX ? "a line beyond 1 MiB" :
-				    "binary data (NUL byte)");
-			if (len && line[len - 1] == '\n')
-				line[--len] = '\0';
-			if (!*line || *line == '#')
-				continue;
-			lp_sb_printf(&w, "%s:%ld", sfile, lineno);
-			apply(root, line, lp_sb_str(&w));
-			lp_sb_printf(&note, "%s %s", lineno == 1 ?
-			    "\noverrides:" : "", line);
-			lp_sb_free(&w);
-		}
-		free(line);
-		fclose(fp);
-	}
-	for (i = 0; i < nsets; i++) {
-		apply(root, sets[i], "-s");
-		lp_sb_printf(&note, "\n-s %s", sets[i]);
-	}
-	/* the stage the run profiles must be one of the stages */
-	{
-		const char *st = lp_yaml_str(root, "run.stage", NULL);
-		const struct lp_ynode *stages = lp_yaml_get(root, "stages");
-
-		if (st && *st && stages && stages->type == LP_Y_MAP &&
-		    !lp_yaml_get(stages, st)) {
-			struct lp_sb b = { 0 };
-
-			lp_sb_printf(&b, "run.stage: no stage \"%s\" (stages:", st);
-			for (i = 0; i < stages->n; i++)
-				lp_sb_printf(&b, "%s %s", i ? "," : "",
-				    stages->keys[i]);
-			lp_yaml_free(root);
-			free(sets);
-			lp_sb_free(&note);
-			lp_die(LP_EXIT_USAGE, "%s)", lp_sb_str(&b));
-		}
-	}
-	lp_yaml_emit(stdout, root, lp_sb_str(&note));
-	lp_yaml_free(root);
-	free(sets);
-	lp_sb_free(&note);
+	load_presets(&m, argv + optind, (size_t)(argc - optind));
+	if (m.sfile)
+		apply_file(&m);
+	apply_sets(&m);
+	check_stage(&m);
+	lp_yaml_emit(stdout, m.root, lp_sb_str(&m.note));
+	merge_free(&m);
 	lp_close_stdout();
 	return 0;
 }

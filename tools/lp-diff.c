@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 static const char synopsis[] =
     "lp-diff [-n N] [-r percent] before/kernels.tsv after/kernels.tsv";
@@ -215,8 +217,140 @@ gate(const struct set *s, long top, double pct)
 	return bad;
 }
 
-int
-main(int argc, char **argv)
+/* Both runs' kernels into one set, keyed by mangled names when both runs
+ * have one for every kernel, else by names. */
+static int
+match_runs(struct set *s, const struct side *sd)
+{
+	int bymangled = sd[0].mangled && sd[1].mangled;
+
+	s->idx = lp_map_new();
+	add_side(s, 0, &sd[0], bymangled);
+	add_side(s, 1, &sd[1], bymangled);
+	return bymangled;
+}
+
+/* The kernels that vanished and appeared, as code spans of the notes
+ * (which lp-summary renders), largest change first. */
+struct moved {
+	struct lp_sb gone, came;
+	size_t ngone, ncame;
+};
+
+static void
+list_moved(struct moved *m, const struct set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!s->k[i].in[1]) {
+			lp_sb_adds(&m->gone, m->ngone++ ? ", " : "");
+			lp_md_code(&m->gone, s->k[i].name, 0);
+		} else if (!s->k[i].in[0]) {
+			lp_sb_adds(&m->came, m->ncame++ ? ", " : "");
+			lp_md_code(&m->came, s->k[i].name, 0);
+		}
+}
+
+/* The rows, to the front of the set sorted by_change: the shown largest
+ * changes, then every kernel that vanished or appeared (each such claim is
+ * a row to check).  Returns how many rows. */
+static size_t
+pick_rows(struct set *s, size_t shown_n)
+{
+	size_t i, nrows = shown_n;
+
+	for (i = shown_n; i < s->n; i++)
+		if (!(s->k[i].in[0] && s->k[i].in[1])) {
+			struct k tmp = s->k[nrows];
+
+			s->k[nrows++] = s->k[i];	/* keeps by_change order */
+			s->k[i] = tmp;
+		}
+	return nrows;
+}
+
+static void
+emit_meta(const struct set *s, const struct side *sd, int bymangled,
+    struct moved *m, size_t shown_n, size_t nrows)
+{
+	lp_tab_meta(out, "title", "Kernels, Before and After");
+	lp_tab_meta(out, "tool", "lp-diff");
+	lp_tab_meta(out, "source", "before: %s; after: %s (nsys time and calls, "
+	    "ncu SOL %% where profiled); matched on %s", sd[0].path,
+	    sd[1].path, bymangled ? "mangled names" : sd[0].mangled ?
+	    "demangled names (the after run has no mangled name for every "
+	    "kernel)" : sd[1].mangled ? "demangled names (the before run has "
+	    "no mangled name for every kernel)" : "demangled names (neither "
+	    "run has mangled names)");
+	lp_tab_meta(out, "note", "GPU kernel time %.3f ms before, %.3f ms after "
+	    "(%+.3f ms, %+.1f%%); %zu kernels vanished, %zu appeared; the %zu "
+	    "largest changes by absolute time below%s.", s->total[0] / 1e6,
+	    s->total[1] / 1e6, (s->total[1] - s->total[0]) / 1e6,
+	    s->total[0] > 0 ? 100 * (s->total[1] - s->total[0]) / s->total[0] :
+	    0, m->ngone, m->ncame, shown_n, nrows > shown_n ? ", then every "
+	    "other kernel that vanished or appeared" : "");
+	if (m->ngone)
+		lp_tab_meta(out, "note", "Vanished (fused or no longer run): %s.",
+		    lp_sb_str(&m->gone));
+	if (m->ncame)
+		lp_tab_meta(out, "note", "Appeared: %s.", lp_sb_str(&m->came));
+	if (s->merged)
+		lp_tab_meta(out, "note", "%zu names stand for several kernels of "
+		    "one run (demangled names can read alike); their rows are "
+		    "summed and show no SM %%.", s->merged);
+}
+
+static void
+emit_row(struct lp_row *r, const struct set *s, size_t i, const char *shown)
+{
+	const struct k *k = &s->k[i];
+	int q;
+
+	lp_row_num(r, (double)(i + 1), 0);
+	lp_row_text(r, shown);
+	lp_row_text(r, k->name);
+	lp_row_text(r, k->in[0] && k->in[1] ? "both" : k->in[0] ?
+	    "vanished" : "appeared");
+	both(r, k, k->t, 0);
+	lp_row_num(r, k->t[1] - k->t[0], 0);
+	if (k->in[0] && k->t[0] > 0)
+		lp_row_g(r, 100 * (k->t[1] - k->t[0]) / k->t[0]);
+	else if (k->in[0])
+		lp_row_na(r, "no time in the before run");
+	else
+		lp_row_na(r, "not in the before run");
+	both(r, k, k->calls, 0);
+	for (q = 0; q < 2; q++)
+		if (!k->in[q])
+			lp_row_na(r, "not in the %s run", q ? "after" :
+			    "before");
+		else if (k->calls[q] > 0)
+			lp_row_num(r, k->t[q] / k->calls[q], 1);
+		else
+			lp_row_na(r, "no calls in the %s run", q ?
+			    "after" : "before");
+	for (q = 0; q < 2; q++)
+		if (!k->in[q])
+			lp_row_na(r, "not in the %s run", q ? "after" :
+			    "before");
+		else if (s->total[q] > 0)
+			lp_row_g(r, 100 * k->t[q] / s->total[q]);
+		else
+			lp_row_na(r, "no kernel time in the %s run", q ?
+			    "after" : "before");
+	for (q = 0; q < 2; q++)
+		if (k->in[q] && k->have_sm[q])
+			lp_row_num(r, k->sm[q], 2);
+		else
+			lp_row_na(r, "no ncu metrics in the %s run",
+			    q ? "after" : "before");
+	lp_row_end(r, out);
+}
+
+/* The first nrows kernels of the set, under names shortened alike. */
+static void
+emit_rows(const struct set *s, size_t nrows)
 {
 	static const struct lp_col cols[] = {
 		{ "rank", "#", "int" }, { "name", "Kernel", "code" },
@@ -233,14 +367,46 @@ main(int argc, char **argv)
 		{ "before_sm_pct", "SM % before", "num1" },
 		{ "after_sm_pct", "SM % after", "num1" },
 	};
+	struct lp_row r = { 0 };
+	char **names = lp_xcalloc(nrows + 1, sizeof *names);
+	char **shown = lp_xcalloc(nrows + 1, sizeof *shown);
+	size_t i;
+
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (i = 0; i < nrows; i++)
+		names[i] = s->k[i].name;
+	lp_kname_unique(names, nrows, 60, shown);
+	for (i = 0; i < nrows; i++) {
+		emit_row(&r, s, i, shown[i]);
+		free(shown[i]);
+	}
+	free(names);
+	free(shown);
+	lp_sb_free(&r.b);
+}
+
+static void
+free_set(struct set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->k[i].key);
+		free(s->k[i].name);
+	}
+	free(s->k);
+	lp_map_free(s->idx);
+}
+
+int
+main(int argc, char **argv)
+{
 	struct side sd[2];
 	struct set s = { 0 };
-	struct lp_row r = { 0 };
-	struct lp_sb gone = { 0 }, came = { 0 };
-	char **names, **shown;
+	struct moved m = { 0 };
 	long top = 20;
 	double pct = 0;
-	size_t i, ngone = 0, ncame = 0, shown_n, nrows, bad = 0;
+	size_t shown_n, nrows, bad = 0;
 	int c, bymangled;
 
 	lp_init(argv[0]);
@@ -259,123 +425,20 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	read_side(&sd[0], argv[optind]);
 	read_side(&sd[1], argv[optind + 1]);
-	bymangled = sd[0].mangled && sd[1].mangled;
-	s.idx = lp_map_new();
-	add_side(&s, 0, &sd[0], bymangled);
-	add_side(&s, 1, &sd[1], bymangled);
+	bymangled = match_runs(&s, sd);
 	if (pct > 0)
 		bad = gate(&s, top, pct);
 	lp_qsort(s.k, s.n, sizeof *s.k, by_change);
-	/* the rows: the largest changes, then every kernel that vanished or
-	 * appeared (each such claim is a row to check) */
+	list_moved(&m, &s);
 	shown_n = (size_t)top < s.n ? (size_t)top : s.n;
-	nrows = shown_n;
-	for (i = 0; i < s.n; i++) {
-		/* code spans of the note, which lp-summary renders */
-		if (!s.k[i].in[1]) {
-			lp_sb_adds(&gone, ngone++ ? ", " : "");
-			lp_md_code(&gone, s.k[i].name, 0);
-		} else if (!s.k[i].in[0]) {
-			lp_sb_adds(&came, ncame++ ? ", " : "");
-			lp_md_code(&came, s.k[i].name, 0);
-		}
-		if (i >= shown_n && !(s.k[i].in[0] && s.k[i].in[1])) {
-			struct k tmp = s.k[nrows];
-
-			s.k[nrows++] = s.k[i];	/* keeps by_change order */
-			s.k[i] = tmp;
-		}
-	}
-
-	lp_tab_meta(out, "title", "Kernels, Before and After");
-	lp_tab_meta(out, "tool", "lp-diff");
-	lp_tab_meta(out, "source", "before: %s; after: %s (nsys time and calls, "
-	    "ncu SOL %% where profiled); matched on %s", argv[optind],
-	    argv[optind + 1], bymangled ? "mangled names" : sd[0].mangled ?
-	    "demangled names (the after run has no mangled name for every "
-	    "kernel)" : sd[1].mangled ? "demangled names (the before run has "
-	    "no mangled name for every kernel)" : "demangled names (neither "
-	    "run has mangled names)");
-	lp_tab_meta(out, "note", "GPU kernel time %.3f ms before, %.3f ms after "
-	    "(%+.3f ms, %+.1f%%); %zu kernels vanished, %zu appeared; the %zu "
-	    "largest changes by absolute time below%s.", s.total[0] / 1e6,
-	    s.total[1] / 1e6, (s.total[1] - s.total[0]) / 1e6, s.total[0] > 0 ?
-	    100 * (s.total[1] - s.total[0]) / s.total[0] : 0, ngone, ncame,
-	    shown_n, nrows > shown_n ? ", then every other kernel that vanished "
-	    "or appeared" : "");
-	if (ngone)
-		lp_tab_meta(out, "note", "Vanished (fused or no longer run): %s.",
-		    lp_sb_str(&gone));
-	if (ncame)
-		lp_tab_meta(out, "note", "Appeared: %s.", lp_sb_str(&came));
-	if (s.merged)
-		lp_tab_meta(out, "note", "%zu names stand for several kernels of "
-		    "one run (demangled names can read alike); their rows are "
-		    "summed and show no SM %%.", s.merged);
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	names = lp_xcalloc(nrows + 1, sizeof *names);
-	shown = lp_xcalloc(nrows + 1, sizeof *shown);
-	for (i = 0; i < nrows; i++)
-		names[i] = s.k[i].name;
-	lp_kname_unique(names, nrows, 60, shown);
-	for (i = 0; i < nrows; i++) {
-		const struct k *k = &s.k[i];
-		int q;
-
-		lp_row_num(&r, (double)(i + 1), 0);
-		lp_row_text(&r, shown[i]);
-		lp_row_text(&r, k->name);
-		lp_row_text(&r, k->in[0] && k->in[1] ? "both" : k->in[0] ?
-		    "vanished" : "appeared");
-		both(&r, k, k->t, 0);
-		lp_row_num(&r, k->t[1] - k->t[0], 0);
-		if (k->in[0] && k->t[0] > 0)
-			lp_row_g(&r, 100 * (k->t[1] - k->t[0]) / k->t[0]);
-		else if (k->in[0])
-			lp_row_na(&r, "no time in the before run");
-		else
-			lp_row_na(&r, "not in the before run");
-		both(&r, k, k->calls, 0);
-		for (q = 0; q < 2; q++)
-			if (!k->in[q])
-				lp_row_na(&r, "not in the %s run", q ? "after" :
-				    "before");
-			else if (k->calls[q] > 0)
-				lp_row_num(&r, k->t[q] / k->calls[q], 1);
-			else
-				lp_row_na(&r, "no calls in the %s run", q ?
-				    "after" : "before");
-		for (q = 0; q < 2; q++)
-			if (!k->in[q])
-				lp_row_na(&r, "not in the %s run", q ? "after" :
-				    "before");
-			else if (s.total[q] > 0)
-				lp_row_g(&r, 100 * k->t[q] / s.total[q]);
-			else
-				lp_row_na(&r, "no kernel time in the %s run", q ?
-				    "after" : "before");
-		for (q = 0; q < 2; q++)
-			if (k->in[q] && k->have_sm[q])
-				lp_row_num(&r, k->sm[q], 2);
-			else
-				lp_row_na(&r, "no ncu metrics in the %s run",
-				    q ? "after" : "before");
-		lp_row_end(&r, out);
-		free(shown[i]);
-	}
-	for (i = 0; i < s.n; i++) {
-		free(s.k[i].key);
-		free(s.k[i].name);
-	}
+	nrows = pick_rows(&s, shown_n);
+	emit_meta(&s, sd, bymangled, &m, shown_n, nrows);
+	emit_rows(&s, nrows);
+	free_set(&s);
 	free_side(&sd[0]);
 	free_side(&sd[1]);
-	free(s.k);
-	free(names);
-	free(shown);
-	lp_map_free(s.idx);
-	lp_sb_free(&gone);
-	lp_sb_free(&came);
-	lp_sb_free(&r.b);
+	lp_sb_free(&m.gone);
+	lp_sb_free(&m.came);
 	lp_tab_done(out);
 	return bad ? LP_EXIT_DATA : LP_EXIT_OK;
 }

@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 extern char **environ;
 
@@ -68,25 +70,21 @@ now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Runs argv (no shell) and returns its stdout; NULL if it could not run,
- * failed or took more than limit_s seconds (then it is killed with its
- * process group), with a note saying why. */
-static char *
-run(char *const *argv)
+/* Starts argv (no shell) in its own process group, its stdout on *fd and
+ * its stderr on /dev/null; -1, with a note saying why, if it could not. */
+static pid_t
+spawn_probe(char *const *argv, int *fd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t sa;
-	struct lp_sb out = { 0 };
-	int pfd[2], st, done = 0, eof = 0;
+	int pfd[2];
 	pid_t pid;
-	char buf[4096], *exe, lim[32];
-	ssize_t n;
+	char *exe;
 	const char *path = getenv("PATH");
-	double end;
 
 	if (!(exe = find_in_path(argv[0], path))) {
 		note("%s not found on PATH (%s)", argv[0], path ? path : "");
-		return NULL;
+		return -1;
 	}
 	if (pipe(pfd))
 		lp_die_sys("pipe");
@@ -106,19 +104,32 @@ run(char *const *argv)
 		close(pfd[0]);
 		note("%s: %s", exe, strerror(errno));
 		free(exe);
-		return NULL;
+		return -1;
 	}
 	free(exe);
-	end = now_s() + (double)limit_s;
+	*fd = pfd[0];
+	return pid;
+}
+
+/* Reads pid's output from fd into out until it has exited (its status in
+ * *st) or limit_s seconds have passed; 1 if it exited in time. */
+static int
+read_until_exit(pid_t pid, int fd, struct lp_sb *out, int *st)
+{
+	int done = 0, eof = 0;
+	char buf[4096];
+	ssize_t n;
+	double end = now_s() + (double)limit_s;
+
 	while (!done) {
 		double left = end - now_s();
-		struct pollfd pf = { pfd[0], POLLIN, 0 };
+		struct pollfd pf = { fd, POLLIN, 0 };
 
 		if (left <= 0)
 			break;
 		if (eof) {
 			/* output closed: wait for the exit, in steps */
-			pid_t w = waitpid(pid, &st, WNOHANG);
+			pid_t w = waitpid(pid, st, WNOHANG);
 
 			if (w == -1)
 				lp_die_sys("waitpid");
@@ -135,15 +146,32 @@ run(char *const *argv)
 		}
 		if (!pf.revents)
 			continue;
-		n = read(pfd[0], buf, sizeof buf);
+		n = read(fd, buf, sizeof buf);
 		if (n > 0)
-			lp_sb_addn(&out, buf, (size_t)n);
+			lp_sb_addn(out, buf, (size_t)n);
 		else if (n == 0)
 			eof = 1;
 		else if (errno != EINTR)
 			lp_die_sys("read");
 	}
-	close(pfd[0]);
+	return done;
+}
+
+/* Runs argv (no shell) and returns its stdout; NULL if it could not run,
+ * failed or took more than limit_s seconds (then it is killed with its
+ * process group), with a note saying why. */
+static char *
+run(char *const *argv)
+{
+	struct lp_sb out = { 0 };
+	int fd, st, done;
+	pid_t pid;
+	char lim[32];
+
+	if ((pid = spawn_probe(argv, &fd)) == -1)
+		return NULL;
+	done = read_until_exit(pid, fd, &out, &st);
+	close(fd);
 	if (!done) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
@@ -255,13 +283,158 @@ seq(const struct lp_ynode *n)
 	putc(']', jo);
 }
 
+/* This machine's name, for "host". */
+static void
+host_name(char *host, size_t size)
+{
+	if (gethostname(host, size))
+		lp_die_sys("gethostname");
+	host[size - 1] = '\0';
+}
+
+/* The time lp-env started, in UTC as ISO 8601, for "created_utc". */
+static void
+utc_time(time_t now, char *when, size_t size)
+{
+	char *v;
+
+	/* reproducible runs (tests, archives) fix the clock, as builds do */
+	if ((v = getenv("SOURCE_DATE_EPOCH")) && *v)
+		now = (time_t)lp_strtonum(v, 0, 253402300799L, "SOURCE_DATE_EPOCH");
+	strftime(when, size, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
+/* What is known without a probe: lp's revision, time, host and what
+ * inputs.yaml says was profiled. */
+static void
+emit_run(const char *rev, const char *when, const char *host, int live,
+    const struct lp_ynode *in)
+{
+	putc('{', jo);
+	jkey("lp_revision", 1);
+	jstr_or_null(rev && *rev ? rev : NULL);
+	jkey("created_utc", 0);
+	lp_json_str(jo, when);
+	jkey("host", 0);
+	lp_json_str(jo, host);
+	jkey("mode", 0);
+	lp_json_str(jo, live ? "live" : "import");
+	jkey("workload_argv", 0);
+	seq(lp_yaml_get(in, "workload.argv"));
+	jkey("imports", 0);
+	seq(lp_yaml_get(in, "imports"));
+	jkey("model", 0);
+	jstr_or_null(lp_yaml_str(in, "model.name", NULL));
+}
+
+/* "gpus": a record per GPU nvidia-smi lists. */
+static void
+emit_gpus(void)
+{
+	char *smi_q[] = { "nvidia-smi", "--query-gpu=index,name,uuid,"
+	    "driver_version", "--format=csv,noheader", NULL };
+	char *out;
+
+	jkey("gpus", 0);
+	putc('[', jo);
+	if ((out = run(smi_q))) {
+		struct gpu_ctx g = { 1 };
+		FILE *m = fmemopen(out, strlen(out), "r");
+
+		if (!m)
+			lp_die_sys("fmemopen");
+		lp_csv_read(m, "nvidia-smi", gpu_row, NULL, &g);
+		fclose(m);
+		free(out);
+	}
+	fputs("\n  ]", jo);
+}
+
+/* The CUDA version nvidia-smi's banner gives (the driver's API); NULL if
+ * none.  Caller frees. */
+static char *
+cuda_version(void)
+{
+	char *smi[] = { "nvidia-smi", NULL };
+	char *out, *v = NULL;
+
+	if ((out = run(smi))) {
+		char *l = line_with(out, "CUDA Version:");
+
+		if (l) {
+			char *p = strstr(l, "CUDA Version:") + 13;
+
+			p += strspn(p, " ");
+			v = lp_xstrndup(p, strcspn(p, " |"));
+			free(l);
+		}
+		free(out);
+	}
+	return v;
+}
+
+/* The last line of argv's output that holds key; NULL if none.  Caller
+ * frees. */
+static char *
+probe_line(char *const *argv, const char *key)
+{
+	char *out, *v = NULL;
+
+	if ((out = run(argv))) {
+		v = line_with(out, key);
+		free(out);
+	}
+	return v;
+}
+
+/* What this machine has: its GPUs, CUDA, nsys and ncu. */
+static void
+emit_probes(void)
+{
+	char *nsys[] = { "nsys", "--version", NULL };
+	char *ncu[] = { "ncu", "--version", NULL };
+	char *v;
+
+	emit_gpus();
+	v = cuda_version();
+	jkey("cuda_driver_api", 0);
+	jstr_or_null(v);
+	free(v);
+	v = probe_line(nsys, "ersion");
+	jkey("nsys_version", 0);
+	jstr_or_null(v);
+	free(v);
+	v = probe_line(ncu, "Version");
+	jkey("ncu_version", 0);
+	jstr_or_null(v);
+	free(v);
+}
+
+/* "notes", the list note() gathered, and the end of the object. */
+static void
+emit_notes(void)
+{
+	jkey("notes", 0);
+	putc('[', jo);
+	for (const char *p = lp_sb_str(&notes); *p; ) {
+		size_t n = strcspn(p, "\x1f");
+		char *s = lp_xstrndup(p, n);
+
+		if (p != lp_sb_str(&notes))
+			fputs(", ", jo);
+		lp_json_str(jo, s);
+		free(s);
+		p += n + (p[n] == '\x1f');
+	}
+	fputs("]\n}\n", jo);
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *rev = NULL, *name;
 	struct lp_ynode *in;
-	const struct lp_ynode *imports;
-	char host[256], when[64], *out, *v;
+	char host[256], when[64];
 	time_t now = time(NULL);
 	FILE *fp;
 	int c, live;
@@ -283,100 +456,16 @@ main(int argc, char **argv)
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	in = lp_yaml_load(fp, name);
 	lp_close_in(fp);
-	imports = lp_yaml_get(in, "imports");
-	live = imports == NULL;
-	if (gethostname(host, sizeof host))
-		lp_die_sys("gethostname");
-	host[sizeof host - 1] = '\0';
-	/* reproducible runs (tests, archives) fix the clock, as builds do */
-	if ((v = getenv("SOURCE_DATE_EPOCH")) && *v)
-		now = (time_t)lp_strtonum(v, 0, 253402300799L, "SOURCE_DATE_EPOCH");
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-
-	putc('{', jo);
-	jkey("lp_revision", 1);
-	jstr_or_null(rev && *rev ? rev : NULL);
-	jkey("created_utc", 0);
-	lp_json_str(jo, when);
-	jkey("host", 0);
-	lp_json_str(jo, host);
-	jkey("mode", 0);
-	lp_json_str(jo, live ? "live" : "import");
-	jkey("workload_argv", 0);
-	seq(lp_yaml_get(in, "workload.argv"));
-	jkey("imports", 0);
-	seq(imports);
-	jkey("model", 0);
-	jstr_or_null(lp_yaml_str(in, "model.name", NULL));
-	if (live) {
-		char *smi_q[] = { "nvidia-smi", "--query-gpu=index,name,uuid,"
-		    "driver_version", "--format=csv,noheader", NULL };
-		char *smi[] = { "nvidia-smi", NULL };
-		char *nsys[] = { "nsys", "--version", NULL };
-		char *ncu[] = { "ncu", "--version", NULL };
-
-		jkey("gpus", 0);
-		putc('[', jo);
-		if ((out = run(smi_q))) {
-			struct gpu_ctx g = { 1 };
-			FILE *m = fmemopen(out, strlen(out), "r");
-
-			if (!m)
-				lp_die_sys("fmemopen");
-			lp_csv_read(m, "nvidia-smi", gpu_row, NULL, &g);
-			fclose(m);
-			free(out);
-		}
-		fputs("\n  ]", jo);
-		v = NULL;
-		if ((out = run(smi))) {
-			char *l = line_with(out, "CUDA Version:");
-
-			if (l) {
-				char *p = strstr(l, "CUDA Version:") + 13;
-
-				p += strspn(p, " ");
-				v = lp_xstrndup(p, strcspn(p, " |"));
-				free(l);
-			}
-			free(out);
-		}
-		jkey("cuda_driver_api", 0);
-		jstr_or_null(v);
-		free(v);
-		v = NULL;
-		if ((out = run(nsys))) {
-			v = line_with(out, "ersion");
-			free(out);
-		}
-		jkey("nsys_version", 0);
-		jstr_or_null(v);
-		free(v);
-		v = NULL;
-		if ((out = run(ncu))) {
-			v = line_with(out, "Version");
-			free(out);
-		}
-		jkey("ncu_version", 0);
-		jstr_or_null(v);
-		free(v);
-	} else {
+	live = lp_yaml_get(in, "imports") == NULL;
+	host_name(host, sizeof host);
+	utc_time(now, when, sizeof when);
+	emit_run(rev, when, host, live, in);
+	if (live)
+		emit_probes();
+	else
 		note("imported exports: profiled elsewhere, so this machine's "
 		    "GPU and tools%s%s are not recorded", "", "");
-	}
-	jkey("notes", 0);
-	putc('[', jo);
-	for (const char *p = lp_sb_str(&notes); *p; ) {
-		size_t n = strcspn(p, "\x1f");
-		char *s = lp_xstrndup(p, n);
-
-		if (p != lp_sb_str(&notes))
-			fputs(", ", jo);
-		lp_json_str(jo, s);
-		free(s);
-		p += n + (p[n] == '\x1f');
-	}
-	fputs("]\n}\n", jo);
+	emit_notes();
 	lp_sb_free(&notes);
 	lp_yaml_free(in);
 	lp_tab_done(jo);

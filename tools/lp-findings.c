@@ -11,7 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] = "lp-findings [-I] [-n N] file.tsv...";
 
@@ -173,6 +177,132 @@ host_rows(const struct tab *hs, const char *stage, long *a, long *b)
 	return *a >= 0 && !isnan(cell(hs, (size_t)*a, "api_ns"));
 }
 
+/* A stage as hostside.tsv sees it: its rows for all instances (a) and the
+ * one that speaks (r: the steady state where there is one), and its idle
+ * GPU time. */
+struct host {
+	const struct tab *hs;
+	const char *stage;
+	size_t a, r;
+	int warm, steady;
+	double inst, rinst;
+	double sc;	/* the steady state's per instance times all instances */
+	double idle;
+};
+
+/* Rule module-loading: a tenth or more of the stage's idle GPU time in
+ * loading CUDA modules, when its warm-up is not a finding of its own.
+ * Returns the loading time, 0 when the rule did not fire. */
+static double
+module_loading(const struct host *h)
+{
+	const struct tab *hs = h->hs;
+	double load;
+	struct f *x;
+
+	if (h->warm || !(cell(hs, h->a, "api_load_ns") >= 0.1 * h->idle))
+		return 0;
+	load = cell(hs, h->a, "api_load_ns");
+	x = add("module-loading", load, hs->path, "Load the CUDA modules "
+	    "before the measured work: run the stage once as a warm-up "
+	    "(a throw-away pass of the same shapes) or load them eagerly "
+	    "(CUDA_MODULE_LOADING=EAGER). A CUDA graph does not remove "
+	    "it; at most the loading time is saved, once per process.",
+	    "%s spends %.1f ms of its %.1f ms loading CUDA modules.",
+	    h->stage, ms(load), ms(cell(hs, h->a, "wall_ns")));
+	ev(x, "%s, over %.0f instance%s (%.3g%% of the stage's idle "
+	    "GPU time)", text(hs, h->a, "load_calls"), h->inst, h->inst == 1 ?
+	    "" : "s", 100 * load / h->idle);
+	return load;
+}
+
+/* Rule host-sync: a tenth or more of the stage's idle GPU time in
+ * synchronisations and copies.  Returns their time, 0 when the rule did
+ * not fire. */
+static double
+host_sync(const struct host *h)
+{
+	const struct tab *hs = h->hs;
+	double sync;
+	struct f *x;
+
+	if (h->warm && h->steady)
+		sync = (cell(hs, h->r, "api_sync_ns") + cell(hs, h->r,
+		    "api_memcpy_ns")) * h->sc;
+	else
+		sync = cell(hs, h->a, "api_sync_ns") + cell(hs, h->a,
+		    "api_memcpy_ns");
+	if (!(sync >= 0.1 * h->idle))
+		return 0;
+	x = add("host-sync", sync, hs->path, "Remove these "
+	    "synchronisations and copies to the host from the loop: keep "
+	    "the values on the GPU (no .item(), .cpu(), .tolist() or "
+	    "printing of tensors per step), or copy asynchronously into "
+	    "pinned memory and read the result a step later. At most the "
+	    "time inside them is saved.", "%s waits %.1f ms in "
+	    "synchronisations and memory copies.", h->stage, ms(sync));
+	ev(x, "%s (%s)", text(hs, h->warm && h->steady ? h->r : h->a,
+	    "sync_calls"), h->warm && h->steady ? "steady state, times all "
+	    "instances" : "all instances");
+	return sync;
+}
+
+/* Rule launch-bound from the host side: where the host time goes decides
+ * the advice; the saving is bound, the idle time the other two findings
+ * (load, sync: 0 when they did not fire) leave. */
+static void
+host_launch(const struct host *h, double busy, double bound, double load,
+    double sync)
+{
+	const struct tab *hs = h->hs;
+	size_t r = h->r;
+	double rinst = h->rinst, p50, p90, out_pct, launch_pct;
+	struct f *x;
+
+	p50 = cell(hs, r, "launch_lat_p50_ns");
+	p90 = cell(hs, r, "launch_lat_p90_ns");
+	out_pct = cell(hs, r, "host_other_pct");
+	launch_pct = 100 * cell(hs, r, "api_launch_ns") / cell(hs, r, "wall_ns");
+	if (p50 < 50e3 && out_pct + launch_pct >= 50) {
+		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
+		    "CUDA graph: torch.compile(mode=\"reduce-overhead\") or "
+		    "torch.cuda.CUDAGraph (cudaGraphLaunch outside PyTorch) replays "
+		    "its kernels without the framework's per-operation work and "
+		    "without a launch call each; fusing operations "
+		    "(torch.compile) also cuts the launches. At best the stage "
+		    "takes its kernel time: that bounds the saving.",
+		    "%s keeps the GPU busy only %.3g%% of its wall time: the host "
+		    "is outside the CUDA API %.3g%% of the %s (the framework's own "
+		    "work) and kernels start %.1f us after their launch call "
+		    "(median), so the GPU waits for the host.", h->stage, busy,
+		    out_pct, h->steady ? "steady state" : "stage", p50 / 1e3);
+	} else
+		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
+		    "CUDA graph (torch.cuda.CUDAGraph, "
+		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
+		    "its launches go out at once; batch more sequences per step "
+		    "so each launch does more work.",
+		    "%s keeps the GPU busy only %.3g%% of its wall time.", h->stage,
+		    busy);
+	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s, %.3g%% of "
+	    "it in CUDA API calls (launch %.3f ms, synchronisation %.3f ms, copy "
+	    "and set %.3f ms, module loading %.3f ms, other %.3f ms per "
+	    "instance); %.3f ms of kernels and %.1f launches per instance; "
+	    "launch to kernel start p50 %.1f us, p90 %.1f us. Savings: "
+	    "%s%s%s", h->steady ? "steady state" : "all instances",
+	    ms(cell(hs, r, "wall_ns") / rinst), rinst, rinst == 1 ? "" : "s",
+	    cell(hs, r, "api_pct"), ms(cell(hs, r, "api_launch_ns") / rinst),
+	    ms(cell(hs, r, "api_sync_ns") / rinst), ms(cell(hs, r,
+	    "api_memcpy_ns") / rinst), ms(cell(hs, r, "api_load_ns") / rinst),
+	    ms(cell(hs, r, "api_other_ns") / rinst), ms(cell(hs, r,
+	    "kernel_per_inst_ns")), cell(hs, r, "launches_per_inst"), p50 / 1e3,
+	    p90 / 1e3, h->warm && h->steady ? "the steady state's idle GPU time "
+	    "times the instances (the first instance's excess is the warm-up "
+	    "finding's)" : "the idle GPU time (wall - kernels)", load > 0 ?
+	    ", less the module loading (its own finding)" : "", sync > 0 ?
+	    ", less the synchronisations and copies (their own finding)" : "");
+}
+
 /*
  * Rule launch-bound with the host side of the stage (hostside.tsv): the
  * advice follows where the host time goes.  Module loading: warm up or
@@ -191,65 +321,34 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 {
 	const char *stage = text(s, i, "stage");
 	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
-	double k = cell(s, i, "kernel_ns"), inst, rinst, sc, idle, load, sync;
-	double kr, p50, p90, out_pct, launch_pct, bound;
+	double k = cell(s, i, "kernel_ns"), kr, load, sync, bound;
+	struct host h;
 	long a, b;
-	size_t r;
-	int warm, steady;
-	struct f *x;
 
 	if (!host_rows(hs, stage, &a, &b))
 		return 0;
-	warm = is_warm(sp, stage);
-	r = (size_t)(b >= 0 ? b : a);
-	steady = b >= 0;
-	inst = cell(hs, (size_t)a, "instances");
-	rinst = cell(hs, r, "instances");
+	h.hs = hs;
+	h.stage = stage;
+	h.warm = is_warm(sp, stage);
+	h.a = (size_t)a;
+	h.r = (size_t)(b >= 0 ? b : a);
+	h.steady = b >= 0;
+	h.inst = cell(hs, h.a, "instances");
+	h.rinst = cell(hs, h.r, "instances");
 	/* the steady state per instance, times all instances, when the
 	 * warm-up finding speaks for the first */
-	sc = warm && steady && rinst > 0 ? inst / rinst : 1;
-	kr = cell(hs, warm && steady ? r : (size_t)a, "kernel_ns");
-	if (warm && steady && !isnan(kr))
-		idle = (cell(hs, r, "wall_ns") - kr) * sc;
+	h.sc = h.warm && h.steady && h.rinst > 0 ? h.inst / h.rinst : 1;
+	kr = cell(hs, h.warm && h.steady ? h.r : h.a, "kernel_ns");
+	if (h.warm && h.steady && !isnan(kr))
+		h.idle = (cell(hs, h.r, "wall_ns") - kr) * h.sc;
 	else
-		idle = wall - k;
-	load = 0;
-	if (!warm && cell(hs, (size_t)a, "api_load_ns") >= 0.1 * idle) {
-		load = cell(hs, (size_t)a, "api_load_ns");
-		x = add("module-loading", load, hs->path, "Load the CUDA modules "
-		    "before the measured work: run the stage once as a warm-up "
-		    "(a throw-away pass of the same shapes) or load them eagerly "
-		    "(CUDA_MODULE_LOADING=EAGER). A CUDA graph does not remove "
-		    "it; at most the loading time is saved, once per process.",
-		    "%s spends %.1f ms of its %.1f ms loading CUDA modules.",
-		    stage, ms(load), ms(cell(hs, (size_t)a, "wall_ns")));
-		ev(x, "%s, over %.0f instance%s (%.3g%% of the stage's idle "
-		    "GPU time)", text(hs, (size_t)a, "load_calls"), inst, inst == 1 ?
-		    "" : "s", 100 * load / idle);
-	}
-	if (warm && steady)
-		sync = (cell(hs, r, "api_sync_ns") + cell(hs, r,
-		    "api_memcpy_ns")) * sc;
-	else
-		sync = cell(hs, (size_t)a, "api_sync_ns") + cell(hs, (size_t)a,
-		    "api_memcpy_ns");
-	if (sync >= 0.1 * idle) {
-		x = add("host-sync", sync, hs->path, "Remove these "
-		    "synchronisations and copies to the host from the loop: keep "
-		    "the values on the GPU (no .item(), .cpu(), .tolist() or "
-		    "printing of tensors per step), or copy asynchronously into "
-		    "pinned memory and read the result a step later. At most the "
-		    "time inside them is saved.", "%s waits %.1f ms in "
-		    "synchronisations and memory copies.", stage, ms(sync));
-		ev(x, "%s (%s)", text(hs, warm && steady ? r : (size_t)a,
-		    "sync_calls"), warm && steady ? "steady state, times all "
-		    "instances" : "all instances");
-	} else
-		sync = 0;
-	bound = idle - load - sync;
+		h.idle = wall - k;
+	load = module_loading(&h);
+	sync = host_sync(&h);
+	bound = h.idle - load - sync;
 	/* the steady state's mean may exceed its median: never more than
 	 * what the warm-up finding leaves of the stage's idle time */
-	if (warm) {
+	if (h.warm) {
 		long w = row_of(sp, "stage", stage);
 		double rest = wall - k - (cell(sp, (size_t)w, "first_ns") -
 		    cell(sp, (size_t)w, "steady_ns")) - load - sync;
@@ -259,48 +358,7 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 	}
 	if (bound < 0)
 		bound = 0;
-	p50 = cell(hs, r, "launch_lat_p50_ns");
-	p90 = cell(hs, r, "launch_lat_p90_ns");
-	out_pct = cell(hs, r, "host_other_pct");
-	launch_pct = 100 * cell(hs, r, "api_launch_ns") / cell(hs, r, "wall_ns");
-	if (p50 < 50e3 && out_pct + launch_pct >= 50) {
-		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
-		    "CUDA graph: torch.compile(mode=\"reduce-overhead\") or "
-		    "torch.cuda.CUDAGraph (cudaGraphLaunch outside PyTorch) replays "
-		    "its kernels without the framework's per-operation work and "
-		    "without a launch call each; fusing operations "
-		    "(torch.compile) also cuts the launches. At best the stage "
-		    "takes its kernel time: that bounds the saving.",
-		    "%s keeps the GPU busy only %.3g%% of its wall time: the host "
-		    "is outside the CUDA API %.3g%% of the %s (the framework's own "
-		    "work) and kernels start %.1f us after their launch call "
-		    "(median), so the GPU waits for the host.", stage, busy,
-		    out_pct, steady ? "steady state" : "stage", p50 / 1e3);
-	} else
-		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
-		    "CUDA graph (torch.cuda.CUDAGraph, "
-		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
-		    "its launches go out at once; batch more sequences per step "
-		    "so each launch does more work.",
-		    "%s keeps the GPU busy only %.3g%% of its wall time.", stage,
-		    busy);
-	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s, %.3g%% of "
-	    "it in CUDA API calls (launch %.3f ms, synchronisation %.3f ms, copy "
-	    "and set %.3f ms, module loading %.3f ms, other %.3f ms per "
-	    "instance); %.3f ms of kernels and %.1f launches per instance; "
-	    "launch to kernel start p50 %.1f us, p90 %.1f us. Savings: "
-	    "%s%s%s", steady ? "steady state" : "all instances",
-	    ms(cell(hs, r, "wall_ns") / rinst), rinst, rinst == 1 ? "" : "s",
-	    cell(hs, r, "api_pct"), ms(cell(hs, r, "api_launch_ns") / rinst),
-	    ms(cell(hs, r, "api_sync_ns") / rinst), ms(cell(hs, r,
-	    "api_memcpy_ns") / rinst), ms(cell(hs, r, "api_load_ns") / rinst),
-	    ms(cell(hs, r, "api_other_ns") / rinst), ms(cell(hs, r,
-	    "kernel_per_inst_ns")), cell(hs, r, "launches_per_inst"), p50 / 1e3,
-	    p90 / 1e3, warm && steady ? "the steady state's idle GPU time "
-	    "times the instances (the first instance's excess is the warm-up "
-	    "finding's)" : "the idle GPU time (wall - kernels)", load > 0 ?
-	    ", less the module loading (its own finding)" : "", sync > 0 ?
-	    ", less the synchronisations and copies (their own finding)" : "");
+	host_launch(&h, busy, bound, load, sync);
 	return 1;
 }
 
@@ -442,94 +500,119 @@ shape_share(const struct tab *rf, size_t i)
 	return all > 0 ? mine / all : 1;
 }
 
-/* Rules memory-bound, compute-bound, under-filled, alignment, below-roof:
- * top kernels (each launch shape) against their roof (roofline.tsv), with
- * their run time from top_kernels.tsv. */
+/* A top kernel's launch shape: its row of roofline.tsv and its time in
+ * the run (top_kernels.tsv), the shape's part of it where a kernel has
+ * several. */
+struct shape {
+	const char *cls, *roof, *name, *prec, *why, *grid;
+	double frac, dram, ai, tot, share, part;
+	const char *sh;		/* " (grid ...)" for a kernel of several shapes */
+};
+
+/* Rules memory-bound, compute-bound, alignment, under-filled, below-roof:
+ * which one the shape's class says. */
+static struct f *
+roof_finding(const char *path, const struct shape *p)
+{
+	double save = p->tot * (1 - p->frac / 100);
+
+	if (!strcmp(p->cls, "memory-bound"))
+		return add("memory-bound", save, path,
+		    "Only fewer bytes help: weight-only int8/fp8 "
+		    "quantisation, a lower-precision KV cache, fusing it "
+		    "with its producer or consumer, or batching decode so "
+		    "each weight read serves more tokens.",
+		    "%s%s is memory-bound at %.3g%% of DRAM bandwidth.",
+		    code(p->name), p->sh, p->dram);
+	if (!strcmp(p->cls, "compute-bound"))
+		return add("compute-bound", save, path,
+		    "It is near its roof: only less math or a faster "
+		    "precision helps (fp8 tensor cores where accuracy "
+		    "allows, fewer FLOPs through fusion or sparsity).",
+		    "%s%s reaches %.3g%% of the %s roof.", code(p->name),
+		    p->sh, p->frac, p->prec);
+	if (!strcmp(p->cls, "alignment-limited"))
+		return add("alignment", save, path,
+		    strstr(p->why, "vocab") ? "Pad the vocabulary to a "
+		    "multiple of 64 (model.resize_token_embeddings(n, "
+		    "pad_to_multiple_of=64)) so cuBLAS picks its aligned "
+		    "kernels, and in prefill compute the logits of the "
+		    "last token only." : "Pad the GEMM's odd dimension "
+		    "(a leading dimension that is not a multiple of 8 "
+		    "elements) to a multiple of 64 so cuBLAS picks its "
+		    "aligned kernels.",
+		    "%s%s is a GEMM for unaligned operands at %.3g%% of "
+		    "its %s roof%s.", code(p->name), p->sh, p->frac,
+		    p->roof, strstr(p->why, "vocab") ? ": the vocabulary is "
+		    "not a multiple of 8" : "");
+	if (!strncmp(p->cls, "latency", 7))
+		return add("under-filled", save, path,
+		    !strcmp(p->roof, "memory") ? "Too little work per launch "
+		    "to fill the GPU or hide memory latency: give it more "
+		    "(larger batch, fuse neighbouring kernels, split-K or "
+		    "stream-K for skinny GEMMs) and hide launch gaps with "
+		    "CUDA graphs." : "Compute units idle at this intensity: "
+		    "check occupancy and stall reasons in ncu's sections "
+		    "(NCU_PRESET=high), and tile sizes for the shape.",
+		    "%s%s reaches only %.3g%% of its %s roof.", code(p->name),
+		    p->sh, p->frac, p->roof);
+	return add("below-roof", save, path,
+	    "The GPU is full, yet the kernel is far from its roof: "
+	    "look at its stall reasons and memory access pattern "
+	    "in ncu's sections (NCU_PRESET=high) and at the "
+	    "library's choice of kernel for this shape.",
+	    "%s%s reaches only %.3g%% of its %s roof with a full "
+	    "GPU.", code(p->name), p->sh, p->frac, p->roof);
+}
+
+/* The top kernels (each launch shape) against their roof (roofline.tsv),
+ * with their run time from top_kernels.tsv: one of the rules of
+ * roof_finding each, for at most max shapes. */
 static void
 kernels(const struct tab *rf, const struct tab *tk, size_t max)
 {
 	size_t i, j, done = 0;
 
 	for (i = 0; i < rf->n && done < max; i++) {
-		const char *cls = text(rf, i, "class"), *roof = text(rf, i, "roof");
-		const char *name = text(rf, i, "name"), *prec = text(rf, i,
-		    "precision"), *why = text(rf, i, "why"), *grid = text(rf, i,
-		    "grid");
-		double frac = cell(rf, i, "roof_pct"), dram = cell(rf, i,
-		    "dram_pct"), ai = cell(rf, i, "ai"), tot = NAN, share = NAN;
-		double part = shape_share(rf, i);
+		struct shape p;
 		struct lp_sb sh = { 0 };
 		struct f *x;
 
-		if (isnan(frac))
+		p.cls = text(rf, i, "class");
+		p.roof = text(rf, i, "roof");
+		p.name = text(rf, i, "name");
+		p.prec = text(rf, i, "precision");
+		p.why = text(rf, i, "why");
+		p.grid = text(rf, i, "grid");
+		p.frac = cell(rf, i, "roof_pct");
+		p.dram = cell(rf, i, "dram_pct");
+		p.ai = cell(rf, i, "ai");
+		p.tot = NAN;
+		p.share = NAN;
+		p.part = shape_share(rf, i);
+		if (isnan(p.frac))
 			continue;
 		for (j = 0; tk && j < tk->n; j++)
 			if (!strcmp(text(tk, j, "kernel"), text(rf, i, "kernel"))) {
-				tot = cell(tk, j, "total_ns");
-				share = cell(tk, j, "share_pct");
+				p.tot = cell(tk, j, "total_ns");
+				p.share = cell(tk, j, "share_pct");
 			}
-		if (isnan(tot))
+		if (isnan(p.tot))
 			continue;
 		done++;
 		/* a kernel of several shapes: this shape's part of its time */
-		if (part < 1) {
-			tot *= part;
-			share *= part;
-			lp_sb_printf(&sh, " (grid %s)", grid);
+		if (p.part < 1) {
+			p.tot *= p.part;
+			p.share *= p.part;
+			lp_sb_printf(&sh, " (grid %s)", p.grid);
 		} else
 			lp_sb_adds(&sh, "");
-		if (!strcmp(cls, "memory-bound"))
-			x = add("memory-bound", tot * (1 - frac / 100), rf->path,
-			    "Only fewer bytes help: weight-only int8/fp8 "
-			    "quantisation, a lower-precision KV cache, fusing it "
-			    "with its producer or consumer, or batching decode so "
-			    "each weight read serves more tokens.",
-			    "%s%s is memory-bound at %.3g%% of DRAM bandwidth.",
-			    code(name), lp_sb_str(&sh), dram);
-		else if (!strcmp(cls, "compute-bound"))
-			x = add("compute-bound", tot * (1 - frac / 100), rf->path,
-			    "It is near its roof: only less math or a faster "
-			    "precision helps (fp8 tensor cores where accuracy "
-			    "allows, fewer FLOPs through fusion or sparsity).",
-			    "%s%s reaches %.3g%% of the %s roof.", code(name),
-			    lp_sb_str(&sh), frac, prec);
-		else if (!strcmp(cls, "alignment-limited"))
-			x = add("alignment", tot * (1 - frac / 100), rf->path,
-			    strstr(why, "vocab") ? "Pad the vocabulary to a "
-			    "multiple of 64 (model.resize_token_embeddings(n, "
-			    "pad_to_multiple_of=64)) so cuBLAS picks its aligned "
-			    "kernels, and in prefill compute the logits of the "
-			    "last token only." : "Pad the GEMM's odd dimension "
-			    "(a leading dimension that is not a multiple of 8 "
-			    "elements) to a multiple of 64 so cuBLAS picks its "
-			    "aligned kernels.",
-			    "%s%s is a GEMM for unaligned operands at %.3g%% of "
-			    "its %s roof%s.", code(name), lp_sb_str(&sh), frac,
-			    roof, strstr(why, "vocab") ? ": the vocabulary is not "
-			    "a multiple of 8" : "");
-		else if (!strncmp(cls, "latency", 7))
-			x = add("under-filled", tot * (1 - frac / 100), rf->path,
-			    !strcmp(roof, "memory") ? "Too little work per launch "
-			    "to fill the GPU or hide memory latency: give it more "
-			    "(larger batch, fuse neighbouring kernels, split-K or "
-			    "stream-K for skinny GEMMs) and hide launch gaps with "
-			    "CUDA graphs." : "Compute units idle at this intensity: "
-			    "check occupancy and stall reasons in ncu's sections "
-			    "(NCU_PRESET=high), and tile sizes for the shape.",
-			    "%s%s reaches only %.3g%% of its %s roof.", code(name),
-			    lp_sb_str(&sh), frac, roof);
-		else
-			x = add("below-roof", tot * (1 - frac / 100), rf->path,
-			    "The GPU is full, yet the kernel is far from its roof: "
-			    "look at its stall reasons and memory access pattern "
-			    "in ncu's sections (NCU_PRESET=high) and at the "
-			    "library's choice of kernel for this shape.",
-			    "%s%s reaches only %.3g%% of its %s roof with a full "
-			    "GPU.", code(name), lp_sb_str(&sh), frac, roof);
+		p.sh = lp_sb_str(&sh);
+		x = roof_finding(rf->path, &p);
 		ev(x, "%.3f ms in the stage (%.3g%% of its GPU time%s); AI %.4g "
-		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)%s%s", ms(tot),
-		    share, part < 1 ? ", the shape's part by ncu time" : "", ai,
-		    prec, dram, *why ? "; " : "", why);
+		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)%s%s", ms(p.tot),
+		    p.share, p.part < 1 ? ", the shape's part by ncu time" : "",
+		    p.ai, p.prec, p.dram, *p.why ? "; " : "", p.why);
 		lp_sb_free(&sh);
 	}
 }
@@ -694,7 +777,7 @@ communication(const struct tab *o, const struct tab *k)
 /* Rule missing: what the run lacks, from the tables' "# missing:" and
  * gpu.tsv's "# why:". */
 static void
-missing(struct tab *tabs, size_t n)
+missing(const struct tab *tabs, size_t n)
 {
 	size_t i, j;
 
@@ -724,8 +807,75 @@ by_save(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-int
-main(int argc, char **argv)
+/* The run's tables, each known by its "# tool:" line. */
+struct run {
+	struct tab *tabs;
+	size_t n;
+	const struct tab *st, *sp, *rf, *tk, *rk, *ov, *hs;
+	struct lp_peaks pk;
+	int have_pk;
+};
+
+static void
+load_run(struct run *run, char **paths, size_t n)
+{
+	size_t i;
+
+	memset(run, 0, sizeof *run);
+	run->n = n;
+	run->tabs = lp_xcalloc(n, sizeof *run->tabs);
+	for (i = 0; i < n; i++) {
+		struct tab *t = &run->tabs[i];
+		const char *tool;
+
+		load(t, paths[i]);
+		tool = lp_tsv_comment(&t->t, "tool");
+		if (!tool)
+			lp_die_at(LP_EXIT_DATA, t->path, 1, 0, "no \"# tool:\" "
+			    "line: not a table an lp tool made");
+		if (!strcmp(tool, "lp-stages"))
+			run->st = t;
+		else if (!strcmp(tool, "lp-steps"))
+			run->sp = t;
+		else if (!strcmp(tool, "lp-roofline"))
+			run->rf = t;
+		else if (!strcmp(tool, "lp-topk"))
+			run->tk = t;
+		else if (!strcmp(tool, "lp-ranks"))
+			run->rk = t;
+		else if (!strcmp(tool, "lp-overlap"))
+			run->ov = t;
+		else if (!strcmp(tool, "lp-hostside"))
+			run->hs = t;
+		else if (!strcmp(tool, "lp-gpu") && !run->have_pk) {
+			lp_peaks_read(&run->pk, t->path);
+			run->have_pk = 1;
+		}
+	}
+}
+
+/* Each rule over the tables it reads, in the order of lp-findings(1). */
+static void
+apply_rules(const struct run *run, size_t maxk, int imported)
+{
+	if (run->st)
+		launch_bound(run->st, run->hs, run->sp);
+	if (run->sp)
+		warmup(run->sp, run->st, run->hs);
+	if (run->rf)
+		kernels(run->rf, run->tk, maxk);
+	dominant(run->tk, imported);
+	if (run->rf && run->have_pk)
+		fp32(run->rf, run->tk, &run->pk);
+	if (run->rk)
+		straggler(run->rk);
+	if (run->ov)
+		communication(run->ov, run->rk);
+	missing(run->tabs, run->n);
+}
+
+static void
+emit_meta(int hostside)
 {
 	static const struct lp_col cols[] = {
 		{ "rank", "#", "int" }, { "rule", "Rule", "text" },
@@ -733,74 +883,6 @@ main(int argc, char **argv)
 		{ "finding", "Finding", "text" }, { "evidence", "Evidence", "text" },
 		{ "artifact", "From", "code" }, { "next_step", "Next step", "text" },
 	};
-	struct tab *tabs;
-	const struct tab *st = NULL, *sp = NULL, *rf = NULL, *tk = NULL;
-	const struct tab *rk = NULL, *ov = NULL, *hs = NULL;
-	struct lp_peaks pk;
-	struct lp_row r = { 0 };
-	long maxk = 5;
-	size_t n, i, j;
-	int c, have_pk = 0, imported = 0;
-
-	lp_init(argv[0]);
-	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hIn:")) != -1) {
-		switch (c) {
-		case 'I': imported = 1; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		case 'n': maxk = lp_strtonum(optarg, 0, 1000, "-n"); break;
-		default: lp_usage(synopsis);
-		}
-	}
-	if (optind == argc)
-		lp_usage(synopsis);
-	n = (size_t)(argc - optind);
-	tabs = lp_xcalloc(n, sizeof *tabs);
-	memset(&pk, 0, sizeof pk);
-	for (i = 0; i < n; i++) {
-		const char *tool;
-
-		load(&tabs[i], argv[optind + (int)i]);
-		tool = lp_tsv_comment(&tabs[i].t, "tool");
-		if (!tool)
-			lp_die_at(LP_EXIT_DATA, tabs[i].path, 1, 0, "no \"# tool:\" "
-			    "line: not a table an lp tool made");
-		if (!strcmp(tool, "lp-stages"))
-			st = &tabs[i];
-		else if (!strcmp(tool, "lp-steps"))
-			sp = &tabs[i];
-		else if (!strcmp(tool, "lp-roofline"))
-			rf = &tabs[i];
-		else if (!strcmp(tool, "lp-topk"))
-			tk = &tabs[i];
-		else if (!strcmp(tool, "lp-ranks"))
-			rk = &tabs[i];
-		else if (!strcmp(tool, "lp-overlap"))
-			ov = &tabs[i];
-		else if (!strcmp(tool, "lp-hostside"))
-			hs = &tabs[i];
-		else if (!strcmp(tool, "lp-gpu") && !have_pk) {
-			lp_peaks_read(&pk, tabs[i].path);
-			have_pk = 1;
-		}
-	}
-	if (st)
-		launch_bound(st, hs, sp);
-	if (sp)
-		warmup(sp, st, hs);
-	if (rf)
-		kernels(rf, tk, (size_t)maxk);
-	dominant(tk, imported);
-	if (rf && have_pk)
-		fp32(rf, tk, &pk);
-	if (rk)
-		straggler(rk);
-	if (ov)
-		communication(ov, rk);
-	missing(tabs, n);
-	lp_qsort(fs, nf, sizeof *fs, by_save);
 
 	lp_tab_meta(out, "title", "Findings and Recommendations");
 	lp_tab_meta(out, "tool", "lp-findings");
@@ -809,12 +891,21 @@ main(int argc, char **argv)
 	lp_tab_meta(out, "note", "Ranked by the time each could save: wall "
 	    "time for idle GPU and warm-up, GPU time above the roofline bound "
 	    "for a kernel (which shortens the stage only once the GPU is the "
-	    "bottleneck). Findings without a time come last.%s", hs ? " A "
+	    "bottleneck). Findings without a time come last.%s", hostside ? " A "
 	    "stage's module loading, synchronisations and copies, the rest of "
 	    "its idle GPU time and its warm-up excess are disjoint parts of its "
 	    "wall time: their savings do not overlap (hostside.tsv)." : "");
 	lp_tab_meta(out, "style", "list");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+}
+
+/* The findings as ranked, or one row saying that no rule fired. */
+static void
+emit_findings(void)
+{
+	struct lp_row r = { 0 };
+	size_t i;
+
 	for (i = 0; i < nf; i++) {
 		lp_row_num(&r, (double)(i + 1), 0);
 		lp_row_text(&r, fs[i].rule);
@@ -840,6 +931,14 @@ main(int argc, char **argv)
 		lp_row_text(&r, "-");
 		lp_row_end(&r, out);
 	}
+	lp_sb_free(&r.b);
+}
+
+static void
+free_findings(void)
+{
+	size_t i;
+
 	for (i = 0; i < nf; i++) {
 		free(fs[i].head);
 		free(fs[i].evidence);
@@ -847,18 +946,56 @@ main(int argc, char **argv)
 		free(fs[i].next);
 	}
 	free(fs);
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < tabs[i].n * tabs[i].ncol; j++)
-			free(tabs[i].row[j]);
-		free(tabs[i].row);
-		free(tabs[i].line);
-		lp_tsv_close(&tabs[i].t);
-		fclose(tabs[i].fp);
+}
+
+static void
+free_run(struct run *run)
+{
+	size_t i, j;
+
+	for (i = 0; i < run->n; i++) {
+		struct tab *t = &run->tabs[i];
+
+		for (j = 0; j < t->n * t->ncol; j++)
+			free(t->row[j]);
+		free(t->row);
+		free(t->line);
+		lp_tsv_close(&t->t);
+		fclose(t->fp);
 	}
-	free(tabs);
-	if (have_pk)
-		lp_peaks_free(&pk);
-	lp_sb_free(&r.b);
+	free(run->tabs);
+	if (run->have_pk)
+		lp_peaks_free(&run->pk);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct run run;
+	long maxk = 5;
+	int c, imported = 0;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "hIn:")) != -1) {
+		switch (c) {
+		case 'I': imported = 1; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'n': maxk = lp_strtonum(optarg, 0, 1000, "-n"); break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (optind == argc)
+		lp_usage(synopsis);
+	load_run(&run, argv + optind, (size_t)(argc - optind));
+	apply_rules(&run, (size_t)maxk, imported);
+	lp_qsort(fs, nf, sizeof *fs, by_save);
+	emit_meta(run.hs != NULL);
+	emit_findings();
+	free_findings();
+	free_run(&run);
 	lp_tab_done(out);
 	return 0;
 }

@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-gpu [-c config.yaml] [-d cuda_gpu_trace.csv] [-n ncu.csv] -t gpus.yaml "
@@ -152,23 +155,153 @@ trace_name(const char *path, char **other)
 	return g.name;
 }
 
+/* The GPU's name and where it came from; ncu, trace and other are what
+ * the exports named (freed by the caller). */
+struct gpu_id {
+	const char *name, *from;	/* NULL when no source names the GPU */
+	char *ncu, *trace, *other;
+};
+
+/* The GPU is gpu.name in the config, else nvidia-smi's (env.json), else
+ * ncu's device name, else the one model of the nsys trace. */
+static void
+identify_gpu(struct gpu_id *g, const struct lp_ynode *cg,
+    const struct lp_ynode *env, const char *npath, const char *dpath)
+{
+	const struct lp_ynode *n;
+
+	if (cg && *lp_yaml_str(cg, "name", "")) {
+		g->name = lp_yaml_str(cg, "name", "");
+		g->from = "gpu.name in the config";
+	} else if (env && (n = lp_yaml_get(env, "gpus.0.name")) &&
+	    n->type == LP_Y_SCALAR && n->quoted) {
+		g->name = n->s;
+		g->from = "env.json (nvidia-smi)";
+	} else if ((g->ncu = ncu_name(npath))) {
+		g->name = g->ncu;
+		g->from = "the ncu export (device__attribute_display_name)";
+	} else if ((g->trace = trace_name(dpath, &g->other)) && !g->other) {
+		g->name = g->trace;
+		g->from = "nsys cuda_gpu_trace (its Device, less the device "
+		    "number)";
+	}
+}
+
+/* The key of peak i (NPEAKS: the memory bandwidth), its precision (NULL
+ * for bandwidth). */
+static const char *
+peak_key(size_t i)
+{
+	return i < NPEAKS ? peaks[i].key : "hbm_tbps";
+}
+
+static const char *
+peak_prec(size_t i)
+{
+	return i < NPEAKS ? peaks[i].prec : NULL;
+}
+
+/* The # lines: title, tool, the entry the peaks come from and the GPU. */
+static void
+emit_meta(const struct gpu_id *g, const struct lp_ynode *e, const char *tpath)
+{
+	lp_tab_meta(out, "title", "GPU Peaks");
+	lp_tab_meta(out, "tool", "lp-gpu");
+	if (e)
+		lp_tab_meta(out, "source", "%s entry \"%s\" (dense, no 2:4 "
+		    "sparsity; %s), matched on the name \"%s\" from %s", tpath,
+		    lp_yaml_str(e, "name", g->name), lp_yaml_str(e, "source",
+		    "source in the file"), g->name, g->from);
+	else
+		lp_tab_meta(out, "source", "%s%s", g->name ? "the GPU's name "
+		    "from " : "no GPU name in env.json, the ncu export, the nsys "
+		    "trace or the config", g->name ? g->from : "");
+	lp_tab_meta(out, "gpu", "%s", g->name ? g->name : "");
+	if (g->name)
+		lp_tab_meta(out, "gpu_from", "%s", g->from);
+}
+
+/* Why the table has no peaks, unless the config sets some: where it does,
+ * none is asked for again: a peak it lacks is "n/a because the GPU is
+ * unknown" (lp_peaks_read). */
+static void
+emit_why(const struct gpu_id *g, const struct lp_ynode *e,
+    const struct lp_ynode *cg, const char *cfile, const char *tpath)
+{
+	size_t i, known = 0;
+	double v;
+
+	for (i = 0; i <= NPEAKS; i++)
+		known += figure(cg, peak_key(i), peak_prec(i), &v, cfile, "gpu.");
+	if (known)
+		;
+	else if (!g->name && g->other)
+		lp_tab_meta(out, "why", "the GPU is unknown: cuda_gpu_trace names "
+		    "two models (\"%s\", \"%s\"): %s, and gpu.name", g->trace,
+		    g->other, howto);
+	else if (!g->name)
+		lp_tab_meta(out, "why", "the GPU is unknown (no nvidia-smi "
+		    "data in env.json, no ncu device name, no nsys "
+		    "cuda_gpu_trace): %s, and gpu.name", howto);
+	else if (!e)
+		lp_tab_meta(out, "why", "GPU \"%s\" is not in %s: %s", g->name,
+		    tpath, howto);
+}
+
+/* A row per peak, the config's figure before the table entry's; one
+ * "n/a because" row if there is none. */
+static void
+emit_peaks(const struct gpu_id *g, const struct lp_ynode *e,
+    const struct lp_ynode *cg, const char *cfile, const char *tpath)
+{
+	struct lp_row r = { 0 };
+	size_t i, known = 0;
+	double v;
+
+	for (i = 0; i <= NPEAKS; i++) {
+		const char *key = peak_key(i), *prec = peak_prec(i), *src;
+
+		if (figure(cg, key, prec, &v, cfile, "gpu."))
+			src = "config (SET= or conf/runner/stage2.yaml)";
+		else if (figure(e, key, prec, &v, tpath, ""))
+			src = tpath;
+		else
+			continue;
+		lp_row_text(&r, i < NPEAKS ? peaks[i].path : "dram");
+		lp_row_text(&r, i < NPEAKS ? prec : "-");
+		lp_row_num(&r, v * 1e12, 0);
+		lp_row_text(&r, i < NPEAKS ? "FLOP/s" : "B/s");
+		lp_row_text(&r, src);
+		lp_row_end(&r, out);
+		known++;
+	}
+	if (!known) {
+		lp_row_text(&r, "-");
+		lp_row_text(&r, "-");
+		if (!g->name)
+			lp_row_na(&r, "the GPU is unknown: %s", howto);
+		else
+			lp_row_na(&r, "GPU \"%s\" is not in %s: %s", g->name,
+			    tpath, howto);
+		lp_row_text(&r, "-");
+		lp_row_text(&r, "-");
+		lp_row_end(&r, out);
+	}
+	lp_sb_free(&r.b);
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *cpath = NULL, *npath = NULL, *tpath = NULL, *gpu = NULL;
-	const char *dpath = NULL;
-	const char *from = NULL;
-	struct lp_ynode *cfg = NULL, *table, *env = NULL;
-	const struct lp_ynode *cg, *e = NULL, *n;
-	struct lp_row r = { 0 };
 	static const struct lp_col cols[] = {
 		{ "path", "Path", "text" }, { "precision", "Precision", "text" },
 		{ "peak", "Dense peak", "si" }, { "unit", "Unit", "hide" },
 		{ "from", "From", "text" },
 	};
-	char *ncu = NULL, *trace = NULL, *other = NULL;
-	size_t i, known = 0;
-	double v;
+	const char *cpath = NULL, *dpath = NULL, *npath = NULL, *tpath = NULL;
+	struct lp_ynode *cfg = NULL, *table, *env = NULL;
+	const struct lp_ynode *cg, *e = NULL;
+	struct gpu_id g = { 0 };
 	int c;
 
 	lp_init(argv[0]);
@@ -195,93 +328,16 @@ main(int argc, char **argv)
 		env = lp_yaml_load_path(argv[optind]);	/* JSON is YAML */
 		lp_env_check(env, argv[optind]);
 	}
-	if (cg && *lp_yaml_str(cg, "name", "")) {
-		gpu = lp_yaml_str(cg, "name", "");
-		from = "gpu.name in the config";
-	} else if (env && (n = lp_yaml_get(env, "gpus.0.name")) &&
-	    n->type == LP_Y_SCALAR && n->quoted) {
-		gpu = n->s;
-		from = "env.json (nvidia-smi)";
-	} else if ((ncu = ncu_name(npath))) {
-		gpu = ncu;
-		from = "the ncu export (device__attribute_display_name)";
-	} else if ((trace = trace_name(dpath, &other)) && !other) {
-		gpu = trace;
-		from = "nsys cuda_gpu_trace (its Device, less the device number)";
-	}
-	if (gpu)
-		e = entry(table, gpu, tpath);
-
-	lp_tab_meta(out, "title", "GPU Peaks");
-	lp_tab_meta(out, "tool", "lp-gpu");
-	if (e)
-		lp_tab_meta(out, "source", "%s entry \"%s\" (dense, no 2:4 "
-		    "sparsity; %s), matched on the name \"%s\" from %s", tpath,
-		    lp_yaml_str(e, "name", gpu), lp_yaml_str(e, "source",
-		    "source in the file"), gpu, from);
-	else
-		lp_tab_meta(out, "source", "%s%s", gpu ? "the GPU's name from " :
-		    "no GPU name in env.json, the ncu export, the nsys trace or "
-		    "the config", gpu ? from : "");
-	lp_tab_meta(out, "gpu", "%s", gpu ? gpu : "");
-	if (gpu)
-		lp_tab_meta(out, "gpu_from", "%s", from);
-	/* where the config sets peaks, none is asked for again: a peak it
-	 * lacks is "n/a because the GPU is unknown" (lp_peaks_read) */
-	for (i = 0; i <= NPEAKS; i++)
-		known += figure(cg, i < NPEAKS ? peaks[i].key : "hbm_tbps",
-		    i < NPEAKS ? peaks[i].prec : NULL, &v, cpath ? cpath :
-		    "config", "gpu.");
-	if (known)
-		;
-	else if (!gpu && other)
-		lp_tab_meta(out, "why", "the GPU is unknown: cuda_gpu_trace names "
-		    "two models (\"%s\", \"%s\"): %s, and gpu.name", trace,
-		    other, howto);
-	else if (!gpu)
-		lp_tab_meta(out, "why", "the GPU is unknown (no nvidia-smi "
-		    "data in env.json, no ncu device name, no nsys "
-		    "cuda_gpu_trace): %s, and gpu.name", howto);
-	else if (!e)
-		lp_tab_meta(out, "why", "GPU \"%s\" is not in %s: %s", gpu,
-		    tpath, howto);
-	known = 0;
+	identify_gpu(&g, cg, env, npath, dpath);
+	if (g.name)
+		e = entry(table, g.name, tpath);
+	emit_meta(&g, e, tpath);
+	emit_why(&g, e, cg, cpath ? cpath : "config", tpath);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (i = 0; i <= NPEAKS; i++) {
-		const char *key = i < NPEAKS ? peaks[i].key : "hbm_tbps";
-		const char *prec = i < NPEAKS ? peaks[i].prec : NULL;
-		const char *src;
-
-		if (figure(cg, key, prec, &v, cpath ? cpath : "config", "gpu."))
-			src = "config (SET= or conf/runner/stage2.yaml)";
-		else if (figure(e, key, prec, &v, tpath, ""))
-			src = tpath;
-		else
-			continue;
-		lp_row_text(&r, i < NPEAKS ? peaks[i].path : "dram");
-		lp_row_text(&r, i < NPEAKS ? prec : "-");
-		lp_row_num(&r, v * 1e12, 0);
-		lp_row_text(&r, i < NPEAKS ? "FLOP/s" : "B/s");
-		lp_row_text(&r, src);
-		lp_row_end(&r, out);
-		known++;
-	}
-	if (!known) {
-		lp_row_text(&r, "-");
-		lp_row_text(&r, "-");
-		if (!gpu)
-			lp_row_na(&r, "the GPU is unknown: %s", howto);
-		else
-			lp_row_na(&r, "GPU \"%s\" is not in %s: %s", gpu, tpath,
-			    howto);
-		lp_row_text(&r, "-");
-		lp_row_text(&r, "-");
-		lp_row_end(&r, out);
-	}
-	lp_sb_free(&r.b);
-	free(ncu);
-	free(trace);
-	free(other);
+	emit_peaks(&g, e, cg, cpath ? cpath : "config", tpath);
+	free(g.ncu);
+	free(g.trace);
+	free(g.other);
 	lp_yaml_free(table);
 	lp_yaml_free(cfg);
 	lp_yaml_free(env);

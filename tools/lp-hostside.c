@@ -20,7 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-hostside -c config.yaml [-a cuda_api_trace.csv] "
@@ -287,6 +289,75 @@ cstat(struct stage *g, int row, size_t id)
 	return &g->cs[row][id];
 }
 
+/* The id of a call name, numbered in order of first sight. */
+static long
+name_id(struct st *t, const char *name)
+{
+	long id = lp_map_get(t->names, name, -1);
+
+	if (id < 0) {
+		id = (long)lp_map_len(t->names);
+		lp_map_put(t->names, name, id);
+	}
+	return id;
+}
+
+/* A launch or copy call kept by its correlation ID until the GPU trace is
+ * read; an ID seen twice is refused. */
+static struct rec *
+keep_call(struct st *t, const struct lp_rep_row *rr, int kind, long id,
+    double start)
+{
+	uint64_t corr = corr_of(rr, 3, 6);
+	struct rec *rc;
+
+	if (lookup(t, corr))
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0,
+		    "correlation ID %llu is another call's too: "
+		    "calls of several processes or captures in "
+		    "one trace?", (unsigned long long)corr);
+	if (t->nr == t->capr) {
+		t->capr = t->capr ? 2 * t->capr : 1024;
+		t->r = lp_xreallocarray(t->r, t->capr, sizeof *t->r);
+	}
+	rc = &t->r[t->nr++];
+	rc->corr = corr;
+	rc->t = start;
+	rc->kmin = NAN;
+	rc->kind = kind;
+	rc->name = (int)id;
+	rc->line = rr->line;
+	rc->memb = (size_t)-1;
+	if (2 * t->nr > t->caph)
+		rehash(t);
+	else {
+		size_t j;
+
+		for (j = hslot(t, corr); t->h[j]; j = (j + 1) & (t->caph - 1))
+			;
+		t->h[j] = t->nr;
+	}
+	return rc;
+}
+
+/* rc's call starts inside instance inst of stage: the GPU trace's kernels
+ * and copies of rc count there. */
+static void
+add_member(struct st *t, struct rec *rc, size_t stage, size_t inst)
+{
+	struct memb *m;
+
+	if (t->nm == t->capm) {
+		t->capm = t->capm ? 2 * t->capm : 1024;
+		t->m = lp_xreallocarray(t->m, t->capm, sizeof *t->m);
+	}
+	m = &t->m[t->nm];
+	m->stage = stage;
+	m->inst = inst;
+	m->next = rc->memb;
+	rc->memb = t->nm++;
+}
+
 static void
 api_row(const struct lp_rep_row *rr, void *ctx)
 {
@@ -308,7 +379,6 @@ api_row(const struct lp_rep_row *rr, void *ctx)
 	for (i = 0; i < t->ns; i++) {
 		struct stage *g = &t->s[i];
 		struct inst *x = find(g, pid, tid, start);
-		struct memb *m;
 		int row;
 
 		if (!x)
@@ -316,13 +386,8 @@ api_row(const struct lp_rep_row *rr, void *ctx)
 		x->api[kind] += dur;
 		x->calls++;
 		x->launches += kind == K_LAUNCH;
-		if (id < 0) {
-			id = lp_map_get(t->names, name, -1);
-			if (id < 0) {
-				id = (long)lp_map_len(t->names);
-				lp_map_put(t->names, name, id);
-			}
-		}
+		if (id < 0)
+			id = name_id(t, name);
 		for (row = 0; row < 2 - x->first; row++) {
 			struct cstat *c = cstat(g, row, (size_t)id);
 
@@ -331,46 +396,9 @@ api_row(const struct lp_rep_row *rr, void *ctx)
 		}
 		if (kind != K_LAUNCH && kind != K_MEMCPY)
 			continue;
-		if (!rc) {
-			uint64_t corr = corr_of(rr, 3, 6);
-
-			if (lookup(t, corr))
-				lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0,
-				    "correlation ID %llu is another call's too: "
-				    "calls of several processes or captures in "
-				    "one trace?", (unsigned long long)corr);
-			if (t->nr == t->capr) {
-				t->capr = t->capr ? 2 * t->capr : 1024;
-				t->r = lp_xreallocarray(t->r, t->capr, sizeof *t->r);
-			}
-			rc = &t->r[t->nr++];
-			rc->corr = corr;
-			rc->t = start;
-			rc->kmin = NAN;
-			rc->kind = kind;
-			rc->name = (int)id;
-			rc->line = rr->line;
-			rc->memb = (size_t)-1;
-			if (2 * t->nr > t->caph)
-				rehash(t);
-			else {
-				size_t j;
-
-				for (j = hslot(t, corr); t->h[j]; j = (j + 1) &
-				    (t->caph - 1))
-					;
-				t->h[j] = t->nr;
-			}
-		}
-		if (t->nm == t->capm) {
-			t->capm = t->capm ? 2 * t->capm : 1024;
-			t->m = lp_xreallocarray(t->m, t->capm, sizeof *t->m);
-		}
-		m = &t->m[t->nm];
-		m->stage = i;
-		m->inst = (size_t)(x - g->in);
-		m->next = rc->memb;
-		rc->memb = t->nm++;
+		if (!rc)
+			rc = keep_call(t, rr, kind, id, start);
+		add_member(t, rc, i, (size_t)(x - g->in));
 	}
 }
 
@@ -504,8 +532,57 @@ calls_text(struct lp_sb *b, const struct st *t, const struct stage *g,
 	free(ix);
 }
 
-int
-main(int argc, char **argv)
+static const struct lp_col cols[] = {
+	{ "stage", "Stage", "text" }, { "range", "NVTX range", "hide" },
+	{ "instances", "Instances", "int" },
+	{ "wall_ns", "Wall (ms)", "ms" },
+	{ "api_ns", "In CUDA API (ms)", "ms" },
+	{ "api_pct", "In CUDA API", "pct" },
+	{ "api_launch_ns", "Launch calls (ms)", "ms" },
+	{ "api_sync_ns", "Synchronisation (ms)", "ms" },
+	{ "api_memcpy_ns", "Copy and set (ms)", "ms" },
+	{ "api_load_ns", "Module loading (ms)", "ms" },
+	{ "api_other_ns", "Other API (ms)", "ms" },
+	{ "host_other_ns", "Outside the API (ms)", "ms" },
+	{ "host_other_pct", "Outside the API", "pct" },
+	{ "kernel_ns", "Kernels (ms)", "hide" },
+	{ "kernel_per_inst_ns", "Kernels per instance (ms)", "ms" },
+	{ "launches", "Launches", "hide" },
+	{ "launches_per_inst", "Launches per instance", "num1" },
+	{ "launch_lat_p50_ns", "Launch to start p50 (us)", "us" },
+	{ "launch_lat_p90_ns", "Launch to start p90 (us)", "us" },
+	{ "sync_calls", "Synchronisations and copies", "text" },
+	{ "load_calls", "Module loading calls", "text" },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+/* The input files; NULL for a trace the run lacks. */
+struct paths {
+	const char *cpath, *apath, *gpath, *ppath;
+};
+
+/* The stages and their NVTX ranges (config.yaml); names borrow from cfg. */
+static void
+load_stages(struct st *t, const struct lp_ynode *cfg, const char *cpath)
+{
+	const char **names;
+	char **ranges;
+	size_t i;
+
+	t->ns = lp_stage_ranges(cfg, cpath, &names, &ranges);
+	t->s = lp_xcalloc(t->ns, sizeof *t->s);
+	for (i = 0; i < t->ns; i++) {
+		t->s[i].name = names[i];
+		t->s[i].range = ranges[i];
+	}
+	free(names);
+	free(ranges);
+}
+
+/* The three passes: the instances, the API calls inside them, their
+ * kernels and copies. */
+static void
+load_traces(struct st *t, const struct paths *p)
 {
 	static const char *const pp_cols[] = { "Start", "End", "Name", "PID",
 		"TID" };
@@ -513,100 +590,42 @@ main(int argc, char **argv)
 		"?CorrID", "Pid", "Tid", "?CorrId" };
 	static const char *const gpu_cols[] = { "Start", "Duration", "?CorrId",
 		"Name", "?CorrID" };
-	static const struct lp_col cols[] = {
-		{ "stage", "Stage", "text" }, { "range", "NVTX range", "hide" },
-		{ "instances", "Instances", "int" },
-		{ "wall_ns", "Wall (ms)", "ms" },
-		{ "api_ns", "In CUDA API (ms)", "ms" },
-		{ "api_pct", "In CUDA API", "pct" },
-		{ "api_launch_ns", "Launch calls (ms)", "ms" },
-		{ "api_sync_ns", "Synchronisation (ms)", "ms" },
-		{ "api_memcpy_ns", "Copy and set (ms)", "ms" },
-		{ "api_load_ns", "Module loading (ms)", "ms" },
-		{ "api_other_ns", "Other API (ms)", "ms" },
-		{ "host_other_ns", "Outside the API (ms)", "ms" },
-		{ "host_other_pct", "Outside the API", "pct" },
-		{ "kernel_ns", "Kernels (ms)", "hide" },
-		{ "kernel_per_inst_ns", "Kernels per instance (ms)", "ms" },
-		{ "launches", "Launches", "hide" },
-		{ "launches_per_inst", "Launches per instance", "num1" },
-		{ "launch_lat_p50_ns", "Launch to start p50 (us)", "us" },
-		{ "launch_lat_p90_ns", "Launch to start p90 (us)", "us" },
-		{ "sync_calls", "Synchronisations and copies", "text" },
-		{ "load_calls", "Module loading calls", "text" },
-	};
-	const size_t ncols = sizeof cols / sizeof cols[0];
-	const char *cpath = NULL, *apath = NULL, *gpath = NULL, *ppath = NULL;
-	struct lp_ynode *cfg;
-	const char **names;
-	char **ranges;
-	struct st t;
-	struct lp_row r = { 0 };
-	struct lp_sb b = { 0 };
-	size_t i, k;
-	int c, row;
+	size_t i;
 
-	lp_init(argv[0]);
-	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "a:c:g:h")) != -1) {
-		switch (c) {
-		case 'a': apath = optarg; break;
-		case 'c': cpath = optarg; break;
-		case 'g': gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		default: lp_usage(synopsis);
-		}
+	if (p->ppath) {
+		lp_rep_file(p->ppath, "nsys stats --report nvtx_pushpop_trace",
+		    pp_cols, 5, pushpop_row, t);
+		for (i = 0; i < t->ns; i++)
+			order(&t->s[i], p->ppath);
 	}
-	if (!cpath || argc - optind > 1)
-		lp_usage(synopsis);
-	ppath = optind < argc ? argv[optind] : NULL;
-	if ((apath && !strcmp(apath, "-")) + (gpath && !strcmp(gpath, "-")) +
-	    (ppath && !strcmp(ppath, "-")) > 1)
-		lp_die(LP_EXIT_USAGE, "only one input can be standard input");
-	memset(&t, 0, sizeof t);
-	t.names = lp_map_new();
-	t.ppids = lp_map_new();
-	cfg = lp_yaml_load_path(cpath);
-	t.ns = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	t.s = lp_xcalloc(t.ns, sizeof *t.s);
-	for (i = 0; i < t.ns; i++) {
-		t.s[i].name = names[i];
-		t.s[i].range = ranges[i];
+	if (!p->ppath || !p->apath)
+		return;
+	lp_rep_file(p->apath, "nsys stats --report cuda_api_trace", api_cols,
+	    7, api_row, t);
+	if (lp_map_len(t->ppids) && !t->pidcalls)
+		lp_die(LP_EXIT_DATA, "%s: no CUDA API call of process %s, "
+		    "whose NVTX ranges %s holds: not the API trace of "
+		    "that capture", p->apath, lp_map_key(t->ppids, 0), p->ppath);
+	/* several processes: the GPU trace has no process column, so
+	 * a correlation ID could name another process's kernel */
+	if (p->gpath && t->pids < 2) {
+		lp_rep_file(p->gpath, "nsys stats --report cuda_gpu_trace",
+		    gpu_cols, 5, gpu_row, t);
+		latencies(t);
 	}
-	free(names);
-	free(ranges);
-	if (ppath) {
-		lp_rep_file(ppath, "nsys stats --report nvtx_pushpop_trace",
-		    pp_cols, 5, pushpop_row, &t);
-		for (i = 0; i < t.ns; i++)
-			order(&t.s[i], ppath);
-	}
-	if (ppath && apath) {
-		lp_rep_file(apath, "nsys stats --report cuda_api_trace", api_cols,
-		    7, api_row, &t);
-		if (lp_map_len(t.ppids) && !t.pidcalls)
-			lp_die(LP_EXIT_DATA, "%s: no CUDA API call of process %s, "
-			    "whose NVTX ranges %s holds: not the API trace of "
-			    "that capture", apath, lp_map_key(t.ppids, 0), ppath);
-		/* several processes: the GPU trace has no process column, so
-		 * a correlation ID could name another process's kernel */
-		if (gpath && t.pids < 2) {
-			lp_rep_file(gpath, "nsys stats --report cuda_gpu_trace",
-			    gpu_cols, 5, gpu_row, &t);
-			latencies(&t);
-		}
-	}
+}
 
+static void
+emit_meta(const struct st *t, const struct paths *p)
+{
 	lp_tab_meta(out, "title", "Host Side of Each Stage");
 	lp_tab_meta(out, "tool", "lp-hostside");
 	lp_tab_meta(out, "source", "each instance of the stage's NVTX range "
 	    "with its thread from nsys nvtx_pushpop_trace (%s); the CUDA API "
 	    "calls of that thread starting inside it from nsys cuda_api_trace "
 	    "(%s); their kernels by correlation ID from nsys cuda_gpu_trace "
-	    "(%s)", ppath ? ppath : "missing", apath ? apath : "missing",
-	    gpath ? gpath : "missing");
+	    "(%s)", p->ppath ? p->ppath : "missing", p->apath ? p->apath :
+	    "missing", p->gpath ? p->gpath : "missing");
 	lp_tab_meta(out, "note", "STAGE: all instances; STAGE:steady: the "
 	    "instances after each process's first. Times are sums over the "
 	    "row's instances. In CUDA API = calls of the range's thread that "
@@ -615,138 +634,230 @@ main(int argc, char **argv)
 	    "own work (Python, the operator dispatch) and idle waits outside "
 	    "CUDA. Launch to start = from a launch call's start to its "
 	    "kernel's start.");
-	if (t.unmatched > 0)
+	if (t->unmatched > 0)
 		lp_tab_meta(out, "warning", "%.0f of the stages' %.0f launch "
 		    "calls have no kernel in cuda_gpu_trace (failed launches, or "
 		    "records nsys dropped): their latency is not counted",
-		    t.unmatched, t.nlaunch);
-	lp_tab_header(out, cols, ncols);
-	for (i = 0; i < t.ns; i++)
+		    t->unmatched, t->nlaunch);
+	lp_tab_header(out, cols, NCOLS);
+}
+
+/* A row's sums over its instances (all, or the steady ones). */
+struct sums {
+	double wall, api[K_N], apisum, calls, inst, launches, kern;
+};
+
+static void
+sum_instances(struct sums *s, const struct stage *g, int row)
+{
+	size_t k;
+	int j;
+
+	memset(s, 0, sizeof *s);
+	for (k = 0; k < g->n; k++) {
+		const struct inst *x = &g->in[k];
+
+		if (row && x->first)
+			continue;
+		s->inst++;
+		s->wall += x->end - x->start;
+		for (j = 0; j < K_N; j++)
+			s->api[j] += x->api[j];
+		s->calls += x->calls;
+		s->launches += x->launches;
+		s->kern += x->kern_ns;
+	}
+	for (j = 0; j < K_N; j++)
+		s->apisum += s->api[j];
+}
+
+/* The cells of the API time: in all, by kind, and outside the API. */
+static void
+api_cells(struct lp_row *r, const struct sums *s)
+{
+	int k;
+
+	lp_row_num(r, s->apisum, 0);
+	if (s->wall > 0)
+		lp_row_num(r, 100 * s->apisum / s->wall, 2);
+	else
+		lp_row_na(r, "no wall time");
+	for (k = 0; k < K_N; k++)
+		lp_row_num(r, s->api[k], 0);
+	lp_row_num(r, s->wall - s->apisum, 0);
+	if (s->wall > 0)
+		lp_row_num(r, 100 * (s->wall - s->apisum) / s->wall, 2);
+	else
+		lp_row_na(r, "no wall time");
+}
+
+/* The cells of the kernels, launches and launch latencies; n/a where the
+ * GPU trace is missing or cannot be tied to the calls. */
+static void
+kernel_cells(struct lp_row *r, const struct st *t, const struct stage *g,
+    int row, const struct sums *s, const char *gpath)
+{
+	if (!gpath || t->pids > 1) {
+		if (!gpath)
+			lp_row_na(r, "the run has no cuda_gpu_trace "
+			    "report (nsys stats --report cuda_gpu_trace)");
+		else
+			lp_row_na(r, "the API trace holds several "
+			    "processes and cuda_gpu_trace has no "
+			    "process column: a correlation ID could "
+			    "name another process's kernel");
+		lp_row_text(r, "n/a");
+	} else {
+		lp_row_num(r, s->kern, 0);
+		lp_row_num(r, s->kern / s->inst, 0);
+	}
+	lp_row_num(r, s->launches, 0);
+	lp_row_num(r, s->launches / s->inst, 1);
+	if (!gpath || t->pids > 1) {
+		lp_row_na(r, "no kernel matched (see kernel_ns)");
+		lp_row_text(r, "n/a");
+	} else if (!g->nlat[row]) {
+		lp_row_na(r, s->launches ? "none of the launch calls "
+		    "has a kernel in cuda_gpu_trace" : "no launch call");
+		lp_row_text(r, "n/a");
+	} else {
+		lp_row_num(r, lp_quantile(g->lat[row], g->nlat[row], 0.5), 1);
+		lp_row_num(r, lp_quantile(g->lat[row], g->nlat[row], 0.9), 1);
+	}
+}
+
+/* A row's cells after the range; stops at the first it cannot compute
+ * (the caller pads with n/a). */
+static void
+row_cells(struct lp_row *r, struct lp_sb *b, const struct st *t,
+    const struct stage *g, int row, const struct paths *p)
+{
+	struct sums s;
+
+	sum_instances(&s, g, row);
+	if (!p->ppath) {
+		lp_row_na(r, "the run has no nvtx_pushpop_trace "
+		    "report (nsys stats --report nvtx_pushpop_trace)");
+		return;
+	}
+	if (!g->n) {
+		lp_row_na(r, "the range has no instance in the "
+		    "trace (outside the capture, or never pushed)");
+		return;
+	}
+	if (!s.inst) {
+		lp_row_na(r, "one instance per process: no steady state");
+		return;
+	}
+	lp_row_num(r, s.inst, 0);
+	lp_row_num(r, s.wall, 0);
+	if (!p->apath) {
+		lp_row_na(r, "the run has no cuda_api_trace report "
+		    "(nsys stats --report cuda_api_trace)");
+		return;
+	}
+	if (!s.calls) {
+		lp_row_na(r, "no CUDA API call of the range's "
+		    "thread starts inside its instances");
+		return;
+	}
+	api_cells(r, &s);
+	kernel_cells(r, t, g, row, &s, p->gpath);
+	calls_text(b, t, g, row, K_SYNC, K_MEMCPY);
+	lp_row_text(r, lp_sb_str(b));
+	calls_text(b, t, g, row, K_LOAD, K_LOAD);
+	lp_row_text(r, lp_sb_str(b));
+}
+
+/* Two rows a stage: all its instances, and the steady ones. */
+static void
+emit_rows(const struct st *t, const struct paths *p)
+{
+	struct lp_row r = { 0 };
+	struct lp_sb b = { 0 };
+	size_t i;
+	int row;
+
+	for (i = 0; i < t->ns; i++)
 		for (row = 0; row < 2; row++) {
-			struct stage *g = &t.s[i];
-			double wall = 0, api[K_N] = { 0 }, calls = 0, inst = 0;
-			double launches = 0, kern = 0, apisum = 0;
+			const struct stage *g = &t->s[i];
 
 			lp_sb_reset(&b);
 			lp_sb_printf(&b, "%s%s", g->name, row ? ":steady" : "");
 			lp_row_text(&r, lp_sb_str(&b));
 			lp_row_text(&r, g->range);
-			for (k = 0; k < g->n; k++) {
-				const struct inst *x = &g->in[k];
-				int j;
-
-				if (row && x->first)
-					continue;
-				inst++;
-				wall += x->end - x->start;
-				for (j = 0; j < K_N; j++)
-					api[j] += x->api[j];
-				calls += x->calls;
-				launches += x->launches;
-				kern += x->kern_ns;
-			}
-			if (!ppath) {
-				lp_row_na(&r, "the run has no nvtx_pushpop_trace "
-				    "report (nsys stats --report nvtx_pushpop_trace)");
-				goto pad;
-			}
-			if (!g->n) {
-				lp_row_na(&r, "the range has no instance in the "
-				    "trace (outside the capture, or never pushed)");
-				goto pad;
-			}
-			if (!inst) {
-				lp_row_na(&r, "one instance per process: no "
-				    "steady state");
-				goto pad;
-			}
-			lp_row_num(&r, inst, 0);
-			lp_row_num(&r, wall, 0);
-			if (!apath) {
-				lp_row_na(&r, "the run has no cuda_api_trace report "
-				    "(nsys stats --report cuda_api_trace)");
-				goto pad;
-			}
-			if (!calls) {
-				lp_row_na(&r, "no CUDA API call of the range's "
-				    "thread starts inside its instances");
-				goto pad;
-			}
-			for (k = 0; k < K_N; k++)
-				apisum += api[k];
-			lp_row_num(&r, apisum, 0);
-			if (wall > 0)
-				lp_row_num(&r, 100 * apisum / wall, 2);
-			else
-				lp_row_na(&r, "no wall time");
-			for (k = 0; k < K_N; k++)
-				lp_row_num(&r, api[k], 0);
-			lp_row_num(&r, wall - apisum, 0);
-			if (wall > 0)
-				lp_row_num(&r, 100 * (wall - apisum) / wall, 2);
-			else
-				lp_row_na(&r, "no wall time");
-			if (!gpath || t.pids > 1) {
-				if (!gpath)
-					lp_row_na(&r, "the run has no cuda_gpu_trace "
-					    "report (nsys stats --report "
-					    "cuda_gpu_trace)");
-				else
-					lp_row_na(&r, "the API trace holds several "
-					    "processes and cuda_gpu_trace has no "
-					    "process column: a correlation ID could "
-					    "name another process's kernel");
-				lp_row_text(&r, "n/a");
-			} else {
-				lp_row_num(&r, kern, 0);
-				lp_row_num(&r, kern / inst, 0);
-			}
-			lp_row_num(&r, launches, 0);
-			lp_row_num(&r, launches / inst, 1);
-			if (!gpath || t.pids > 1) {
-				lp_row_na(&r, "no kernel matched (see kernel_ns)");
-				lp_row_text(&r, "n/a");
-			} else if (!g->nlat[row]) {
-				lp_row_na(&r, launches ? "none of the launch calls "
-				    "has a kernel in cuda_gpu_trace" :
-				    "no launch call");
-				lp_row_text(&r, "n/a");
-			} else {
-				lp_row_num(&r, lp_quantile(g->lat[row],
-				    g->nlat[row], 0.5), 1);
-				lp_row_num(&r, lp_quantile(g->lat[row],
-				    g->nlat[row], 0.9), 1);
-			}
-			calls_text(&b, &t, g, row, K_SYNC, K_MEMCPY);
-			lp_row_text(&r, lp_sb_str(&b));
-			calls_text(&b, &t, g, row, K_LOAD, K_LOAD);
-			lp_row_text(&r, lp_sb_str(&b));
-pad:
-			while (r.n < ncols)
+			row_cells(&r, &b, t, g, row, p);
+			while (r.n < NCOLS)
 				lp_row_text(&r, "n/a");
 			lp_row_end(&r, out);
 		}
-	for (i = 0; i < t.ns; i++) {
-		for (k = 0; k < t.s[i].n; k++) {
-			free(t.s[i].in[k].pid);
-			free(t.s[i].in[k].tid);
-		}
-		free(t.s[i].in);
-		free(t.s[i].range);
-		for (k = 0; k < 2; k++) {
-			free(t.s[i].lat[k]);
-			free(t.s[i].cs[k]);
-		}
-	}
-	free(t.s);
-	free(t.r);
-	free(t.m);
-	free(t.h);
-	free(t.pid1);
-	lp_map_free(t.names);
-	lp_map_free(t.ppids);
 	lp_sb_free(&r.b);
 	lp_sb_free(&b);
+}
+
+static void
+free_state(struct st *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < t->ns; i++) {
+		for (k = 0; k < t->s[i].n; k++) {
+			free(t->s[i].in[k].pid);
+			free(t->s[i].in[k].tid);
+		}
+		free(t->s[i].in);
+		free(t->s[i].range);
+		for (k = 0; k < 2; k++) {
+			free(t->s[i].lat[k]);
+			free(t->s[i].cs[k]);
+		}
+	}
+	free(t->s);
+	free(t->r);
+	free(t->m);
+	free(t->h);
+	free(t->pid1);
+	lp_map_free(t->names);
+	lp_map_free(t->ppids);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct paths p = { 0 };
+	struct lp_ynode *cfg;
+	struct st t;
+	int c;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "a:c:g:h")) != -1) {
+		switch (c) {
+		case 'a': p.apath = optarg; break;
+		case 'c': p.cpath = optarg; break;
+		case 'g': p.gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!p.cpath || argc - optind > 1)
+		lp_usage(synopsis);
+	p.ppath = optind < argc ? argv[optind] : NULL;
+	if ((p.apath && !strcmp(p.apath, "-")) + (p.gpath && !strcmp(p.gpath,
+	    "-")) + (p.ppath && !strcmp(p.ppath, "-")) > 1)
+		lp_die(LP_EXIT_USAGE, "only one input can be standard input");
+	memset(&t, 0, sizeof t);
+	t.names = lp_map_new();
+	t.ppids = lp_map_new();
+	cfg = lp_yaml_load_path(p.cpath);
+	load_stages(&t, cfg, p.cpath);
+	load_traces(&t, &p);
+
+	emit_meta(&t, &p);
+	emit_rows(&t, &p);
+	free_state(&t);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;

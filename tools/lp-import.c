@@ -17,7 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 static const char synopsis[] = "lp-import file ...";
 
@@ -695,31 +696,30 @@ apart(const char *a, const char *b, const char *fmt, ...)
 	    a, b, lp_sb_str(&m));
 }
 
-/* Exports of different reports agree where they overlap. */
+/* A report's two spellings: the same launches and time. */
 static void
-check_together(const struct file *fs, size_t n)
+check_spellings(const struct counts *c, const char *const *p)
 {
-	struct counts c[R_N], sub = { 0 };
-	const char *p[R_N];
 	double n1, t1, n2, t2;
-	size_t i;
-	int r, k;
 
-	memset(c, 0, sizeof c);
-	sub.idx = lp_map_new();
-	for (r = 0; r < R_N; r++) {
-		c[r].idx = lp_map_new();
-		merged(fs, n, r, &c[r], r == R_NVTX_KSUM ? &sub : NULL, &p[r]);
-	}
-	/* a report's two spellings: the same launches and time */
-	if (p[R_KSUM] && p[R_KSUM_M]) {
-		counts_total(&c[R_KSUM], &n1, &t1);
-		counts_total(&c[R_KSUM_M], &n2, &t2);
-		if (n1 != n2 || t1 != t2)
-			apart(p[R_KSUM], p[R_KSUM_M], "%.0f launches and %.0f ns "
-			    "of kernels against %.0f and %.0f", n1, t1, n2, t2);
-	}
-	/* the trace's kernels are the summary's, launch for launch */
+	if (!p[R_KSUM] || !p[R_KSUM_M])
+		return;
+	counts_total(&c[R_KSUM], &n1, &t1);
+	counts_total(&c[R_KSUM_M], &n2, &t2);
+	if (n1 != n2 || t1 != t2)
+		apart(p[R_KSUM], p[R_KSUM_M], "%.0f launches and %.0f ns "
+		    "of kernels against %.0f and %.0f", n1, t1, n2, t2);
+}
+
+/* The trace's kernels are the summary's, launch for launch. */
+static void
+check_trace(const struct file *fs, size_t n, const struct counts *c,
+    const char *const *p)
+{
+	double n1, t1;
+	size_t i;
+	int r;
+
 	for (r = R_GPU_TRACE; r <= R_GPU_TRACE_M; r++)
 		if (p[R_KSUM] && p[r]) {
 			double ln = 0, lt = 0;
@@ -735,7 +735,16 @@ check_together(const struct file *fs, size_t n)
 				    "(%.0f ns) in the summary, %.0f (%.0f ns) in "
 				    "the trace", n1, t1, ln, lt);
 		}
-	/* a range's kernels are among the capture's kernels */
+}
+
+/* A range's kernels are among the capture's kernels. */
+static void
+check_range_kernels(const struct file *fs, size_t n, const struct counts *c,
+    const char *const *p)
+{
+	size_t i;
+	int k;
+
 	for (k = 0; k < 2; k++) {
 		int ks = k ? R_KSUM_M : R_KSUM, nk = k ? R_NVTX_KSUM_M :
 		    R_NVTX_KSUM;
@@ -764,8 +773,16 @@ check_together(const struct file *fs, size_t n)
 				    all, most);
 		}
 	}
-	/* the trace of push/pop ranges is the summary's, instance for
-	 * instance; nvtx_kern_sum's ranges are among them */
+}
+
+/* The trace of push/pop ranges is the summary's, instance for instance;
+ * nvtx_kern_sum's ranges (sub) are among them. */
+static void
+check_ranges(const struct counts *c, const struct counts *sub,
+    const char *const *p)
+{
+	size_t i;
+
 	if (p[R_NVTX_SUM] && p[R_PUSHPOP])
 		for (i = 0; i < c[R_NVTX_SUM].len; i++) {
 			const char *name = lp_map_key(c[R_NVTX_SUM].idx, i);
@@ -778,15 +795,35 @@ check_together(const struct file *fs, size_t n)
 				    name, a, b < 0 ? 0 : b);
 		}
 	if (p[R_NVTX_SUM] && p[R_NVTX_KSUM])
-		for (i = 0; i < sub.len; i++) {
-			const char *name = lp_map_key(sub.idx, i);
+		for (i = 0; i < sub->len; i++) {
+			const char *name = lp_map_key(sub->idx, i);
 			double a = counts_get(&c[R_NVTX_SUM], name);
 
-			if (*name && a >= 0 && sub.n[i] > a)
+			if (*name && a >= 0 && sub->n[i] > a)
 				apart(p[R_NVTX_SUM], p[R_NVTX_KSUM], "range %s: "
 				    "%.0f instances, %.0f with kernels", name, a,
-				    sub.n[i]);
+				    sub->n[i]);
 		}
+}
+
+/* Exports of different reports agree where they overlap. */
+static void
+check_together(const struct file *fs, size_t n)
+{
+	struct counts c[R_N], sub = { 0 };
+	const char *p[R_N];
+	int r;
+
+	memset(c, 0, sizeof c);
+	sub.idx = lp_map_new();
+	for (r = 0; r < R_N; r++) {
+		c[r].idx = lp_map_new();
+		merged(fs, n, r, &c[r], r == R_NVTX_KSUM ? &sub : NULL, &p[r]);
+	}
+	check_spellings(c, p);
+	check_trace(fs, n, c, p);
+	check_range_kernels(fs, n, c, p);
+	check_ranges(c, &sub, p);
 	for (r = 0; r < R_N; r++)
 		counts_free(&c[r]);
 	counts_free(&sub);
@@ -820,20 +857,22 @@ cmp_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* ncu exports: of this capture's program, and no result given twice. */
-static void
-check_ncu(const struct file *fs, size_t n)
+/* The names of the nsys capture's kernels: as given (exact), as keys
+ * (lp_kname_key) and as bases (lp_kname_base).  Returns 0 when there is
+ * no kernel summary; *mangled when one of them has mangled names. */
+static int
+capture_kernels(const struct file *fs, size_t n, struct lp_map *exact,
+    struct lp_map *keys, struct lp_map *bases, int *mangled)
 {
-	struct lp_map *exact = lp_map_new(), *keys = lp_map_new(),
-	    *bases = lp_map_new();
-	size_t i, j, a, b;
-	int nsys = 0, nsys_mangled = 0, *hit;
+	size_t i, j;
+	int nsys = 0;
 
+	*mangled = 0;
 	for (i = 0; i < n; i++) {
 		if (fs[i].kind != K_KSUM && fs[i].kind != K_NVTX_KSUM)
 			continue;
 		nsys = 1;
-		nsys_mangled |= variant(&fs[i]) == 1;
+		*mangled |= variant(&fs[i]) == 1;
 		for (j = 0; j < fs[i].names.len; j++) {
 			const char *k = lp_map_key(fs[i].names.idx, j);
 			char *s;
@@ -847,9 +886,21 @@ check_ncu(const struct file *fs, size_t n)
 			free(s);
 		}
 	}
-	/* a kernel of the capture in the export, or in another export of
-	 * the same ncu process (a demangled name can miss where another of
-	 * its kernels matches) */
+	return nsys;
+}
+
+/* Each ncu kernel export holds a kernel of the capture, or another export
+ * of the same ncu process does (a demangled name can miss where another of
+ * its kernels matches). */
+static void
+check_ncu_program(const struct file *fs, size_t n)
+{
+	struct lp_map *exact = lp_map_new(), *keys = lp_map_new(),
+	    *bases = lp_map_new();
+	size_t i, j;
+	int nsys, nsys_mangled, *hit;
+
+	nsys = capture_kernels(fs, n, exact, keys, bases, &nsys_mangled);
 	hit = lp_xcalloc(n ? n : 1, sizeof *hit);
 	for (i = 0; i < n && nsys; i++) {
 		const struct file *f = &fs[i];
@@ -878,8 +929,18 @@ check_ncu(const struct file *fs, size_t n)
 			    f->procname ? f->procname : "unnamed");
 	}
 	free(hit);
-	/* the same result in two exports: raw and details pages of one
-	 * report, or one export given twice */
+	lp_map_free(exact);
+	lp_map_free(keys);
+	lp_map_free(bases);
+}
+
+/* The same result in two exports: raw and details pages of one report,
+ * or one export given twice. */
+static void
+check_ncu_twice(const struct file *fs, size_t n)
+{
+	size_t i, j, a, b;
+
 	for (i = 0; i < n; i++)
 		if (fs[i].nkeys)
 			lp_qsort(fs[i].keys, fs[i].nkeys, sizeof *fs[i].keys,
@@ -902,9 +963,6 @@ check_ncu(const struct file *fs, size_t n)
 					b++;
 			}
 		}
-	lp_map_free(exact);
-	lp_map_free(keys);
-	lp_map_free(bases);
 }
 
 /* IMPORT paths reach recipes as they are: plain characters only. */
@@ -1013,7 +1071,9 @@ main(int argc, char **argv)
 	for (r = 0; r < R_N; r++)
 		check_join(fs, n, r);
 	check_together(fs, n);
-	check_ncu(fs, n);
+	/* ncu exports: of this capture's program, no result given twice */
+	check_ncu_program(fs, n);
+	check_ncu_twice(fs, n);
 	emit(fs, n);
 	for (i = 0; i < n; i++)
 		file_free(&fs[i]);

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-inputs [-i importfile] [-m model.yaml] [-w workfile]";
@@ -66,11 +68,49 @@ words(const char *path, const char *what, size_t *count)
 	return seq;
 }
 
+/* workload: WORK's words (*nw of them) and the file they were recorded in. */
+static struct lp_ynode *
+workload(const char *wfile, size_t *nw)
+{
+	struct lp_ynode *w = lp_yaml_map();
+
+	lp_yaml_put(w, "argv", words(wfile, "WORK", nw));
+	lp_yaml_put(w, "recorded_in", lp_yaml_scalar(wfile, 0));
+	return w;
+}
+
+/* model: the scalars of the model config's "model:" mapping, and the
+ * config's path. */
+static struct lp_ynode *
+model(const char *mfile)
+{
+	struct lp_ynode *doc = lp_yaml_load_path(mfile), *m;
+	const struct lp_ynode *mm = lp_yaml_get(doc, "model");
+	struct lp_model chk;
+	size_t i;
+
+	if (!mm || mm->type != LP_Y_MAP)
+		lp_die_at(LP_EXIT_DATA, mfile, doc->line, 0, "no \"model:\" "
+		    "mapping");
+	/* the model's numbers are checked here, where they are
+	 * written, not later in the tool that reads them */
+	lp_model_get(&chk, doc, mfile);
+	lp_model_free(&chk);
+	m = lp_yaml_map();
+	lp_yaml_put(m, "config", lp_yaml_scalar(mfile, 0));
+	for (i = 0; i < mm->n; i++)
+		if (mm->v[i]->type == LP_Y_SCALAR)
+			lp_yaml_put(m, mm->keys[i], lp_yaml_scalar(
+			    mm->v[i]->s, mm->v[i]->quoted));
+	lp_yaml_free(doc);
+	return m;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *ifile = NULL, *mfile = NULL, *wfile = NULL;
-	struct lp_ynode *root, *w, *m;
+	struct lp_ynode *root;
 	size_t nw = 0, ni = 0;
 	int c;
 
@@ -89,12 +129,8 @@ main(int argc, char **argv)
 	if (optind != argc)
 		lp_usage(synopsis);
 	root = lp_yaml_map();
-	if (wfile) {
-		w = lp_yaml_map();
-		lp_yaml_put(w, "argv", words(wfile, "WORK", &nw));
-		lp_yaml_put(w, "recorded_in", lp_yaml_scalar(wfile, 0));
-		lp_yaml_put(root, "workload", w);
-	}
+	if (wfile)
+		lp_yaml_put(root, "workload", workload(wfile, &nw));
 	if (ifile)
 		lp_yaml_put(root, "imports", words(ifile, "IMPORT", &ni));
 	if (!nw && !ni)
@@ -103,29 +139,8 @@ main(int argc, char **argv)
 	if (nw && ni)
 		lp_die(LP_EXIT_USAGE, "a run either profiles WORK or imports "
 		    "IMPORT, not both");
-	if (mfile) {
-		struct lp_ynode *doc = lp_yaml_load_path(mfile);
-		const struct lp_ynode *mm = lp_yaml_get(doc, "model");
-		size_t i;
-
-		struct lp_model chk;
-
-		if (!mm || mm->type != LP_Y_MAP)
-			lp_die_at(LP_EXIT_DATA, mfile, doc->line, 0, "no \"model:\" "
-			    "mapping");
-		/* the model's numbers are checked here, where they are
-		 * written, not later in the tool that reads them */
-		lp_model_get(&chk, doc, mfile);
-		lp_model_free(&chk);
-		m = lp_yaml_map();
-		lp_yaml_put(m, "config", lp_yaml_scalar(mfile, 0));
-		for (i = 0; i < mm->n; i++)
-			if (mm->v[i]->type == LP_Y_SCALAR)
-				lp_yaml_put(m, mm->keys[i], lp_yaml_scalar(
-				    mm->v[i]->s, mm->v[i]->quoted));
-		lp_yaml_put(root, "model", m);
-		lp_yaml_free(doc);
-	}
+	if (mfile)
+		lp_yaml_put(root, "model", model(mfile));
 	lp_yaml_emit(stdout, root, "What this run profiles (lp-inputs).");
 	lp_yaml_free(root);
 	lp_close_stdout();

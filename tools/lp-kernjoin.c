@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-kernjoin [-d demangled.csv] [-M label] [-m metrics.tsv] [-P PID] "
@@ -40,6 +42,118 @@ struct ncuset {
 	struct lp_map *exact, *key;	/* key: index, or -2 if not unique */
 };
 
+/* The columns of lp-ncu2tsv's table that lp-kernjoin reads. */
+struct ncucols {
+	int k, d, l, t, s, r, n, g, b, sum[NSUMS];
+};
+
+static void
+ncu_cols(struct ncucols *c, const struct lp_tsv *t)
+{
+	size_t q;
+
+	c->k = lp_csv_need(&t->hdr, "kernel", "lp-ncu2tsv output");
+	c->d = lp_csv_need(&t->hdr, "device", "lp-ncu2tsv output");
+	c->l = lp_csv_need(&t->hdr, "launches", "lp-ncu2tsv output");
+	c->t = lp_csv_need(&t->hdr, "gpu_time_ns", "lp-ncu2tsv output");
+	c->s = lp_csv_need(&t->hdr, "sm_throughput_pct", "lp-ncu2tsv output");
+	c->r = lp_csv_need(&t->hdr, "dram_throughput_pct", "lp-ncu2tsv output");
+	for (q = 0; q < NSUMS; q++)
+		c->sum[q] = lp_csv_col(&t->hdr, sums[q]);
+	c->n = lp_csv_col(&t->hdr, "device_name");
+	c->g = lp_csv_col(&t->hdr, "grid");
+	c->b = lp_csv_col(&t->hdr, "block");
+}
+
+/* lp-ncu2tsv writes one row per kernel, device and shape: a second is an
+ * error. */
+static void
+check_once(struct lp_map *pairs, const struct lp_tsv *t,
+    const struct ncucols *c)
+{
+	struct lp_sb kd = { 0 };
+	const char *k = lp_tsv_get(t, c->k);
+
+	lp_sb_printf(&kd, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", k,
+	    lp_tsv_get(t, c->d), c->g >= 0 ? lp_tsv_get(t, c->g) : "",
+	    c->b >= 0 ? lp_tsv_get(t, c->b) : "", c->sum[2] >= 0 ?
+	    lp_tsv_get(t, c->sum[2]) : "", c->sum[3] >= 0 ?
+	    lp_tsv_get(t, c->sum[3]) : "");
+	if (lp_map_get(pairs, lp_sb_str(&kd), -1) >= 0)
+		lp_die_at(LP_EXIT_DATA, t->file, t->line, 0, "kernel \"%s\" on "
+		    "device %s with one launch shape twice", k,
+		    lp_tsv_get(t, c->d));
+	lp_map_put(pairs, lp_sb_str(&kd), 1);
+	lp_sb_free(&kd);
+}
+
+/* The kernel's record, made on its first row; a device is listed once,
+ * however many shapes ran on it. */
+static struct ncu *
+ncu_record(struct ncuset *ns, const struct lp_tsv *t, const struct ncucols *c)
+{
+	const char *k = lp_tsv_get(t, c->k), *d = lp_tsv_get(t, c->d), *p;
+	long i = lp_map_get(ns->exact, k, -1);
+	struct lp_sb b = { 0 };
+	size_t q, dl = strlen(d);
+	struct ncu *r;
+	int seen = 0;
+
+	if (i < 0) {
+		char *key = lp_kname_key(k);
+
+		ns->r = lp_xreallocarray(ns->r, ns->n + 1, sizeof *ns->r);
+		i = (long)ns->n++;
+		r = &ns->r[i];
+		memset(r, 0, sizeof *r);
+		r->kernel = lp_xstrdup(k);
+		r->devices = lp_xstrdup(d);
+		r->devname = lp_xstrdup(lp_tsv_get(t, c->n));
+		r->have_sm = r->have_dram = 1;
+		for (q = 0; q < NSUMS; q++)
+			r->have_sum[q] = 1;
+		lp_map_put(ns->exact, k, i);
+		lp_map_put(ns->key, key,
+		    lp_map_get(ns->key, key, -1) == -1 ? i : -2);
+		free(key);
+		return r;
+	}
+	r = &ns->r[i];
+	for (p = r->devices; p && !seen; p = strchr(p, ','))
+		seen = !strncmp(p += *p == ',', d, dl) &&
+		    (p[dl] == ',' || !p[dl]);
+	if (!seen) {
+		lp_sb_printf(&b, "%s,%s", r->devices, d);
+		free(r->devices);
+		r->devices = lp_sb_steal(&b);
+	}
+	return r;
+}
+
+/* Adds a row's launches, time and sums to its kernel's record. */
+static void
+fold_row(struct ncu *r, const struct lp_tsv *t, const struct ncucols *c,
+    double l, double time_ns)
+{
+	size_t q;
+	double v;
+
+	r->shapes++;
+	r->launches += l;
+	r->time_ns += time_ns;
+	r->have_sm &= lp_tab_num(t, c->s, &v);
+	if (r->have_sm)
+		r->sm += v * l;
+	r->have_dram &= lp_tab_num(t, c->r, &v);
+	if (r->have_dram)
+		r->dram += v * l;
+	for (q = 0; q < NSUMS; q++) {
+		r->have_sum[q] &= lp_tab_num(t, c->sum[q], &v);
+		if (r->have_sum[q])
+			r->sum[q] += v;
+	}
+}
+
 /* Reads lp-ncu2tsv output, one record per kernel (devices and launch
  * shapes combined, means weighted by launches): nsys times a kernel by
  * its name alone, so its time is never split between shapes here;
@@ -48,99 +162,26 @@ static void
 read_ncu(struct ncuset *ns, const char *path)
 {
 	struct lp_map *pairs;
+	struct ncucols c;
 	struct lp_tsv t;
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
-	int ck, cd, cl, ct, cs, cr, cn, cg, cb, csum[NSUMS];
-	size_t q;
 
 	lp_tsv_open(&t, fp, name);
-	ck = lp_csv_need(&t.hdr, "kernel", "lp-ncu2tsv output");
-	cd = lp_csv_need(&t.hdr, "device", "lp-ncu2tsv output");
-	cl = lp_csv_need(&t.hdr, "launches", "lp-ncu2tsv output");
-	ct = lp_csv_need(&t.hdr, "gpu_time_ns", "lp-ncu2tsv output");
-	cs = lp_csv_need(&t.hdr, "sm_throughput_pct", "lp-ncu2tsv output");
-	cr = lp_csv_need(&t.hdr, "dram_throughput_pct", "lp-ncu2tsv output");
-	for (q = 0; q < NSUMS; q++)
-		csum[q] = lp_csv_col(&t.hdr, sums[q]);
-	cn = lp_csv_col(&t.hdr, "device_name");
-	cg = lp_csv_col(&t.hdr, "grid");
-	cb = lp_csv_col(&t.hdr, "block");
+	lp_tab_expect(&t, "lp-ncu2tsv");
+	ncu_cols(&c, &t);
 	ns->exact = lp_map_new();
 	ns->key = lp_map_new();
 	pairs = lp_map_new();
 	while (lp_tsv_next(&t)) {
-		const char *k = lp_tsv_get(&t, ck);
-		long i = lp_map_get(ns->exact, k, -1);
-		struct ncu *r;
-		struct lp_sb kd = { 0 };
 		double l, v;
 
-		/* lp-ncu2tsv writes one row per kernel, device and shape */
-		lp_sb_printf(&kd, "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", k,
-		    lp_tsv_get(&t, cd), cg >= 0 ? lp_tsv_get(&t, cg) : "",
-		    cb >= 0 ? lp_tsv_get(&t, cb) : "", csum[2] >= 0 ?
-		    lp_tsv_get(&t, csum[2]) : "", csum[3] >= 0 ?
-		    lp_tsv_get(&t, csum[3]) : "");
-		if (lp_map_get(pairs, lp_sb_str(&kd), -1) >= 0)
-			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "kernel \"%s\" on "
-			    "device %s with one launch shape twice", k,
-			    lp_tsv_get(&t, cd));
-		lp_map_put(pairs, lp_sb_str(&kd), 1);
-		lp_sb_free(&kd);
-
-		if (!lp_tab_num(&t, cl, &l) || l <= 0 ||
-		    !lp_tab_num(&t, ct, &v))
+		check_once(pairs, &t, &c);
+		if (!lp_tab_num(&t, c.l, &l) || l <= 0 ||
+		    !lp_tab_num(&t, c.t, &v))
 			lp_die_at(LP_EXIT_DATA, name, t.line, 0,
 			    "bad launches or gpu_time_ns");
-		if (i < 0) {
-			char *key = lp_kname_key(k);
-
-			ns->r = lp_xreallocarray(ns->r, ns->n + 1, sizeof *ns->r);
-			i = (long)ns->n++;
-			r = &ns->r[i];
-			memset(r, 0, sizeof *r);
-			r->kernel = lp_xstrdup(k);
-			r->devices = lp_xstrdup(lp_tsv_get(&t, cd));
-			r->devname = lp_xstrdup(lp_tsv_get(&t, cn));
-			r->have_sm = r->have_dram = 1;
-			for (q = 0; q < NSUMS; q++)
-				r->have_sum[q] = 1;
-			lp_map_put(ns->exact, k, i);
-			lp_map_put(ns->key, key,
-			    lp_map_get(ns->key, key, -1) == -1 ? i : -2);
-			free(key);
-		} else {
-			struct lp_sb b = { 0 };
-			const char *d = lp_tsv_get(&t, cd), *p;
-			size_t dl = strlen(d);
-			int seen = 0;
-
-			r = &ns->r[i];
-			/* a device once, however many shapes ran on it */
-			for (p = r->devices; p && !seen; p = strchr(p, ','))
-				seen = !strncmp(p += *p == ',', d, dl) &&
-				    (p[dl] == ',' || !p[dl]);
-			if (!seen) {
-				lp_sb_printf(&b, "%s,%s", r->devices, d);
-				free(r->devices);
-				r->devices = lp_sb_steal(&b);
-			}
-		}
-		r->shapes++;
-		r->launches += l;
-		r->time_ns += v;
-		r->have_sm &= lp_tab_num(&t, cs, &v);
-		if (r->have_sm)
-			r->sm += v * l;
-		r->have_dram &= lp_tab_num(&t, cr, &v);
-		if (r->have_dram)
-			r->dram += v * l;
-		for (q = 0; q < NSUMS; q++) {
-			r->have_sum[q] &= lp_tab_num(&t, csum[q], &v);
-			if (r->have_sum[q])
-				r->sum[q] += v;
-		}
+		fold_row(ncu_record(ns, &t, &c), &t, &c, l, v);
 	}
 	if (!ns->n)
 		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernels in ncu "
@@ -150,223 +191,279 @@ read_ncu(struct ncuset *ns, const char *path)
 	lp_close_in(fp);
 }
 
+struct opts {
+	const char *dpath, *mpath, *range, *pid, *tlabel, *mlabel;
+};
+
+/* The join: nsys's kernels (ks), their display names, the ncu records
+ * and which one each kernel matched, by which rule. */
+struct join {
+	struct lp_ksum ks, dks;
+	struct ncuset ns;
+	char **display, **keys;
+	struct lp_map *nkey;
+	long *match;	/* ncu record for nsys kernel i, or -1 */
+	int *how;	/* the rule used: an index of hows[] */
+	size_t nmatch[4], ambiguous;
+	int mangled;
+};
+
+static const char *const hows[] = { "-", "mangled", "exact", "normalised" };
+
+/* Display names: the demangled variant of the same report, paired row by
+ * row through the statistics columns they share. */
 static void
-field(FILE *fp, const char *s)
+pair_names(struct join *j, const struct opts *o)
 {
-	putc('\t', fp);
-	lp_tsv_field(fp, s);
+	struct lp_map *fp_nsys, *fp_dem;
+	const char *dname;
+	FILE *dfp;
+	size_t i;
+
+	j->display = lp_xcalloc(j->ks.n, sizeof *j->display);
+	j->mangled = o->dpath != NULL;
+	for (i = 0; i < j->ks.n; i++)
+		j->display[i] = j->ks.k[i].name;
+	if (!o->dpath)
+		return;
+	fp_nsys = lp_map_new();
+	fp_dem = lp_map_new();
+	dfp = lp_open_in(o->dpath, &dname);
+	lp_ksum_read(&j->dks, dfp, dname, o->range, o->pid);
+	lp_close_in(dfp);
+	for (i = 0; i < j->ks.n; i++)
+		lp_map_put(fp_nsys, j->ks.k[i].fp, lp_map_get(fp_nsys,
+		    j->ks.k[i].fp, -1) == -1 ? (long)i : -2);
+	for (i = 0; i < j->dks.n; i++)
+		lp_map_put(fp_dem, j->dks.k[i].fp, lp_map_get(fp_dem,
+		    j->dks.k[i].fp, -1) == -1 ? (long)i : -2);
+	for (i = 0; i < j->ks.n; i++) {
+		long d = lp_map_get(fp_dem, j->ks.k[i].fp, -1);
+
+		if (d >= 0 && lp_map_get(fp_nsys, j->ks.k[i].fp, -1) >= 0)
+			j->display[i] = j->dks.k[d].name;
+		else
+			j->ambiguous++;
+	}
+	lp_map_free(fp_nsys);
+	lp_map_free(fp_dem);
+}
+
+/* Each nsys kernel's ncu record: by mangled name, then exact, then by a
+ * normalised name unique on both sides; an ncu record is used once. */
+static void
+match_kernels(struct join *j, int have_ncu)
+{
+	size_t i;
+
+	j->keys = lp_xcalloc(j->ks.n, sizeof *j->keys);
+	j->nkey = lp_map_new();
+	for (i = 0; i < j->ks.n; i++) {
+		j->keys[i] = lp_kname_key(j->display[i]);
+		lp_map_put(j->nkey, j->keys[i],
+		    lp_map_get(j->nkey, j->keys[i], 0) + 1);
+	}
+	j->match = lp_xcalloc(j->ks.n, sizeof *j->match);
+	j->how = lp_xcalloc(j->ks.n, sizeof *j->how);
+	for (i = 0; i < j->ks.n; i++) {
+		const char *kn = j->ks.k[i].name;
+		long m = -1;
+
+		j->match[i] = -1;
+		if (!have_ncu)
+			continue;
+		if ((m = lp_map_get(j->ns.exact, kn, -1)) >= 0)
+			j->how[i] = j->mangled || !strncmp(kn, "_Z", 2) ? 1 : 2;
+		else if ((m = lp_map_get(j->ns.exact, j->display[i], -1)) >= 0)
+			j->how[i] = 2;
+		else if (lp_map_get(j->nkey, j->keys[i], 0) == 1 &&
+		    (m = lp_map_get(j->ns.key, j->keys[i], -1)) >= 0)
+			j->how[i] = 3;
+		if (m >= 0 && !j->ns.r[m].used) {
+			j->ns.r[m].used = 1;
+			j->match[i] = m;
+			j->nmatch[j->how[i]]++;
+		} else
+			j->how[i] = 0;
+	}
+}
+
+/* The "#" lines: where times, names and metrics come from, the match. */
+static void
+emit_meta(FILE *out, const struct join *j, const struct opts *o)
+{
+	size_t i, un = 0;
+
+	lp_tab_meta(out, "tool", "lp-kernjoin");
+	lp_tab_meta(out, "time", "%s", o->tlabel);
+	if (o->range)
+		lp_tab_meta(out, "range", "%s", o->range);
+	if (o->pid)
+		lp_tab_meta(out, "process", "%s only, one rank of a multi-GPU "
+		    "run (which and why: procs.tsv; every rank: ranks.tsv)",
+		    o->pid);
+	if (o->dpath)
+		lp_tab_meta(out, "names", "demangled names from %s%s", o->dpath,
+		    j->ambiguous ? "; kernels with statistics equal to "
+		    "another's keep their mangled name" : "");
+	if (!o->mpath)
+		return;
+	lp_tab_meta(out, "metrics", "%s", o->mlabel ? o->mlabel : o->mpath);
+	for (i = 0; i < j->ns.n; i++)
+		un += !j->ns.r[i].used;
+	lp_tab_meta(out, "match", "%zu of %zu ncu kernels matched (mangled "
+	    "%zu, exact %zu, normalised %zu); %zu unmatched",
+	    j->nmatch[1] + j->nmatch[2] + j->nmatch[3], j->ns.n, j->nmatch[1],
+	    j->nmatch[2], j->nmatch[3], un);
+	for (i = 0; i < j->ns.n; i++)
+		if (!j->ns.r[i].used) {
+			fputs("# unmatched: ", out);
+			lp_tsv_field(out, j->ns.r[i].kernel);
+			putc('\n', out);
+		}
 }
 
 static void
-numfield(struct lp_sb *b, double v, int have, int dec)
+numcell(struct lp_row *row, double v, int have, int dec)
 {
-	lp_sb_addc(b, '\t');
 	if (have)
-		lp_fmt_num(b, v, dec);
+		lp_row_num(row, v, dec);
+	else
+		lp_row_text(row, "");
+}
+
+/* One row: nsys's time and calls, then what ncu measured, if matched. */
+static void
+emit_row(FILE *out, struct lp_row *row, const struct join *j, size_t i,
+    double share, double cum)
+{
+	const struct lp_kern *k = &j->ks.k[i];
+	const struct ncu *r = j->match[i] >= 0 ? &j->ns.r[j->match[i]] : NULL;
+	size_t q;
+
+	lp_row_num(row, i + 1, 0);
+	lp_row_text(row, j->display[i]);
+	lp_row_num(row, k->total_ns, 0);
+	lp_row_num(row, k->calls, 0);
+	lp_row_num(row, k->calls > 0 ? k->total_ns / k->calls : 0, 1);
+	lp_row_num(row, share, 2);
+	lp_row_num(row, cum > 100 ? 100 : cum, 2);
+	lp_row_text(row, r ? r->devices : "");
+	numcell(row, r ? r->launches : 0, r != NULL, 0);
+	numcell(row, r ? r->time_ns : 0, r != NULL, 0);
+	numcell(row, r && r->have_sm ? r->sm / r->launches : 0,
+	    r && r->have_sm, 2);
+	numcell(row, r && r->have_dram ? r->dram / r->launches : 0,
+	    r && r->have_dram, 2);
+	numcell(row, r ? r->sum[0] : 0, r && r->have_sum[0], 0);
+	numcell(row, r ? r->sum[1] : 0, r && r->have_sum[1], 0);
+	lp_row_text(row, r ? r->devname : "");
+	lp_row_text(row, hows[j->how[i]]);
+	lp_row_text(row, j->mangled ? k->name : "");
+	lp_row_text(row, r ? r->kernel : "");
+	numcell(row, r ? r->time_ns / r->launches : 0, r != NULL, 1);
+	for (q = 0; q < NSUMS; q++)
+		numcell(row, r ? r->sum[q] / r->launches : 0,
+		    r && r->have_sum[q], 1);
+	numcell(row, r ? (double)r->shapes : 0, r != NULL, 0);
+	lp_row_end(row, out);
+}
+
+/* kernels.tsv: the "#" lines, the header, a row per nsys kernel. */
+static void
+emit_table(const struct join *j, const struct opts *o)
+{
+	FILE *out = lp_tab_out();
+	struct lp_row row = { 0 };
+	double cum = 0;
+	size_t i, q;
+
+	emit_meta(out, j, o);
+	fputs("rank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct\tdevice\t"
+	    "ncu_launches\tncu_time_ns\tsm_throughput_pct\tdram_throughput_pct\t"
+	    "flops\tdram_bytes\tdevice_name\tmatch\tmangled\tncu_kernel\t"
+	    "ncu_ns_per_launch", out);
+	for (q = 0; q < NSUMS; q++)
+		fprintf(out, "\t%s_per_launch", sums[q]);
+	fputs("\tncu_shapes\n", out);
+	for (i = 0; i < j->ks.n; i++) {
+		double share = j->ks.total_ns > 0 ? 100.0 * j->ks.k[i].total_ns /
+		    j->ks.total_ns : 0;
+
+		cum += share;
+		emit_row(out, &row, j, i, share, cum);
+	}
+	lp_sb_free(&row.b);
+	lp_tab_done(out);
+}
+
+static void
+free_join(struct join *j, int have_dks)
+{
+	size_t i;
+
+	for (i = 0; i < j->ks.n; i++)
+		free(j->keys[i]);
+	for (i = 0; i < j->ns.n; i++) {
+		free(j->ns.r[i].kernel);
+		free(j->ns.r[i].devices);
+		free(j->ns.r[i].devname);
+	}
+	free(j->ns.r);
+	lp_map_free(j->ns.exact);
+	lp_map_free(j->ns.key);
+	lp_map_free(j->nkey);
+	free(j->keys);
+	free(j->display);
+	free(j->match);
+	free(j->how);
+	if (have_dks)
+		lp_ksum_free(&j->dks);
+	lp_ksum_free(&j->ks);
 }
 
 int
 main(int argc, char **argv)
 {
-	struct lp_ksum ks, dks;
-	struct ncuset ns;
-	struct lp_map *nkey;
-	const char *dpath = NULL, *mpath = NULL, *range = NULL, *pid = NULL;
-	const char *tlabel = NULL, *mlabel = NULL, *name;
-	char *tfree = NULL;
-	char **display, **keys;
-	size_t i, q, nmatch[4] = { 0 }, ambiguous = 0;
-	int c, mangled;
-	double cum = 0;
-	FILE *fp;
+	struct opts o = { 0 };
+	struct join j;
 	struct lp_sb b = { 0 };
+	const char *name;
+	FILE *fp;
+	int c;
 
 	lp_init(argv[0]);
 	while ((c = getopt(argc, argv, "d:hM:m:P:r:T:")) != -1) {
 		switch (c) {
-		case 'd': dpath = optarg; break;
+		case 'd': o.dpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
-		case 'M': mlabel = optarg; break;
-		case 'm': mpath = optarg; break;
-		case 'P': pid = optarg; break;
-		case 'r': range = optarg; break;
-		case 'T': tlabel = optarg; break;
+		case 'M': o.mlabel = optarg; break;
+		case 'm': o.mpath = optarg; break;
+		case 'P': o.pid = optarg; break;
+		case 'r': o.range = optarg; break;
+		case 'T': o.tlabel = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1)
 		lp_usage(synopsis);
+	memset(&j, 0, sizeof j);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_ksum_read(&ks, fp, name, range, pid);
+	lp_ksum_read(&j.ks, fp, name, o.range, o.pid);
 	lp_close_in(fp);
-	lp_ksum_sort(&ks);
-	if (!tlabel) {
-		lp_sb_printf(&b, "nsys %s (%s)", ks.report, name);
-		tlabel = tfree = lp_sb_steal(&b);
+	lp_ksum_sort(&j.ks);
+	if (!o.tlabel) {
+		lp_sb_printf(&b, "nsys %s (%s)", j.ks.report, name);
+		o.tlabel = lp_sb_str(&b);
 	}
-
-	/* Display names: the demangled variant of the same report, paired
-	 * row by row through the statistics columns they share. */
-	display = lp_xcalloc(ks.n, sizeof *display);
-	mangled = dpath != NULL;
-	for (i = 0; i < ks.n; i++)
-		display[i] = ks.k[i].name;
-	if (dpath) {
-		struct lp_map *fp_nsys = lp_map_new(), *fp_dem = lp_map_new();
-		const char *dname;
-		FILE *dfp = lp_open_in(dpath, &dname);
-
-		lp_ksum_read(&dks, dfp, dname, range, pid);
-		lp_close_in(dfp);
-		for (i = 0; i < ks.n; i++)
-			lp_map_put(fp_nsys, ks.k[i].fp, lp_map_get(fp_nsys,
-			    ks.k[i].fp, -1) == -1 ? (long)i : -2);
-		for (i = 0; i < dks.n; i++)
-			lp_map_put(fp_dem, dks.k[i].fp, lp_map_get(fp_dem,
-			    dks.k[i].fp, -1) == -1 ? (long)i : -2);
-		for (i = 0; i < ks.n; i++) {
-			long j = lp_map_get(fp_dem, ks.k[i].fp, -1);
-
-			if (j >= 0 && lp_map_get(fp_nsys, ks.k[i].fp, -1) >= 0)
-				display[i] = dks.k[j].name;
-			else
-				ambiguous++;
-		}
-		lp_map_free(fp_nsys);
-		lp_map_free(fp_dem);
-	}
-
-	memset(&ns, 0, sizeof ns);
-	if (mpath)
-		read_ncu(&ns, mpath);
-	keys = lp_xcalloc(ks.n, sizeof *keys);
-	nkey = lp_map_new();
-	for (i = 0; i < ks.n; i++) {
-		keys[i] = lp_kname_key(display[i]);
-		lp_map_put(nkey, keys[i], lp_map_get(nkey, keys[i], 0) + 1);
-	}
-
-	printf("# time: %s\n", tlabel);
-	if (range)
-		printf("# range: %s\n", range);
-	if (pid)
-		printf("# process: %s only, one rank of a multi-GPU run (which "
-		    "and why: procs.tsv; every rank: ranks.tsv)\n", pid);
-	if (dpath)
-		printf("# names: demangled names from %s%s\n", dpath, ambiguous ?
-		    "; kernels with statistics equal to another's keep their "
-		    "mangled name" : "");
-	if (mpath)
-		printf("# metrics: %s\n", mlabel ? mlabel : mpath);
-
-	/* match[i]: ncu record for nsys kernel i, how[i]: the rule used */
-	long *match = lp_xcalloc(ks.n, sizeof *match);
-	int *how = lp_xcalloc(ks.n, sizeof *how);
-	static const char *const hows[] = { "-", "mangled", "exact", "normalised" };
-
-	for (i = 0; i < ks.n; i++) {
-		long j = -1;
-
-		match[i] = -1;
-		if (!mpath)
-			continue;
-		if ((j = lp_map_get(ns.exact, ks.k[i].name, -1)) >= 0)
-			how[i] = mangled || !strncmp(ks.k[i].name, "_Z", 2) ? 1 : 2;
-		else if ((j = lp_map_get(ns.exact, display[i], -1)) >= 0)
-			how[i] = 2;
-		else if (lp_map_get(nkey, keys[i], 0) == 1 &&
-		    (j = lp_map_get(ns.key, keys[i], -1)) >= 0)
-			how[i] = 3;
-		if (j >= 0 && !ns.r[j].used) {
-			ns.r[j].used = 1;
-			match[i] = j;
-			nmatch[how[i]]++;
-		} else
-			how[i] = 0;
-	}
-	if (mpath) {
-		size_t un = 0;
-
-		for (i = 0; i < ns.n; i++)
-			un += !ns.r[i].used;
-		printf("# match: %zu of %zu ncu kernels matched (mangled %zu, "
-		    "exact %zu, normalised %zu); %zu unmatched\n",
-		    nmatch[1] + nmatch[2] + nmatch[3], ns.n, nmatch[1], nmatch[2],
-		    nmatch[3], un);
-		for (i = 0; i < ns.n; i++)
-			if (!ns.r[i].used) {
-				fputs("# unmatched: ", stdout);
-				lp_tsv_field(stdout, ns.r[i].kernel);
-				putchar('\n');
-			}
-	}
-	fputs("rank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct\tdevice\t"
-	    "ncu_launches\tncu_time_ns\tsm_throughput_pct\tdram_throughput_pct\t"
-	    "flops\tdram_bytes\tdevice_name\tmatch\tmangled\tncu_kernel\t"
-	    "ncu_ns_per_launch", stdout);
-	for (q = 0; q < NSUMS; q++)
-		printf("\t%s_per_launch", sums[q]);
-	fputs("\tncu_shapes\n", stdout);
-	for (i = 0; i < ks.n; i++) {
-		const struct lp_kern *k = &ks.k[i];
-		const struct ncu *r = match[i] >= 0 ? &ns.r[match[i]] : NULL;
-		double share = ks.total_ns > 0 ? 100.0 * k->total_ns / ks.total_ns : 0;
-
-		cum += share;
-		printf("%zu", i + 1);
-		field(stdout, display[i]);
-		lp_sb_reset(&b);
-		numfield(&b, k->total_ns, 1, 0);
-		numfield(&b, k->calls, 1, 0);
-		numfield(&b, k->calls > 0 ? k->total_ns / k->calls : 0, 1, 1);
-		numfield(&b, share, 1, 2);
-		numfield(&b, cum > 100 ? 100 : cum, 1, 2);
-		fputs(lp_sb_str(&b), stdout);
-		field(stdout, r ? r->devices : "");
-		lp_sb_reset(&b);
-		numfield(&b, r ? r->launches : 0, r != NULL, 0);
-		numfield(&b, r ? r->time_ns : 0, r != NULL, 0);
-		numfield(&b, r && r->have_sm ? r->sm / r->launches : 0,
-		    r && r->have_sm, 2);
-		numfield(&b, r && r->have_dram ? r->dram / r->launches : 0,
-		    r && r->have_dram, 2);
-		numfield(&b, r ? r->sum[0] : 0, r && r->have_sum[0], 0);
-		numfield(&b, r ? r->sum[1] : 0, r && r->have_sum[1], 0);
-		fputs(lp_sb_str(&b), stdout);
-		field(stdout, r ? r->devname : "");
-		field(stdout, hows[how[i]]);
-		field(stdout, mangled ? k->name : "");
-		field(stdout, r ? r->kernel : "");
-		lp_sb_reset(&b);
-		numfield(&b, r ? r->time_ns / r->launches : 0, r != NULL, 1);
-		for (q = 0; q < NSUMS; q++)
-			numfield(&b, r ? r->sum[q] / r->launches : 0,
-			    r && r->have_sum[q], 1);
-		numfield(&b, r ? (double)r->shapes : 0, r != NULL, 0);
-		puts(lp_sb_str(&b));
-	}
-	for (i = 0; i < ks.n; i++)
-		free(keys[i]);
-	for (i = 0; i < ns.n; i++) {
-		free(ns.r[i].kernel);
-		free(ns.r[i].devices);
-		free(ns.r[i].devname);
-	}
-	free(ns.r);
-	lp_map_free(ns.exact);
-	lp_map_free(ns.key);
-	lp_map_free(nkey);
-	free(keys);
-	free(display);
-	free(match);
-	free(how);
-	if (dpath)
-		lp_ksum_free(&dks);
-	lp_ksum_free(&ks);
+	pair_names(&j, &o);
+	if (o.mpath)
+		read_ncu(&j.ns, o.mpath);
+	match_kernels(&j, o.mpath != NULL);
+	emit_table(&j, &o);
+	free_join(&j, o.dpath != NULL);
 	lp_sb_free(&b);
-	free(tfree);
-	lp_close_stdout();
 	return 0;
 }

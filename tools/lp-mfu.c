@@ -6,16 +6,30 @@
  * kernel time alone.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-mfu -g gpu.tsv -i inputs.yaml -s stages.tsv [-t steps.tsv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+static const struct lp_col cols[] = {
+	{ "stage", "Stage", "text" },
+	{ "model_flop", "Model FLOPs (per instance)", "flop" },
+	{ "wall_mean_ns", "Mean wall (ms)", "ms" },
+	{ "flop_per_s", "Achieved", "flops" },
+	{ "mfu_pct", "MFU (mean)", "pct" },
+	{ "steady_ns", "Steady state (ms)", "ms" },
+	{ "mfu_steady_pct", "MFU (steady)", "pct" },
+	{ "kernel_per_inst_ns", "Kernel time / instance (ms)", "ms" },
+	{ "mfu_kernel_pct", "MFU over kernel time", "pct" },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
 
 static const char *nopeak;	/* why there is no peak, if there is none */
 static const char *noflop;	/* why the stage has no FLOPs, if it has none */
@@ -41,162 +55,166 @@ mfu(struct lp_row *r, double flop, double ns, double peak, const char *why)
 		    ipath);
 }
 
-int
-main(int argc, char **argv)
+/* The processes of a multi-GPU run share the model's work: the peak is
+ * theirs together. */
+static double
+peak_of_all(const struct lp_perf *p, double peak)
 {
-	static const struct lp_col cols[] = {
-		{ "stage", "Stage", "text" },
-		{ "model_flop", "Model FLOPs (per instance)", "flop" },
-		{ "wall_mean_ns", "Mean wall (ms)", "ms" },
-		{ "flop_per_s", "Achieved", "flops" },
-		{ "mfu_pct", "MFU (mean)", "pct" },
-		{ "steady_ns", "Steady state (ms)", "ms" },
-		{ "mfu_steady_pct", "MFU (steady)", "pct" },
-		{ "kernel_per_inst_ns", "Kernel time / instance (ms)", "ms" },
-		{ "mfu_kernel_pct", "MFU over kernel time", "pct" },
-	};
-	static const char *const known[] = { "prefill", "decode_all",
-		"decode_step" };
-	const char *gpath = NULL, *spath = NULL, *tpath = NULL;
-	struct lp_ynode *inputs;
-	struct lp_model m;
-	struct lp_peaks pk;
-	struct lp_stagerow *rows;
-	struct lp_row r = { 0 };
-	size_t n, i;
-	double peak = 0;
-	int c, fp;
-
-	lp_init(argv[0]);
-	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "g:hi:s:t:")) != -1) {
-		switch (c) {
-		case 'g': gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		case 'i': ipath = optarg; break;
-		case 's': spath = optarg; break;
-		case 't': tpath = optarg; break;
-		default: lp_usage(synopsis);
-		}
-	}
-	if (!gpath || !ipath || !spath || optind != argc)
-		lp_usage(synopsis);
-	inputs = lp_yaml_load_path(ipath);
-	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
-	model = &m;
-	lp_peaks_read(&pk, gpath);
-	n = lp_stagetab_load(spath, tpath, &rows);
-	fp = lp_fp_of_dtype(m.dtype);
-	peak = lp_peak_of(&pk, fp);
-	nopeak = pk.why;
-
-	lp_tab_meta(out, "title", "MFU");
-	lp_tab_meta(out, "tool", "lp-mfu");
-	if (n && rows[0].procs > 1 && peak > 0) {	/* the GPUs together */
-		peak *= rows[0].procs;
+	if (p->n && p->rows[0].procs > 1 && peak > 0) {
+		peak *= p->rows[0].procs;
 		lp_tab_meta(out, "note", "%.0f processes (one GPU each) share "
 		    "the model's work: the peak is %.0f GPUs' (stages.tsv's "
-		    "# processes).", rows[0].procs, rows[0].procs);
+		    "# processes).", p->rows[0].procs, p->rows[0].procs);
 	}
-	if (m.missing)	/* no number stands in for a key it lacks */
+	return peak;
+}
+
+static void
+emit_source(const struct lp_perf *p, int fp)
+{
+	const struct lp_model *m = &p->m;
+
+	if (m->missing)	/* no number stands in for a key it lacks */
 		lp_tab_meta(out, "source", "model FLOPs: n/a because the model "
 		    "config (%s, model %s) lacks %s; time from %s%s%s; peak from "
-		    "%s", ipath, m.name ? m.name : "?", m.missing, spath,
-		    tpath ? " and " : "", tpath ? tpath : "", gpath);
+		    "%s", p->ipath, m->name ? m->name : "?", m->missing, p->spath,
+		    p->tpath ? " and " : "", p->tpath ? p->tpath : "", p->gpath);
 	else
 		lp_tab_meta(out, "source", "model FLOPs from %s (model %s: N = "
 		    "%.0f matmul weights, L = %.0f, d = %.0f, B = %.0f, P = %.0f, "
-		    "T = %.0f, %s); time from %s%s%s; peak %s from %s", ipath,
-		    m.name ? m.name : "?", m.params, m.layers, m.hidden, m.batch,
-		    m.prompt, m.decode, m.dtype, spath, tpath ? " and " : "",
-		    tpath ? tpath : "", fp >= 0 ? lp_fp_label(fp) : "?", gpath);
+		    "T = %.0f, %s); time from %s%s%s; peak %s from %s", p->ipath,
+		    m->name ? m->name : "?", m->params, m->layers, m->hidden,
+		    m->batch, m->prompt, m->decode, m->dtype, p->spath,
+		    p->tpath ? " and " : "", p->tpath ? p->tpath : "",
+		    fp >= 0 ? lp_fp_label(fp) : "?", p->gpath);
 	lp_tab_meta(out, "note", "FLOPs: prefill %s; "
 	    "decode_all B(2NT + 4Ld(PT + T(T-1)/2)); decode_step = decode_all "
 	    "/ T. MFU = FLOPs / (time x peak). Steady state: the median "
-	    "instance after the first (steps.tsv).", m.logits_last ?
+	    "instance after the first (steps.tsv).", m->logits_last ?
 	    "B(2(N - Vd)P + 2Vd + 2LdP^2) (LM head, V = vocab, for the last "
 	    "prompt token only: prefill_logits: last)" : "B(2NP + 2LdP^2)");
-	{
-		const struct lp_stagerow *ds = lp_stagetab_get(rows, n,
-		    "decode_step"), *da = lp_stagetab_get(rows, n, "decode_all");
+}
 
-		if (ds && da && ds->inst > 0 && da->inst > 0 && m.decode > 0 &&
-		    fabs(ds->inst / da->inst - m.decode) > 0.5)
-			lp_tab_meta(out, "note", "The model config says %.0f "
-			    "decode tokens, but the capture has %.4g decode_step "
-			    "instances per decode_all: set decode_tokens in the "
-			    "model config to the run's, or these FLOPs are off.",
-			    m.decode, ds->inst / da->inst);
-	}
-	if (m.missing)
-		lp_tab_meta(out, "missing", "no MFU: the model config lacks "
-		    "%s (MODEL=NAME, conf/model/NAME.yaml)", m.missing);
-	else if (!(peak > 0))
-		lp_tab_meta(out, "missing", "no MFU: %s", pk.why);
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+/* The FLOPs of decode_step are decode_all's over the model's decode
+ * tokens: a capture with another count of steps makes them wrong. */
+static void
+check_decode_tokens(const struct lp_perf *p)
+{
+	const struct lp_stagerow *ds = lp_stagetab_get(p->rows, p->n,
+	    "decode_step"), *da = lp_stagetab_get(p->rows, p->n, "decode_all");
+	double t = p->m.decode;
+
+	if (ds && da && ds->inst > 0 && da->inst > 0 && t > 0 &&
+	    fabs(ds->inst / da->inst - t) > 0.5)
+		lp_tab_meta(out, "note", "The model config says %.0f "
+		    "decode tokens, but the capture has %.4g decode_step "
+		    "instances per decode_all: set decode_tokens in the "
+		    "model config to the run's, or these FLOPs are off.",
+		    t, ds->inst / da->inst);
+}
+
+/* The cells after the stage's name, for a model config with every key. */
+static void
+stage_cells(struct lp_row *r, const char *stage, const struct lp_stagerow *s,
+    double peak)
+{
+	double f = lp_model_flops(model, stage);
+
+	/* a stage the capture ran, with no work in the model config
+	 * (decode_tokens: 0): its MFU is unknown, not 0 */
+	noflop = NULL;
+	if (!(f > 0))
+		noflop = strcmp(stage, "prefill") ? "the model config "
+		    "says decode_tokens: 0, yet the capture has this "
+		    "stage" : "the model config says prompt_tokens: 0, "
+		    "yet the capture has a prefill";
+	if (noflop)
+		lp_row_na(r, "%s", noflop);
+	else
+		lp_row_num(r, f, 0);
+	if (isnan(s->mean))
+		lp_row_na(r, "the stage has no wall time (stages.tsv)");
+	else
+		lp_row_num(r, s->mean, 1);
+	if (noflop)
+		lp_row_na(r, "%s", noflop);
+	else if (s->mean > 0 && peak > 0 && f / (s->mean * 1e-9) > peak)
+		lp_row_na(r, "above the GPU's peak (%.4g FLOP/s): see MFU", peak);
+	else if (s->mean > 0)
+		lp_row_g(r, f / (s->mean * 1e-9));
+	else
+		lp_row_text(r, "n/a");
+	mfu(r, f, s->mean, peak, "the stage has no wall time");
+	if (isnan(s->steady))
+		lp_row_na(r, "%s", s->inst > 1 ? "no steady state in "
+		    "steps.tsv" : "one instance");
+	else
+		lp_row_num(r, s->steady, 1);
+	mfu(r, f, s->steady, peak, "no steady state");
+	if (s->kernel > 0 && s->inst > 0) {
+		lp_row_num(r, s->kernel / s->inst, 1);
+		mfu(r, f, s->kernel / s->inst, peak, "no kernel time");
+	} else
+		lp_row_na(r, "no kernel time in stages.tsv");
+}
+
+/* A row for each stage the model's FLOPs are known for, when captured. */
+static void
+emit_rows(const struct lp_perf *p, double peak)
+{
+	static const char *const known[] = { "prefill", "decode_all",
+		"decode_step" };
+	struct lp_row r = { 0 };
+	size_t i;
+
 	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
-		const struct lp_stagerow *s = lp_stagetab_get(rows, n, known[i]);
-		double f;
+		const struct lp_stagerow *s = lp_stagetab_get(p->rows, p->n,
+		    known[i]);
 
 		if (!s)
 			continue;
 		lp_row_text(&r, known[i]);
-		if (m.missing) {
+		if (p->m.missing)
 			lp_row_na(&r, "the model config lacks %s (MODEL=NAME)",
-			    m.missing);
-			goto pad;
-		}
-		f = lp_model_flops(&m, known[i]);
-		/* a stage the capture ran, with no work in the model config
-		 * (decode_tokens: 0): its MFU is unknown, not 0 */
-		noflop = NULL;
-		if (!(f > 0))
-			noflop = strcmp(known[i], "prefill") ? "the model config "
-			    "says decode_tokens: 0, yet the capture has this "
-			    "stage" : "the model config says prompt_tokens: 0, "
-			    "yet the capture has a prefill";
-		if (noflop)
-			lp_row_na(&r, "%s", noflop);
+			    p->m.missing);
 		else
-			lp_row_num(&r, f, 0);
-		if (isnan(s->mean))
-			lp_row_na(&r, "the stage has no wall time (stages.tsv)");
-		else
-			lp_row_num(&r, s->mean, 1);
-		if (noflop)
-			lp_row_na(&r, "%s", noflop);
-		else if (s->mean > 0 && peak > 0 && f / (s->mean * 1e-9) >
-		    peak)
-			lp_row_na(&r, "above the GPU's peak (%.4g FLOP/s): see "
-			    "MFU", peak);
-		else if (s->mean > 0)
-			lp_row_g(&r, f / (s->mean * 1e-9));
-		else
-			lp_row_text(&r, "n/a");
-		mfu(&r, f, s->mean, peak, "the stage has no wall time");
-		if (isnan(s->steady))
-			lp_row_na(&r, "%s", s->inst > 1 ? "no steady state in "
-			    "steps.tsv" : "one instance");
-		else
-			lp_row_num(&r, s->steady, 1);
-		mfu(&r, f, s->steady, peak, "no steady state");
-		if (s->kernel > 0 && s->inst > 0) {
-			lp_row_num(&r, s->kernel / s->inst, 1);
-			mfu(&r, f, s->kernel / s->inst, peak, "no kernel time");
-		} else
-			lp_row_na(&r, "no kernel time in stages.tsv");
-pad:
-		while (r.n < sizeof cols / sizeof cols[0])
+			stage_cells(&r, known[i], s, peak);
+		while (r.n < NCOLS)
 			lp_row_text(&r, "n/a");
 		lp_row_end(&r, out);
 	}
 	lp_sb_free(&r.b);
-	lp_stagetab_free(rows, n);
-	lp_peaks_free(&pk);
-	lp_model_free(&m);
-	lp_yaml_free(inputs);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lp_perf p;
+	double peak;
+	int fp;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	lp_perf_opts(&p, argc, argv, synopsis);
+	lp_perf_load(&p);
+	model = &p.m;
+	ipath = p.ipath;
+	fp = lp_fp_of_dtype(p.m.dtype);
+	nopeak = p.pk.why;
+
+	lp_tab_meta(out, "title", "MFU");
+	lp_tab_meta(out, "tool", "lp-mfu");
+	peak = peak_of_all(&p, lp_peak_of(&p.pk, fp));
+	emit_source(&p, fp);
+	check_decode_tokens(&p);
+	if (p.m.missing)
+		lp_tab_meta(out, "missing", "no MFU: the model config lacks "
+		    "%s (MODEL=NAME, conf/model/NAME.yaml)", p.m.missing);
+	else if (!(peak > 0))
+		lp_tab_meta(out, "missing", "no MFU: %s", p.pk.why);
+	lp_tab_header(out, cols, NCOLS);
+	emit_rows(&p, peak);
+	lp_perf_free(&p);
 	lp_tab_done(out);
 	return 0;
 }

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] = "lp-ncu2tsv [-r range] [file ...]";
 
@@ -208,30 +211,151 @@ cmp(const void *x, const void *y)
 /* Means skip launches where ncu printed n/a; sums must have them all.
  * lp-kernjoin weighs a kernel's shapes together from these (within 0.005). */
 static void
-put_mean(struct lp_sb *b, double sum, long n)
+put_mean(struct lp_row *r, double sum, long n)
 {
-	lp_sb_addc(b, '\t');
 	if (n > 0)
-		lp_fmt_num(b, sum / n, 2);
+		lp_row_num(r, sum / n, 2);
+	else
+		lp_row_text(r, "");
 }
 
 static void
-put_sum(struct lp_sb *b, double sum, int have)
+put_sum(struct lp_row *r, double sum, int have)
 {
-	lp_sb_addc(b, '\t');
 	if (have)
-		lp_fmt_num(b, sum, 0);
+		lp_row_num(r, sum, 0);
+	else
+		lp_row_text(r, "");
+}
+
+/* Reads each export (stdin when there is none) into s. */
+static void
+load_exports(struct st *s, char **files, int nfiles)
+{
+	const char *name;
+	FILE *fp;
+	int i = 0;
+
+	do {
+		fp = lp_open_in(i < nfiles ? files[i] : NULL, &name);
+		s->file = name;
+		lp_ncu_read(fp, name, launch, s);
+		lp_close_in(fp);
+	} while (++i < nfiles);
+}
+
+/* With -r, no launch inside the range is an error naming where they are. */
+static void
+check_range(const struct st *s)
+{
+	struct lp_sb w = { 0 };
+	size_t i;
+
+	if (!s->range)
+		return;
+	if (!s->kept) {
+		for (i = 0; i < lp_map_len(s->seen); i++)
+			lp_sb_printf(&w, "%s\"%s\"", i ? ", " : "",
+			    lp_map_key(s->seen, i));
+		lp_die(LP_EXIT_DATA, "%s: none of the %ld ncu results is inside "
+		    "NVTX range \"%s\" (they are in %s): profile that stage "
+		    "with ncu, or choose the stage the export holds (STAGE=)",
+		    s->file, s->outside, s->range, lp_sb_str(&w));
+	}
+	if (s->outside)
+		lp_warn("%ld ncu results outside NVTX range \"%s\" left out",
+		    s->outside, s->range);
+}
+
+static void
+emit_row(FILE *out, struct lp_row *r, const struct agg *a)
+{
+	int tc = a->ntensor == a->launches, ss = a->nsass == a->launches, k;
+	double t = 0, nt = 0;
+
+	for (k = 0; k < LP_FP_N; k++)
+		*(k < LP_FP_FP32 ? &t : &nt) += a->fp[k];
+	lp_row_text(r, a->kernel);
+	lp_row_text(r, a->device);
+	lp_row_num(r, a->launches, 0);
+	lp_row_num(r, a->time_ns, 0);
+	put_mean(r, a->sm, a->nsm);
+	put_mean(r, a->dram, a->ndram);
+	/* a total needs both kinds of counters: without the tensor ones,
+	 * tensor-core work would silently count as zero */
+	put_sum(r, t + nt, tc && ss);
+	put_sum(r, a->bytes, a->nbytes == a->launches);
+	lp_row_text(r, a->devname);
+	put_sum(r, t, tc);
+	put_sum(r, nt, ss);
+	for (k = 0; k < LP_FP_N; k++)
+		put_sum(r, a->fp[k], k < LP_FP_FP32 ? tc : ss);
+	lp_row_text(r, a->grid);
+	lp_row_text(r, a->block);
+	put_sum(r, a->ctas, a->have_ctas);
+	put_sum(r, a->sms, a->have_nsm);
+	put_sum(r, a->per_sm, a->have_per_sm);
+	/* CTAs over what the GPU runs at once: below 1 it is not full */
+	if (a->have_ctas && a->have_nsm && a->have_per_sm &&
+	    a->sms * a->per_sm > 0)
+		lp_row_num(r, a->ctas / (a->sms * a->per_sm), 2);
+	else
+		lp_row_text(r, "");
+	lp_row_end(r, out);
+}
+
+/* metrics.tsv: what it was read from, then a row per launch shape. */
+static void
+emit_table(const struct st *s, char **files, int nfiles)
+{
+	FILE *out = lp_tab_out();
+	struct lp_row r = { 0 };
+	struct lp_sb src = { 0 };
+	size_t i;
+	int k;
+
+	for (k = 0; k < nfiles; k++)
+		lp_sb_printf(&src, " %s", files[k]);
+	lp_tab_meta(out, "tool", "lp-ncu2tsv");
+	lp_tab_meta(out, "source", "ncu CSV export%s%s%s%s",
+	    nfiles > 1 ? "s" : "", nfiles ? lp_sb_str(&src) : " <stdin>",
+	    s->range ? ", the launches inside NVTX range " : "",
+	    s->range ? s->range : "");
+	lp_sb_free(&src);
+	fputs("kernel\tdevice\tlaunches\tgpu_time_ns\tsm_throughput_pct\t"
+	    "dram_throughput_pct\tflops\tdram_bytes\tdevice_name\t"
+	    "flops_tensor\tflops_nontensor", out);
+	for (k = 0; k < LP_FP_N; k++)
+		fprintf(out, "\tflops_%s", lp_fp_names[k]);
+	fputs("\tgrid\tblock\tctas\tsm_count\tctas_per_sm\twaves\n", out);
+	for (i = 0; i < s->n; i++)
+		emit_row(out, &r, &s->a[i]);
+	lp_sb_free(&r.b);
+	lp_tab_done(out);
+}
+
+static void
+free_state(struct st *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->a[i].kernel);
+		free(s->a[i].device);
+		free(s->a[i].devname);
+		free(s->a[i].grid);
+		free(s->a[i].block);
+	}
+	free(s->a);
+	lp_map_free(s->idx);
+	lp_map_free(s->seen);
 }
 
 int
 main(int argc, char **argv)
 {
 	struct st s;
-	struct lp_sb b = { 0 };
-	const char *name;
-	FILE *fp;
-	size_t i;
-	int c, k;
+	int c;
 
 	lp_init(argv[0]);
 	memset(&s, 0, sizeof s);
@@ -249,87 +373,10 @@ main(int argc, char **argv)
 	}
 	s.idx = lp_map_new();
 	s.seen = lp_map_new();
-	do {
-		fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-		s.file = name;
-		lp_ncu_read(fp, name, launch, &s);
-		lp_close_in(fp);
-	} while (++optind < argc);
-	if (s.range && !s.kept) {
-		struct lp_sb w = { 0 };
-
-		for (i = 0; i < lp_map_len(s.seen); i++)
-			lp_sb_printf(&w, "%s\"%s\"", i ? ", " : "",
-			    lp_map_key(s.seen, i));
-		lp_die(LP_EXIT_DATA, "%s: none of the %ld ncu results is inside "
-		    "NVTX range \"%s\" (they are in %s): profile that stage "
-		    "with ncu, or choose the stage the export holds (STAGE=)",
-		    s.file, s.outside, s.range, lp_sb_str(&w));
-	}
-	if (s.range && s.outside)
-		lp_warn("%ld ncu results outside NVTX range \"%s\" left out",
-		    s.outside, s.range);
+	load_exports(&s, argv + optind, argc - optind);
+	check_range(&s);
 	lp_qsort(s.a, s.n, sizeof *s.a, cmp);
-
-	fputs("kernel\tdevice\tlaunches\tgpu_time_ns\tsm_throughput_pct\t"
-	    "dram_throughput_pct\tflops\tdram_bytes\tdevice_name\t"
-	    "flops_tensor\tflops_nontensor", stdout);
-	for (k = 0; k < LP_FP_N; k++)
-		printf("\tflops_%s", lp_fp_names[k]);
-	fputs("\tgrid\tblock\tctas\tsm_count\tctas_per_sm\twaves\n", stdout);
-	for (i = 0; i < s.n; i++) {
-		const struct agg *a = &s.a[i];
-		int tc = a->ntensor == a->launches, ss = a->nsass == a->launches;
-		double t = 0, nt = 0;
-
-		for (k = 0; k < LP_FP_N; k++)
-			*(k < LP_FP_FP32 ? &t : &nt) += a->fp[k];
-		lp_tsv_field(stdout, a->kernel);
-		putchar('\t');
-		lp_tsv_field(stdout, a->device);
-		lp_sb_reset(&b);
-		lp_sb_printf(&b, "\t%ld\t%lld", a->launches, a->time_ns);
-		put_mean(&b, a->sm, a->nsm);
-		put_mean(&b, a->dram, a->ndram);
-		/* a total needs both kinds of counters: without the tensor
-		 * ones, tensor-core work would silently count as zero */
-		put_sum(&b, t + nt, tc && ss);
-		put_sum(&b, a->bytes, a->nbytes == a->launches);
-		lp_sb_addc(&b, '\t');
-		fputs(lp_sb_str(&b), stdout);
-		lp_tsv_field(stdout, a->devname);
-		lp_sb_reset(&b);
-		put_sum(&b, t, tc);
-		put_sum(&b, nt, ss);
-		for (k = 0; k < LP_FP_N; k++)
-			put_sum(&b, a->fp[k], k < LP_FP_FP32 ? tc : ss);
-		lp_sb_addc(&b, '\t');
-		fputs(lp_sb_str(&b), stdout);
-		lp_tsv_field(stdout, a->grid);
-		putchar('\t');
-		lp_tsv_field(stdout, a->block);
-		lp_sb_reset(&b);
-		put_sum(&b, a->ctas, a->have_ctas);
-		put_sum(&b, a->sms, a->have_nsm);
-		put_sum(&b, a->per_sm, a->have_per_sm);
-		/* CTAs over what the GPU runs at once: below 1 it is not full */
-		lp_sb_addc(&b, '\t');
-		if (a->have_ctas && a->have_nsm && a->have_per_sm &&
-		    a->sms * a->per_sm > 0)
-			lp_fmt_num(&b, a->ctas / (a->sms * a->per_sm), 2);
-		puts(lp_sb_str(&b));
-	}
-	lp_sb_free(&b);
-	for (i = 0; i < s.n; i++) {
-		free(s.a[i].kernel);
-		free(s.a[i].device);
-		free(s.a[i].devname);
-		free(s.a[i].grid);
-		free(s.a[i].block);
-	}
-	free(s.a);
-	lp_map_free(s.idx);
-	lp_map_free(s.seen);
-	lp_close_stdout();
+	emit_table(&s, argv + optind, argc - optind);
+	free_state(&s);
 	return 0;
 }

@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-ncucmd [-0R] [-a metrics.avail] [-d | -x] [-k topn.tsv] [-o base] "
@@ -66,6 +69,7 @@ read_sel(struct sel *s, const char *path)
 	int ck;
 
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-topn");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-topn output");
 	while (lp_tsv_next(&t)) {
 		const char *k = lp_tsv_get(&t, ck);
@@ -282,6 +286,16 @@ region_includes(const struct lp_region *rg, size_t n, int depth,
 	}
 }
 
+/* Metrics ncu lacks are said, not silently lost: on stderr and in the
+ * command file, where the summary finds them. */
+static void
+say_dropped(const struct lp_sb *dropped, int nul)
+{
+	lp_warn("dropped metrics: %s", dropped->s);
+	if (!nul)
+		printf("# lp: dropped metrics: %s\n", dropped->s);
+}
+
 /* Regions: one ncu run per nesting depth, as app-range replay profiles
  * only the outermost of nested ranges; each writes BASE<depth>. */
 static void
@@ -309,12 +323,8 @@ regions(const struct lp_ynode *cfg, const char *file, const char *base,
 			continue;
 		}
 		head(cfg, file, &av, avail, dropped);
-		if (!d && dropped->len) {
-			lp_warn("dropped metrics: %s", lp_sb_str(dropped));
-			if (!nul)
-				printf("# lp: dropped metrics: %s\n",
-				    lp_sb_str(dropped));
-		}
+		if (!d && dropped->len)
+			say_dropped(dropped, nul);
 		lp_av_push(&av, "--nvtx");
 		for (i = 0; i < inc.n; i++)
 			opt(&av, "--nvtx-include", "%s", inc.w[i]);
@@ -344,6 +354,44 @@ export(const struct lp_ynode *cfg, const char *file, char **rep, size_t nrep,
 	    K("print_units"), "base", units, file));
 }
 
+/* -d: the NVTX ranges and kernels the command would select, in words. */
+static void
+describe(const struct lp_ynode *cfg, const char *file, const struct sel *s,
+    const char *topn)
+{
+	struct lp_av inc = { 0 }, kf = { 0 };
+	size_t i;
+
+	nvtx(cfg, file, &inc);
+	kfilter(cfg, file, s, &kf);
+	printf("NVTX include:");
+	for (i = 0; i < inc.n; i++)
+		printf(" %s", inc.w[i]);
+	printf("%s\nkernel filter:", inc.n ? "" : " (none)");
+	for (i = 0; i < kf.n; i++)
+		printf(" %s", kf.w[i]);
+	printf("\nselected kernels: %zu (from %s)\n", s->n, topn);
+	lp_av_free(&inc);
+	lp_av_free(&kf);
+}
+
+/* The command that profiles the selected kernels. */
+static void
+kernels(const struct lp_ynode *cfg, const char *file, const char *base,
+    const struct sel *s, char **work, size_t nwork,
+    const struct lp_map *avail, int nul)
+{
+	struct lp_av av = { 0 };
+	struct lp_sb dropped = { 0 };
+
+	profile(cfg, file, base, s, work, nwork, &av, avail, &dropped);
+	if (dropped.len)
+		say_dropped(&dropped, nul);
+	lp_av_print(stdout, &av, nul);
+	lp_sb_free(&dropped);
+	lp_av_free(&av);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -354,8 +402,9 @@ main(int argc, char **argv)
 	const char *apath = NULL;
 	struct lp_map *avail = NULL;
 	struct lp_sb dropped = { 0 };
+	char **work;
+	size_t nwork;
 	int c, nul = 0, dmode = 0, xmode = 0, rmode = 0;
-	size_t i;
 
 	lp_init(argv[0]);
 	while ((c = getopt(argc, argv, "0a:dhk:o:p:Rx")) != -1) {
@@ -382,46 +431,22 @@ main(int argc, char **argv)
 		lp_die(LP_EXIT_USAGE, "-k topn.tsv is required");
 	if (!xmode && !dmode && (!base || !*base))
 		lp_die(LP_EXIT_USAGE, "-o base is required");
+	work = argv + optind;
+	nwork = (size_t)(argc - optind);
 	cfg = lp_yaml_load(stdin, name);
 	if (!xmode && !rmode)
 		read_sel(&s, topn);
-	if (rmode) {
-		if (apath && !dmode)
-			avail = read_avail(apath);
-		regions(cfg, name, base, argv + optind, (size_t)(argc - optind),
-		    avail, &dropped, nul, dmode);
-	} else if (xmode) {
-		export(cfg, name, argv + optind, (size_t)(argc - optind), &av);
+	if (apath && !dmode && !xmode)
+		avail = read_avail(apath);
+	if (rmode)
+		regions(cfg, name, base, work, nwork, avail, &dropped, nul, dmode);
+	else if (xmode) {
+		export(cfg, name, work, nwork, &av);
 		lp_av_print(stdout, &av, nul);
-	} else if (dmode) {
-		struct lp_av inc = { 0 }, kf = { 0 };
-
-		nvtx(cfg, name, &inc);
-		kfilter(cfg, name, &s, &kf);
-		printf("NVTX include:");
-		for (i = 0; i < inc.n; i++)
-			printf(" %s", inc.w[i]);
-		printf("%s\nkernel filter:", inc.n ? "" : " (none)");
-		for (i = 0; i < kf.n; i++)
-			printf(" %s", kf.w[i]);
-		printf("\nselected kernels: %zu (from %s)\n", s.n, topn);
-		lp_av_free(&inc);
-		lp_av_free(&kf);
-	} else {
-		if (apath)
-			avail = read_avail(apath);
-		profile(cfg, name, base, &s, argv + optind,
-		    (size_t)(argc - optind), &av, avail, &dropped);
-		if (dropped.len) {
-			/* said, not silently lost: on stderr and in the
-			 * command file, where the summary finds it */
-			lp_warn("dropped metrics: %s", lp_sb_str(&dropped));
-			if (!nul)
-				printf("# lp: dropped metrics: %s\n",
-				    lp_sb_str(&dropped));
-		}
-		lp_av_print(stdout, &av, nul);
-	}
+	} else if (dmode)
+		describe(cfg, name, &s, topn);
+	else
+		kernels(cfg, name, base, &s, work, nwork, avail, nul);
 	if (avail)
 		lp_map_free(avail);
 	lp_sb_free(&dropped);

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-nsyscmd [-0] [-r | -s] [-o base] [-- workload-or-report...]";
@@ -16,53 +19,46 @@ static const char *const ranges[] = { "nvtx", "none", NULL };
 static const char *const ends[] = { "stop", "stop-shutdown", "repeat",
 	"repeat-shutdown", "none", NULL };
 
+/* --capture-range=nvtx on the run's stage, where nsys can name it. */
 static void
-profile(const struct lp_ynode *cfg, const char *file, const char *base,
-    char **work, size_t nwork, struct lp_av *av)
+capture_range(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
 {
-	const char **items;
-	const struct lp_ynode *env;
 	struct lp_stage st;
 	struct lp_sb b = { 0 };
-	size_t n, i;
-	const char *stage, *cr;
+	const char *stage;
 
-	lp_av_push(av, "nsys");
-	lp_av_push(av, "profile");
-	n = lp_cfg_list(cfg, "nsys_cli.trace", &items, file);
-	for (i = 0; i < n; i++)
-		lp_sb_printf(&b, "%s%s", i ? "," : "", items[i]);
-	free(items);
-	if (n)
-		lp_av_pushf(av, "--trace=%s", lp_sb_str(&b));
-	lp_sb_reset(&b);
-	lp_av_pushf(av, "--sample=%s", lp_cfg_word(cfg, "nsys_cli.sample",
-	    "none", file));
-	lp_av_pushf(av, "--cpuctxsw=%s", lp_cfg_word(cfg, "nsys_cli.cpuctxsw",
-	    "none", file));
-	cr = lp_cfg_enum(cfg, "nsys_cli.capture_range", "nvtx", ranges, file);
-	if (!strcmp(cr, "nvtx")) {
-		stage = lp_cfg_word(cfg, "run.stage", "", file);
-		if (!*stage)
-			lp_die_at(LP_EXIT_DATA, file, 0, 0, "nsys_cli.capture_range "
-			    "is nvtx but run.stage is not set");
-		lp_stage_get(cfg, stage, &st, file);
-		if (lp_nvtx_nsys_capture(&b, &st) == 0) {
-			lp_av_push(av, "--capture-range=nvtx");
-			lp_av_pushf(av, "--nvtx-capture=%s", lp_sb_str(&b));
-			/* stop-shutdown, nsys's default with a capture range,
-			 * kills the workload and loses its exit code */
-			lp_av_pushf(av, "--capture-range-end=%s", lp_cfg_enum(cfg,
-			    "nsys_cli.capture_range_end", "stop", ends, file));
-		} else
-			lp_warn("stage %s: nsys cannot gate a capture on range "
-			    "\"%s\"%s%s (it drops '@' from capture names); "
-			    "profiling the whole run, the stage is taken from "
-			    "nvtx_kern_sum", stage, st.range, *st.domain ?
-			    " in domain " : "", st.domain);
-		lp_sb_reset(&b);
-	}
-	env = lp_yaml_get(cfg, "nsys_cli.env");
+	if (strcmp(lp_cfg_enum(cfg, "nsys_cli.capture_range", "nvtx", ranges,
+	    file), "nvtx"))
+		return;
+	stage = lp_cfg_word(cfg, "run.stage", "", file);
+	if (!*stage)
+		lp_die_at(LP_EXIT_DATA, file, 0, 0, "nsys_cli.capture_range "
+		    "is nvtx but run.stage is not set");
+	lp_stage_get(cfg, stage, &st, file);
+	if (lp_nvtx_nsys_capture(&b, &st) == 0) {
+		lp_av_push(av, "--capture-range=nvtx");
+		lp_av_pushf(av, "--nvtx-capture=%s", lp_sb_str(&b));
+		/* stop-shutdown, nsys's default with a capture range,
+		 * kills the workload and loses its exit code */
+		lp_av_pushf(av, "--capture-range-end=%s", lp_cfg_enum(cfg,
+		    "nsys_cli.capture_range_end", "stop", ends, file));
+	} else
+		lp_warn("stage %s: nsys cannot gate a capture on range "
+		    "\"%s\"%s%s (it drops '@' from capture names); "
+		    "profiling the whole run, the stage is taken from "
+		    "nvtx_kern_sum", stage, st.range, *st.domain ?
+		    " in domain " : "", st.domain);
+	lp_sb_free(&b);
+}
+
+/* --env-var=NAME=value,... from nsys_cli.env. */
+static void
+env_vars(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
+{
+	const struct lp_ynode *env = lp_yaml_get(cfg, "nsys_cli.env");
+	struct lp_sb b = { 0 };
+	size_t i;
+
 	if (env && env->type != LP_Y_MAP)
 		lp_die_at(LP_EXIT_DATA, file, env->line, 0, "nsys_cli.env: "
 		    "expected a mapping of NAME: value");
@@ -77,10 +73,35 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	}
 	if (b.len)
 		lp_av_pushf(av, "--env-var=%s", lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+static void
+profile(const struct lp_ynode *cfg, const char *file, const char *base,
+    char **work, size_t nwork, struct lp_av *av)
+{
+	const char **items;
+	struct lp_sb b = { 0 };
+	size_t n, i;
+
+	lp_av_push(av, "nsys");
+	lp_av_push(av, "profile");
+	n = lp_cfg_list(cfg, "nsys_cli.trace", &items, file);
+	for (i = 0; i < n; i++)
+		lp_sb_printf(&b, "%s%s", i ? "," : "", items[i]);
+	free(items);
+	if (n)
+		lp_av_pushf(av, "--trace=%s", lp_sb_str(&b));
+	lp_sb_free(&b);
+	lp_av_pushf(av, "--sample=%s", lp_cfg_word(cfg, "nsys_cli.sample",
+	    "none", file));
+	lp_av_pushf(av, "--cpuctxsw=%s", lp_cfg_word(cfg, "nsys_cli.cpuctxsw",
+	    "none", file));
+	capture_range(cfg, file, av);
+	env_vars(cfg, file, av);
 	lp_av_push(av, "--force-overwrite=true");
 	lp_av_pushf(av, "--output=%s", base);
 	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);
-	lp_sb_free(&b);
 }
 
 static void
@@ -108,6 +129,19 @@ stats(const struct lp_ynode *cfg, const char *file, const char *base,
 	lp_av_push(av, "--force-export=true");
 	lp_av_pushf(av, "--output=%s", base);
 	lp_av_push(av, rep[0]);
+}
+
+/* -r: the run's stage as nsys stats names its range. */
+static void
+stage_name(const struct lp_ynode *cfg, const char *file)
+{
+	struct lp_sb b = { 0 };
+	struct lp_stage st;
+
+	lp_stage_get(cfg, lp_cfg_word(cfg, "run.stage", "", file), &st, file);
+	lp_nvtx_nsys_name(&b, &st);
+	puts(lp_sb_str(&b));
+	lp_sb_free(&b);
 }
 
 int
@@ -138,16 +172,9 @@ main(int argc, char **argv)
 	name = "<stdin>";
 	cfg = lp_yaml_load(stdin, name);
 	if (rmode) {
-		struct lp_sb b = { 0 };
-		struct lp_stage st;
-
 		if (optind < argc)
 			lp_usage(synopsis);
-		lp_stage_get(cfg, lp_cfg_word(cfg, "run.stage", "", name), &st,
-		    name);
-		lp_nvtx_nsys_name(&b, &st);
-		puts(lp_sb_str(&b));
-		lp_sb_free(&b);
+		stage_name(cfg, name);
 	} else {
 		if (smode)
 			stats(cfg, name, base, argv + optind,

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-overlap -o operators.yaml [-x | cuda_gpu_trace.csv]";
@@ -160,66 +163,51 @@ by_name(const void *x, const void *y)
 	    ((const struct dev *)y)->name);
 }
 
-int
-main(int argc, char **argv)
+static const struct lp_col cols[] = {
+	{ "device", "GPU", "text" },
+	{ "kernels", "Kernels", "int" },
+	{ "comm_kernels", "Communication kernels", "int" },
+	{ "span_ns", "First to last kernel (ms)", "ms" },
+	{ "busy_ns", "Kernel busy (ms)", "ms" },
+	{ "comm_ns", "Communication (ms)", "ms" },
+	{ "compute_ns", "Compute (ms)", "ms" },
+	{ "overlap_ns", "Both at once (ms)", "ms" },
+	{ "overlap_pct", "Communication overlapped", "pct" },
+	{ "exposed_ns", "Communication exposed (ms)", "ms" },
+	{ "comm_pct", "Communication share of busy", "pct" },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+/* -x: the run has no trace; the table says why. */
+static void
+emit_no_trace(void)
+{
+	struct lp_row r = { 0 };
+
+	lp_tab_meta(out, "title", "Communication and Compute Overlap");
+	lp_tab_meta(out, "tool", "lp-overlap");
+	lp_tab_meta(out, "source", "none: the run has no nsys "
+	    "cuda_gpu_trace report");
+	lp_tab_meta(out, "omit", "no trace");
+	lp_tab_header(out, cols, NCOLS);
+	lp_row_na(&r, "the run has no nsys cuda_gpu_trace report "
+	    "(nsys stats --report cuda_gpu_trace)");
+	while (r.n < NCOLS)
+		lp_row_text(&r, "n/a");
+	lp_row_end(&r, out);
+	lp_sb_free(&r.b);
+}
+
+/* Every kernel of the trace into its device's unions; the devices by
+ * name. Returns the number of communication kernels. */
+static double
+load_trace(struct st *s, const char *path)
 {
 	static const char *const cols_in[] = { "Start", "Duration", "Device",
 		"Name" };
-	static const struct lp_col cols[] = {
-		{ "device", "GPU", "text" },
-		{ "kernels", "Kernels", "int" },
-		{ "comm_kernels", "Communication kernels", "int" },
-		{ "span_ns", "First to last kernel (ms)", "ms" },
-		{ "busy_ns", "Kernel busy (ms)", "ms" },
-		{ "comm_ns", "Communication (ms)", "ms" },
-		{ "compute_ns", "Compute (ms)", "ms" },
-		{ "overlap_ns", "Both at once (ms)", "ms" },
-		{ "overlap_pct", "Communication overlapped", "pct" },
-		{ "exposed_ns", "Communication exposed (ms)", "ms" },
-		{ "comm_pct", "Communication share of busy", "pct" },
-	};
-	const char *opath = NULL, *path;
-	struct lp_ops ops;
-	struct st *s;
-	struct lp_row r = { 0 };
-	int none = 0;
 	double ncomm = 0;
 	size_t i;
-	int c;
 
-	lp_init(argv[0]);
-	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "ho:x")) != -1) {
-		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		case 'o': opath = optarg; break;
-		case 'x': none = 1; break;
-		default: lp_usage(synopsis);
-		}
-	}
-	if (!opath || argc - optind > 1 || (none && optind < argc))
-		lp_usage(synopsis);
-	path = optind < argc ? argv[optind] : "-";
-	s = lp_xcalloc(1, sizeof *s);
-	s->idx = lp_map_new();
-	lp_ops_load(&ops, opath);
-	s->ops = &ops;
-	if (none) {	/* no trace: the table says why */
-		lp_tab_meta(out, "title", "Communication and Compute Overlap");
-		lp_tab_meta(out, "tool", "lp-overlap");
-		lp_tab_meta(out, "source", "none: the run has no nsys "
-		    "cuda_gpu_trace report");
-		lp_tab_meta(out, "omit", "no trace");
-		lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-		lp_row_na(&r, "the run has no nsys cuda_gpu_trace report "
-		    "(nsys stats --report cuda_gpu_trace)");
-		while (r.n < sizeof cols / sizeof cols[0])
-			lp_row_text(&r, "n/a");
-		lp_row_end(&r, out);
-		goto done;
-	}
 	lp_rep_file(path, "nsys stats --report cuda_gpu_trace", cols_in, 4,
 	    trace_row, s);
 	for (i = 0; i < s->n; i++) {
@@ -230,7 +218,13 @@ main(int argc, char **argv)
 		lp_die(LP_EXIT_DATA, "%s: no kernel in the trace (%.0f memory "
 		    "operations)", path, s->memops);
 	lp_qsort(s->d, s->n, sizeof s->d[0], by_name);
+	return ncomm;
+}
 
+static void
+emit_meta(const struct st *s, const char *path, const char *opath,
+    double ncomm)
+{
 	lp_tab_meta(out, "title", "Communication and Compute Overlap");
 	lp_tab_meta(out, "tool", "lp-overlap");
 	lp_tab_meta(out, "source", "start and duration of every kernel of "
@@ -243,7 +237,16 @@ main(int argc, char **argv)
 	    "sets (%.0f) are left out.", s->memops);
 	if (s->n < 2 && !ncomm)
 		lp_tab_meta(out, "omit", "one GPU without communication");
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	lp_tab_header(out, cols, NCOLS);
+}
+
+/* A row per device; frees the devices as it goes. */
+static void
+emit_devices(struct st *s)
+{
+	struct lp_row r = { 0 };
+	size_t i;
+
 	for (i = 0; i < s->n; i++) {
 		struct dev *d = &s->d[i];
 
@@ -268,10 +271,46 @@ main(int argc, char **argv)
 		free(d->name);
 		free(d->h);
 	}
-done:
+	lp_sb_free(&r.b);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *opath = NULL, *path;
+	struct lp_ops ops;
+	struct st *s;
+	int c, none = 0;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "ho:x")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'o': opath = optarg; break;
+		case 'x': none = 1; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!opath || argc - optind > 1 || (none && optind < argc))
+		lp_usage(synopsis);
+	path = optind < argc ? argv[optind] : "-";
+	s = lp_xcalloc(1, sizeof *s);
+	s->idx = lp_map_new();
+	lp_ops_load(&ops, opath);
+	s->ops = &ops;
+	if (none)
+		emit_no_trace();
+	else {
+		double ncomm = load_trace(s, path);
+
+		emit_meta(s, path, opath, ncomm);
+		emit_devices(s);
+	}
 	lp_map_free(s->idx);
 	free(s);
-	lp_sb_free(&r.b);
 	lp_ops_free(&ops);
 	lp_tab_done(out);
 	return 0;

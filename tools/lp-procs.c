@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-procs [-D device] [-g nvtx_gpu_proj_trace.csv] [-t cuda_gpu_trace.csv] "
@@ -342,8 +344,16 @@ devices_seen(struct lp_sb *b, const struct proc *p, size_t np)
 			lp_sb_printf(b, "%s%s", *lp_sb_str(b) ? ", " : "", p[i].dev);
 }
 
-int
-main(int argc, char **argv)
+struct opts {
+	const char *gpath, *dpath, *kpath;
+	long device;
+};
+
+/* The processes from nvtx_kern_sum; with cuda_gpu_trace, the starts of
+ * their ranges on the GPU (nvtx_gpu_proj_trace) and the devices there, or
+ * without it the kernels' duration signatures of processes and GPUs. */
+static void
+load_reports(struct st *t, const struct opts *o)
 {
 	static const char *const kcols[] = { "Total Time", "Kern Inst", "PID",
 		"?Min", "?Max", "?Kernel Name" };
@@ -351,123 +361,136 @@ main(int argc, char **argv)
 		"?NumGPUOps" };
 	static const char *const gcols[] = { "Start", "Device", "?Duration",
 		"?Name" };
-	static const struct lp_col cols[] = {
-		{ "pid", "Process", "text" }, { "device", "GPU", "text" },
-		{ "profiled", "Profiled by ncu", "text" },
-	};
-	const char *gpath = NULL, *dpath = NULL, *kpath, *found = NULL;
-	const char *shown = NULL, *shown_why = NULL;
-	struct st t = { 0 };
-	struct proc *p;
-	struct lp_row r = { 0 };
-	struct lp_sb seen = { 0 };
-	long device = -1;
-	size_t i, np, known = 0;
-	int c;
 
-	lp_init(argv[0]);
-	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "D:g:ht:")) != -1) {
-		switch (c) {
-		case 'D': device = lp_strtonum(optarg, -1, 1023, "-D"); break;
-		case 'g': gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		case 't': dpath = optarg; break;
-		default: lp_usage(synopsis);
-		}
+	t->pids = lp_map_new();
+	t->kept = lp_map_new();
+	t->devs = lp_map_new();
+	t->ps.idx = lp_map_new();
+	t->ds.idx = lp_map_new();
+	t->sig = !o->gpath && o->dpath;
+	lp_rep_file(o->kpath, "nsys stats --report nvtx_kern_sum", kcols, 6,
+	    kern_row, t);
+	if (t->sig && !t->minmax)
+		t->sig = 0;	/* an nvtx_kern_sum without Min and Max */
+	if (o->gpath && o->dpath) {
+		lp_rep_file(o->gpath, "nsys stats --report nvtx_gpu_proj_trace",
+		    pcols, 3, proj_row, t);
+		lp_qsort(t->s, t->n, sizeof *t->s, by_start);
+		lp_rep_file(o->dpath, "nsys stats --report cuda_gpu_trace", gcols,
+		    2, gpu_row, t);
+	} else if (t->sig) {
+		lp_rep_file(o->dpath, "nsys stats --report cuda_gpu_trace", gcols,
+		    4, gpu_row, t);
+		lp_qsort(t->ps.s, t->ps.n, sizeof *t->ps.s, by_span);
+		lp_qsort(t->ds.s, t->ds.n, sizeof *t->ds.s, by_span);
 	}
-	if (argc - optind > 1)
-		lp_usage(synopsis);
-	kpath = optind < argc ? argv[optind] : NULL;
-	t.pids = lp_map_new();
-	t.kept = lp_map_new();
-	t.devs = lp_map_new();
-	t.ps.idx = lp_map_new();
-	t.ds.idx = lp_map_new();
-	t.sig = !gpath && dpath;
-	lp_rep_file(kpath, "nsys stats --report nvtx_kern_sum", kcols, 6, kern_row,
-	    &t);
-	if (t.sig && !t.minmax)
-		t.sig = 0;	/* an nvtx_kern_sum without Min and Max */
-	if (gpath && dpath) {
-		lp_rep_file(gpath, "nsys stats --report nvtx_gpu_proj_trace", pcols,
-		    3, proj_row, &t);
-		lp_qsort(t.s, t.n, sizeof *t.s, by_start);
-		lp_rep_file(dpath, "nsys stats --report cuda_gpu_trace", gcols, 2,
-		    gpu_row, &t);
-	} else if (t.sig) {
-		lp_rep_file(dpath, "nsys stats --report cuda_gpu_trace", gcols, 4,
-		    gpu_row, &t);
-		lp_qsort(t.ps.s, t.ps.n, sizeof *t.ps.s, by_span);
-		lp_qsort(t.ds.s, t.ds.n, sizeof *t.ds.s, by_span);
-	}
-	np = lp_map_len(t.pids);
-	p = lp_xcalloc(np + 1, sizeof *p);
+}
+
+/* Each process with its GPU or why it is not known, in by_dev's order;
+ * *known: how many GPUs are known. */
+static struct proc *
+place_procs(const struct st *t, const struct opts *o, size_t *known)
+{
+	size_t i, np = lp_map_len(t->pids);
+	struct proc *p = lp_xcalloc(np + 1, sizeof *p);
+
 	for (i = 0; i < np; i++) {
-		p[i].pid = lp_xstrdup(lp_map_key(t.pids, i));
-		p[i].why = !dpath ? "the run lacks the cuda_gpu_trace report" :
+		p[i].pid = lp_xstrdup(lp_map_key(t->pids, i));
+		p[i].why = !o->dpath ? "the run lacks the cuda_gpu_trace report" :
 		    "the run lacks the nvtx_gpu_proj_trace report, and "
 		    "nvtx_kern_sum has no Min and Max to match the process's "
 		    "kernels with a GPU's in cuda_gpu_trace";
-		if (t.sig)
-			p[i].dev = device_by_sig(&t, p[i].pid, &p[i].why);
+		if (t->sig)
+			p[i].dev = device_by_sig(t, p[i].pid, &p[i].why);
 	}
-	if (gpath && dpath)
-		devices(&t, p, np);
-	for (i = 0; i < np; i++)
-		known += p[i].dev != NULL;
+	if (o->gpath && o->dpath)
+		devices(t, p, np);
+	for (*known = 0, i = 0; i < np; i++)
+		*known += p[i].dev != NULL;
 	lp_qsort(p, np, sizeof *p, by_dev);
-	/* the rank ncu profiles: only a question with several processes */
-	for (i = 0; np > 1 && device >= 0 && i < np; i++)
-		if (on_device(p[i].dev, device)) {
+	return p;
+}
+
+/* The process ncu profiles (-D): only a question with several processes.
+ * Two on its device, or none where every GPU is known or both traces are
+ * given (then a process they do not place is one of another capture), are
+ * an error, not a guess. NULL if not known. */
+static const char *
+profiled(const struct proc *p, size_t np, size_t known, const struct opts *o)
+{
+	struct lp_sb seen = { 0 };
+	const char *found = NULL;
+	size_t i;
+
+	for (i = 0; np > 1 && o->device >= 0 && i < np; i++)
+		if (on_device(p[i].dev, o->device)) {
 			if (found)
 				lp_die(LP_EXIT_DATA, "processes %s and %s both ran "
-				    "on device %ld", found, p[i].pid, device);
+				    "on device %ld", found, p[i].pid, o->device);
 			found = p[i].pid;
 		}
 	devices_seen(&seen, p, np);
-	/* every GPU known, or both traces given (then a process they do not
-	 * place is one of another capture): an error, not a guess */
-	if (np > 1 && device >= 0 && !found && (known == np || (gpath && dpath)))
+	if (np > 1 && o->device >= 0 && !found && (known == np || (o->gpath &&
+	    o->dpath)))
 		lp_die(LP_EXIT_DATA, "%zu processes ran kernels and none is seen "
 		    "on device %ld (theirs: %s; %s): set ncu_cli.device to one of "
-		    "theirs, or -1 for every device", np, device,
+		    "theirs, or -1 for every device", np, o->device,
 		    *lp_sb_str(&seen) ? lp_sb_str(&seen) : "none known",
-		    gpath && dpath ? "nvtx_gpu_proj_trace and cuda_gpu_trace "
-		    "give each process's GPU" : "the run lacks nvtx_gpu_proj_trace: "
-		    "cuda_gpu_trace's kernel durations give each process's GPU");
-	/* the kernel tables show one process: the profiled one; with every
-	 * device profiled, the one on the first GPU; when the GPU ncu
-	 * profiles holds none that is known, the first that is not */
-	for (i = 0; np > 1 && !found && i < np; i++)
+		    o->gpath && o->dpath ? "nvtx_gpu_proj_trace and "
+		    "cuda_gpu_trace give each process's GPU" : "the run lacks "
+		    "nvtx_gpu_proj_trace: cuda_gpu_trace's kernel durations give "
+		    "each process's GPU");
+	lp_sb_free(&seen);
+	return found;
+}
+
+/* The process the kernel tables show, and why it: the profiled one; with
+ * every device profiled, the one on the first GPU; when the GPU ncu
+ * profiles holds none that is known, the first that is not. NULL with one
+ * process. */
+static const char *
+shown_process(const struct proc *p, size_t np, long device,
+    const char *found, const char **why)
+{
+	size_t i;
+
+	if (found) {
+		*why = "the rank ncu profiles";
+		return found;
+	}
+	for (i = 0; np > 1 && i < np; i++)
 		if (device < 0 || !p[i].dev) {
-			shown = p[i].pid;
-			shown_why = device < 0 ? (p[i].dev ? "the first GPU's "
+			*why = device < 0 ? (p[i].dev ? "the first GPU's "
 			    "(ncu_cli.device is -1: every GPU profiled)" : "the "
 			    "lowest PID (ncu_cli.device is -1: every GPU profiled; "
 			    "no process's GPU is known)") : "the lowest PID of "
 			    "those whose GPU is not known: which one ran on the "
 			    "GPU ncu profiles is not known";
-			break;
+			return p[i].pid;
 		}
-	if (found) {
-		shown = found;
-		shown_why = "the rank ncu profiles";
-	}
+	return NULL;
+}
+
+static void
+emit_meta(const struct st *t, const struct opts *o, size_t np,
+    const char *found, const char *shown, const char *shown_why)
+{
+	static const struct lp_col cols[] = {
+		{ "pid", "Process", "text" }, { "device", "GPU", "text" },
+		{ "profiled", "Profiled by ncu", "text" },
+	};
+	int both = o->gpath && o->dpath;
 
 	lp_tab_meta(out, "title", "Processes and their GPUs");
 	lp_tab_meta(out, "tool", "lp-procs");
 	lp_tab_meta(out, "source", "processes that ran kernels from nsys "
-	    "nvtx_kern_sum (%s); each one's GPU %s (%s)", kpath ? kpath :
-	    "<stdin>", gpath && dpath ? "from nvtx_gpu_proj_trace and "
-	    "cuda_gpu_trace" : t.sig ? "from cuda_gpu_trace: the one GPU "
+	    "nvtx_kern_sum (%s); each one's GPU %s (%s)", o->kpath ? o->kpath :
+	    "<stdin>", both ? "from nvtx_gpu_proj_trace and "
+	    "cuda_gpu_trace" : t->sig ? "from cuda_gpu_trace: the one GPU "
 	    "whose kernels have the process's shortest and longest duration of "
 	    "each kernel (nvtx_kern_sum Min, Max; the run lacks "
 	    "nvtx_gpu_proj_trace)" : "from nvtx_gpu_proj_trace and "
-	    "cuda_gpu_trace", gpath && dpath ? dpath : t.sig ? dpath :
-	    "missing");
+	    "cuda_gpu_trace", both ? o->dpath : t->sig ? o->dpath : "missing");
 	lp_tab_meta(out, "processes", "%zu", np);
 	if (found)
 		lp_tab_meta(out, "profiled", "%s", found);
@@ -478,6 +501,14 @@ main(int argc, char **argv)
 	}
 	lp_tab_meta(out, "omit", "an input of ranks.tsv and the kernel tables");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+}
+
+static void
+emit_rows(const struct proc *p, size_t np, const char *found, long device)
+{
+	struct lp_row r = { 0 };
+	size_t i;
+
 	for (i = 0; i < np; i++) {
 		lp_row_text(&r, p[i].pid);
 		if (p[i].dev)
@@ -495,23 +526,66 @@ main(int argc, char **argv)
 			    "known", device);
 		lp_row_end(&r, out);
 	}
+	lp_sb_free(&r.b);
+}
+
+static void
+free_state(struct st *t, struct proc *p, size_t np)
+{
+	size_t i;
+
 	for (i = 0; i < np; i++) {
 		free(p[i].pid);
 		free(p[i].dev);
 	}
 	free(p);
-	for (i = 0; i < t.n; i++)
-		free(t.s[i].dev);
-	free(t.s);
-	free(t.ps.s);
-	free(t.ds.s);
-	lp_map_free(t.ps.idx);
-	lp_map_free(t.ds.idx);
-	lp_map_free(t.devs);
-	lp_map_free(t.pids);
-	lp_map_free(t.kept);
-	lp_sb_free(&r.b);
-	lp_sb_free(&seen);
+	for (i = 0; i < t->n; i++)
+		free(t->s[i].dev);
+	free(t->s);
+	free(t->ps.s);
+	free(t->ds.s);
+	lp_map_free(t->ps.idx);
+	lp_map_free(t->ds.idx);
+	lp_map_free(t->devs);
+	lp_map_free(t->pids);
+	lp_map_free(t->kept);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { NULL, NULL, NULL, -1 };
+	const char *found, *shown, *shown_why = NULL;
+	struct st t = { 0 };
+	struct proc *p;
+	size_t np, known;
+	int c;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "D:g:ht:")) != -1) {
+		switch (c) {
+		case 'D': o.device = lp_strtonum(optarg, -1, 1023, "-D"); break;
+		case 'g': o.gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 't': o.dpath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (argc - optind > 1)
+		lp_usage(synopsis);
+	o.kpath = optind < argc ? argv[optind] : NULL;
+	load_reports(&t, &o);
+	p = place_procs(&t, &o, &known);
+	np = lp_map_len(t.pids);
+	found = profiled(p, np, known, &o);
+	shown = shown_process(p, np, o.device, found, &shown_why);
+
+	emit_meta(&t, &o, np, found, shown, shown_why);
+	emit_rows(p, np, found, o.device);
+	free_state(&t, p, np);
 	lp_tab_done(out);
 	return 0;
 }

@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-reginst -c config.yaml [-p nvtx_gpu_proj_trace.csv] [-w ratio] -l exports.list";
@@ -39,28 +42,138 @@ place(const struct lp_rinsts *x, size_t i, size_t *proc, size_t *k)
 	}
 }
 
+static const struct lp_col cols[] = {
+	{ "path", "Region", "text" }, { "instance", "#", "int" },
+	{ "process", "Process", "text" }, { "device", "Device", "text" },
+	{ "gpu_ns", "On GPU, ncu (ms)", "ms" },
+	{ "nsys_gpu_ns", "On GPU, nsys (ms)", "ms" },
+	{ "ncu_over_nsys", "ncu / nsys", "x" },
+	{ "gpu_ops", "GPU ops (nsys)", "int" },
+	{ "first", "Warm-up", "text" },
+	{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
+	{ "flop_tensor", "Tensor FLOP", "flop" },
+	{ "dram_bytes", "DRAM", "bytes" },
+};
+
+static void
+emit_meta(const char *lpath, const char *ppath, double ratio)
+{
+	lp_tab_meta(out, "title", "Region Instances");
+	lp_tab_meta(out, "tool", "lp-reginst");
+	lp_tab_meta(out, "source", "each instance's GPU duration, SOL %% , "
+	    "tensor-core FLOPs and DRAM bytes from ncu (exports listed in %s); "
+	    "the same instance projected on the GPU by nsys (%s)", lpath,
+	    ppath ? ppath : "no nvtx_gpu_proj_trace");
+	lp_tab_meta(out, "note", "ncu's run and nsys's are two executions: an "
+	    "instance is paired with nsys's by its order in its process. The "
+	    "first instance of a process is a warm-up when it took more than %g "
+	    "times the median of the others.", ratio);
+}
+
+/* nsys's instance paired with ncu's i-th (the k-th of the p-th process of
+ * each), or NULL; *k gets i's index within its process. */
+static const struct lp_rinst *
+nsys_twin(const struct lp_rinsts *x, size_t i, const struct lp_rinsts *y,
+    size_t *k)
+{
+	size_t a, p, p2, k2;
+
+	place(x, i, &p, k);
+	for (a = 0; a < y->n; a++) {
+		place(y, a, &p2, &k2);
+		if (p2 == p && k2 == *k)
+			return &y->in[a];
+	}
+	return NULL;
+}
+
+/* What ncu counted in the instance: SOL %, tensor-core FLOPs, DRAM bytes. */
+static void
+emit_counters(struct lp_row *r, const struct lp_rinst *in)
+{
+	double ft = 0;
+	int q;
+
+	if (in->have_sm)
+		lp_row_num(r, in->sm, 2);
+	else
+		lp_row_text(r, "n/a");
+	if (in->have_dram)
+		lp_row_num(r, in->dram, 2);
+	else
+		lp_row_text(r, "n/a");
+	for (q = 0; q < LP_FP_FP32; q++)
+		ft += in->f.f[q];
+	if (in->f.have_tensor)
+		lp_row_num(r, ft, 0);
+	else
+		lp_row_na(r, "no tensor-core counters");
+	if (in->have_bytes)
+		lp_row_num(r, in->bytes, 0);
+	else
+		lp_row_na(r, "no dram__bytes.sum");
+}
+
+/* The i-th instance of region PATH beside its nsys twin; the first of its
+ * process flagged against the region's steady state. */
+static void
+emit_instance(struct lp_row *r, const char *path, const struct lp_rinsts *x,
+    size_t i, const struct lp_rinsts *y, double steady, double ratio,
+    const char *ppath)
+{
+	const struct lp_rinst *in = &x->in[i], *ny;
+	size_t k;
+
+	ny = nsys_twin(x, i, y, &k);
+	lp_row_text(r, path);
+	lp_row_num(r, (double)(i + 1), 0);
+	lp_row_text(r, in->pid);
+	lp_row_text(r, *in->device ? in->device : "-");
+	lp_row_num(r, in->gpu_ns, 0);
+	if (ny) {
+		lp_row_num(r, ny->gpu_ns, 0);
+		lp_row_g(r, in->gpu_ns / ny->gpu_ns);
+		if (isnan(ny->ops))
+			lp_row_text(r, "n/a");
+		else
+			lp_row_num(r, ny->ops, 0);
+	} else {
+		lp_row_na(r, "%s", ppath ? "nsys has no such instance" :
+		    "the run has no nvtx_gpu_proj_trace report");
+		lp_row_text(r, "n/a");
+		lp_row_text(r, "n/a");
+	}
+	lp_row_text(r, k == 0 && !isnan(steady) &&
+	    in->gpu_ns > ratio * steady ? "yes" : k == 0 &&
+	    !isnan(steady) ? "no" : "-");
+	emit_counters(r, in);
+	lp_row_end(r, out);
+}
+
+static void
+emit_region(struct lp_row *r, const struct lp_rset *rs, size_t j,
+    double ratio, const char *ppath)
+{
+	const struct lp_rinsts *x = &rs->ncu[j];
+	char *path = lp_region_path(rs->rg, rs->n, j);
+	double first, steady = lp_rinsts_steady(x, &first);
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		emit_instance(r, path, x, i, &rs->nsys[j], steady, ratio, ppath);
+	free(path);
+}
+
 int
 main(int argc, char **argv)
 {
-	static const struct lp_col cols[] = {
-		{ "path", "Region", "text" }, { "instance", "#", "int" },
-		{ "process", "Process", "text" }, { "device", "Device", "text" },
-		{ "gpu_ns", "On GPU, ncu (ms)", "ms" },
-		{ "nsys_gpu_ns", "On GPU, nsys (ms)", "ms" },
-		{ "ncu_over_nsys", "ncu / nsys", "x" },
-		{ "gpu_ops", "GPU ops (nsys)", "int" },
-		{ "first", "Warm-up", "text" },
-		{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
-		{ "flop_tensor", "Tensor FLOP", "flop" },
-		{ "dram_bytes", "DRAM", "bytes" },
-	};
 	const char *cpath = NULL, *ppath = NULL, *lpath = NULL;
 	struct lp_ynode *cfg;
 	struct lp_rset rs;
 	struct lp_row r = { 0 };
 	double ratio = 1.5;
-	size_t j, i, a;
-	int c, q;
+	size_t j;
+	int c;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
@@ -88,77 +201,11 @@ main(int argc, char **argv)
 	lp_rset_ncu_list(&rs, lpath);
 	lp_rset_nsys(&rs, NULL, ppath);
 
-	lp_tab_meta(out, "title", "Region Instances");
-	lp_tab_meta(out, "tool", "lp-reginst");
-	lp_tab_meta(out, "source", "each instance's GPU duration, SOL %% , "
-	    "tensor-core FLOPs and DRAM bytes from ncu (exports listed in %s); "
-	    "the same instance projected on the GPU by nsys (%s)", lpath,
-	    ppath ? ppath : "no nvtx_gpu_proj_trace");
-	lp_tab_meta(out, "note", "ncu's run and nsys's are two executions: an "
-	    "instance is paired with nsys's by its order in its process. The "
-	    "first instance of a process is a warm-up when it took more than %g "
-	    "times the median of the others.", ratio);
+	emit_meta(lpath, ppath, ratio);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (j = 0; j < rs.n; j++) {
-		const struct lp_rinsts *x = &rs.ncu[j], *y = &rs.nsys[j];
-		char *path = lp_region_path(rs.rg, rs.n, j);
-		double first, steady = lp_rinsts_steady(x, &first);
+	for (j = 0; j < rs.n; j++)
+		emit_region(&r, &rs, j, ratio, ppath);
 
-		for (i = 0; i < x->n; i++) {
-			const struct lp_rinst *in = &x->in[i];
-			size_t p, k, p2, k2;
-			const struct lp_rinst *ny = NULL;
-			double ft = 0;
-
-			place(x, i, &p, &k);
-			for (a = 0; a < y->n && !ny; a++) {
-				place(y, a, &p2, &k2);
-				if (p2 == p && k2 == k)
-					ny = &y->in[a];
-			}
-			lp_row_text(&r, path);
-			lp_row_num(&r, (double)(i + 1), 0);
-			lp_row_text(&r, in->pid);
-			lp_row_text(&r, *in->device ? in->device : "-");
-			lp_row_num(&r, in->gpu_ns, 0);
-			if (ny) {
-				lp_row_num(&r, ny->gpu_ns, 0);
-				lp_row_g(&r, in->gpu_ns / ny->gpu_ns);
-				if (isnan(ny->ops))
-					lp_row_text(&r, "n/a");
-				else
-					lp_row_num(&r, ny->ops, 0);
-			} else {
-				lp_row_na(&r, "%s", ppath ? "nsys has no such instance" :
-				    "the run has no nvtx_gpu_proj_trace report");
-				lp_row_text(&r, "n/a");
-				lp_row_text(&r, "n/a");
-			}
-			lp_row_text(&r, k == 0 && !isnan(steady) &&
-			    in->gpu_ns > ratio * steady ? "yes" : k == 0 &&
-			    !isnan(steady) ? "no" : "-");
-			if (in->have_sm)
-				lp_row_num(&r, in->sm, 2);
-			else
-				lp_row_text(&r, "n/a");
-			if (in->have_dram)
-				lp_row_num(&r, in->dram, 2);
-			else
-				lp_row_text(&r, "n/a");
-			for (q = 0; q < LP_FP_FP32; q++)
-				ft += in->f.f[q];
-			if (in->f.have_tensor)
-				lp_row_num(&r, ft, 0);
-			else
-				lp_row_na(&r, "no tensor-core counters");
-			if (in->have_bytes)
-				lp_row_num(&r, in->bytes, 0);
-			else
-				lp_row_na(&r, "no dram__bytes.sum");
-			lp_row_end(&r, out);
-		}
-		free(path);
-	}
 	lp_sb_free(&r.b);
 	lp_rset_free(&rs);
 	lp_yaml_free(cfg);

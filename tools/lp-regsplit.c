@@ -10,7 +10,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 static const char synopsis[] =
     "lp-regsplit -d dir [-p prefix] [region_instances.tsv]";
@@ -122,22 +124,208 @@ finish(FILE *fp, char *tmp, char *final)
 	free(final);
 }
 
+static const struct lp_col cols[] = {
+	{ "region", "Region", "text" }, { "instances", "Instances", "int" },
+	{ "csv", "CSV", "code" }, { "markdown", "Markdown", "code" },
+	{ "json", "JSON", "code" },
+};
+
+/* region_instances.tsv held whole: its rows (nc cells each) and its regions
+ * (the leaves of the rows' paths) in the order they first appear. */
+struct insts {
+	const char *name;	/* the input's */
+	const struct lp_tsv *t;
+	char **rows;
+	size_t n, nc;
+	int cp;			/* the path column */
+	char **regions;
+	size_t nreg;
+	int *show;		/* [nc]: a column of numbers */
+};
+
+static void
+load_instances(struct lp_tsv *t, const char *name, struct insts *x)
+{
+	size_t i, j;
+
+	memset(x, 0, sizeof *x);
+	x->name = name;
+	x->t = t;
+	lp_tab_expect(t, "lp-reginst");
+	x->cp = lp_csv_need(&t->hdr, "path", "lp-reginst output");
+	x->nc = t->hdr.n;
+	while (lp_tsv_next(t)) {
+		lp_tab_check_row(t);
+		const char *leaf = leaf_of(lp_tsv_get(t, x->cp));
+
+		x->rows = lp_xreallocarray(x->rows, (x->n + 1) * x->nc,
+		    sizeof *x->rows);
+		for (i = 0; i < x->nc; i++)
+			x->rows[x->n * x->nc + i] = lp_xstrdup(lp_tsv_get(t,
+			    (int)i));
+		x->n++;
+		for (j = 0; j < x->nreg && strcmp(x->regions[j], leaf); j++)
+			;
+		if (j == x->nreg) {
+			x->regions = lp_xreallocarray(x->regions, x->nreg + 1,
+			    sizeof *x->regions);
+			x->regions[x->nreg++] = lp_xstrdup(leaf);
+		}
+	}
+	if (!x->n)
+		lp_die_at(LP_EXIT_DATA, name, t->line, 0, "no region instances");
+}
+
+/* Which columns hold numbers, from the table's "show" comment. */
+static void
+numeric_columns(struct insts *x)
+{
+	const char *sh;
+	size_t i;
+
+	x->show = lp_xcalloc(x->nc + 1, sizeof *x->show);
+	for (i = 0, sh = lp_tsv_comment(x->t, "show"); sh && *sh && i < x->nc;
+	    i++) {
+		size_t len = strcspn(sh, "\t");
+
+		/* lp_tab_check_row made these numbers or "n/a ..." */
+		x->show[i] = !(len == 4 && (!strncmp(sh, "text", 4) ||
+		    !strncmp(sh, "code", 4) || !strncmp(sh, "hide", 4)));
+		sh += len + (sh[len] == '\t');
+	}
+}
+
+/* The title and header of a region's CSV, Markdown and JSON files. */
+static void
+write_heads(FILE **f, const struct insts *x, const char *region,
+    struct lp_sb *md)
+{
+	const char *const *names = (const char *const *)x->t->hdr.names;
+	size_t i;
+
+	lp_sb_adds(md, "# Region ");
+	lp_md_text(md, region);
+	lp_sb_adds(md, "\n\nFrom ");
+	lp_md_text(md, x->name);
+	lp_sb_adds(md, ".\n\n|");
+	for (i = 0; i < x->nc; i++) {
+		if (i)
+			putc(',', f[0]);
+		csvf(f[0], names[i]);
+		lp_sb_addc(md, ' ');
+		lp_md_text(md, names[i]);
+		lp_sb_adds(md, " |");
+	}
+	fprintf(f[1], "%s\n|", lp_sb_str(md));
+	for (i = 0; i < x->nc; i++)
+		fputs("---|", f[1]);
+	fputs("\n[", f[2]);
+	putc('\n', f[0]);
+	putc('\n', f[1]);
+}
+
+/* One instance (row v) in the three files. */
+static void
+write_instance(FILE **f, const struct insts *x, char *const *v, int first,
+    struct lp_sb *md)
+{
+	size_t i;
+
+	fprintf(f[2], "%s\n  {", first ? "" : ",");
+	lp_sb_reset(md);
+	lp_sb_adds(md, "|");
+	for (i = 0; i < x->nc; i++) {
+		if (i)
+			putc(',', f[0]);
+		csvf(f[0], v[i]);
+		lp_sb_addc(md, ' ');
+		lp_md_text(md, v[i]);
+		lp_sb_adds(md, " |");
+		fprintf(f[2], "%s", i ? ", " : "");
+		lp_json_str(f[2], x->t->hdr.names[i]);
+		fputs(": ", f[2]);
+		/* a number only in a column of numbers: a region named "007"
+		 * stays a string */
+		lp_json_val(f[2], v[i], x->show[i]);
+	}
+	putc('\n', f[0]);
+	fprintf(f[1], "%s\n", lp_sb_str(md));
+	putc('}', f[2]);
+}
+
+/* The region's instances in its CSV, Markdown and JSON files; returns how
+ * many there are. */
+static size_t
+write_region(FILE **f, const struct insts *x, const char *region)
+{
+	struct lp_sb md = { 0 };
+	size_t k, cnt = 0;
+
+	write_heads(f, x, region, &md);
+	for (k = 0; k < x->n; k++) {
+		char *const *v = &x->rows[k * x->nc];
+
+		if (strcmp(leaf_of(v[x->cp]), region))
+			continue;
+		write_instance(f, x, v, !cnt++, &md);
+	}
+	lp_sb_free(&md);
+	fputs("\n]\n", f[2]);
+	return cnt;
+}
+
+/* Region j's files, under a name no earlier region took, and its row. */
+static void
+split_region(struct lp_row *r, const struct insts *x, size_t j, char **files,
+    const char *dir, const char *prefix)
+{
+	static const char *const ext[3] = { "csv", "md", "json" };
+	char *tmp[3], *final[3];
+	FILE *f[3];
+	size_t i, cnt;
+
+	files[j] = file_name(x->regions[j], files, j);
+	for (i = 0; i < 3; i++)
+		f[i] = create(dir, files[j], ext[i], &tmp[i], &final[i]);
+	cnt = write_region(f, x, x->regions[j]);
+	lp_row_text(r, x->regions[j]);
+	lp_row_num(r, (double)cnt, 0);
+	for (i = 0; i < 3; i++) {
+		const char *b = strrchr(final[i], '/');
+		struct lp_sb shown = { 0 };
+
+		lp_sb_printf(&shown, "%s%s", prefix, b ? b + 1 : final[i]);
+		lp_row_text(r, lp_sb_str(&shown));
+		lp_sb_free(&shown);
+		finish(f[i], tmp[i], final[i]);
+	}
+	lp_row_end(r, out);
+}
+
+static void
+free_instances(struct insts *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n * x->nc; i++)
+		free(x->rows[i]);
+	free(x->rows);
+	for (i = 0; i < x->nreg; i++)
+		free(x->regions[i]);
+	free(x->regions);
+	free(x->show);
+}
+
 int
 main(int argc, char **argv)
 {
-	static const struct lp_col cols[] = {
-		{ "region", "Region", "text" }, { "instances", "Instances", "int" },
-		{ "csv", "CSV", "code" }, { "markdown", "Markdown", "code" },
-		{ "json", "JSON", "code" },
-	};
 	const char *dir = NULL, *prefix = "", *name;
 	struct lp_tsv t;
 	struct lp_row r = { 0 };
-	char **rows = NULL, **regions = NULL, **files;
-	const char *sh;
-	int *show;
-	size_t n = 0, nreg = 0, i, j, k, nc;
-	int c, cp;
+	struct insts x;
+	char **files;
+	size_t j;
+	int c;
 	FILE *fp;
 
 	lp_init(argv[0]);
@@ -156,124 +344,21 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
-	lp_tab_expect(&t, "lp-reginst");
-	cp = lp_csv_need(&t.hdr, "path", "lp-reginst output");
-	nc = t.hdr.n;
-	while (lp_tsv_next(&t)) {
-		lp_tab_check_row(&t);
-		const char *leaf = leaf_of(lp_tsv_get(&t, cp));
-
-		rows = lp_xreallocarray(rows, (n + 1) * nc, sizeof *rows);
-		for (i = 0; i < nc; i++)
-			rows[n * nc + i] = lp_xstrdup(lp_tsv_get(&t, (int)i));
-		n++;
-		for (j = 0; j < nreg && strcmp(regions[j], leaf); j++)
-			;
-		if (j == nreg) {
-			regions = lp_xreallocarray(regions, nreg + 1, sizeof *regions);
-			regions[nreg++] = lp_xstrdup(leaf);
-		}
-	}
-	if (!n)
-		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no region instances");
+	load_instances(&t, name, &x);
 
 	lp_tab_meta(out, "title", "Region Files");
 	lp_tab_meta(out, "tool", "lp-regsplit");
 	lp_tab_meta(out, "source", "each region's rows of %s", name);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	files = lp_xcalloc(nreg + 1, sizeof *files);
-	show = lp_xcalloc(nc + 1, sizeof *show);
-	for (i = 0, sh = lp_tsv_comment(&t, "show"); sh && *sh && i < nc; i++) {
-		size_t len = strcspn(sh, "\t");
+	files = lp_xcalloc(x.nreg + 1, sizeof *files);
+	numeric_columns(&x);
+	for (j = 0; j < x.nreg; j++)
+		split_region(&r, &x, j, files, dir, prefix);
 
-		/* lp_tab_check_row made these numbers or "n/a ..." */
-		show[i] = !(len == 4 && (!strncmp(sh, "text", 4) ||
-		    !strncmp(sh, "code", 4) || !strncmp(sh, "hide", 4)));
-		sh += len + (sh[len] == '\t');
-	}
-	for (j = 0; j < nreg; j++) {
-		struct lp_sb md = { 0 };
-		char *tmp[3], *final[3];
-		FILE *f[3];
-		size_t cnt = 0;
-		int first = 1;
-
-		files[j] = file_name(regions[j], files, j);
-		f[0] = create(dir, files[j], "csv", &tmp[0], &final[0]);
-		f[1] = create(dir, files[j], "md", &tmp[1], &final[1]);
-		f[2] = create(dir, files[j], "json", &tmp[2], &final[2]);
-		lp_sb_adds(&md, "# Region ");
-		lp_md_text(&md, regions[j]);
-		lp_sb_adds(&md, "\n\nFrom ");
-		lp_md_text(&md, name);
-		lp_sb_adds(&md, ".\n\n|");
-		for (i = 0; i < nc; i++) {
-			if (i)
-				putc(',', f[0]);
-			csvf(f[0], t.hdr.names[i]);
-			lp_sb_addc(&md, ' ');
-			lp_md_text(&md, t.hdr.names[i]);
-			lp_sb_adds(&md, " |");
-		}
-		fprintf(f[1], "%s\n|", lp_sb_str(&md));
-		for (i = 0; i < nc; i++)
-			fputs("---|", f[1]);
-		fputs("\n[", f[2]);
-		putc('\n', f[0]);
-		putc('\n', f[1]);
-		for (k = 0; k < n; k++) {
-			if (strcmp(leaf_of(rows[k * nc + (size_t)cp]), regions[j]))
-				continue;
-			cnt++;
-			fprintf(f[2], "%s\n  {", first ? "" : ",");
-			first = 0;
-			lp_sb_reset(&md);
-			lp_sb_adds(&md, "|");
-			for (i = 0; i < nc; i++) {
-				const char *v = rows[k * nc + i];
-
-				if (i)
-					putc(',', f[0]);
-				csvf(f[0], v);
-				lp_sb_addc(&md, ' ');
-				lp_md_text(&md, v);
-				lp_sb_adds(&md, " |");
-				fprintf(f[2], "%s", i ? ", " : "");
-				lp_json_str(f[2], t.hdr.names[i]);
-				fputs(": ", f[2]);
-				/* a number only in a column of numbers: a
-				 * region named "007" stays a string */
-				lp_json_val(f[2], v, show[i]);
-			}
-			putc('\n', f[0]);
-			fprintf(f[1], "%s\n", lp_sb_str(&md));
-			putc('}', f[2]);
-		}
-		lp_sb_free(&md);
-		fputs("\n]\n", f[2]);
-		lp_row_text(&r, regions[j]);
-		lp_row_num(&r, (double)cnt, 0);
-		for (i = 0; i < 3; i++) {
-			const char *b = strrchr(final[i], '/');
-			struct lp_sb shown = { 0 };
-
-			lp_sb_printf(&shown, "%s%s", prefix, b ? b + 1 : final[i]);
-			lp_row_text(&r, lp_sb_str(&shown));
-			lp_sb_free(&shown);
-			finish(f[i], tmp[i], final[i]);
-		}
-		lp_row_end(&r, out);
-	}
-	for (i = 0; i < n * nc; i++)
-		free(rows[i]);
-	free(rows);
-	for (j = 0; j < nreg; j++) {
-		free(regions[j]);
+	for (j = 0; j < x.nreg; j++)
 		free(files[j]);
-	}
-	free(regions);
 	free(files);
-	free(show);
+	free_instances(&x);
 	lp_sb_free(&r.b);
 	lp_tsv_close(&t);
 	lp_close_in(fp);

@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-roofline -g gpu.tsv [-i inputs.yaml] [-m metrics.tsv] [-n N] "
@@ -98,6 +101,30 @@ struct shapes {
 	size_t n;
 };
 
+/* Another device's point x of l launches, same shape as k: launch-weighted
+ * means. */
+static void
+mix_shape(struct k *k, const struct k *x, double l)
+{
+	int q;
+
+#define MIX(v) (k->v = (k->v * k->launches + x->v * l) / (k->launches + l))
+	MIX(ns);
+	MIX(flop);
+	MIX(bytes);
+	MIX(tensor);
+	for (q = 0; q < LP_FP_N; q++)
+		MIX(f[q]);
+#undef MIX
+	k->have_flop &= x->have_flop;
+	k->have_bytes &= x->have_bytes;
+	k->have_tensor &= x->have_tensor;
+	for (q = 0; q < LP_FP_N; q++)
+		k->have_f[q] &= x->have_f[q];
+	k->have_waves &= x->have_waves && x->waves == k->waves;
+	k->launches += l;
+}
+
 static void
 read_shapes(const char *path, struct shapes *sh)
 {
@@ -109,6 +136,7 @@ read_shapes(const char *path, struct shapes *sh)
 	size_t i;
 
 	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-ncu2tsv");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-ncu2tsv output");
 	cl = lp_csv_need(&t.hdr, "launches", "lp-ncu2tsv output");
 	lp_csv_need(&t.hdr, "gpu_time_ns", "lp-ncu2tsv output");
@@ -121,10 +149,9 @@ read_shapes(const char *path, struct shapes *sh)
 	cfn = lp_csv_need(&t.hdr, "flops_nontensor", "lp-ncu2tsv output");
 	while (lp_tsv_next(&t)) {
 		struct lp_sb key = { 0 };
-		struct k x, *k;
+		struct k x;
 		double l, sms, per;
 		long j;
-		int q;
 
 		if (!lp_tab_num(&t, cl, &l) || !(l > 0))
 			lp_die_at(LP_EXIT_DATA, name, t.line, cl + 1, "launches: "
@@ -156,23 +183,7 @@ read_shapes(const char *path, struct shapes *sh)
 			continue;
 		}
 		lp_sb_free(&key);
-		/* another device, same shape: launch-weighted means */
-		k = &sh->r[j];
-#define MIX(v) (k->v = (k->v * k->launches + x.v * l) / (k->launches + l))
-		MIX(ns);
-		MIX(flop);
-		MIX(bytes);
-		MIX(tensor);
-		for (q = 0; q < LP_FP_N; q++)
-			MIX(f[q]);
-#undef MIX
-		k->have_flop &= x.have_flop;
-		k->have_bytes &= x.have_bytes;
-		k->have_tensor &= x.have_tensor;
-		for (q = 0; q < LP_FP_N; q++)
-			k->have_f[q] &= x.have_f[q];
-		k->have_waves &= x.have_waves && x.waves == k->waves;
-		k->launches += l;
+		mix_shape(&sh->r[j], &x, l);
 	}
 	for (i = 0; i < sh->n; i++)
 		sh->r[i].have_launches = 1;
@@ -231,80 +242,51 @@ align_of(const char *kernel)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
-{
-	static const struct lp_col cols[] = {
-		{ "rank", "#", "int" }, { "name", "Kernel", "code" },
-		{ "kernel", "Kernel (whole name)", "hide" },
-		{ "precision", "Dominant precision", "text" },
-		{ "flop_per_launch", "FLOP / launch", "flop" },
-		{ "dram_bytes_per_launch", "DRAM / launch", "bytes" },
-		{ "ncu_ns_per_launch", "ncu time / launch (us)", "us" },
-		{ "ai", "AI (FLOP/B)", "num2" },
-		{ "flop_per_s", "Achieved FLOP/s", "flops" },
-		{ "bytes_per_s", "Achieved DRAM B/s", "Bps" },
-		{ "peak_flop_per_s", "Peak FLOP/s", "flops" },
-		{ "ridge", "Ridge (FLOP/B)", "num1" },
-		{ "roof", "Bound by", "text" },
-		{ "roof_pct", "% of roof", "pct" },
-		{ "dram_pct", "% of DRAM BW", "pct" },
-		{ "class", "Class", "text" },
-		{ "why", "Why this class", "text" },
-		{ "grid", "Grid", "text" }, { "block", "Block", "text" },
-		{ "ncu_launches", "ncu launches", "int" },
-		{ "ctas", "CTAs", "int" }, { "waves", "Waves", "num2" },
-		{ "flop_counters", "FLOPs counted", "text" },
-	};
-	const char *gpath = NULL, *ipath = NULL, *mpath = NULL, *name;
-	struct lp_peaks pk;
-	struct lp_tsv t;
-	struct shapes shapes = { 0 };
-	char **nm, **shown;
-	struct lp_row r = { 0 }, sr = { 0 };
-	struct lp_sb w = { 0 };
-	long top = 10;
-	size_t n = 0, i, nocount = 0, tonly = 0;
-	int c, ck, cnk;
-	FILE *fp;
+static const struct lp_col cols[] = {
+	{ "rank", "#", "int" }, { "name", "Kernel", "code" },
+	{ "kernel", "Kernel (whole name)", "hide" },
+	{ "precision", "Dominant precision", "text" },
+	{ "flop_per_launch", "FLOP / launch", "flop" },
+	{ "dram_bytes_per_launch", "DRAM / launch", "bytes" },
+	{ "ncu_ns_per_launch", "ncu time / launch (us)", "us" },
+	{ "ai", "AI (FLOP/B)", "num2" },
+	{ "flop_per_s", "Achieved FLOP/s", "flops" },
+	{ "bytes_per_s", "Achieved DRAM B/s", "Bps" },
+	{ "peak_flop_per_s", "Peak FLOP/s", "flops" },
+	{ "ridge", "Ridge (FLOP/B)", "num1" },
+	{ "roof", "Bound by", "text" },
+	{ "roof_pct", "% of roof", "pct" },
+	{ "dram_pct", "% of DRAM BW", "pct" },
+	{ "class", "Class", "text" },
+	{ "why", "Why this class", "text" },
+	{ "grid", "Grid", "text" }, { "block", "Block", "text" },
+	{ "ncu_launches", "ncu launches", "int" },
+	{ "ctas", "CTAs", "int" }, { "waves", "Waves", "num2" },
+	{ "flop_counters", "FLOPs counted", "text" },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
 
-	lp_init(argv[0]);
-	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "g:hi:m:n:")) != -1) {
-		switch (c) {
-		case 'g': gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		case 'i': ipath = optarg; break;
-		case 'm': mpath = optarg; break;
-		case 'n': top = lp_strtonum(optarg, 1, 100000, "-n"); break;
-		default: lp_usage(synopsis);
-		}
-	}
-	if (!gpath || argc - optind > 1)
-		lp_usage(synopsis);
-	lp_peaks_read(&pk, gpath);
-	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_tsv_open(&t, fp, name);
-	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
-	lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
-	cnk = lp_csv_col(&t.hdr, "ncu_kernel");
-	if (mpath)
-		read_shapes(mpath, &shapes);
-	while (lp_tsv_next(&t) && n < (size_t)top) {
+/* The top kernels of kernels.tsv as points (ks): with -m, a point per
+ * launch shape of the kernel, largest ncu time first; else one from the
+ * kernel's per-launch columns. Returns the number of kernels. */
+static size_t
+load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
+    const char *mpath, long top)
+{
+	size_t n = 0;
+
+	while (lp_tsv_next(t) && n < (size_t)top) {
 		struct k *k;
-		const char *nk_name = cnk >= 0 ? lp_tsv_get(&t, cnk) : "";
+		const char *nk_name = cnk >= 0 ? lp_tsv_get(t, cnk) : "";
 		size_t j, got = 0;
 
 		n++;
-		/* with -m, the kernel's launch shapes, largest ncu time first */
-		for (j = 0; mpath && *nk_name && j < shapes.n; j++) {
-			if (strcmp(shapes.r[j].kernel, nk_name))
+		for (j = 0; mpath && *nk_name && j < sh->n; j++) {
+			if (strcmp(sh->r[j].kernel, nk_name))
 				continue;
 			k = knew();
-			*k = shapes.r[j];
-			k->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
+			*k = sh->r[j];
+			k->kernel = lp_xstrdup(lp_tsv_get(t, ck));
 			k->grid = lp_xstrdup(k->grid);
 			k->block = lp_xstrdup(k->block);
 			k->rank = (long)n;
@@ -314,13 +296,22 @@ main(int argc, char **argv)
 			continue;
 		k = knew();
 		k->rank = (long)n;
-		k->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
+		k->kernel = lp_xstrdup(lp_tsv_get(t, ck));
 		k->grid = lp_xstrdup("");
 		k->block = lp_xstrdup("");
-		read_point(&t, k, "_per_launch", 1);
+		read_point(t, k, "_per_launch", 1);
 	}
-	if (!n)
-		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
+	return n;
+}
+
+/* The table's # lines: where the numbers come from, how to read them, and
+ * how many profiled points lack counters. */
+static void
+emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
+    const struct lp_peaks *pk)
+{
+	size_t i, nocount = 0, tonly = 0;
+
 	for (i = 0; i < nk; i++) {
 		if (ks[i].metrics && !ks[i].have_flop && ks[i].have_tensor &&
 		    ks[i].tensor > 0)
@@ -329,17 +320,14 @@ main(int argc, char **argv)
 		    !(ks[i].have_tensor && ks[i].tensor > 0 && ks[i].have_bytes))
 			nocount++;
 	}
-	if (ipath)
-		read_model(ipath);
-
 	lp_tab_meta(out, "title", "Roofline");
 	lp_tab_meta(out, "tool", "lp-roofline");
 	lp_tab_meta(out, "source", "per-launch FLOPs (tensor-core and "
 	    "CUDA-core counters), DRAM bytes and duration from ncu, as %s "
-	    "carries them (%s)%s%s; peaks from %s (%s)", name,
-	    lp_tsv_comment(&t, "metrics") ? lp_tsv_comment(&t, "metrics") :
+	    "carries them (%s)%s%s; peaks from %s (%s)", t->file,
+	    lp_tsv_comment(t, "metrics") ? lp_tsv_comment(t, "metrics") :
 	    "no ncu metrics", mpath ? ", a point per launch shape from " : "",
-	    mpath ? mpath : "", gpath, pk.gpu ? pk.gpu : "GPU unknown");
+	    mpath ? mpath : "", gpath, pk->gpu ? pk->gpu : "GPU unknown");
 	lp_tab_meta(out, "note", "AI = FLOP / DRAM byte. The roof that "
 	    "bounds a kernel is DRAM bandwidth x AI below the ridge (peak / "
 	    "bandwidth), the peak of its dominant precision above it. A kernel "
@@ -363,7 +351,218 @@ main(int argc, char **argv)
 		    "ncu preset has them; ncu --set roofline for an export to "
 		    "import)", nocount);
 	lp_tab_meta(out, "link", "roofline.svg");
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	lp_tab_header(out, cols, NCOLS);
+}
+
+/* The "alignment-limited" class's why: the alignment the kernel was built
+ * for, the model's dimensions that force it, and, for the LM head, how
+ * ncu's FLOP count decomposes. */
+static void
+why_alignment(struct lp_sb *w, const struct k *k, int al, double flop)
+{
+	size_t d;
+
+	lp_sb_printf(w, "%s%.2f waves, but a kernel for operands aligned "
+	    "to %d element%s (align%d), slower than the 8-element kernels",
+	    k->have_waves ? "" : "n/a ", k->have_waves ? k->waves : 0, al,
+	    al > 1 ? "s" : "", al);
+	for (d = 0; d < 3 && dims[d].key; d++)
+		lp_sb_printf(w, "%s%s %.0f is not a multiple of 8",
+		    d ? ", " : "; the model's ", dims[d].key, dims[d].v);
+	/* the LM head: its FLOPs are 2 x rows x hidden x vocab; more rows
+	 * than tokens are the tiles' padding */
+	if (dims[0].key && !strcmp(dims[0].key, "vocab") && mhidden > 0) {
+		double rows = flop / (2 * mhidden * dims[0].v);
+
+		if (rows >= 1 && mtokens > 0 && rows < 4 * mtokens + 256)
+			lp_sb_printf(w, "; as the LM head, ncu's count is "
+			    "2 x %.4g rows x %.0f x %.0f (%.0f tokens a "
+			    "forward; more rows are padded tiles)", rows,
+			    mhidden, dims[0].v, mtokens);
+	}
+}
+
+/* A point's class at frac of its roof, with its why in w: bound by the
+ * roof at half of it or more; below it, what the launch shows, not a
+ * guess. */
+static const char *
+classify(struct lp_sb *w, const struct k *k, double frac, int mem, int dom,
+    double flop)
+{
+	int al;
+
+	lp_sb_reset(w);
+	al = align_of(k->kernel);
+	if (frac >= 0.5) {
+		lp_sb_printf(w, "%.3g%% of its %s roof", 100 * frac,
+		    mem ? "memory" : "compute");
+		return mem ? "memory-bound" : "compute-bound";
+	} else if (k->have_waves && k->waves < 1) {
+		lp_sb_printf(w, "%.0f CTA%s fill%s %.2g of a wave: SMs "
+		    "idle", k->ctas, k->ctas == 1 ? "" : "s", k->ctas == 1 ?
+		    "s" : "", k->waves);
+		return "latency / under-filled";
+	} else if (k->ns < 5e3) {
+		lp_sb_printf(w, "%.2f us a launch: start-up and tail "
+		    "dominate", k->ns / 1e3);
+		return "latency / under-filled";
+	} else if (al && dom >= 0 && dom < LP_FP_FP32) {
+		why_alignment(w, k, al, flop);
+		return "alignment-limited";
+	} else if (k->have_waves) {
+		lp_sb_printf(w, "%.2f waves, %.2f us a launch, %.3g%% "
+		    "of its roof", k->waves, k->ns / 1e3, 100 * frac);
+		return "below roof, GPU filled";
+	}
+	lp_sb_printf(w, "%.3g%% of its roof; waves unknown (no "
+	    "launch statistics)", 100 * frac);
+	return "below roof";
+}
+
+/* The precision that does most of a point's FLOPs, -1 for none. */
+static int
+dominant(const struct k *k)
+{
+	int q, dom = -1;
+
+	for (q = 0; q < LP_FP_N; q++)
+		if (k->have_f[q] && k->f[q] > 0 && (dom < 0 ||
+		    k->f[q] > k->f[dom]))
+			dom = q;
+	return dom;
+}
+
+/* A point's cells from the dominant precision to the class's why; stops
+ * at the first cell it cannot compute (the caller pads with n/a). */
+static void
+roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
+    struct lp_sb *w)
+{
+	double peak = 0, ai, fps, bps, ridge = 0, frac, flop = k->flop;
+	int dom, mem;
+
+	if (!k->metrics) {
+		lp_row_na(r, "ncu did not profile it (outside the top-N "
+		    "selection, or not matched by name)");
+		return;
+	}
+	if (!k->have_flop && k->have_tensor && k->tensor > 0 &&
+	    k->have_bytes)
+		flop = k->tensor;
+	else if (!k->have_flop || !k->have_bytes) {
+		lp_row_na(r, "the ncu export lacks %s",
+		    !k->have_bytes ? "dram__bytes.sum" :
+		    !k->have_f[LP_FP_TC_FP16] ?
+		    "the tensor-core counters (sm__ops_path_tensor_src_*)" :
+		    "the SASS FLOP counters (sm__sass_thread_inst_executed_"
+		    "op_*)");
+		return;
+	}
+	dom = dominant(k);
+	lp_row_text(r, dom >= 0 ? lp_fp_label(dom) : "none (no FLOPs)");
+	lp_row_num(r, flop, 0);
+	lp_row_num(r, k->bytes, 0);
+	lp_row_num(r, k->ns, 1);
+	if (!(k->bytes > 0)) {
+		lp_row_na(r, "ncu counted no DRAM bytes");
+		return;
+	}
+	ai = flop / k->bytes;
+	fps = flop / (k->ns * 1e-9);
+	bps = k->bytes / (k->ns * 1e-9);
+	lp_row_g(r, ai);
+	lp_row_g(r, fps);
+	lp_row_g(r, bps);
+	if (dom >= 0 && !((peak = lp_peak_of(pk, dom)) > 0))
+		lp_row_na(r, "%s (%s)", pk->why, lp_fp_label(dom));
+	else if (dom < 0)
+		lp_row_na(r, "it does no floating-point work");
+	else
+		lp_row_g(r, peak);
+	if (!(pk->bw > 0)) {
+		lp_row_na(r, "%s (DRAM bandwidth)", pk->why);
+		return;
+	}
+	if (peak > 0) {
+		ridge = peak / pk->bw;
+		lp_row_g(r, ridge);
+	} else
+		lp_row_text(r, "n/a");
+	/* below the ridge (or with no FLOPs) the bandwidth roof bounds;
+	 * with no peak for its precision there is no ridge, and which
+	 * roof bounds the kernel is unknown, not "compute" */
+	mem = dom < 0 || (peak > 0 && ai < ridge);
+	if (!(dom < 0 || peak > 0)) {
+		lp_row_na(r, "no peak for %s", lp_fp_label(dom));
+		lp_row_na(r, "no peak for %s: which roof bounds it is "
+		    "unknown", lp_fp_label(dom));
+		dram_pct(r, bps, pk->bw);
+		return;
+	}
+	frac = mem ? bps / pk->bw : fps / peak;
+	lp_row_text(r, mem ? "memory" : "compute");
+	lp_row_pct(r, 100 * frac, 100, "% of roof", "ncu "
+	    "measured more than gpu.tsv's %s: the GPU's entry "
+	    "(conf/gpus.yaml or SET=gpu.*) is too low", mem ?
+	    "DRAM bandwidth" : "peak");
+	dram_pct(r, bps, pk->bw);
+	if (100 * frac > 100) {
+		lp_row_text(r, "n/a");
+		lp_row_na(r, "above its roof: gpu.tsv's %s is too "
+		    "low", mem ? "DRAM bandwidth" : "peak");
+		return;
+	}
+	lp_row_text(r, classify(w, k, frac, mem, dom, flop));
+	lp_row_text(r, lp_sb_str(w));
+}
+
+/* The launch shape's cells, appended last to the table. */
+static void
+shape_cells(struct lp_row *sr, const struct k *k, const char *mpath)
+{
+	if (*k->grid)
+		lp_row_text(sr, k->grid);
+	else
+		lp_row_na(sr, "%s", mpath ? "ncu did not profile it" :
+		    "no launch shapes (lp-roofline -m metrics.tsv)");
+	if (*k->block)
+		lp_row_text(sr, k->block);
+	else
+		lp_row_text(sr, "n/a");
+	if (k->have_launches)
+		lp_row_num(sr, k->launches, 0);
+	else
+		lp_row_text(sr, "n/a");
+	if (k->have_ctas)
+		lp_row_num(sr, k->ctas, 0);
+	else
+		lp_row_text(sr, "n/a");
+	if (k->have_waves && k->waves < 0.01)
+		lp_row_g(sr, k->waves);	/* one CTA: not 0.00 */
+	else if (k->have_waves)
+		lp_row_num(sr, k->waves, 2);
+	else
+		lp_row_na(sr, "%s", k->have_launches ? "the export lacks "
+		    "the launch statistics (launch__grid_size, "
+		    "launch__occupancy_limit_*, SM count)" : "no launch "
+		    "shape");
+	if (k->metrics && (k->have_flop || (k->have_tensor &&
+	    k->tensor > 0)))
+		lp_row_text(sr, k->have_flop ? "tensor and CUDA cores" :
+		    "tensor cores only (no SASS counters)");
+	else
+		lp_row_text(sr, "n/a");
+}
+
+/* A row per point, of the n kernels loaded. */
+static void
+emit_points(size_t n, const struct lp_peaks *pk, const char *mpath)
+{
+	struct lp_row r = { 0 }, sr = { 0 };
+	struct lp_sb w = { 0 };
+	char **nm, **shown;
+	size_t i;
+
 	/* names unique among the kernels; a kernel's shapes share its name */
 	nm = lp_xcalloc(n, sizeof *nm);
 	shown = lp_xcalloc(n, sizeof *shown);
@@ -372,178 +571,14 @@ main(int argc, char **argv)
 	lp_kname_unique(nm, n, 60, shown);
 	for (i = 0; i < nk; i++) {
 		const struct k *k = &ks[i];
-		double peak = 0, ai, fps, bps, ridge = 0, frac, flop = k->flop;
-		int q, dom = -1, mem, al;
-		const char *cls;
 
 		lp_row_num(&r, (double)k->rank, 0);
 		lp_row_text(&r, shown[k->rank - 1]);
 		lp_row_text(&r, k->kernel);
-		if (!k->metrics) {
-			lp_row_na(&r, "ncu did not profile it (outside the top-N "
-			    "selection, or not matched by name)");
-			goto pad;
-		}
-		if (!k->have_flop && k->have_tensor && k->tensor > 0 &&
-		    k->have_bytes)
-			flop = k->tensor;
-		else if (!k->have_flop || !k->have_bytes) {
-			lp_row_na(&r, "the ncu export lacks %s",
-			    !k->have_bytes ? "dram__bytes.sum" :
-			    !k->have_f[LP_FP_TC_FP16] ?
-			    "the tensor-core counters (sm__ops_path_tensor_src_*)" :
-			    "the SASS FLOP counters (sm__sass_thread_inst_executed_"
-			    "op_*)");
-			goto pad;
-		}
-		for (q = 0; q < LP_FP_N; q++)
-			if (k->have_f[q] && k->f[q] > 0 && (dom < 0 ||
-			    k->f[q] > k->f[dom]))
-				dom = q;
-		lp_row_text(&r, dom >= 0 ? lp_fp_label(dom) : "none (no FLOPs)");
-		lp_row_num(&r, flop, 0);
-		lp_row_num(&r, k->bytes, 0);
-		lp_row_num(&r, k->ns, 1);
-		if (!(k->bytes > 0)) {
-			lp_row_na(&r, "ncu counted no DRAM bytes");
-			goto pad;
-		}
-		ai = flop / k->bytes;
-		fps = flop / (k->ns * 1e-9);
-		bps = k->bytes / (k->ns * 1e-9);
-		lp_row_g(&r, ai);
-		lp_row_g(&r, fps);
-		lp_row_g(&r, bps);
-		if (dom >= 0 && !((peak = lp_peak_of(&pk, dom)) > 0))
-			lp_row_na(&r, "%s (%s)", pk.why, lp_fp_label(dom));
-		else if (dom < 0)
-			lp_row_na(&r, "it does no floating-point work");
-		else
-			lp_row_g(&r, peak);
-		if (!(pk.bw > 0)) {
-			lp_row_na(&r, "%s (DRAM bandwidth)", pk.why);
-			goto pad;
-		}
-		if (peak > 0) {
-			ridge = peak / pk.bw;
-			lp_row_g(&r, ridge);
-		} else
+		roof_cells(&r, k, pk, &w);
+		while (r.n < NCOLS - 6)
 			lp_row_text(&r, "n/a");
-		/* below the ridge (or with no FLOPs) the bandwidth roof bounds;
-		 * with no peak for its precision there is no ridge, and which
-		 * roof bounds the kernel is unknown, not "compute" */
-		mem = dom < 0 || (peak > 0 && ai < ridge);
-		if (dom < 0 || peak > 0) {
-			frac = mem ? bps / pk.bw : fps / peak;
-			lp_row_text(&r, mem ? "memory" : "compute");
-			lp_row_pct(&r, 100 * frac, 100, "% of roof", "ncu "
-			    "measured more than gpu.tsv's %s: the GPU's entry "
-			    "(conf/gpus.yaml or SET=gpu.*) is too low", mem ?
-			    "DRAM bandwidth" : "peak");
-			dram_pct(&r, bps, pk.bw);
-			if (100 * frac > 100) {
-				lp_row_text(&r, "n/a");
-				lp_row_na(&r, "above its roof: gpu.tsv's %s is too "
-				    "low", mem ? "DRAM bandwidth" : "peak");
-				goto pad;
-			}
-		} else {
-			lp_row_na(&r, "no peak for %s", lp_fp_label(dom));
-			lp_row_na(&r, "no peak for %s: which roof bounds it is "
-			    "unknown", lp_fp_label(dom));
-			dram_pct(&r, bps, pk.bw);
-			goto pad;
-		}
-		/* below half its roof: what the launch shows, not a guess */
-		lp_sb_reset(&w);
-		al = align_of(k->kernel);
-		if (frac >= 0.5) {
-			cls = mem ? "memory-bound" : "compute-bound";
-			lp_sb_printf(&w, "%.3g%% of its %s roof", 100 * frac,
-			    mem ? "memory" : "compute");
-		} else if (k->have_waves && k->waves < 1) {
-			cls = "latency / under-filled";
-			lp_sb_printf(&w, "%.0f CTA%s fill%s %.2g of a wave: SMs "
-			    "idle", k->ctas, k->ctas == 1 ? "" : "s", k->ctas == 1 ?
-			    "s" : "", k->waves);
-		} else if (k->ns < 5e3) {
-			cls = "latency / under-filled";
-			lp_sb_printf(&w, "%.2f us a launch: start-up and tail "
-			    "dominate", k->ns / 1e3);
-		} else if (al && dom >= 0 && dom < LP_FP_FP32) {
-			size_t d;
-
-			cls = "alignment-limited";
-			lp_sb_printf(&w, "%s%.2f waves, but a kernel for operands "
-			    "aligned to %d element%s (align%d), slower than the "
-			    "8-element kernels", k->have_waves ? "" : "n/a ",
-			    k->have_waves ? k->waves : 0, al, al > 1 ? "s" : "",
-			    al);
-			for (d = 0; d < 3 && dims[d].key; d++)
-				lp_sb_printf(&w, "%s%s %.0f is not a multiple of 8",
-				    d ? ", " : "; the model's ", dims[d].key,
-				    dims[d].v);
-			/* the LM head: its FLOPs are 2 x rows x hidden x vocab;
-			 * more rows than tokens are the tiles' padding */
-			if (dims[0].key && !strcmp(dims[0].key, "vocab") &&
-			    mhidden > 0) {
-				double rows = flop / (2 * mhidden * dims[0].v);
-
-				if (rows >= 1 && mtokens > 0 && rows < 4 *
-				    mtokens + 256)
-					lp_sb_printf(&w, "; as the LM head, ncu's "
-					    "count is 2 x %.4g rows x %.0f x %.0f "
-					    "(%.0f tokens a forward; more rows "
-					    "are padded tiles)", rows, mhidden,
-					    dims[0].v, mtokens);
-			}
-		} else if (k->have_waves) {
-			cls = "below roof, GPU filled";
-			lp_sb_printf(&w, "%.2f waves, %.2f us a launch, %.3g%% "
-			    "of its roof", k->waves, k->ns / 1e3, 100 * frac);
-		} else {
-			cls = "below roof";
-			lp_sb_printf(&w, "%.3g%% of its roof; waves unknown (no "
-			    "launch statistics)", 100 * frac);
-		}
-		lp_row_text(&r, cls);
-		lp_row_text(&r, lp_sb_str(&w));
-pad:
-		while (r.n < sizeof cols / sizeof cols[0] - 6)
-			lp_row_text(&r, "n/a");
-		/* the launch shape, last: columns appended to the table */
-		if (*k->grid)
-			lp_row_text(&sr, k->grid);
-		else
-			lp_row_na(&sr, "%s", mpath ? "ncu did not profile it" :
-			    "no launch shapes (lp-roofline -m metrics.tsv)");
-		if (*k->block)
-			lp_row_text(&sr, k->block);
-		else
-			lp_row_text(&sr, "n/a");
-		if (k->have_launches)
-			lp_row_num(&sr, k->launches, 0);
-		else
-			lp_row_text(&sr, "n/a");
-		if (k->have_ctas)
-			lp_row_num(&sr, k->ctas, 0);
-		else
-			lp_row_text(&sr, "n/a");
-		if (k->have_waves && k->waves < 0.01)
-			lp_row_g(&sr, k->waves);	/* one CTA: not 0.00 */
-		else if (k->have_waves)
-			lp_row_num(&sr, k->waves, 2);
-		else
-			lp_row_na(&sr, "%s", k->have_launches ? "the export lacks "
-			    "the launch statistics (launch__grid_size, "
-			    "launch__occupancy_limit_*, SM count)" : "no launch "
-			    "shape");
-		if (k->metrics && (k->have_flop || (k->have_tensor &&
-		    k->tensor > 0)))
-			lp_row_text(&sr, k->have_flop ? "tensor and CUDA cores" :
-			    "tensor cores only (no SASS counters)");
-		else
-			lp_row_text(&sr, "n/a");
+		shape_cells(&sr, k, mpath);
 		lp_sb_addc(&r.b, '\t');
 		lp_sb_adds(&r.b, lp_sb_str(&sr.b));
 		r.n += sr.n;
@@ -553,23 +588,78 @@ pad:
 	}
 	for (i = 0; i < n; i++)
 		free(shown[i]);
+	free(shown);
+	free(nm);
+	lp_sb_free(&r.b);
+	lp_sb_free(&sr.b);
+	lp_sb_free(&w);
+}
+
+static void
+free_points(struct shapes *sh)
+{
+	size_t i;
+
 	for (i = 0; i < nk; i++) {
 		free(ks[i].kernel);
 		free(ks[i].grid);
 		free(ks[i].block);
 	}
-	for (i = 0; i < shapes.n; i++) {
-		free(shapes.r[i].kernel);
-		free(shapes.r[i].grid);
-		free(shapes.r[i].block);
+	for (i = 0; i < sh->n; i++) {
+		free(sh->r[i].kernel);
+		free(sh->r[i].grid);
+		free(sh->r[i].block);
 	}
-	free(shapes.r);
-	free(shown);
-	free(nm);
+	free(sh->r);
 	free(ks);
-	lp_sb_free(&r.b);
-	lp_sb_free(&sr.b);
-	lp_sb_free(&w);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *gpath = NULL, *ipath = NULL, *mpath = NULL, *name;
+	struct lp_peaks pk;
+	struct lp_tsv t;
+	struct shapes shapes = { 0 };
+	long top = 10;
+	size_t n;
+	int c, ck, cnk;
+	FILE *fp;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "g:hi:m:n:")) != -1) {
+		switch (c) {
+		case 'g': gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'i': ipath = optarg; break;
+		case 'm': mpath = optarg; break;
+		case 'n': top = lp_strtonum(optarg, 1, 100000, "-n"); break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!gpath || argc - optind > 1)
+		lp_usage(synopsis);
+	lp_peaks_read(&pk, gpath);
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-kernjoin");
+	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
+	lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
+	cnk = lp_csv_col(&t.hdr, "ncu_kernel");
+	if (mpath)
+		read_shapes(mpath, &shapes);
+	n = load_points(&t, ck, cnk, &shapes, mpath, top);
+	if (!n)
+		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
+	if (ipath)
+		read_model(ipath);
+
+	emit_meta(&t, mpath, gpath, &pk);
+	emit_points(n, &pk, mpath);
+	free_points(&shapes);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
 	lp_peaks_free(&pk);

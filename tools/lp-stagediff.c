@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] = "lp-stagediff [-r percent] stages.tsv steps.tsv "
     "mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml stages.tsv steps.tsv "
@@ -240,26 +242,175 @@ numstr(double v)
 	return lp_sb_steal(&b);
 }
 
-int
-main(int argc, char **argv)
+/* What the runs were, setting by setting. */
+static void
+describe(struct what *w, const struct run *a, const struct run *b)
 {
-	static const struct lp_col cols[] = {
-		{ "stage", "Stage", "text" }, { "metric", "Metric", "text" },
-		{ "before", "Before", "q" }, { "after", "After", "q" },
-		{ "change", "Change", "q" }, { "ratio", "After / before", "x" },
-		{ "significant", "Significant", "text" }, { "unit", "Unit", "hide" },
-	};
 	static const char *const keys[][2] = {
 		{ "batch", "model.batch" },
 		{ "prompt tokens", "model.prompt_tokens" },
 		{ "decode tokens", "model.decode_tokens" },
 	};
-	struct run a, b;
-	struct lp_row r = { 0 };
-	struct what w[NWHAT];
+	size_t k;
+
+	w[0] = (struct what){ "GPU", lp_xstrdup(a->gpu ? a->gpu : "unknown"),
+	    lp_xstrdup(b->gpu ? b->gpu : "unknown") };
+	w[1] = (struct what){ "Nsight Systems", lp_xstrdup(str(a->env,
+	    "nsys_version")), lp_xstrdup(str(b->env, "nsys_version")) };
+	w[2] = (struct what){ "Nsight Compute", lp_xstrdup(str(a->env,
+	    "ncu_version")), lp_xstrdup(str(b->env, "ncu_version")) };
+	w[3] = (struct what){ "model", lp_xstrdup(str(a->inputs, "model.name")),
+	    lp_xstrdup(str(b->inputs, "model.name")) };
+	for (k = 0; k < 3; k++)
+		w[4 + k] = (struct what){ keys[k][0], lp_xstrdup(str(a->inputs,
+		    keys[k][1])), lp_xstrdup(str(b->inputs, keys[k][1])) };
+	w[7] = (struct what){ "decode steps in the trace", numstr(a->steps),
+	    numstr(b->steps) };
+}
+
+/* The # lines: the sources, what the runs were (flagged in a note, and
+ * rows first) and the rule for "significant". */
+static void
+emit_meta(const struct run *a, const struct run *b, const struct what *w,
+    int steps_differ)
+{
 	struct lp_sb flags = { 0 };
-	double pct = 0;
+	size_t k;
+
+	lp_tab_meta(out, "title", "Stages, Before and After");
+	lp_tab_meta(out, "tool", "lp-stagediff");
+	lp_tab_meta(out, "source", "before: %s, %s, %s, %s, %s, %s, %s; after: "
+	    "%s, %s, %s, %s, %s, %s, %s", a->f[0], a->f[1], a->f[2], a->f[3],
+	    a->f[4], a->f[5], a->f[6], b->f[0], b->f[1], b->f[2], b->f[3],
+	    b->f[4], b->f[5], b->f[6]);
+	/* each setting that differs, as data for lp-verdict(1), then said */
+	for (k = 0; k < NWHAT; k++)
+		if (strcmp(w[k].x, w[k].y)) {
+			differ(&w[k]);
+			lp_sb_printf(&flags, "%s%s (%s before, %s after)",
+			    flags.len ? "; " : "", w[k].metric, w[k].x, w[k].y);
+		}
+	if (flags.len)
+		lp_tab_meta(out, "note", "The runs differ in: %s. They are "
+		    "compared all the same; read the changes with that in "
+		    "mind.%s", lp_sb_str(&flags), steps_differ ? " decode_all "
+		    "totals grow with the decode steps: compare its rows per "
+		    "decode step." : "");
+	lp_tab_meta(out, "note", "Significant: a time that moved out of the "
+	    "spread of the instances. A change is not significant when the "
+	    "middle halves [p25, p75] of the two runs' steady-state instances "
+	    "(each run's instances after its first, steps.tsv) overlap; "
+	    "[min, max] where a steps.tsv has no quartiles.");
+	lp_sb_free(&flags);
+}
+
+static const struct lp_col cols[] = {
+	{ "stage", "Stage", "text" }, { "metric", "Metric", "text" },
+	{ "before", "Before", "q" }, { "after", "After", "q" },
+	{ "change", "Change", "q" }, { "ratio", "After / before", "x" },
+	{ "significant", "Significant", "text" }, { "unit", "Unit", "hide" },
+};
+
+/* The rows of known stage k, in both runs or in one. */
+static void
+emit_stage(struct lp_row *r, const struct run *a, const struct run *b,
+    size_t k)
+{
+	const struct lp_stagerow *x = lp_stagetab_get(a->st, a->n, known[k]);
+	const struct lp_stagerow *y = lp_stagetab_get(b->st, b->n, known[k]);
+	const char *s = known[k];
+	int sig;
+
+	if (!x && !y)
+		return;
+	if (!x || !y) {
+		lp_row_text(r, s);
+		lp_row_text(r, "stage");
+		lp_row_na(r, "only the %s run has this stage", x ? "before" :
+		    "after");
+		while (r->n < sizeof cols / sizeof cols[0])
+			lp_row_text(r, "n/a");
+		lp_row_end(r, out);
+		return;
+	}
+	sig = overlap(x, y);
+	row(r, s, "wall time, median", x->median, y->median, "ns", sig);
+	row(r, s, "wall time, mean", x->mean, y->mean, "ns", sig);
+	row(r, s, "steady state", x->steady, y->steady, "ns", sig);
+	row(r, s, "GPU kernel time / instance", x->kernel / x->inst,
+	    y->kernel / y->inst, "ns", -1);
+	row(r, s, "GPU busy", x->busy, y->busy, "pct", -1);
+	row(r, s, "launches / instance", x->launches / x->inst,
+	    y->launches / y->inst, "count", -1);
+	if (k == 1) {
+		/* decode_all: the same per decode step */
+		row(r, s, "wall time / decode step", x->mean / a->steps,
+		    y->mean / b->steps, "ns", -1);
+		row(r, s, "GPU kernel time / decode step", x->kernel / x->inst /
+		    a->steps, y->kernel / y->inst / b->steps, "ns", -1);
+		row(r, s, "launches / decode step", x->launches / x->inst /
+		    a->steps, y->launches / y->inst / b->steps, "count", -1);
+	}
+	if (!isnan(x->tokens_per_s) || !isnan(y->tokens_per_s))
+		row(r, s, "tokens/s", x->tokens_per_s, y->tokens_per_s,
+		    "tokens/s", k == 2 ? sig : -1);
+	row(r, s, "MFU", a->mfu[k], b->mfu[k], "pct", -1);
+	if (k)
+		row(r, s, "MBU", a->mbu[k], b->mbu[k], "pct", -1);
+}
+
+static void
+emit_stages(const struct run *a, const struct run *b)
+{
+	struct lp_row r = { 0 };
+	size_t k;
+
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (k = 0; k < 3; k++)
+		emit_stage(&r, a, b, k);
+	lp_sb_free(&r.b);
+}
+
+/* The gate on each stage of both runs, said on stderr; decode_all per
+ * decode step where the runs' steps differ.  Returns how many regressed. */
+static size_t
+judge(const struct run *a, const struct run *b, double pct, int steps_differ)
+{
 	size_t k, bad = 0, judged = 0;
+
+	for (k = 0; k < 3; k++) {
+		const struct lp_stagerow *x = lp_stagetab_get(a->st, a->n, known[k]);
+		const struct lp_stagerow *y = lp_stagetab_get(b->st, b->n, known[k]);
+
+		if (!x || !y)
+			continue;
+		judged++;
+		bad += gate(known[k], x, y, pct, k == 1 && steps_differ ?
+		    a->steps : 1, k == 1 && steps_differ ? b->steps : 1);
+	}
+	if (!bad)
+		fprintf(stderr, "lp-stagediff: no regression: no stage of the %zu "
+		    "in both runs got significantly slower in steady state by "
+		    "more than %g %%\n", judged, pct);
+	return bad;
+}
+
+static void
+free_run(struct run *r)
+{
+	lp_stagetab_free(r->st, r->n);
+	lp_yaml_free(r->env);
+	lp_yaml_free(r->inputs);
+	free(r->gpu);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct run a, b;
+	struct what w[NWHAT];
+	double pct = 0;
+	size_t k, bad = 0;
 	int c, steps_differ;
 
 	lp_init(argv[0]);
@@ -277,115 +428,18 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	load(&a, argv + optind);
 	load(&b, argv + optind + F_N);
-
-	lp_tab_meta(out, "title", "Stages, Before and After");
-	lp_tab_meta(out, "tool", "lp-stagediff");
-	lp_tab_meta(out, "source", "before: %s, %s, %s, %s, %s, %s, %s; after: "
-	    "%s, %s, %s, %s, %s, %s, %s", a.f[0], a.f[1], a.f[2], a.f[3],
-	    a.f[4], a.f[5], a.f[6], b.f[0], b.f[1], b.f[2], b.f[3], b.f[4],
-	    b.f[5], b.f[6]);
-	/* what the runs were: flagged in a note, and rows first */
-	w[0] = (struct what){ "GPU", lp_xstrdup(a.gpu ? a.gpu : "unknown"),
-	    lp_xstrdup(b.gpu ? b.gpu : "unknown") };
-	w[1] = (struct what){ "Nsight Systems", lp_xstrdup(str(a.env,
-	    "nsys_version")), lp_xstrdup(str(b.env, "nsys_version")) };
-	w[2] = (struct what){ "Nsight Compute", lp_xstrdup(str(a.env,
-	    "ncu_version")), lp_xstrdup(str(b.env, "ncu_version")) };
-	w[3] = (struct what){ "model", lp_xstrdup(str(a.inputs, "model.name")),
-	    lp_xstrdup(str(b.inputs, "model.name")) };
-	for (k = 0; k < 3; k++)
-		w[4 + k] = (struct what){ keys[k][0], lp_xstrdup(str(a.inputs,
-		    keys[k][1])), lp_xstrdup(str(b.inputs, keys[k][1])) };
-	w[7] = (struct what){ "decode steps in the trace", numstr(a.steps),
-	    numstr(b.steps) };
-	/* each setting that differs, as data for lp-verdict(1), then said */
-	for (k = 0; k < NWHAT; k++)
-		if (strcmp(w[k].x, w[k].y)) {
-			differ(&w[k]);
-			lp_sb_printf(&flags, "%s%s (%s before, %s after)",
-			    flags.len ? "; " : "", w[k].metric, w[k].x, w[k].y);
-		}
+	describe(w, &a, &b);
 	steps_differ = !isnan(a.steps) && !isnan(b.steps) && a.steps != b.steps;
-	if (flags.len)
-		lp_tab_meta(out, "note", "The runs differ in: %s. They are "
-		    "compared all the same; read the changes with that in "
-		    "mind.%s", lp_sb_str(&flags), steps_differ ? " decode_all "
-		    "totals grow with the decode steps: compare its rows per "
-		    "decode step." : "");
-	lp_tab_meta(out, "note", "Significant: a time that moved out of the "
-	    "spread of the instances. A change is not significant when the "
-	    "middle halves [p25, p75] of the two runs' steady-state instances "
-	    "(each run's instances after its first, steps.tsv) overlap; "
-	    "[min, max] where a steps.tsv has no quartiles.");
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (k = 0; k < 3; k++) {
-		const struct lp_stagerow *x = lp_stagetab_get(a.st, a.n, known[k]);
-		const struct lp_stagerow *y = lp_stagetab_get(b.st, b.n, known[k]);
-		int sig;
-
-		if (!x && !y)
-			continue;
-		if (!x || !y) {
-			lp_row_text(&r, known[k]);
-			lp_row_text(&r, "stage");
-			lp_row_na(&r, "only the %s run has this stage", x ? "before" :
-			    "after");
-			while (r.n < sizeof cols / sizeof cols[0])
-				lp_row_text(&r, "n/a");
-			lp_row_end(&r, out);
-			continue;
-		}
-		sig = overlap(x, y);
-		row(&r, known[k], "wall time, median", x->median, y->median, "ns",
-		    sig);
-		row(&r, known[k], "wall time, mean", x->mean, y->mean, "ns", sig);
-		row(&r, known[k], "steady state", x->steady, y->steady, "ns", sig);
-		row(&r, known[k], "GPU kernel time / instance", x->kernel / x->inst,
-		    y->kernel / y->inst, "ns", -1);
-		row(&r, known[k], "GPU busy", x->busy, y->busy, "pct", -1);
-		row(&r, known[k], "launches / instance", x->launches / x->inst,
-		    y->launches / y->inst, "count", -1);
-		if (k == 1) {
-			/* decode_all: the same per decode step */
-			row(&r, known[k], "wall time / decode step", x->mean /
-			    a.steps, y->mean / b.steps, "ns", -1);
-			row(&r, known[k], "GPU kernel time / decode step",
-			    x->kernel / x->inst / a.steps, y->kernel / y->inst /
-			    b.steps, "ns", -1);
-			row(&r, known[k], "launches / decode step", x->launches /
-			    x->inst / a.steps, y->launches / y->inst / b.steps,
-			    "count", -1);
-		}
-		if (!isnan(x->tokens_per_s) || !isnan(y->tokens_per_s))
-			row(&r, known[k], "tokens/s", x->tokens_per_s,
-			    y->tokens_per_s, "tokens/s", k == 2 ? sig : -1);
-		row(&r, known[k], "MFU", a.mfu[k], b.mfu[k], "pct", -1);
-		if (k)
-			row(&r, known[k], "MBU", a.mbu[k], b.mbu[k], "pct", -1);
-		if (pct > 0) {
-			judged++;
-			bad += gate(known[k], x, y, pct, k == 1 && steps_differ ?
-			    a.steps : 1, k == 1 && steps_differ ? b.steps : 1);
-		}
-	}
-	if (pct > 0 && !bad)
-		fprintf(stderr, "lp-stagediff: no regression: no stage of the %zu "
-		    "in both runs got significantly slower in steady state by "
-		    "more than %g %%\n", judged, pct);
-	lp_sb_free(&flags);
+	emit_meta(&a, &b, w, steps_differ);
+	emit_stages(&a, &b);
+	if (pct > 0)
+		bad = judge(&a, &b, pct, steps_differ);
 	for (k = 0; k < NWHAT; k++) {
 		free(w[k].x);
 		free(w[k].y);
 	}
-	lp_sb_free(&r.b);
-	lp_stagetab_free(a.st, a.n);
-	lp_stagetab_free(b.st, b.n);
-	lp_yaml_free(a.env);
-	lp_yaml_free(b.env);
-	lp_yaml_free(a.inputs);
-	lp_yaml_free(b.inputs);
-	free(a.gpu);
-	free(b.gpu);
+	free_run(&a);
+	free_run(&b);
 	lp_tab_done(out);
 	return bad ? LP_EXIT_DATA : LP_EXIT_OK;
 }

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
+#include "nsight.h"
 
 static const char synopsis[] =
     "lp-stages -c config.yaml [-L] [-k nvtx_kern_sum.csv] [nvtx_sum.csv]";
@@ -130,6 +133,172 @@ gate(const struct lp_ynode *cfg, const char *file)
 	return ok ? stage : NULL;
 }
 
+static const struct lp_col cols[] = {
+	{ "stage", "Stage", "text" }, { "range", "NVTX range", "code" },
+	{ "instances", "Instances", "int" },
+	{ "wall_total_ns", "Wall total (ms)", "ms" },
+	{ "wall_mean_ns", "Mean (ms)", "ms" },
+	{ "wall_median_ns", "Median (ms)", "ms" },
+	{ "wall_min_ns", "Min (ms)", "ms" },
+	{ "wall_max_ns", "Max (ms)", "ms" },
+	{ "wall_std_ns", "Std (ms)", "ms" },
+	{ "kernel_ns", "Kernel time (ms)", "ms" },
+	{ "launches", "Launches", "int" },
+	{ "busy_pct", "GPU busy", "pct" },
+	{ "launches_per_inst", "Launches / instance", "num1" },
+};
+
+/* The configured stages first, in their order; returns their count, *names
+ * the stage names (the caller frees the array, not the names). */
+static size_t
+load_stages(struct st *s, const struct lp_ynode *cfg, const char *cpath,
+    const char ***names)
+{
+	char **ranges;
+	size_t i, nconf;
+
+	nconf = lp_stage_ranges(cfg, cpath, names, &ranges);
+	for (i = 0; i < nconf; i++) {
+		slot(s, ranges[i]);
+		free(ranges[i]);
+	}
+	free(ranges);
+	s->nconf = s->n;
+	return nconf;
+}
+
+static void
+emit_meta(const struct st *s, const char *spath, const char *kpath,
+    const char *gated)
+{
+	struct lp_sb other = { 0 };
+	size_t i;
+
+	lp_tab_meta(out, "title", "Per-Stage Timings");
+	lp_tab_meta(out, "tool", "lp-stages");
+	lp_tab_meta(out, "source", "wall time of each NVTX range from nsys "
+	    "nvtx_sum (%s); GPU time of the kernels launched inside it from "
+	    "nsys nvtx_kern_sum (%s)", spath ? spath : "missing",
+	    kpath ? kpath : "missing");
+	lp_tab_meta(out, "note", "GPU busy = kernel time / wall time. "
+	    "Nested ranges each count the kernels inside them.%s%s%s",
+	    gated ? " nsys was gated on stage " : "", gated ? gated : "",
+	    gated ? ": other stages were not captured." : "");
+	if (lp_map_len(s->pids) > 1) {
+		lp_tab_meta(out, "processes", "%zu", lp_map_len(s->pids));
+		lp_tab_meta(out, "note", "%zu processes (ranks) ran kernels: "
+		    "instances and wall total count every process's instances, "
+		    "the statistics are over all of them, kernel time per "
+		    "instance is the processes' mean. Each process alone: "
+		    "ranks.tsv.", lp_map_len(s->pids));
+	}
+	for (i = 0; i < s->nother; i++) {
+		if (i)
+			lp_sb_adds(&other, ", ");
+		lp_md_code(&other, s->other[i], 0);
+	}
+	if (s->nother)
+		lp_tab_meta(out, "note", "Other NVTX ranges in the capture, "
+		    "not configured as stages: %s%s.", lp_sb_str(&other),
+		    s->more ? " and more" : "");
+	lp_sb_free(&other);
+}
+
+/* Instances and wall-time statistics (nvtx_sum), or why there are none. */
+static void
+emit_wall(struct lp_row *r, const char *name, const struct range *g,
+    int have_sum, const char *gated)
+{
+	size_t j;
+
+	if (!have_sum)
+		lp_row_na(r, "the run has no nvtx_sum report (nsys "
+		    "stats --report nvtx_sum)");
+	else if (!g->have_wall && gated && strcmp(gated, name))
+		lp_row_na(r, "nsys was gated on stage %s, so this stage "
+		    "was not captured (SET=nsys_cli.capture_range=none "
+		    "times every stage)", gated);
+	else if (!g->have_wall)
+		lp_row_na(r, "the range is not in nvtx_sum: outside the "
+		    "capture, or never pushed");
+	if (!g->have_wall) {
+		for (j = 0; j < 6; j++)
+			lp_row_text(r, "n/a");
+		return;
+	}
+	lp_row_num(r, g->inst, 0);
+	lp_row_num(r, g->total, 0);
+	lp_row_num(r, g->avg, 1);
+	if (g->rows == 1) {
+		lp_row_num(r, g->med, 1);
+		lp_row_num(r, g->min, 0);
+		lp_row_num(r, g->max, 0);
+		lp_row_num(r, g->std, 1);
+	} else {
+		lp_row_na(r, "nvtx_sum has %d rows for the range "
+		    "(several processes or threads)", g->rows);
+		lp_row_num(r, g->min, 0);
+		lp_row_num(r, g->max, 0);
+		lp_row_text(r, "n/a");
+	}
+}
+
+/* Kernel time and launches (nvtx_kern_sum), the GPU-busy share and
+ * launches per instance. */
+static void
+emit_kern(struct lp_row *r, const struct range *g, int have_kern)
+{
+	if (!have_kern) {
+		lp_row_na(r, "the run has no nvtx_kern_sum report (nsys "
+		    "stats --report nvtx_kern_sum)");
+		return;
+	}
+	if (!g->have_wall && !g->have_kern) {
+		lp_row_text(r, "n/a");
+		return;
+	}
+	lp_row_num(r, g->ktime, 0);
+	lp_row_num(r, g->klaunch, 0);
+	if (g->have_wall && g->total > 0)
+		lp_row_pct(r, 100 * g->ktime / g->total, 12800,
+		    "GPU busy", "more kernel time (nvtx_kern_sum) "
+		    "than 128 kernels at once fill in the wall time "
+		    "(nvtx_sum): the reports are not of one capture");
+	else
+		lp_row_na(r, "no wall time");
+	if (g->have_wall && g->inst > 0)
+		lp_row_num(r, g->klaunch / g->inst, 1);
+	else
+		lp_row_text(r, "n/a");
+}
+
+static void
+emit_stage(struct lp_row *r, const char *name, const struct range *g,
+    int have_sum, int have_kern, const char *gated)
+{
+	lp_row_text(r, name);
+	lp_row_text(r, g->name);
+	emit_wall(r, name, g, have_sum, gated);
+	emit_kern(r, g, have_kern);
+	/* pad: every row as wide as the header */
+	while (r->n < sizeof cols / sizeof cols[0])
+		lp_row_text(r, "n/a");
+	lp_row_end(r, out);
+}
+
+static void
+free_st(struct st *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->r[i].name);
+	for (i = 0; i < s->nother; i++)
+		free(s->other[i]);
+	free(s->r);
+	lp_map_free(s->pids);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -137,28 +306,12 @@ main(int argc, char **argv)
 		"Range", "Avg", "Med", "Min", "Max", "StdDev" };
 	static const char *const kern_cols[] = { "Total Time", "Kern Inst",
 		"NVTX Range", "?PID" };
-	static const struct lp_col cols[] = {
-		{ "stage", "Stage", "text" }, { "range", "NVTX range", "code" },
-		{ "instances", "Instances", "int" },
-		{ "wall_total_ns", "Wall total (ms)", "ms" },
-		{ "wall_mean_ns", "Mean (ms)", "ms" },
-		{ "wall_median_ns", "Median (ms)", "ms" },
-		{ "wall_min_ns", "Min (ms)", "ms" },
-		{ "wall_max_ns", "Max (ms)", "ms" },
-		{ "wall_std_ns", "Std (ms)", "ms" },
-		{ "kernel_ns", "Kernel time (ms)", "ms" },
-		{ "launches", "Launches", "int" },
-		{ "busy_pct", "GPU busy", "pct" },
-		{ "launches_per_inst", "Launches / instance", "num1" },
-	};
 	const char *cpath = NULL, *kpath = NULL, *spath = NULL, *gated = NULL;
 	struct lp_ynode *cfg;
 	const char **names;
-	char **ranges;
 	struct st s = { 0 };
 	struct lp_row r = { 0 };
-	struct lp_sb other = { 0 };
-	size_t i, j, nconf;
+	size_t i, nconf;
 	int c, live = 0;
 
 	lp_init(argv[0]);
@@ -178,14 +331,7 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	spath = optind < argc ? argv[optind] : NULL;
 	cfg = lp_yaml_load_path(cpath);
-	/* the configured stages first, in their order */
-	nconf = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	for (i = 0; i < nconf; i++) {
-		slot(&s, ranges[i]);
-		free(ranges[i]);
-	}
-	free(ranges);
-	s.nconf = s.n;
+	nconf = load_stages(&s, cfg, cpath, &names);
 	if (spath)
 		lp_rep_file(spath, "nsys stats --report nvtx_sum", sum_cols, 8,
 		    sum_row, &s);
@@ -196,102 +342,14 @@ main(int argc, char **argv)
 	if (live)
 		gated = gate(cfg, cpath);
 
-	lp_tab_meta(out, "title", "Per-Stage Timings");
-	lp_tab_meta(out, "tool", "lp-stages");
-	lp_tab_meta(out, "source", "wall time of each NVTX range from nsys "
-	    "nvtx_sum (%s); GPU time of the kernels launched inside it from "
-	    "nsys nvtx_kern_sum (%s)", spath ? spath : "missing",
-	    kpath ? kpath : "missing");
-	lp_tab_meta(out, "note", "GPU busy = kernel time / wall time. "
-	    "Nested ranges each count the kernels inside them.%s%s%s",
-	    gated ? " nsys was gated on stage " : "", gated ? gated : "",
-	    gated ? ": other stages were not captured." : "");
-	if (lp_map_len(s.pids) > 1) {
-		lp_tab_meta(out, "processes", "%zu", lp_map_len(s.pids));
-		lp_tab_meta(out, "note", "%zu processes (ranks) ran kernels: "
-		    "instances and wall total count every process's instances, "
-		    "the statistics are over all of them, kernel time per "
-		    "instance is the processes' mean. Each process alone: "
-		    "ranks.tsv.", lp_map_len(s.pids));
-	}
-	for (i = 0; i < s.nother; i++) {
-		if (i)
-			lp_sb_adds(&other, ", ");
-		lp_md_code(&other, s.other[i], 0);
-	}
-	if (s.nother)
-		lp_tab_meta(out, "note", "Other NVTX ranges in the capture, "
-		    "not configured as stages: %s%s.", lp_sb_str(&other),
-		    s.more ? " and more" : "");
+	emit_meta(&s, spath, kpath, gated);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (i = 0; i < nconf; i++) {
-		const struct range *g = &s.r[i];
+	for (i = 0; i < nconf; i++)
+		emit_stage(&r, names[i], &s.r[i], spath != NULL, kpath != NULL,
+		    gated);
 
-		lp_row_text(&r, names[i]);
-		lp_row_text(&r, g->name);
-		if (!spath)
-			lp_row_na(&r, "the run has no nvtx_sum report (nsys "
-			    "stats --report nvtx_sum)");
-		else if (!g->have_wall && gated && strcmp(gated, names[i]))
-			lp_row_na(&r, "nsys was gated on stage %s, so this stage "
-			    "was not captured (SET=nsys_cli.capture_range=none "
-			    "times every stage)", gated);
-		else if (!g->have_wall)
-			lp_row_na(&r, "the range is not in nvtx_sum: outside the "
-			    "capture, or never pushed");
-		if (g->have_wall) {
-			lp_row_num(&r, g->inst, 0);
-			lp_row_num(&r, g->total, 0);
-			lp_row_num(&r, g->avg, 1);
-			if (g->rows == 1) {
-				lp_row_num(&r, g->med, 1);
-				lp_row_num(&r, g->min, 0);
-				lp_row_num(&r, g->max, 0);
-				lp_row_num(&r, g->std, 1);
-			} else {
-				lp_row_na(&r, "nvtx_sum has %d rows for the range "
-				    "(several processes or threads)", g->rows);
-				lp_row_num(&r, g->min, 0);
-				lp_row_num(&r, g->max, 0);
-				lp_row_text(&r, "n/a");
-			}
-		} else
-			for (j = 0; j < 6; j++)
-				lp_row_text(&r, "n/a");
-		if (!kpath)
-			lp_row_na(&r, "the run has no nvtx_kern_sum report (nsys "
-			    "stats --report nvtx_kern_sum)");
-		else if (g->have_wall || g->have_kern) {
-			lp_row_num(&r, g->ktime, 0);
-			lp_row_num(&r, g->klaunch, 0);
-		} else
-			lp_row_text(&r, "n/a");
-		if (kpath && (g->have_wall || g->have_kern)) {
-			if (g->have_wall && g->total > 0)
-				lp_row_pct(&r, 100 * g->ktime / g->total, 12800,
-				    "GPU busy", "more kernel time (nvtx_kern_sum) "
-				    "than 128 kernels at once fill in the wall time "
-				    "(nvtx_sum): the reports are not of one capture");
-			else
-				lp_row_na(&r, "no wall time");
-			if (g->have_wall && g->inst > 0)
-				lp_row_num(&r, g->klaunch / g->inst, 1);
-			else
-				lp_row_text(&r, "n/a");
-		}
-		/* pad: every row as wide as the header */
-		while (r.n < sizeof cols / sizeof cols[0])
-			lp_row_text(&r, "n/a");
-		lp_row_end(&r, out);
-	}
-	for (i = 0; i < s.n; i++)
-		free(s.r[i].name);
-	for (i = 0; i < s.nother; i++)
-		free(s.other[i]);
-	free(s.r);
+	free_st(&s);
 	lp_sb_free(&r.b);
-	lp_sb_free(&other);
-	lp_map_free(s.pids);
 	free(names);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);

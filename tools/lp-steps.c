@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-steps -c config.yaml [-i inputs.yaml] [-w ratio] [nvtx_pushpop_trace.csv]";
@@ -85,34 +88,204 @@ split(struct stage *g, double **first, size_t *nf, double **rest, size_t *nr)
 			(*rest)[(*nr)++] = g->in[i].dur;
 }
 
+static const struct lp_col cols[] = {
+	{ "stage", "Stage", "text" }, { "range", "NVTX range", "code" },
+	{ "instances", "Instances", "int" },
+	{ "first_ns", "First (ms)", "ms" },
+	{ "rest_median_ns", "Median of the rest (ms)", "ms" },
+	{ "first_over_rest", "First / rest", "x" },
+	{ "warmup", "Warm-up", "text" },
+	{ "steady_ns", "Steady state (ms)", "ms" },
+	{ "steady_min_ns", "Rest min (ms)", "ms" },
+	{ "steady_max_ns", "Rest max (ms)", "ms" },
+	{ "steady_p25_ns", "Rest p25 (ms)", "ms" },
+	{ "steady_p75_ns", "Rest p75 (ms)", "ms" },
+	{ "tokens_per_s", "Tokens/s", "num1" },
+	{ "tokens_basis", "Tokens/s from", "text" },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+/* The stages of the config, with no instance yet. */
+static void
+load_stages(struct st *t, const struct lp_ynode *cfg, const char *cpath)
+{
+	const char **names;
+	char **ranges;
+	size_t i;
+
+	t->n = lp_stage_ranges(cfg, cpath, &names, &ranges);
+	t->s = lp_xcalloc(t->n, sizeof *t->s);
+	for (i = 0; i < t->n; i++) {
+		t->s[i].name = names[i];
+		t->s[i].range = ranges[i];
+	}
+	free(names);
+	free(ranges);
+}
+
+/* Decode steps seen, per process (every rank decodes every token); 0 when
+ * the trace has no decode_step. */
+static double
+decode_steps(struct st *t)
+{
+	double steps = 0;
+	size_t i, k, procs;
+
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->s[i].name, "decode_step") && t->s[i].n) {
+			lp_qsort(t->s[i].in, t->s[i].n, sizeof *t->s[i].in,
+			    by_pid_start);
+			for (procs = 1, k = 1; k < t->s[i].n; k++)
+				procs += !!strcmp(t->s[i].in[k].pid,
+				    t->s[i].in[k - 1].pid);
+			steps = (double)t->s[i].n / (double)procs;
+		}
+	return steps;
+}
+
+static void
+emit_meta(const char *tpath, const char *ipath, double ratio)
+{
+	lp_tab_meta(out, "title", "Steady State and Warm-up");
+	lp_tab_meta(out, "tool", "lp-steps");
+	lp_tab_meta(out, "source", "wall time of every instance of each "
+	    "NVTX range from nsys nvtx_pushpop_trace (%s)%s%s", tpath ? tpath :
+	    "missing", ipath ? "; batch from " : "", ipath ? ipath : "");
+	lp_tab_meta(out, "note", "Warm-up: the first instance took more "
+	    "than %g times the median of the others. Steady state = that "
+	    "median. Tokens/s = batch / steady-state step (decode_step), or "
+	    "batch x decode steps / wall time (decode_all, warm-up included).",
+	    ratio);
+}
+
+/* The first instance against the rest: median, ratio, warm-up flag and the
+ * spread of the rest. */
+static void
+emit_spread(struct lp_row *r, double f, double *rest, size_t nr,
+    size_t nf, double ratio)
+{
+	double med, lo = 0, hi = 0;
+	size_t k;
+
+	if (!nr) {
+		lp_row_na(r, "one instance%s: nothing to compare the first "
+		    "with", nf > 1 ? " per process" : "");
+		for (k = 0; k < 7; k++)
+			lp_row_text(r, "n/a");
+		return;
+	}
+	for (k = 0; k < nr; k++) {
+		lo = k && lo < rest[k] ? lo : rest[k];
+		hi = k && hi > rest[k] ? hi : rest[k];
+	}
+	med = lp_median(rest, nr);
+	lp_row_num(r, med, 1);
+	if (med > 0)
+		lp_row_g(r, f / med);
+	else
+		lp_row_na(r, "the median is 0");
+	lp_row_text(r, med > 0 && f > ratio * med ? "yes" : "no");
+	lp_row_num(r, med, 1);
+	lp_row_num(r, lo, 0);
+	lp_row_num(r, hi, 0);
+	lp_row_num(r, lp_quantile(rest, nr, 0.25), 1);
+	lp_row_num(r, lp_quantile(rest, nr, 0.75), 1);
+}
+
+/* Tokens/s of decode_step (from its steady state) or decode_all (from its
+ * wall time), and what it is from. */
+static void
+emit_tokens(struct lp_row *r, const struct stage *g, const struct lp_model *m,
+    double steps, double *rest, size_t nr, size_t nf)
+{
+	int step = !strcmp(g->name, "decode_step");
+	int all = !strcmp(g->name, "decode_all");
+	size_t k;
+
+	if (step && nr && m->batch > 0) {
+		double med2 = lp_median(rest, nr);
+
+		if (med2 > 0) {
+			lp_row_g(r, m->batch / (med2 * 1e-9));
+			lp_row_text(r, "steady-state step");
+		} else
+			lp_row_na(r, "the steady-state step is 0");
+	} else if (all && m->batch > 0 && (steps > 0 || m->decode > 0)) {
+		double tot = 0;
+
+		for (k = 0; k < g->n; k++)
+			tot += g->in[k].dur;
+		/* the steps the trace saw, else the model config's */
+		/* per process: its steps over its total wall time */
+		lp_row_g(r, m->batch * (steps > 0 ? steps * (double)nf :
+		    m->decode * (double)g->n) / (tot * 1e-9));
+		lp_row_text(r, steps > 0 ? "whole stage, warm-up included "
+		    "(decode_step instances in the trace)" : "whole stage, "
+		    "warm-up included (model.decode_tokens)");
+	} else if ((step || all) && !(m->batch > 0))
+		lp_row_na(r, "the model config gives no batch "
+		    "(MODEL=NAME)");
+	else if (step)
+		lp_row_na(r, "a single step has no steady state");
+	else if (all)
+		lp_row_na(r, "the model config gives no decode_tokens");
+}
+
+static void
+emit_stage(struct lp_row *r, struct stage *g, int have_trace,
+    const struct lp_model *m, double steps, double ratio)
+{
+	double *first, *rest, f;
+	size_t nf, nr;
+
+	lp_row_text(r, g->name);
+	lp_row_text(r, g->range);
+	if (!have_trace)
+		lp_row_na(r, "the run has no nvtx_pushpop_trace report "
+		    "(nsys stats --report nvtx_pushpop_trace)");
+	else if (!g->n)
+		lp_row_na(r, "the range has no instance in the trace "
+		    "(outside the capture, or never pushed)");
+	else {
+		split(g, &first, &nf, &rest, &nr);
+		lp_row_num(r, (double)g->n, 0);
+		f = lp_median(first, nf);
+		lp_row_num(r, f, 1);
+		emit_spread(r, f, rest, nr, nf, ratio);
+		emit_tokens(r, g, m, steps, rest, nr, nf);
+		free(first);
+		free(rest);
+	}
+	while (r->n < NCOLS)
+		lp_row_text(r, "n/a");
+	lp_row_end(r, out);
+}
+
+static void
+free_stages(struct st *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < t->n; i++) {
+		for (k = 0; k < t->s[i].n; k++)
+			free(t->s[i].in[k].pid);
+		free(t->s[i].in);
+		free(t->s[i].range);
+	}
+	free(t->s);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const char *const cols_in[] = { "Start", "Duration", "Name",
 		"?PID" };
-	static const struct lp_col cols[] = {
-		{ "stage", "Stage", "text" }, { "range", "NVTX range", "code" },
-		{ "instances", "Instances", "int" },
-		{ "first_ns", "First (ms)", "ms" },
-		{ "rest_median_ns", "Median of the rest (ms)", "ms" },
-		{ "first_over_rest", "First / rest", "x" },
-		{ "warmup", "Warm-up", "text" },
-		{ "steady_ns", "Steady state (ms)", "ms" },
-		{ "steady_min_ns", "Rest min (ms)", "ms" },
-		{ "steady_max_ns", "Rest max (ms)", "ms" },
-		{ "steady_p25_ns", "Rest p25 (ms)", "ms" },
-		{ "steady_p75_ns", "Rest p75 (ms)", "ms" },
-		{ "tokens_per_s", "Tokens/s", "num1" },
-		{ "tokens_basis", "Tokens/s from", "text" },
-	};
 	const char *cpath = NULL, *ipath = NULL, *tpath = NULL;
 	struct lp_ynode *cfg, *inputs = NULL;
-	const char **names;
-	char **ranges;
 	struct lp_model m;
 	struct st t = { 0 };
 	struct lp_row r = { 0 };
-	double ratio = 1.5, steps = 0;
+	double ratio = 1.5, steps;
 	size_t i;
 	int c;
 
@@ -141,129 +314,18 @@ main(int argc, char **argv)
 	if (ipath)
 		inputs = lp_yaml_load_path(ipath);
 	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
-	t.n = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	t.s = lp_xcalloc(t.n, sizeof *t.s);
-	for (i = 0; i < t.n; i++) {
-		t.s[i].name = names[i];
-		t.s[i].range = ranges[i];
-	}
-	free(names);
-	free(ranges);
+	load_stages(&t, cfg, cpath);
 	if (tpath)
 		lp_rep_file(tpath, "nsys stats --report nvtx_pushpop_trace",
 		    cols_in, 4, trace_row, &t);
 
-	/* decode steps seen, per process (every rank decodes every token) */
+	steps = decode_steps(&t);
+	emit_meta(tpath, ipath, ratio);
+	lp_tab_header(out, cols, NCOLS);
 	for (i = 0; i < t.n; i++)
-		if (!strcmp(t.s[i].name, "decode_step") && t.s[i].n) {
-			size_t k, procs = 1;
+		emit_stage(&r, &t.s[i], tpath != NULL, &m, steps, ratio);
 
-			lp_qsort(t.s[i].in, t.s[i].n, sizeof *t.s[i].in, by_pid_start);
-			for (k = 1; k < t.s[i].n; k++)
-				procs += !!strcmp(t.s[i].in[k].pid,
-				    t.s[i].in[k - 1].pid);
-			steps = (double)t.s[i].n / (double)procs;
-		}
-	lp_tab_meta(out, "title", "Steady State and Warm-up");
-	lp_tab_meta(out, "tool", "lp-steps");
-	lp_tab_meta(out, "source", "wall time of every instance of each "
-	    "NVTX range from nsys nvtx_pushpop_trace (%s)%s%s", tpath ? tpath :
-	    "missing", ipath ? "; batch from " : "", ipath ? ipath : "");
-	lp_tab_meta(out, "note", "Warm-up: the first instance took more "
-	    "than %g times the median of the others. Steady state = that "
-	    "median. Tokens/s = batch / steady-state step (decode_step), or "
-	    "batch x decode steps / wall time (decode_all, warm-up included).",
-	    ratio);
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (i = 0; i < t.n; i++) {
-		struct stage *g = &t.s[i];
-		double *first, *rest, f, med, lo = 0, hi = 0;
-		size_t nf, nr, k;
-		int step = !strcmp(g->name, "decode_step");
-		int all = !strcmp(g->name, "decode_all");
-
-		lp_row_text(&r, g->name);
-		lp_row_text(&r, g->range);
-		if (!tpath) {
-			lp_row_na(&r, "the run has no nvtx_pushpop_trace report "
-			    "(nsys stats --report nvtx_pushpop_trace)");
-			goto pad;
-		}
-		if (!g->n) {
-			lp_row_na(&r, "the range has no instance in the trace "
-			    "(outside the capture, or never pushed)");
-			goto pad;
-		}
-		split(g, &first, &nf, &rest, &nr);
-		lp_row_num(&r, (double)g->n, 0);
-		f = lp_median(first, nf);
-		lp_row_num(&r, f, 1);
-		if (!nr) {
-			lp_row_na(&r, "one instance%s: nothing to compare the first "
-			    "with", nf > 1 ? " per process" : "");
-			for (k = 0; k < 7; k++)
-				lp_row_text(&r, "n/a");
-		} else {
-			for (k = 0; k < nr; k++) {
-				lo = k && lo < rest[k] ? lo : rest[k];
-				hi = k && hi > rest[k] ? hi : rest[k];
-			}
-			med = lp_median(rest, nr);
-			lp_row_num(&r, med, 1);
-			if (med > 0)
-				lp_row_g(&r, f / med);
-			else
-				lp_row_na(&r, "the median is 0");
-			lp_row_text(&r, med > 0 && f > ratio * med ? "yes" : "no");
-			lp_row_num(&r, med, 1);
-			lp_row_num(&r, lo, 0);
-			lp_row_num(&r, hi, 0);
-			lp_row_num(&r, lp_quantile(rest, nr, 0.25), 1);
-			lp_row_num(&r, lp_quantile(rest, nr, 0.75), 1);
-		}
-		if (step && nr && m.batch > 0) {
-			double med2 = lp_median(rest, nr);
-
-			if (med2 > 0) {
-				lp_row_g(&r, m.batch / (med2 * 1e-9));
-				lp_row_text(&r, "steady-state step");
-			} else
-				lp_row_na(&r, "the steady-state step is 0");
-		} else if (all && m.batch > 0 && (steps > 0 || m.decode > 0)) {
-			double tot = 0;
-
-			for (k = 0; k < g->n; k++)
-				tot += g->in[k].dur;
-			/* the steps the trace saw, else the model config's */
-			/* per process: its steps over its total wall time */
-			lp_row_g(&r, m.batch * (steps > 0 ? steps * (double)nf :
-			    m.decode * (double)g->n) / (tot * 1e-9));
-			lp_row_text(&r, steps > 0 ? "whole stage, warm-up included "
-			    "(decode_step instances in the trace)" : "whole stage, "
-			    "warm-up included (model.decode_tokens)");
-		} else if ((step || all) && !(m.batch > 0))
-			lp_row_na(&r, "the model config gives no batch "
-			    "(MODEL=NAME)");
-		else if (step)
-			lp_row_na(&r, "a single step has no steady state");
-		else if (all)
-			lp_row_na(&r, "the model config gives no decode_tokens");
-		free(first);
-		free(rest);
-pad:
-		while (r.n < sizeof cols / sizeof cols[0])
-			lp_row_text(&r, "n/a");
-		lp_row_end(&r, out);
-	}
-	for (i = 0; i < t.n; i++) {
-		size_t k;
-
-		for (k = 0; k < t.s[i].n; k++)
-			free(t.s[i].in[k].pid);
-		free(t.s[i].in);
-		free(t.s[i].range);
-	}
-	free(t.s);
+	free_stages(&t);
 	lp_sb_free(&r.b);
 	lp_model_free(&m);
 	lp_yaml_free(cfg);

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 static const char synopsis[] = "lp-summary [-t title] file.tsv...";
 
@@ -160,47 +162,39 @@ list(struct lp_tsv *t)
 	lp_sb_free(&b);
 }
 
+/* The "# show:" and "# labels:" lines, one entry a column, each show a
+ * kind this tool knows. */
 static void
-section(const char *path)
+check_columns(const char *path, const struct lp_tsv *t, char **show,
+    size_t ns, size_t nl)
 {
-	struct lp_tsv t;
-	FILE *fp = lp_tab_open(&t, path, "its lp tool");
-	const char *title = lp_tsv_comment(&t, "title");
-	const char *tool = lp_tsv_comment(&t, "tool");
-	const char *src = lp_tsv_comment(&t, "source");
-	const char *link = lp_tsv_comment(&t, "link");
-	const char *style = lp_tsv_comment(&t, "style");
-	char *lab = lp_xstrdup(lp_tsv_comment(&t, "labels") ?
-	    lp_tsv_comment(&t, "labels") : "");
-	char *shw = lp_xstrdup(lp_tsv_comment(&t, "show") ?
-	    lp_tsv_comment(&t, "show") : "");
-	char **labels, **show;
-	struct lp_sb b = { 0 };
-	size_t nl = split(lab, &labels), ns = split(shw, &show), i, j;
-	int cu = lp_csv_col(&t.hdr, "unit");
+	static const char *const kinds[] = { "text", "code", "hide", "int",
+		"ms", "us", "pct", "x", "num1", "num2", "flop", "flops", "bytes",
+		"Bps", "si", "q", NULL };
+	size_t i, j;
 
-	if (!title || !tool)
-		lp_die_at(LP_EXIT_DATA, path, 1, 0, "no \"# title:\" and \"# "
-		    "tool:\" lines: not a table an lp tool made");
-	if (lp_tsv_comment(&t, "omit"))	/* its tool says it adds nothing */
-		goto done;
-	if (ns != t.hdr.n)
-		lp_die_at(LP_EXIT_DATA, path, t.hdr.line, 0, "%zu \"# show:\" "
-		    "entries for %zu columns", ns, t.hdr.n);
-	if (nl && nl != t.hdr.n)
-		lp_die_at(LP_EXIT_DATA, path, t.hdr.line, 0, "%zu \"# labels:\" "
-		    "for %zu columns", nl, t.hdr.n);
+	if (ns != t->hdr.n)
+		lp_die_at(LP_EXIT_DATA, path, t->hdr.line, 0, "%zu \"# show:\" "
+		    "entries for %zu columns", ns, t->hdr.n);
+	if (nl && nl != t->hdr.n)
+		lp_die_at(LP_EXIT_DATA, path, t->hdr.line, 0, "%zu \"# labels:\" "
+		    "for %zu columns", nl, t->hdr.n);
 	for (i = 0; i < ns; i++) {
-		static const char *const kinds[] = { "text", "code", "hide",
-			"int", "ms", "us", "pct", "x", "num1", "num2", "flop",
-			"flops", "bytes", "Bps", "si", "q", NULL };
-
 		for (j = 0; kinds[j] && strcmp(kinds[j], show[i]); j++)
 			;
 		if (!kinds[j])
-			lp_die_at(LP_EXIT_DATA, path, t.hdr.line, (long)i + 1,
+			lp_die_at(LP_EXIT_DATA, path, t->hdr.line, (long)i + 1,
 			    "unknown \"# show:\" kind \"%s\"", show[i]);
 	}
+}
+
+/* The section's heading, where its numbers come from, and its link. */
+static void
+heading(const char *path, const char *title, const char *tool,
+    const char *src, const char *link)
+{
+	struct lp_sb b = { 0 };
+
 	lp_sb_adds(&b, "## ");
 	lp_md_inline(&b, title, 0);
 	lp_sb_adds(&b, "\n\nSource: ");
@@ -216,63 +210,124 @@ section(const char *path)
 	    *link != '.')
 		lp_sb_printf(&b, "See [%s](%s).\n\n", link, link);
 	fputs(lp_sb_str(&b), out);
+	lp_sb_free(&b);
+}
+
+/* The rows as a Markdown table: the labels as headings, hidden columns
+ * left out, text to the left and numbers to the right. */
+static void
+table(struct lp_tsv *t, char **labels, size_t nl, char **show)
+{
+	struct lp_sb b = { 0 };
+	int cu = lp_csv_col(&t->hdr, "unit");
+	size_t i;
+
+	fputs("|", out);
+	for (i = 0; i < t->hdr.n; i++)
+		if (strcmp(show[i], "hide")) {
+			lp_sb_adds(&b, " ");
+			lp_md_inline(&b, i < nl && *labels[i] ? labels[i] :
+			    t->hdr.names[i], 1);
+			lp_sb_adds(&b, " |");
+		}
+	fprintf(out, "%s\n", lp_sb_str(&b));
 	lp_sb_reset(&b);
-	if (style && !strcmp(style, "list"))
-		list(&t);
-	else {
-		fputs("|", out);
-		for (i = 0; i < t.hdr.n; i++)
-			if (strcmp(show[i], "hide")) {
-				lp_sb_adds(&b, " ");
-				lp_md_inline(&b, i < nl && *labels[i] ? labels[i] :
-				    t.hdr.names[i], 1);
-				lp_sb_adds(&b, " |");
-			}
+	fputs("|", out);
+	for (i = 0; i < t->hdr.n; i++)
+		if (strcmp(show[i], "hide"))
+			fputs(!strcmp(show[i], "text") || !strcmp(show[i],
+			    "code") ? ":---|" : "---:|", out);
+	putc_out('\n');
+	while (lp_tsv_next(t)) {
+		lp_tab_check_row(t);
+		lp_sb_adds(&b, "|");
+		for (i = 0; i < t->hdr.n; i++) {
+			if (!strcmp(show[i], "hide"))
+				continue;
+			lp_sb_addc(&b, ' ');
+			cell(&b, show[i], lp_tsv_get(t, (int)i),
+			    lp_tsv_get(t, cu));
+			lp_sb_adds(&b, " |");
+		}
 		fprintf(out, "%s\n", lp_sb_str(&b));
 		lp_sb_reset(&b);
-		fputs("|", out);
-		for (i = 0; i < t.hdr.n; i++)
-			if (strcmp(show[i], "hide"))
-				fputs(!strcmp(show[i], "text") || !strcmp(show[i],
-				    "code") ? ":---|" : "---:|", out);
-		putc_out('\n');
-		while (lp_tsv_next(&t)) {
-			lp_tab_check_row(&t);
-			lp_sb_adds(&b, "|");
-			for (i = 0; i < t.hdr.n; i++) {
-				if (!strcmp(show[i], "hide"))
-					continue;
-				lp_sb_addc(&b, ' ');
-				cell(&b, show[i], lp_tsv_get(&t, (int)i),
-				    lp_tsv_get(&t, cu));
-				lp_sb_adds(&b, " |");
-			}
-			fprintf(out, "%s\n", lp_sb_str(&b));
-			lp_sb_reset(&b);
-		}
-		putc_out('\n');
 	}
-	for (j = 0; j < t.ncomments; j++)
-		if (!strncmp(t.comments[j], "note: ", 6)) {
-			lp_md_inline(&b, t.comments[j] + 6, 0);
+	putc_out('\n');
+	lp_sb_free(&b);
+}
+
+/* Each "# note:" line, a paragraph of its own. */
+static void
+notes(const struct lp_tsv *t)
+{
+	struct lp_sb b = { 0 };
+	size_t j;
+
+	for (j = 0; j < t->ncomments; j++)
+		if (!strncmp(t->comments[j], "note: ", 6)) {
+			lp_md_inline(&b, t->comments[j] + 6, 0);
 			fprintf(out, "%s\n\n", lp_sb_str(&b));
 			lp_sb_reset(&b);
 		}
-done:
+	lp_sb_free(&b);
+}
+
+/* One table: its heading and source, its rows (a table or a list) and its
+ * notes; nothing when its tool says it adds nothing. */
+static void
+section(const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "its lp tool");
+	const char *title = lp_tsv_comment(&t, "title");
+	const char *tool = lp_tsv_comment(&t, "tool");
+	const char *style = lp_tsv_comment(&t, "style");
+	char *lab = lp_xstrdup(lp_tsv_comment(&t, "labels") ?
+	    lp_tsv_comment(&t, "labels") : "");
+	char *shw = lp_xstrdup(lp_tsv_comment(&t, "show") ?
+	    lp_tsv_comment(&t, "show") : "");
+	char **labels, **show;
+	size_t nl = split(lab, &labels), ns = split(shw, &show);
+
+	if (!title || !tool)
+		lp_die_at(LP_EXIT_DATA, path, 1, 0, "no \"# title:\" and \"# "
+		    "tool:\" lines: not a table an lp tool made");
+	if (!lp_tsv_comment(&t, "omit")) {	/* its tool says it adds nothing */
+		check_columns(path, &t, show, ns, nl);
+		heading(path, title, tool, lp_tsv_comment(&t, "source"),
+		    lp_tsv_comment(&t, "link"));
+		if (style && !strcmp(style, "list"))
+			list(&t);
+		else
+			table(&t, labels, nl, show);
+		notes(&t);
+	}
 	free(labels);
 	free(show);
 	free(lab);
 	free(shw);
-	lp_sb_free(&b);
 	lp_tsv_close(&t);
 	fclose(fp);
+}
+
+/* The document's title and what it is made of. */
+static void
+preamble(const char *title)
+{
+	struct lp_sb b = { 0 };
+
+	lp_md_text(&b, title ? title : "Stakeholder summary");
+	fprintf(out, "# %s\n\n", lp_sb_str(&b));
+	lp_sb_free(&b);
+	fprintf(out, "Made by lp-summary from the run's tables; every number below "
+	    "is in the table file each section names (base units there: ns, "
+	    "bytes, FLOP), with where it came from.\n\n");
 }
 
 int
 main(int argc, char **argv)
 {
 	const char *title = NULL;
-	struct lp_sb b = { 0 };
 	int c, i;
 
 	lp_init(argv[0]);
@@ -288,12 +343,7 @@ main(int argc, char **argv)
 	}
 	if (optind == argc)
 		lp_usage(synopsis);
-	lp_md_text(&b, title ? title : "Stakeholder summary");
-	fprintf(out, "# %s\n\n", lp_sb_str(&b));
-	lp_sb_free(&b);
-	fprintf(out, "Made by lp-summary from the run's tables; every number below "
-	    "is in the table file each section names (base units there: ns, "
-	    "bytes, FLOP), with where it came from.\n\n");
+	preamble(title);
 	for (i = optind; i < argc; i++)
 		section(argv[i]);
 	lp_tab_done(out);

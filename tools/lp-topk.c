@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const char synopsis[] =
     "lp-topk [-n N] [-o operators.yaml] [-r roofline.tsv] [kernels.tsv]";
@@ -20,28 +22,193 @@ struct k {
 	int have_sm, have_dram, mixed;
 };
 
+static const struct lp_col cols[] = {
+	{ "rank", "#", "int" }, { "name", "Kernel", "code" },
+	{ "kernel", "Kernel (whole name)", "hide" },
+	{ "total_ns", "Total (ms)", "ms" }, { "calls", "Calls", "int" },
+	{ "mean_ns", "Mean (us)", "us" }, { "share_pct", "Share", "pct" },
+	{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
+	{ "class", "Roofline class", "text" },
+	{ "operator", "Operator class", "text" },
+};
+
+/* The first TOP kernels of kernels.tsv (sorted by time already) into *ks;
+ * returns their count, *sum the time of all of them. */
+static size_t
+load_kernels(struct lp_tsv *t, const char *name, long top, struct k **ks,
+    double *sum)
+{
+	size_t n = 0;
+	int ck, ct, cc, cs, cd;
+
+	ck = lp_csv_need(&t->hdr, "kernel", "lp-kernjoin output");
+	ct = lp_csv_need(&t->hdr, "total_ns", "lp-kernjoin output");
+	cc = lp_csv_need(&t->hdr, "calls", "lp-kernjoin output");
+	cs = lp_csv_col(&t->hdr, "sm_throughput_pct");
+	cd = lp_csv_col(&t->hdr, "dram_throughput_pct");
+	*sum = 0;
+	while (lp_tsv_next(t)) {
+		struct k k;
+
+		memset(&k, 0, sizeof k);
+		if (!lp_tab_num(t, ct, &k.total) || k.total < 0 ||
+		    !lp_tab_num(t, cc, &k.calls) || k.calls < 0)
+			lp_die_at(LP_EXIT_DATA, name, t->line, 0, "no total_ns or "
+			    "calls for \"%s\"", lp_tsv_get(t, ck));
+		*sum += k.total;
+		if (n >= (size_t)top)
+			continue;
+		k.kernel = lp_xstrdup(lp_tsv_get(t, ck));
+		k.have_sm = lp_tab_num(t, cs, &k.sm);
+		k.have_dram = lp_tab_num(t, cd, &k.dram);
+		*ks = lp_xreallocarray(*ks, n + 1, sizeof **ks);
+		(*ks)[n++] = k;
+	}
+	if (!n)
+		lp_die_at(LP_EXIT_DATA, name, t->line, 0, "no kernel rows");
+	return n;
+}
+
+/* A roofline class of one launch shape of k (grid g): a kernel with several
+ * shapes gets their classes, each with its grid, when they differ. */
+static void
+add_class(struct k *k, const char *cl, const char *g)
+{
+	struct lp_sb b = { 0 };
+
+	if (!k->cls) {
+		k->cls = lp_xstrdup(cl);
+		k->grid1 = lp_xstrdup(g);
+		return;
+	}
+	if (!k->mixed && !strcmp(k->cls, cl))
+		return;
+	if (!k->mixed)
+		lp_sb_printf(&b, "per shape: %s (grid %s)", k->cls, k->grid1);
+	else
+		lp_sb_adds(&b, k->cls);
+	lp_sb_printf(&b, "; %s (grid %s)", cl, g);
+	free(k->cls);
+	k->cls = lp_sb_steal(&b);
+	k->mixed = 1;
+}
+
+static void
+load_classes(const char *rpath, struct k *ks, size_t n)
+{
+	struct lp_tsv rt;
+	FILE *rf = lp_tab_open(&rt, rpath, "lp-roofline, make RUN=... "
+	    "roofline.tsv");
+	int rk = lp_csv_need(&rt.hdr, "kernel", "lp-roofline output");
+	int rcl = lp_csv_need(&rt.hdr, "class", "lp-roofline output");
+	int rg = lp_csv_col(&rt.hdr, "grid");
+	size_t i;
+
+	lp_tab_expect(&rt, "lp-roofline");
+	while (lp_tsv_next(&rt))
+		for (i = 0; i < n; i++)
+			if (!strcmp(ks[i].kernel, lp_tsv_get(&rt, rk)))
+				add_class(&ks[i], lp_tsv_get(&rt, rcl),
+				    rg >= 0 ? lp_tsv_get(&rt, rg) : "");
+	lp_tsv_close(&rt);
+	fclose(rf);
+}
+
+static void
+emit_meta(const struct lp_tsv *t, const char *name, const char *rpath)
+{
+	const char *tc = lp_tsv_comment(t, "time");
+	const char *rc = lp_tsv_comment(t, "range");
+	const char *mc = lp_tsv_comment(t, "metrics");
+
+	lp_tab_meta(out, "title", "Top Kernels");
+	lp_tab_meta(out, "tool", "lp-topk");
+	lp_tab_meta(out, "source", "%s: time and calls from %s%s%s; SOL %% "
+	    "from %s%s%s", name, tc ? tc : "nsys", rc ? ", NVTX range " :
+	    ", the whole capture (no NVTX range)", rc ? rc : "", mc ? mc :
+	    "no ncu step in this run", rpath ? "; class from " : "",
+	    rpath ? rpath : "");
+	lp_tab_meta(out, "note", "Share is of all %s kernels' time. The "
+	    "full table is in kernels.md.", rc ? "the stage's" : "the capture's");
+}
+
+/* One kernel's row; ops is NULL without operators.yaml. */
+static void
+emit_kernel(struct lp_row *r, size_t i, const struct k *k, const char *shown,
+    double sum, const struct lp_ops *ops, const char *rpath)
+{
+	lp_row_num(r, (double)(i + 1), 0);
+	lp_row_text(r, shown);
+	lp_row_text(r, k->kernel);
+	lp_row_num(r, k->total, 0);
+	lp_row_num(r, k->calls, 0);
+	if (k->calls > 0)
+		lp_row_num(r, k->total / k->calls, 1);
+	else
+		lp_row_na(r, "no calls");
+	if (sum > 0)
+		lp_row_g(r, 100 * k->total / sum);
+	else
+		lp_row_na(r, "the kernels took no time");
+	if (k->have_sm)
+		lp_row_num(r, k->sm, 2);
+	else
+		lp_row_na(r, "no ncu metrics for it");
+	if (k->have_dram)
+		lp_row_num(r, k->dram, 2);
+	else
+		lp_row_text(r, "n/a");
+	if (k->cls && strncmp(k->cls, "n/a", 3))
+		lp_row_text(r, k->cls);
+	else if (ops && lp_ops_is_comm(ops, k->kernel))
+		lp_row_text(r, "communication (ncu leaves it out)");
+	else if (k->cls)
+		lp_row_na(r, "no roofline point (roofline.tsv says why)");
+	else
+		lp_row_na(r, "%s", rpath ? "not in roofline.tsv" :
+		    "no roofline.tsv");
+	/* what the kernel does, for rules that fit one kind only */
+	if (ops)
+		lp_row_text(r, ops->names[lp_ops_class(ops, k->kernel)]);
+	else
+		lp_row_na(r, "no operators.yaml (-o)");
+	lp_row_end(r, out);
+}
+
+/* The rows, each kernel under a short name unique among them. */
+static void
+emit_kernels(const struct k *ks, size_t n, double sum,
+    const struct lp_ops *ops, const char *rpath)
+{
+	struct lp_row r = { 0 };
+	char **nm, **shown;
+	size_t i;
+
+	nm = lp_xcalloc(n, sizeof *nm);
+	shown = lp_xcalloc(n, sizeof *shown);
+	for (i = 0; i < n; i++)
+		nm[i] = ks[i].kernel;
+	lp_kname_unique(nm, n, 70, shown);
+	for (i = 0; i < n; i++) {
+		emit_kernel(&r, i, &ks[i], shown[i], sum, ops, rpath);
+		free(shown[i]);
+	}
+	free(nm);
+	free(shown);
+	lp_sb_free(&r.b);
+}
+
 int
 main(int argc, char **argv)
 {
-	static const struct lp_col cols[] = {
-		{ "rank", "#", "int" }, { "name", "Kernel", "code" },
-		{ "kernel", "Kernel (whole name)", "hide" },
-		{ "total_ns", "Total (ms)", "ms" }, { "calls", "Calls", "int" },
-		{ "mean_ns", "Mean (us)", "us" }, { "share_pct", "Share", "pct" },
-		{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
-		{ "class", "Roofline class", "text" },
-		{ "operator", "Operator class", "text" },
-	};
-	const char *rpath = NULL, *opath = NULL, *name, *tc, *rc, *mc;
+	const char *rpath = NULL, *opath = NULL, *name;
 	struct lp_ops ops;
 	struct lp_tsv t;
 	struct k *ks = NULL;
-	struct lp_row r = { 0 };
-	char **nm, **shown;
 	long top = 10;
-	size_t n = 0, i;
-	double sum = 0;
-	int c, ck, ct, cc, cs, cd;
+	size_t n, i;
+	double sum;
+	int c;
 	FILE *fp;
 
 	lp_init(argv[0]);
@@ -63,139 +230,23 @@ main(int argc, char **argv)
 		lp_ops_load(&ops, opath);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
-	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
-	ct = lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
-	cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");
-	cs = lp_csv_col(&t.hdr, "sm_throughput_pct");
-	cd = lp_csv_col(&t.hdr, "dram_throughput_pct");
-	while (lp_tsv_next(&t)) {
-		struct k k;
+	lp_tab_expect(&t, "lp-kernjoin");
+	n = load_kernels(&t, name, top, &ks, &sum);
+	if (rpath)
+		load_classes(rpath, ks, n);
 
-		memset(&k, 0, sizeof k);
-		if (!lp_tab_num(&t, ct, &k.total) || k.total < 0 ||
-		    !lp_tab_num(&t, cc, &k.calls) || k.calls < 0)
-			lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no total_ns or "
-			    "calls for \"%s\"", lp_tsv_get(&t, ck));
-		sum += k.total;
-		if (n >= (size_t)top)
-			continue;
-		k.kernel = lp_xstrdup(lp_tsv_get(&t, ck));
-		k.have_sm = lp_tab_num(&t, cs, &k.sm);
-		k.have_dram = lp_tab_num(&t, cd, &k.dram);
-		ks = lp_xreallocarray(ks, n + 1, sizeof *ks);
-		ks[n++] = k;
-	}
-	if (!n)
-		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
-	if (rpath) {
-		struct lp_tsv rt;
-		FILE *rf = lp_tab_open(&rt, rpath, "lp-roofline, make RUN=... "
-		    "roofline.tsv");
-		int rk = lp_csv_need(&rt.hdr, "kernel", "lp-roofline output");
-		int rcl = lp_csv_need(&rt.hdr, "class", "lp-roofline output");
-		int rg = lp_csv_col(&rt.hdr, "grid");
-
-		lp_tab_expect(&rt, "lp-roofline");
-		/* a kernel with several launch shapes: their classes, each
-		 * with its grid, when they differ */
-		while (lp_tsv_next(&rt))
-			for (i = 0; i < n; i++) {
-				const char *cl = lp_tsv_get(&rt, rcl);
-				const char *g = rg >= 0 ? lp_tsv_get(&rt, rg) : "";
-				struct lp_sb b = { 0 };
-
-				if (strcmp(ks[i].kernel, lp_tsv_get(&rt, rk)))
-					continue;
-				if (!ks[i].cls) {
-					ks[i].cls = lp_xstrdup(cl);
-					ks[i].grid1 = lp_xstrdup(g);
-					continue;
-				}
-				if (!ks[i].mixed && !strcmp(ks[i].cls, cl))
-					continue;
-				if (!ks[i].mixed)
-					lp_sb_printf(&b, "per shape: %s (grid %s)",
-					    ks[i].cls, ks[i].grid1);
-				else
-					lp_sb_adds(&b, ks[i].cls);
-				lp_sb_printf(&b, "; %s (grid %s)", cl, g);
-				free(ks[i].cls);
-				ks[i].cls = lp_sb_steal(&b);
-				ks[i].mixed = 1;
-			}
-		lp_tsv_close(&rt);
-		fclose(rf);
-	}
-	tc = lp_tsv_comment(&t, "time");
-	rc = lp_tsv_comment(&t, "range");
-	mc = lp_tsv_comment(&t, "metrics");
-	lp_tab_meta(out, "title", "Top Kernels");
-	lp_tab_meta(out, "tool", "lp-topk");
-	lp_tab_meta(out, "source", "%s: time and calls from %s%s%s; SOL %% "
-	    "from %s%s%s", name, tc ? tc : "nsys", rc ? ", NVTX range " :
-	    ", the whole capture (no NVTX range)", rc ? rc : "", mc ? mc :
-	    "no ncu step in this run", rpath ? "; class from " : "",
-	    rpath ? rpath : "");
-	lp_tab_meta(out, "note", "Share is of all %s kernels' time. The "
-	    "full table is in kernels.md.", rc ? "the stage's" : "the capture's");
+	emit_meta(&t, name, rpath);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	nm = lp_xcalloc(n, sizeof *nm);
-	shown = lp_xcalloc(n, sizeof *shown);
-	for (i = 0; i < n; i++)
-		nm[i] = ks[i].kernel;
-	lp_kname_unique(nm, n, 70, shown);
-	for (i = 0; i < n; i++) {
-		const struct k *k = &ks[i];
+	emit_kernels(ks, n, sum, opath ? &ops : NULL, rpath);
 
-		lp_row_num(&r, (double)(i + 1), 0);
-		lp_row_text(&r, shown[i]);
-		lp_row_text(&r, k->kernel);
-		lp_row_num(&r, k->total, 0);
-		lp_row_num(&r, k->calls, 0);
-		if (k->calls > 0)
-			lp_row_num(&r, k->total / k->calls, 1);
-		else
-			lp_row_na(&r, "no calls");
-		if (sum > 0)
-			lp_row_g(&r, 100 * k->total / sum);
-		else
-			lp_row_na(&r, "the kernels took no time");
-		if (k->have_sm)
-			lp_row_num(&r, k->sm, 2);
-		else
-			lp_row_na(&r, "no ncu metrics for it");
-		if (k->have_dram)
-			lp_row_num(&r, k->dram, 2);
-		else
-			lp_row_text(&r, "n/a");
-		if (k->cls && strncmp(k->cls, "n/a", 3))
-			lp_row_text(&r, k->cls);
-		else if (opath && lp_ops_is_comm(&ops, k->kernel))
-			lp_row_text(&r, "communication (ncu leaves it out)");
-		else if (k->cls)
-			lp_row_na(&r, "no roofline point (roofline.tsv says why)");
-		else
-			lp_row_na(&r, "%s", rpath ? "not in roofline.tsv" :
-			    "no roofline.tsv");
-		/* what the kernel does, for rules that fit one kind only */
-		if (opath)
-			lp_row_text(&r, ops.names[lp_ops_class(&ops, k->kernel)]);
-		else
-			lp_row_na(&r, "no operators.yaml (-o)");
-		lp_row_end(&r, out);
-		free(shown[i]);
-	}
 	for (i = 0; i < n; i++) {
 		free(ks[i].kernel);
 		free(ks[i].cls);
 		free(ks[i].grid1);
 	}
 	free(ks);
-	free(nm);
 	if (opath)
 		lp_ops_free(&ops);
-	free(shown);
-	lp_sb_free(&r.b);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
 	lp_tab_done(out);

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
+#include "table.h"
 
 static const char synopsis[] = "lp-verdict [-n N] compare_stages.tsv compare.tsv";
 
@@ -309,18 +311,159 @@ by_cost(const void *x, const void *y)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-int
-main(int argc, char **argv)
+static void
+emit_meta(const struct verdict *v)
 {
 	static const struct lp_col cols[] = {
 		{ "finding", "Finding", "text" },
 		{ "artifact", "Table", "text" },
 	};
-	struct verdict v = { 0 };
-	struct pick p[3];
-	struct kpick *kp;
+
+	lp_tab_meta(out, "title", "Verdict");
+	lp_tab_meta(out, "tool", "lp-verdict");
+	lp_tab_meta(out, "source", "the rules of lp-verdict(1) over %s and %s; "
+	    "each sentence names the table its numbers come from",
+	    v->stages_file, v->kernels_file);
+	lp_tab_meta(out, "style", "list");
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+}
+
+/* First what makes the runs unlike: it qualifies every change. */
+static void
+differ_item(const struct verdict *v)
+{
 	struct lp_sb b = { 0 };
-	size_t i, np = 0, nkp = 0, ngone = 0;
+
+	if (!v->differ.len)
+		return;
+	lp_sb_printf(&b, "The runs differ in %s: every change below is "
+	    "read with that in mind", v->differ.s);
+	if (v->steps_differ)
+		lp_sb_adds(&b, "; decode_all totals and kernel totals grow "
+		    "with the decode steps, so decode_all is compared per "
+		    "decode step and kernels per launch");
+	lp_sb_addc(&b, '.');
+	item(lp_sb_str(&b), v->stages_file);
+	lp_sb_free(&b);
+}
+
+/* Each stage's main time, largest change first. */
+static void
+stage_items(const struct verdict *v)
+{
+	struct pick p[3];
+	size_t i, np = 0;
+
+	for (i = 0; i < 3; i++) {
+		const struct stage *s = &v->st[i];
+		int w, k;
+
+		if (i == 1 && v->steps_differ) {
+			w = M_WSTEP;
+			k = M_KSTEP;
+		} else {
+			w = s->m[M_STEADY].have ? M_STEADY : M_MEDIAN;
+			k = M_KERN;
+		}
+		if (!s->m[w].have || !(s->m[w].x > 0) || !(s->m[w].y > 0))
+			continue;
+		p[np].stage = i;
+		p[np].wall = w;
+		p[np].kern = k;
+		p[np].size = fabs(log(s->m[w].y / s->m[w].x));
+		np++;
+	}
+	lp_qsort(p, np, sizeof *p, by_size);
+	for (i = 0; i < np; i++)
+		stage_item(v, &p[i]);
+	if (!np)
+		item("No stage has a time in both runs to compare.", v->stages_file);
+}
+
+/* The top kernels whose time per launch moved most, weighed by the
+ * launches of the after run (the time it costs there). */
+static void
+kernel_items(const struct verdict *v, long top)
+{
+	struct kpick *kp = lp_xcalloc(v->nk + 1, sizeof *kp);
+	struct lp_sb b = { 0 };
+	size_t i, nkp = 0;
+
+	for (i = 0; i < v->nk; i++) {
+		const struct kr *k = &v->k[i];
+
+		if (!strcmp(k->status, "both") && k->have_mean &&
+		    !isnan(k->calls[1]) && k->mean[0] > 0 &&
+		    fabs(k->mean[1] / k->mean[0] - 1) >= 0.01) {
+			kp[nkp].i = i;
+			kp[nkp++].cost = fabs(k->mean[1] - k->mean[0]) * k->calls[1];
+		}
+	}
+	lp_qsort(kp, nkp, sizeof *kp, by_cost);
+	for (i = 0; i < nkp && i < (size_t)top; i++) {
+		const struct kr *k = &v->k[kp[i].i];
+		char *bn = lp_kname_label(k->kernel);
+
+		lp_sb_adds(&b, "Kernel ");
+		lp_md_code(&b, bn, 0);
+		lp_sb_printf(&b, ": mean per launch %.2f us -> %.2f us "
+		    "(%+.1f %%, ", k->mean[0] / 1e3, k->mean[1] / 1e3,
+		    100 * (k->mean[1] / k->mean[0] - 1));
+		ratio(&b, k->mean[0], k->mean[1]);
+		lp_sb_printf(&b, "), %.0f -> %.0f launches; no spread per launch "
+		    "is known, so no significance.", k->calls[0], k->calls[1]);
+		item(lp_sb_str(&b), v->kernels_file);
+		lp_sb_reset(&b);
+		free(bn);
+	}
+	free(kp);
+	lp_sb_free(&b);
+}
+
+/* Vanished and appeared, by short name. */
+static void
+moved_items(const struct verdict *v)
+{
+	struct lp_sb b = { 0 };
+	size_t i;
+
+	for (i = 0; i < v->nk && !strcmp(v->k[i].status, "both"); i++)
+		;
+	if (i < v->nk) {
+		gone_item(v, "vanished", 0, "in the before run only: fused, "
+		    "renamed or no longer run");
+		gone_item(v, "appeared", 1, "in the after run only");
+		return;
+	}
+	lp_sb_printf(&b, "No kernel vanished or appeared%s%s%s.",
+	    v->match ? "; kernels matched on " : "", v->match ? v->match :
+	    "", "");
+	item(lp_sb_str(&b), v->kernels_file);
+	lp_sb_free(&b);
+}
+
+static void
+free_verdict(struct verdict *v)
+{
+	size_t i, j;
+
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < M_N; j++)
+			free(v->st[i].m[j].sig);
+	for (i = 0; i < v->nk; i++) {
+		free(v->k[i].kernel);
+		free(v->k[i].name);
+		free(v->k[i].status);
+	}
+	free(v->k);
+	free(v->match);
+	lp_sb_free(&v->differ);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct verdict v = { 0 };
 	long top = 2;
 	int c;
 
@@ -339,114 +482,12 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	read_stages(&v, argv[optind]);
 	read_kernels(&v, argv[optind + 1]);
-
-	lp_tab_meta(out, "title", "Verdict");
-	lp_tab_meta(out, "tool", "lp-verdict");
-	lp_tab_meta(out, "source", "the rules of lp-verdict(1) over %s and %s; "
-	    "each sentence names the table its numbers come from",
-	    argv[optind], argv[optind + 1]);
-	lp_tab_meta(out, "style", "list");
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-
-	/* first what makes the runs unlike: it qualifies every change */
-	if (v.differ.len) {
-		lp_sb_printf(&b, "The runs differ in %s: every change below is "
-		    "read with that in mind", lp_sb_str(&v.differ));
-		if (v.steps_differ)
-			lp_sb_adds(&b, "; decode_all totals and kernel totals grow "
-			    "with the decode steps, so decode_all is compared per "
-			    "decode step and kernels per launch");
-		lp_sb_addc(&b, '.');
-		item(lp_sb_str(&b), v.stages_file);
-		lp_sb_reset(&b);
-	}
-
-	/* each stage's main time, largest change first */
-	for (i = 0; i < 3; i++) {
-		struct stage *s = &v.st[i];
-		int w, k;
-
-		if (i == 1 && v.steps_differ) {
-			w = M_WSTEP;
-			k = M_KSTEP;
-		} else {
-			w = s->m[M_STEADY].have ? M_STEADY : M_MEDIAN;
-			k = M_KERN;
-		}
-		if (!s->m[w].have || !(s->m[w].x > 0) || !(s->m[w].y > 0))
-			continue;
-		p[np].stage = i;
-		p[np].wall = w;
-		p[np].kern = k;
-		p[np].size = fabs(log(s->m[w].y / s->m[w].x));
-		np++;
-	}
-	lp_qsort(p, np, sizeof *p, by_size);
-	for (i = 0; i < np; i++)
-		stage_item(&v, &p[i]);
-	if (!np)
-		item("No stage has a time in both runs to compare.", v.stages_file);
-
-	/* the kernels whose time per launch moved most, weighed by the
-	 * launches of the after run (the time it costs there) */
-	kp = lp_xcalloc(v.nk + 1, sizeof *kp);
-	for (i = 0; i < v.nk; i++) {
-		const struct kr *k = &v.k[i];
-
-		if (strcmp(k->status, "both"))
-			ngone++;
-		else if (k->have_mean && !isnan(k->calls[1]) && k->mean[0] > 0 &&
-		    fabs(k->mean[1] / k->mean[0] - 1) >= 0.01) {
-			kp[nkp].i = i;
-			kp[nkp++].cost = fabs(k->mean[1] - k->mean[0]) * k->calls[1];
-		}
-	}
-	lp_qsort(kp, nkp, sizeof *kp, by_cost);
-	for (i = 0; i < nkp && i < (size_t)top; i++) {
-		const struct kr *k = &v.k[kp[i].i];
-		char *bn = lp_kname_label(k->kernel);
-
-		lp_sb_adds(&b, "Kernel ");
-		lp_md_code(&b, bn, 0);
-		lp_sb_printf(&b, ": mean per launch %.2f us -> %.2f us "
-		    "(%+.1f %%, ", k->mean[0] / 1e3, k->mean[1] / 1e3,
-		    100 * (k->mean[1] / k->mean[0] - 1));
-		ratio(&b, k->mean[0], k->mean[1]);
-		lp_sb_printf(&b, "), %.0f -> %.0f launches; no spread per launch "
-		    "is known, so no significance.", k->calls[0], k->calls[1]);
-		item(lp_sb_str(&b), v.kernels_file);
-		lp_sb_reset(&b);
-		free(bn);
-	}
-	free(kp);
-
-	/* vanished and appeared, by short name */
-	if (ngone) {
-		gone_item(&v, "vanished", 0, "in the before run only: fused, "
-		    "renamed or no longer run");
-		gone_item(&v, "appeared", 1, "in the after run only");
-	} else {
-		lp_sb_printf(&b, "No kernel vanished or appeared%s%s%s.",
-		    v.match ? "; kernels matched on " : "", v.match ? v.match :
-		    "", "");
-		item(lp_sb_str(&b), v.kernels_file);
-	}
-
-	for (i = 0; i < 3; i++) {
-		size_t j;
-
-		for (j = 0; j < M_N; j++)
-			free(v.st[i].m[j].sig);
-	}
-	for (i = 0; i < v.nk; i++) {
-		free(v.k[i].kernel);
-		free(v.k[i].name);
-		free(v.k[i].status);
-	}
-	free(v.k);
-	free(v.match);
-	lp_sb_free(&v.differ);
-	lp_sb_free(&b);
+	emit_meta(&v);
+	differ_item(&v);
+	stage_items(&v);
+	kernel_items(&v, top);
+	moved_items(&v);
+	free_verdict(&v);
 	lp_tab_done(out);
 	return 0;
 }

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lp.h"
+#include "util.h"
 
 #undef free
 

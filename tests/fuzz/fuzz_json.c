@@ -11,6 +11,8 @@
 #include <json-c/json.h>
 
 #include "fuzz.h"
+#include "util.h"
+#include "esc.h"
 
 static void
 fail(const char *why, const char *doc)

@@ -13,6 +13,8 @@
 #include <cmark-gfm-core-extensions.h>
 
 #include "fuzz.h"
+#include "util.h"
+#include "esc.h"
 
 /* What lp_md_code promises to show: the name, cleaned as md.c says. */
 static void

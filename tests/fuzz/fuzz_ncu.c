@@ -1,6 +1,9 @@
 /* The ncu reader (ncuin.c), wide (--page raw) and long (--page details)
  * exports alike: every result's FLOPs, bytes and NVTX stack. */
 #include "fuzz.h"
+#include "util.h"
+#include "prec.h"
+#include "nsight.h"
 
 static double sink;
 

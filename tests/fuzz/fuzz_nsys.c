@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "nsight.h"
 
 static void
 ksum(FILE *fp)

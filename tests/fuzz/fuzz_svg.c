@@ -10,6 +10,8 @@
 #include <libxml/tree.h>
 
 #include "fuzz.h"
+#include "util.h"
+#include "esc.h"
 
 static void
 clean(struct lp_sb *b, const char *s)

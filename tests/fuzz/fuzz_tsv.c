@@ -1,5 +1,6 @@
 /* lp's own tables (tsv.c): provenance lines, header, rows, numbers. */
 #include "fuzz.h"
+#include "table.h"
 
 static double sink;
 

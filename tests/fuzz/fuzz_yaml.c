@@ -1,5 +1,7 @@
 /* YAML configs (yml.c): loaded, looked into, merged and written back. */
 #include "fuzz.h"
+#include "util.h"
+#include "table.h"
 
 static char *buf;
 static size_t len;

@@ -29,11 +29,11 @@ check_kernels_in_nsys() {
 
 # ncu profiled every kernel lp-topn selected, exactly once each.
 check_ncu_profiled_selected() {
-	sed 1d "$S2/$1/topn.tsv" | cut -f2 | sort >selected &&
-	sed 1d "$S2/$1/ncu/metrics.tsv" | cut -f1 | sort -u >profiled &&
+	sed "/^#/d" "$S2/$1/topn.tsv" | sed 1d | cut -f2 | sort >selected &&
+	sed "/^#/d" "$S2/$1/ncu/metrics.tsv" | sed 1d | cut -f1 | sort -u >profiled &&
 	comm -23 selected profiled >missed &&
 	test_must_be_empty missed &&
-	sed 1d "$S2/$1/ncu/metrics.tsv" | cut -f3 | sort -u >launches &&
+	sed "/^#/d" "$S2/$1/ncu/metrics.tsv" | sed 1d | cut -f3 | sort -u >launches &&
 	echo 1 >one && test_cmp one launches &&
 	test_grep "^# match: $(wc -l <selected) of $(wc -l <selected) ncu kernels matched (mangled $(wc -l <selected)," "$S2/$1/kernels.tsv"
 }
@@ -43,7 +43,8 @@ check_stages_nonempty() {
 	r=$1
 	shift
 	for st in "$@"; do
-		range=$(lp-confmerge -s run.stage="$st" "$S2/$r/nsys/config.yaml" | lp-nsyscmd -r) &&
+		lp-confmerge -s run.stage="$st" "$S2/$r/nsys/config.yaml" >stage.yaml &&
+		range=$(lp-nsyscmd -r <stage.yaml) &&
 		lp-topn -n 1 -r "$range" "$S2/$r/nsys/report_nvtx_kern_sum.csv" >/dev/null &&
 		grep -q -e ",$range\$" -e ",${range#:}\$" "$S2/$r/nsys/report_nvtx_sum.csv" ||
 		{ echo "stage $st ($range) is empty"; return 1; }

@@ -1,7 +1,8 @@
 /* cfg.c: typed config reads; bad values are reported, not used. */
 #include <stdlib.h>
 
-#include "lp.h"
+#include "table.h"
+#include "run.h"
 #include "tap.h"
 
 int

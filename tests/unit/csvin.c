@@ -1,7 +1,8 @@
 /* csvin.c: streaming CSV through libcsv. */
 #include <stdlib.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 #include "tap.h"
 
 struct got {

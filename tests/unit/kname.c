@@ -1,7 +1,8 @@
 /* kname.c: one key for nsys's and ncu's spelling of a kernel. */
 #include <stdlib.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 #include "tap.h"
 
 static int

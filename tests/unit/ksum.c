@@ -1,7 +1,7 @@
 /* ksum.c: nsys kernel summaries into one row per kernel. */
 #include <stdlib.h>
 
-#include "lp.h"
+#include "nsight.h"
 #include "tap.h"
 
 static void

@@ -1,7 +1,7 @@
 /* map.c: string keys, insertion order, growth. */
 #include <stdio.h>
 
-#include "lp.h"
+#include "util.h"
 #include "tap.h"
 
 int

@@ -1,7 +1,7 @@
 /* num.c: numbers and units as nsys and ncu print them. */
 #include <math.h>
 
-#include "lp.h"
+#include "util.h"
 #include "tap.h"
 
 static int

@@ -1,5 +1,6 @@
 /* nvtx.c: one stage spelled for nsys capture, ncu include, nsys stats. */
-#include "lp.h"
+#include "util.h"
+#include "nsight.h"
 #include "tap.h"
 
 int

@@ -1,7 +1,8 @@
 /* sel.c: an ncu regex that selects exactly the named kernels. */
 #include <regex.h>
 
-#include "lp.h"
+#include "util.h"
+#include "run.h"
 #include "tap.h"
 
 int

@@ -1,7 +1,7 @@
 /* sh.c: shell quoting and splitting: what goes in comes out. */
 #include <stdlib.h>
 
-#include "lp.h"
+#include "util.h"
 #include "tap.h"
 
 static const char *

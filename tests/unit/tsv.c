@@ -1,7 +1,7 @@
 /* tsv.c: lp's tab-separated files round-trip any name. */
 #include <stdlib.h>
 
-#include "lp.h"
+#include "table.h"
 #include "tap.h"
 
 int

@@ -1,7 +1,7 @@
 /* yml.c: load, merge, get, set and emit YAML. */
 #include <stdlib.h>
 
-#include "lp.h"
+#include "table.h"
 #include "tap.h"
 
 static struct lp_ynode *

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static const struct lp_ynode *
 scalar(const struct lp_ynode *cfg, const char *path, const char *file)

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 struct rd {
 	const char *file;
@@ -105,6 +106,33 @@ is_tool_msg(const char *s, size_t n)
 	return i > 2 && i + 1 < n && s[i] == '=' && s[i + 1] == '=';
 }
 
+static void
+csv_start(struct csv_parser *p)
+{
+	if (csv_init(p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+		lp_die(LP_EXIT_USAGE, "csv_init failed");
+	/* libcsv grows a field by blk_size at a time: 64 KiB, not 128 B, or
+	 * a long field costs a copy per 128 bytes */
+	csv_set_blk_size(p, 65536);
+#ifdef LP_FUZZ
+	csv_set_realloc_func(p, lp_fuzz_realloc);
+	csv_set_free_func(p, lp_fuzz_free);
+#endif
+}
+
+/* A line no export has: beyond LP_LINE_MAX, or binary. */
+static void
+check_line(const char *file, long lineno, const char *s, size_t len)
+{
+	if (len > LP_LINE_MAX)
+		lp_die_at(LP_EXIT_DATA, file, lineno, 0, "a line of %zu "
+		    "bytes: beyond %d MiB, not an export", len,
+		    LP_LINE_MAX >> 20);
+	if (memchr(s, '\0', len))
+		lp_die_at(LP_EXIT_DATA, file, lineno, 0,
+		    "binary data (NUL byte): not a CSV export");
+}
+
 void
 lp_csv_read(FILE *fp, const char *file,
     int (*rec)(const struct lp_csv_rec *, void *),
@@ -126,28 +154,14 @@ lp_csv_read(FILE *fp, const char *file,
 	r.file = file;
 	r.rec = rec;
 	r.ctx = ctx;
-	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
-		lp_die(LP_EXIT_USAGE, "csv_init failed");
-	/* libcsv grows a field by blk_size at a time: 64 KiB, not 128 B, or
-	 * a long field costs a copy per 128 bytes */
-	csv_set_blk_size(&p, 65536);
-#ifdef LP_FUZZ
-	csv_set_realloc_func(&p, lp_fuzz_realloc);
-	csv_set_free_func(&p, lp_fuzz_free);
-#endif
+	csv_start(&p);
 	while (!r.stop && (n = lp_getline(&line, &cap, fp)) != -1) {
 		char *s = line;
 		size_t len = (size_t)n;
 
 		lineno++;
 		nl = s[len - 1] == '\n';
-		if (len > LP_LINE_MAX)
-			lp_die_at(LP_EXIT_DATA, file, lineno, 0, "a line of %zu "
-			    "bytes: beyond %d MiB, not an export", len,
-			    LP_LINE_MAX >> 20);
-		if (memchr(s, '\0', len))
-			lp_die_at(LP_EXIT_DATA, file, lineno, 0,
-			    "binary data (NUL byte): not a CSV export");
+		check_line(file, lineno, s, len);
 		if (lineno == 1 && len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
 			s += 3;
 			len -= 3;

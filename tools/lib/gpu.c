@@ -7,24 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
-
-static const struct {
-	const char *path, *prec;
-	int fp;
-	const char *label;
-} precs[] = {
-	{ "tensor", "fp16", LP_FP_TC_FP16, "tensor fp16" },
-	{ "tensor", "bf16", LP_FP_TC_BF16, "tensor bf16" },
-	{ "tensor", "tf32", LP_FP_TC_TF32, "tensor tf32" },
-	{ "tensor", "fp8", LP_FP_TC_FP8, "tensor fp8" },
-	{ "tensor", "int8", LP_FP_TC_INT8, "tensor int8" },
-	{ "tensor", "fp64", LP_FP_TC_FP64, "tensor fp64" },
-	{ "cuda", "fp32", LP_FP_FP32, "fp32 (CUDA cores)" },
-	{ "cuda", "fp16", LP_FP_FP16, "fp16 (CUDA cores)" },
-	{ "cuda", "fp64", LP_FP_FP64, "fp64 (CUDA cores)" },
-};
-#define NPRECS (sizeof precs / sizeof precs[0])
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
 
 void
 lp_peaks_read(struct lp_peaks *p, const char *path)
@@ -35,7 +21,7 @@ lp_peaks_read(struct lp_peaks *p, const char *path)
 	int cr = lp_csv_need(&t.hdr, "precision", "lp-gpu output");
 	int cv = lp_csv_need(&t.hdr, "peak", "lp-gpu output");
 	const char *s;
-	size_t i;
+	int prec;
 
 	lp_tab_expect(&t, "lp-gpu");
 	memset(p, 0, sizeof *p);
@@ -58,13 +44,12 @@ lp_peaks_read(struct lp_peaks *p, const char *path)
 				    "the DRAM bandwidth twice");
 			p->bw = v;
 		}
-		for (i = 0; i < NPRECS; i++)
-			if (!strcmp(pa, precs[i].path) && !strcmp(pr, precs[i].prec)) {
-				if (p->flops[precs[i].fp] > 0)
-					lp_die_at(LP_EXIT_DATA, path, t.line, cp + 1,
-					    "peak %s %s twice", pa, pr);
-				p->flops[precs[i].fp] = v;
-			}
+		if ((prec = lp_fp_of_path(pa, pr)) >= 0) {
+			if (p->flops[prec] > 0)
+				lp_die_at(LP_EXIT_DATA, path, t.line, cp + 1,
+				    "peak %s %s twice", pa, pr);
+			p->flops[prec] = v;
+		}
 	}
 	if (!p->why)
 		p->why = lp_xstrdup(p->gpu ? "gpu.tsv has no such peak" :
@@ -85,32 +70,4 @@ double
 lp_peak_of(const struct lp_peaks *p, int fp)
 {
 	return fp >= 0 && fp < LP_FP_N ? p->flops[fp] : 0;
-}
-
-int
-lp_fp_of_dtype(const char *dtype)
-{
-	static const struct { const char *d; int fp; } m[] = {
-		{ "fp16", LP_FP_TC_FP16 }, { "bf16", LP_FP_TC_BF16 },
-		{ "tf32", LP_FP_TC_TF32 }, { "fp8", LP_FP_TC_FP8 },
-		{ "int8", LP_FP_TC_INT8 }, { "fp32", LP_FP_FP32 },
-		{ "fp64", LP_FP_FP64 },
-	};
-	size_t i;
-
-	for (i = 0; dtype && i < sizeof m / sizeof m[0]; i++)
-		if (!strcmp(dtype, m[i].d))
-			return m[i].fp;
-	return -1;
-}
-
-const char *
-lp_fp_label(int fp)
-{
-	size_t i;
-
-	for (i = 0; i < NPRECS; i++)
-		if (precs[i].fp == fp)
-			return precs[i].label;
-	return "?";
 }

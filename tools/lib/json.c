@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "lp.h"
+#include "esc.h"
 
 void
 lp_json_str(FILE *fp, const char *s)

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 struct rd {
 	struct lp_ksum *ks;

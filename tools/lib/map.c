@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
 
 struct lp_map {
 	char **keys;		/* insertion order */

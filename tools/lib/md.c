@@ -21,7 +21,8 @@
  */
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
 
 #define REPL "\xef\xbf\xbd"	/* U+FFFD */
 

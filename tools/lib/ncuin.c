@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "prec.h"
+#include "table.h"
+#include "nsight.h"
 
 #define SOL "GPU Speed Of Light Throughput"
 #define SOL_OLD "GPU Speed Of Light"		/* ncu before 2021.2 */
@@ -79,11 +82,6 @@ const struct lp_mdef lp_mdefs[] = {
 	{ LP_M_OCC_WARP, OCC, "Block Limit Warps", LP_DIM_COUNT },
 };
 const size_t lp_nmdefs = sizeof lp_mdefs / sizeof lp_mdefs[0];
-
-const char *const lp_fp_names[LP_FP_N] = {
-	"tc_fp16", "tc_bf16", "tc_tf32", "tc_fp8", "tc_int8", "tc_fp64",
-	"fp32", "fp16", "fp64",
-};
 
 int
 lp_launch_has(const struct lp_launch *l, int m)

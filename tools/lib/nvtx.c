@@ -10,7 +10,9 @@
  */
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 void
 lp_stage_get(const struct lp_ynode *cfg, const char *name, struct lp_stage *st,

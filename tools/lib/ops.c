@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 void
 lp_ops_load(struct lp_ops *o, const char *path)

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "nsight.h"
+#include "run.h"
 
 struct ctx {
 	struct lp_rset *rs;

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "run.h"
 
 static void
 push(struct lp_region **r, size_t *n, const char *name, const char *domain,

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 
 struct rd {
 	const char *file, *what;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
 
 static void
 grow(struct lp_sb *b, size_t more)

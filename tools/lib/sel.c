@@ -1,7 +1,8 @@
 /* ncu kernel selections that match exactly the kernels lp chose. */
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "run.h"
 
 /* Escapes the ECMAScript syntax characters (ncu's regex: flavour). */
 void

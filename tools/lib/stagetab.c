@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
+#include "run.h"
 
 static struct lp_stagerow *
 find(struct lp_stagerow **rows, size_t *n, const char *stage)

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "lp.h"
+#include "util.h"
 
 static int
 cmp(const void *a, const void *b)

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 static void
 oneline(FILE *fp, const char *s)

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 void
 lp_tsv_field(FILE *fp, const char *s)

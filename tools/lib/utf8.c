@@ -1,6 +1,6 @@
 /* UTF-8 as RFC 3629 has it: what the writers of each output format check
  * names against before they pass them on. */
-#include "lp.h"
+#include "esc.h"
 
 size_t
 lp_utf8_dec(const char *str, long *cp)

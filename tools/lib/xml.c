@@ -4,7 +4,8 @@
  * control characters, U+FFFE, U+FFFF) as U+FFFD, so that any name makes a
  * well-formed document.  Tabs and line ends become spaces.
  */
-#include "lp.h"
+#include "util.h"
+#include "esc.h"
 
 void
 lp_xml_text(struct lp_sb *b, const char *s)

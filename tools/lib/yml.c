@@ -9,7 +9,8 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 enum { MAX_DEPTH = 64 };
 
@@ -183,16 +184,137 @@ emitter_gone(void *e)
 }
 #endif
 
+/* The tree being built from libyaml's events: its open collections. */
+struct build {
+	struct frame st[MAX_DEPTH + 1];
+	int top;		/* the innermost open one; -1: none */
+	struct lp_ynode *root;
+	const char *file;
+};
+
+/* A scalar: a mapping's key (refused when the mapping has it already),
+ * kept for the value that follows, or a value, returned. */
+static struct lp_ynode *
+scalar_event(struct build *b, const yaml_event_t *ev, long line, long col)
+{
+	struct frame *f = b->top >= 0 ? &b->st[b->top] : NULL;
+	struct lp_ynode *v;
+
+	if (f && f->n->type == LP_Y_MAP && !f->key) {
+		char *key = lp_xstrndup((char *)ev->data.scalar.value,
+		    ev->data.scalar.length);
+
+		if (!f->keys)
+			f->keys = lp_map_new();
+		if (lp_map_get(f->keys, key, -1) >= 0)
+			lp_die_at(LP_EXIT_DATA, b->file, line, col,
+			    "duplicate key \"%s\"", key);
+		lp_map_put(f->keys, key, 1);
+		f->key = key;
+		return NULL;
+	}
+	v = node_new(LP_Y_SCALAR);
+	v->s = lp_xstrndup((char *)ev->data.scalar.value,
+	    ev->data.scalar.length);
+	v->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+	v->line = line;
+	v->file = b->file;
+	return v;
+}
+
+/* The start of a list or a mapping: a new open collection. */
+static void
+open_event(struct build *b, const yaml_event_t *ev, long line, long col)
+{
+	struct frame *f;
+
+	if (b->top >= 0 && b->st[b->top].n->type == LP_Y_MAP &&
+	    !b->st[b->top].key)
+		lp_die_at(LP_EXIT_DATA, b->file, line, col,
+		    "YAML mapping key is not a scalar");
+	if (b->top + 1 >= MAX_DEPTH)
+		lp_die_at(LP_EXIT_DATA, b->file, line, col, "YAML "
+		    "nested more than %d deep", MAX_DEPTH);
+	f = &b->st[++b->top];
+	f->n = node_new(ev->type == YAML_SEQUENCE_START_EVENT ? LP_Y_SEQ :
+	    LP_Y_MAP);
+	f->n->line = line;
+	f->n->file = b->file;
+	f->key = NULL;
+	f->keys = NULL;
+}
+
+/* One event into the tree; 1 at the end of the first document. */
+static int
+on_event(struct build *b, const yaml_event_t *ev)
+{
+	long line = (long)ev->start_mark.line + 1;
+	long col = (long)ev->start_mark.column + 1;
+	struct lp_ynode *v = NULL;
+
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+	case YAML_DOCUMENT_END_EVENT:
+		return 1;	/* the first document only */
+	case YAML_ALIAS_EVENT:
+		lp_die_at(LP_EXIT_DATA, b->file, line, col, "YAML alias "
+		    "\"*%s\": lp's files take no anchors and aliases "
+		    "(write the value out)", ev->data.alias.anchor);
+	case YAML_SCALAR_EVENT:
+		v = scalar_event(b, ev, line, col);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		open_event(b, ev, line, col);
+		break;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		v = b->st[b->top].n;
+		lp_map_free(b->st[b->top].keys);
+		b->top--;
+		break;
+	default:
+		break;
+	}
+	if (v)
+		attach(b->st, b->top, &b->root, v);
+	return 0;
+}
+
+/*
+ * Every file lp reads as YAML (configs, model files, inputs.yaml, env.json)
+ * is a mapping: an empty one (no bytes, a BOM, comments only) would read
+ * as a map without keys and the error would blame a missing key.
+ */
+static void
+check_root(const struct lp_ynode *root, const struct src *src)
+{
+	if (!root)
+		lp_die_at(LP_EXIT_DATA, src->file, src->total ? src->line : 0, 0,
+		    "empty: no YAML document (%s)", src->total ? "only "
+		    "comments, blanks or a byte order mark" : "no bytes");
+	if (root->type != LP_Y_MAP) {
+		long line = root->line;
+		const char *what = root->type == LP_Y_SEQ ? "a list" :
+		    "one scalar";
+
+		lp_die_at(LP_EXIT_DATA, src->file, line, 0, "the document is "
+		    "%s, not a YAML mapping of keys", what);
+	}
+}
+
 struct lp_ynode *
 lp_yaml_load(FILE *fp, const char *file)
 {
 	struct src src = { fp, file, 0, 0 };
-	struct frame st[MAX_DEPTH + 1];
-	struct lp_ynode *root = NULL, *v;
+	struct build b;
 	yaml_parser_t p;
 	yaml_event_t ev;
-	int top = -1, done = 0;
+	int done = 0;
 
+	b.top = -1;
+	b.root = NULL;
+	b.file = file;
 	if (!yaml_parser_initialize(&p))
 		lp_die(LP_EXIT_USAGE, "yaml_parser_initialize failed");
 	memset(&ev, 0, sizeof ev);
@@ -200,8 +322,6 @@ lp_yaml_load(FILE *fp, const char *file)
 	LP_DEFER(event_gone, &ev);
 	yaml_parser_set_input(&p, read_fp, &src);
 	while (!done) {
-		long line, col;
-
 		if (!yaml_parser_parse(&p, &ev)) {
 			if (p.error == YAML_READER_ERROR && ferror(fp))
 				lp_die_sys("%s", file);
@@ -210,91 +330,14 @@ lp_yaml_load(FILE *fp, const char *file)
 			    p.problem ? p.problem : "cannot parse",
 			    p.context ? " " : "", p.context ? p.context : "");
 		}
-		line = (long)ev.start_mark.line + 1;
-		col = (long)ev.start_mark.column + 1;
-		v = NULL;
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-		case YAML_DOCUMENT_END_EVENT:
-			done = 1;	/* the first document only */
-			break;
-		case YAML_ALIAS_EVENT:
-			lp_die_at(LP_EXIT_DATA, file, line, col, "YAML alias "
-			    "\"*%s\": lp's files take no anchors and aliases "
-			    "(write the value out)", ev.data.alias.anchor);
-		case YAML_SCALAR_EVENT:
-			if (top >= 0 && st[top].n->type == LP_Y_MAP &&
-			    !st[top].key) {
-				char *key = lp_xstrndup((char *)
-				    ev.data.scalar.value, ev.data.scalar.length);
-
-				if (!st[top].keys)
-					st[top].keys = lp_map_new();
-				if (lp_map_get(st[top].keys, key, -1) >= 0)
-					lp_die_at(LP_EXIT_DATA, file, line, col,
-					    "duplicate key \"%s\"", key);
-				lp_map_put(st[top].keys, key, 1);
-				st[top].key = key;
-				break;
-			}
-			v = node_new(LP_Y_SCALAR);
-			v->s = lp_xstrndup((char *)ev.data.scalar.value,
-			    ev.data.scalar.length);
-			v->quoted = ev.data.scalar.style !=
-			    YAML_PLAIN_SCALAR_STYLE;
-			v->line = line;
-			v->file = file;
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (top >= 0 && st[top].n->type == LP_Y_MAP &&
-			    !st[top].key)
-				lp_die_at(LP_EXIT_DATA, file, line, col,
-				    "YAML mapping key is not a scalar");
-			if (top + 1 >= MAX_DEPTH)
-				lp_die_at(LP_EXIT_DATA, file, line, col, "YAML "
-				    "nested more than %d deep", MAX_DEPTH);
-			top++;
-			st[top].n = node_new(ev.type == YAML_SEQUENCE_START_EVENT ?
-			    LP_Y_SEQ : LP_Y_MAP);
-			st[top].n->line = line;
-			st[top].n->file = file;
-			st[top].key = NULL;
-			st[top].keys = NULL;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			v = st[top].n;
-			lp_map_free(st[top].keys);
-			top--;
-			break;
-		default:
-			break;
-		}
-		if (v)
-			attach(st, top, &root, v);
+		done = on_event(&b, &ev);
 		yaml_event_delete(&ev);
 	}
 	LP_UNDEFER();
 	LP_UNDEFER();
 	yaml_parser_delete(&p);
-	/* every file lp reads as YAML (configs, model files, inputs.yaml,
-	 * env.json) is a mapping: an empty one (no bytes, a BOM, comments
-	 * only) would read as a map without keys and the error would blame
-	 * a missing key */
-	if (!root)
-		lp_die_at(LP_EXIT_DATA, file, src.total ? src.line : 0, 0,
-		    "empty: no YAML document (%s)", src.total ? "only "
-		    "comments, blanks or a byte order mark" : "no bytes");
-	if (root->type != LP_Y_MAP) {
-		long line = root->line;
-		const char *what = root->type == LP_Y_SEQ ? "a list" :
-		    "one scalar";
-
-		lp_die_at(LP_EXIT_DATA, file, line, 0, "the document is %s, "
-		    "not a YAML mapping of keys", what);
-	}
-	return root;
+	check_root(b.root, &src);
+	return b.root;
 }
 
 struct lp_ynode *

@@ -1,0 +1,151 @@
+/*
+ * nsight.h: the Nsight readers layer: nsys reports by column (rep.c) and
+ * kernel summaries (ksum.c), NVTX ranges as each tool spells them (nvtx.c),
+ * ncu exports (ncuin.c).  Depends on util.h, table.h and prec.h; the types
+ * of those used here by pointer only are declared, not included.
+ */
+#ifndef LP_NSIGHT_H
+#define LP_NSIGHT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util.h"
+
+struct lp_csv_hdr;
+struct lp_csv_rec;
+struct lp_ynode;
+struct lp_flops;
+
+/* nvtx.c: one stage (an NVTX push/pop range), spelled for each tool. */
+struct lp_stage {
+	const char *name;	/* lp's stage name */
+	const char *domain;	/* "" for the default domain */
+	const char *range;	/* the range's message */
+};
+/* Fills st from stages.NAME of a resolved config; dies if absent. */
+void lp_stage_get(const struct lp_ynode *cfg, const char *name,
+    struct lp_stage *st, const char *file);
+/* nsys --nvtx-capture: RANGE@DOMAIN or RANGE; -1 when nsys cannot say it. */
+int lp_nvtx_nsys_capture(struct lp_sb *b, const struct lp_stage *st);
+/* ncu --nvtx-include: DOMAIN@RANGE/ or RANGE/ with '@' escaped; -1 on '/'. */
+int lp_nvtx_ncu_include(struct lp_sb *b, const struct lp_stage *st);
+/* The "Range" nsys stats prints: "LLM:decode_all", ":LLM@decode_all". */
+void lp_nvtx_nsys_name(struct lp_sb *b, const struct lp_stage *st);
+/* The configured stages of a resolved config, in order: names (borrowed
+ * from cfg) and ranges as nsys names them (caller frees each range and
+ * both arrays).  Dies naming the file when there are none. */
+size_t lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
+    const char ***names, char ***ranges);
+/* Does an nsys "Range"/"NVTX Range" value name this range? */
+int lp_nvtx_range_match(const char *want, const char *got);
+
+/* rep.c: nsys reports read by column name (nvtx_sum, nvtx_kern_sum, the
+ * traces).  cols[0] finds the header; a name starting with '?' is optional;
+ * time columns are named without their unit and scaled to ns.  A column
+ * named twice or a row of another width than the header is an error. */
+struct lp_rep_row {
+	const char *const *v;	/* the asked-for fields, "" if absent */
+	const double *factor;	/* to ns, for time columns; else 1 */
+	const int *col;		/* column index of each, -1 if absent */
+	const char *const *names;
+	const char *file;
+	long line;
+};
+typedef void (*lp_rep_fn)(const struct lp_rep_row *r, void *ctx);
+void lp_rep_read(FILE *fp, const char *file, const char *what,
+    const char *const *cols, size_t n, lp_rep_fn fn, void *ctx);
+/* The same from a file (NULL or "-": standard input), opened and closed. */
+void lp_rep_file(const char *path, const char *what,
+    const char *const *cols, size_t n, lp_rep_fn fn, void *ctx);
+double lp_rep_time(const struct lp_rep_row *r, size_t i);  /* ns, >= 0 */
+double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */
+int lp_rep_has(const struct lp_rep_row *r, size_t i);	/* a value there */
+/* A PID in digits; "" only in an optional ("?PID") column. */
+const char *lp_rep_pid(const struct lp_rep_row *r, size_t i);
+/* Columns of an nsys report's row that must agree (End - Start = Duration,
+ * no Total Time without Instances, Avg x Instances = Total Time, Min <= Avg
+ * <= Max), found by name; lp_agree_row dies naming the row that breaks
+ * them.  lp_rep_read checks every row; the kernel summaries (ksum.c) too. */
+enum { LP_AGREE_INST = 4, LP_AGREE_N = 8 };
+struct lp_agree {
+	const struct lp_csv_hdr *hdr;
+	int col[LP_AGREE_N];
+	double f[LP_AGREE_N];
+};
+void lp_agree_init(struct lp_agree *a, const struct lp_csv_hdr *h);
+void lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec);
+
+/* ksum.c: nsys kernel summaries (cuda_gpu_kern_sum, gpukernsum,
+ * nvtx_kern_sum with one range), one row per distinct kernel. */
+struct lp_kern {
+	char *name;		/* exactly as in the input */
+	char *fp;		/* statistics fingerprint (pairs name styles) */
+	double total_ns;
+	double calls;
+};
+struct lp_ksum {
+	struct lp_kern *k;
+	size_t n, cap;
+	double total_ns, calls;
+	int per_range;		/* input was nvtx_kern_sum */
+	char *report;		/* "cuda_gpu_kern_sum", "nvtx_kern_sum" */
+	struct lp_map *idx;
+};
+/* range: the NVTX range to keep (nvtx_kern_sum input only; NULL: none);
+ * pid: the one process whose rows to keep (a report with a PID column;
+ * NULL or "": every process). */
+void lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file,
+    const char *range, const char *pid);
+void lp_ksum_sort(struct lp_ksum *ks);	/* total desc, then name */
+void lp_ksum_free(struct lp_ksum *ks);
+
+/* ncuin.c: ncu CSV exports as a stream of results (kernel launches, or
+ * range instances in range replay), values in base units. */
+enum {
+	LP_M_TIME, LP_M_SM, LP_M_DRAM,
+	LP_M_BYTES, LP_M_BYTES_RD, LP_M_BYTES_WR, LP_M_BYTERATE,
+	LP_M_FADD, LP_M_FMUL, LP_M_FFMA, LP_M_HADD, LP_M_HMUL, LP_M_HFMA,
+	LP_M_DADD, LP_M_DMUL, LP_M_DFMA,
+	LP_M_RFADD, LP_M_RFMUL, LP_M_RFFMA, LP_M_RHADD, LP_M_RHMUL, LP_M_RHFMA,
+	LP_M_RDADD, LP_M_RDMUL, LP_M_RDFMA, LP_M_CLK,
+	LP_M_TC_FP16, LP_M_TC_BF16, LP_M_TC_TF32, LP_M_TC_FP8, LP_M_TC_INT8,
+	LP_M_TC_FP64,
+	LP_M_CTAS, LP_M_NSM,	/* CTAs of the launch, SMs of the GPU */
+	LP_M_OCC_BAR, LP_M_OCC_BLK, LP_M_OCC_REG, LP_M_OCC_SHM, LP_M_OCC_WARP,
+	LP_M_N
+};
+struct lp_mdef {
+	int m;
+	const char *section;	/* long format: NULL matches any section */
+	const char *name;
+	enum lp_dim dim;
+};
+extern const struct lp_mdef lp_mdefs[];
+extern const size_t lp_nmdefs;
+struct lp_launch {
+	double v[LP_M_N];
+	int prio[LP_M_N];	/* index into lp_mdefs + 1; 0: no value */
+};
+struct lp_ncu_result {
+	const char *kernel, *device, *devname, *id, *pid;
+	const char *grid, *block;	/* "(8, 9, 1)" as ncu wrote them, or "" */
+	const char *nvtx;	/* the thread's push/pop stack, as ncu wrote it */
+	long line;
+	struct lp_launch l;
+};
+int lp_launch_has(const struct lp_launch *l, int m);
+void lp_launch_flops(const struct lp_launch *l, struct lp_flops *f);
+int lp_launch_bytes(const struct lp_launch *l, double *bytes);	/* 1 if known */
+/* CTAs one SM holds at once (the tightest occupancy limit); 1 if known. */
+int lp_launch_ctas_per_sm(const struct lp_launch *l, double *ctas);
+/* Calls cb for each result (borrowed, valid during the call); dies on bad
+ * data and on an export with no result.  Returns the number of results. */
+long lp_ncu_read(FILE *fp, const char *file,
+    void (*cb)(const struct lp_ncu_result *r, void *ctx), void *ctx);
+/* The NVTX push/pop stack of a result, outermost first, each spelled as
+ * nsys stats does ("LLM:decode_step", ":LLM@decode_step").  Caller frees
+ * (lp_argv_free). */
+size_t lp_ncu_nvtx_stack(const char *col, char ***names);
+
+#endif

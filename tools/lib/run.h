@@ -1,0 +1,180 @@
+/*
+ * run.h: the run's layer: its config read typed (cfg.c), operator classes
+ * (ops.c), ncu selections (sel.c), stage tables (stagetab.c), model
+ * (model.c), GPU peaks (gpu.c), regions (region.c, regdata.c) and the
+ * inputs of the utilisation tables (perf.c).  The top layer: depends on
+ * any header below (util.h, esc.h, prec.h, table.h, nsight.h); the types
+ * of those used here by pointer only are declared, not included.
+ */
+#ifndef LP_RUN_H
+#define LP_RUN_H
+
+#include <regex.h>
+#include <stddef.h>
+
+#include "prec.h"
+
+struct lp_av;
+struct lp_map;
+struct lp_sb;
+struct lp_ynode;
+
+/* cfg.c: typed, checked reads of a resolved config; errors name the file
+ * and the key's line. */
+const char *lp_cfg_enum(const struct lp_ynode *cfg, const char *path,
+    const char *dflt, const char *const *allowed, const char *file);
+long lp_cfg_long(const struct lp_ynode *cfg, const char *path, long dflt,
+    long min, long max, const char *file);
+/* Pushes the config's extra_args at path, "--" and the workload, which
+ * must be there and must not look like an option. */
+void lp_av_workload(struct lp_av *av, const struct lp_ynode *cfg,
+    const char *extra_path, char **work, size_t nwork, const char *file);
+/* A scalar without spaces, quotes or control characters ("" allowed). */
+const char *lp_cfg_word(const struct lp_ynode *cfg, const char *path,
+    const char *dflt, const char *file);
+/* Items of a list of scalars (borrowed); a missing key is an empty list. */
+size_t lp_cfg_list(const struct lp_ynode *cfg, const char *path,
+    const char ***items, const char *file);
+
+/* Dies unless env is an env.json as lp-env writes it (types checked). */
+void lp_env_check(const struct lp_ynode *env, const char *file);
+
+/* sel.c: ncu kernel selections. */
+void lp_re_escape(struct lp_sb *b, const char *s);
+/* "regex:^(a|b)$" matching exactly the given names. */
+void lp_sel_regex(struct lp_sb *b, char *const *names, size_t n);
+
+/* ops.c: operator classes of conf/operators.yaml. */
+struct lp_ops {
+	size_t n;		/* classes; index n is "Other" */
+	const char **names;	/* n + 1, borrowed from conf */
+	int *comm;		/* class marked comm: true (NCCL) */
+	regex_t *re;		/* n patterns */
+	size_t nre;
+	struct lp_ynode *conf;
+	const struct lp_ynode *wrappers;
+};
+void lp_ops_load(struct lp_ops *o, const char *path);	/* dies on bad */
+size_t lp_ops_class(const struct lp_ops *o, const char *kernel);
+int lp_ops_is_comm(const struct lp_ops *o, const char *kernel);
+void lp_ops_free(struct lp_ops *o);
+
+/* stagetab.c: stages.tsv and steps.tsv read back, one row per stage;
+ * a value that was not a number is NAN. */
+struct lp_stagerow {
+	char *stage, *range;
+	double inst, total, mean, median, min, max, kernel, launches, busy;
+	double first, steady, steady_min, steady_max, tokens_per_s;
+	double steady_p25, steady_p75;	/* NAN in a steps.tsv without them */
+	int in_steps;		/* rows of steps.tsv read for it */
+	double procs;		/* processes (ranks) of the run: 1, or N */
+	int warmup;
+};
+/* Either path may be NULL.  Returns the row count; caller frees. */
+size_t lp_stagetab_load(const char *stages, const char *steps,
+    struct lp_stagerow **rows);
+const struct lp_stagerow *lp_stagetab_get(const struct lp_stagerow *rows,
+    size_t n, const char *stage);
+void lp_stagetab_free(struct lp_stagerow *rows, size_t n);
+
+/* model.c: a model config's numbers (inputs.yaml "model:"). */
+struct lp_model {
+	const char *name, *dtype;
+	double params, layers, hidden, heads, kv_heads, batch, prompt, decode;
+	double vocab;		/* 0 when not given */
+	int logits_last;	/* prefill computes the LM head for the last token */
+	double dtype_bytes, kv_bytes;	/* per element */
+	char *missing;		/* "model.params, model.layers" or NULL */
+};
+/* Dies naming file and line on a key that is not a whole number. */
+void lp_model_get(struct lp_model *m, const struct lp_ynode *inputs,
+    const char *file);
+void lp_model_free(struct lp_model *m);
+/* Model FLOPs of a stage (0 if the stage is not one this knows):
+ * prefill B(2NP + 2LdP^2), or with prefill_logits: last (the LM head, V*d of
+ * N, run for the last prompt token only) B(2(N - Vd)P + 2Vd + 2LdP^2);
+ * decode_all B(2NT + 4Ld(PT + T(T-1)/2));
+ * decode_step = decode_all / T. */
+double lp_model_flops(const struct lp_model *m, const char *stage);
+/* Bytes a decode step must read: weights N*b plus the KV cache,
+ * 2*L*B*kv_dim*b_kv*(P + (T+1)/2) on average over the T steps. */
+double lp_model_step_bytes(const struct lp_model *m, double *weights,
+    double *kv);
+
+/* gpu.c: the GPU's dense peaks, from gpu.tsv (lp-gpu(1)). */
+struct lp_peaks {
+	char *gpu;		/* the GPU's name; NULL if unknown */
+	char *why;		/* why a peak is missing, for "n/a because" */
+	double flops[LP_FP_N];	/* FLOP/s per precision; 0: unknown */
+	double bw;		/* DRAM bytes/s; 0: unknown */
+};
+void lp_peaks_read(struct lp_peaks *p, const char *path);
+void lp_peaks_free(struct lp_peaks *p);
+/* Peak FLOP/s of one precision (an LP_FP_* index); 0 if unknown. */
+double lp_peak_of(const struct lp_peaks *p, int fp);
+
+/* perf.c: what the utilisation tables (lp-mfu, lp-mbu) divide, read from
+ * the options they share: -g gpu.tsv -i inputs.yaml -s stages.tsv
+ * [-t steps.tsv]. */
+struct lp_perf {
+	const char *gpath, *ipath, *spath, *tpath;	/* tpath may be NULL */
+	struct lp_ynode *inputs;
+	struct lp_model m;
+	struct lp_peaks pk;
+	struct lp_stagerow *rows;
+	size_t n;
+};
+/* getopt(3) of those options; -h prints the synopsis and exits 0. */
+void lp_perf_opts(struct lp_perf *p, int argc, char **argv,
+    const char *synopsis);
+/* The model of inputs.yaml, the peaks, the stage rows; dies on bad data. */
+void lp_perf_load(struct lp_perf *p);
+void lp_perf_free(struct lp_perf *p);
+
+/* region.c: NVTX regions to profile as a whole: the stages (with their
+ * optional "parent:") plus the list at key, each with its depth. */
+struct lp_region {
+	char *name, *domain, *range, *parent;	/* parent NULL at depth 0 */
+	char *nsys;		/* as nsys stats spells it: "LLM:decode_step" */
+	int depth;
+};
+size_t lp_regions_get(const struct lp_ynode *cfg, const char *key,
+    struct lp_region **out, const char *file);	/* caller frees */
+char *lp_region_path(const struct lp_region *r, size_t n, size_t i);
+int lp_regions_depth(const struct lp_region *r, size_t n);	/* deepest */
+void lp_regions_free(struct lp_region *r, size_t n);
+
+/* regdata.c: regions as ncu measured them (one result per instance, range
+ * or app-range replay) and as nsys saw them. */
+struct lp_rinst {
+	char *pid, *device;
+	double start, gpu_ns;	/* nsys: projected start and span on the GPU */
+	double sm, dram, bytes, ops;	/* ops: nsys NumGPUOps, NAN if absent */
+	int have_sm, have_dram, have_bytes;
+	struct lp_flops f;
+	long line;
+};
+struct lp_rinsts {
+	struct lp_rinst *in;	/* ncu: in result order; nsys: by start */
+	size_t n, cap;
+};
+struct lp_rset {
+	struct lp_region *rg;
+	size_t n;
+	struct lp_rinsts *ncu, *nsys;	/* [n] */
+	double *kern_ns, *kern_n, *nvtx_n;	/* nvtx_kern_sum, per region */
+	int have_kern, have_proj;
+	struct lp_map *seen;
+};
+void lp_rset_init(struct lp_rset *rs, const struct lp_ynode *cfg,
+    const char *key, const char *file);
+void lp_rset_ncu(struct lp_rset *rs, const char *export_csv);
+void lp_rset_ncu_list(struct lp_rset *rs, const char *list);
+void lp_rset_nsys(struct lp_rset *rs, const char *kern_sum,
+    const char *proj_trace);	/* either may be NULL */
+void lp_rset_free(struct lp_rset *rs);
+/* Median of the instances after each process's first (NAN if none);
+ * *first gets the median of the firsts. */
+double lp_rinsts_steady(const struct lp_rinsts *x, double *first);
+
+#endif

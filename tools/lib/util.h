@@ -1,0 +1,148 @@
+/*
+ * util.h: lp's base layer: errors and exits, checked allocation, growable
+ * strings, string maps, numbers and units, statistics, shell words.
+ * Depends on nothing but libc; every other header of tools/lib sits on it.
+ *
+ * Ownership, once for all (every header of tools/lib): a function that
+ * returns a pointer to char or to a struct the caller must free says
+ * "caller frees" (with free() or the family's *_free()).  Every other
+ * returned pointer is borrowed: it lives as long as the object it came
+ * from.  Allocation failure is fatal (lp_x*), so no function returns NULL
+ * for lack of memory.
+ */
+#ifndef LP_UTIL_H
+#define LP_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Exit codes, as the man pages state them. */
+enum {
+	LP_EXIT_OK = 0,
+	LP_EXIT_DATA = 1,	/* bad input data */
+	LP_EXIT_USAGE = 2,	/* usage or system error */
+};
+
+/* err.c: "lp-NAME: where: what" on stderr, named exit codes. */
+void lp_init(const char *argv0);
+_Noreturn void lp_die(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+_Noreturn void lp_die_at(int code, const char *file, long line, long col,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+_Noreturn void lp_die_sys(const char *fmt, ...)	/* appends strerror(errno) */
+    __attribute__((format(printf, 1, 2)));
+void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lp_warn_at(const char *file, long line, long col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+_Noreturn void lp_usage(const char *synopsis);
+void *lp_xmalloc(size_t n);
+void *lp_xcalloc(size_t n, size_t size);
+void *lp_xrealloc(void *p, size_t n);
+void *lp_xreallocarray(void *p, size_t n, size_t size);
+char *lp_xstrdup(const char *s);		/* caller frees */
+char *lp_xstrndup(const char *s, size_t n);	/* caller frees */
+long lp_strtonum(const char *s, long min, long max, const char *what);
+double lp_strtopct(const char *s, const char *what);
+FILE *lp_open_in(const char *path, const char **name);	/* "-"/NULL: stdin */
+void lp_close_in(FILE *fp);
+void lp_close_stdout(void);	/* flush, check, close: a failed write dies */
+/* qsort(3) that takes an empty array (NULL, 0) too. */
+void lp_qsort(void *base, size_t n, size_t size,
+    int (*cmp)(const void *, const void *));
+/* The longest line lp reads from an export, a table or a recorded
+ * setting: kernel names run to a few kB, 1 MiB is none of them. */
+#define LP_LINE_MAX (1 << 20)
+/* getline(3) whose buffer a fuzz build tracks like lp_x* memory. */
+ssize_t lp_getline(char **buf, size_t *cap, FILE *fp);
+
+/*
+ * Fuzz builds (make fuzz, -DLP_FUZZ) track what the library allocates and
+ * turn a die into a return to the harness (fuzztrack.h says how).  Normal
+ * builds compile none of it.
+ */
+#ifdef LP_FUZZ
+#include "fuzztrack.h"
+#else
+#define LP_DEFER(fn, arg) ((void)0)
+#define LP_UNDEFER() ((void)0)
+#endif
+
+/* sb.c: growable strings. */
+struct lp_sb {
+	char *s;	/* always NUL-terminated once anything was added */
+	size_t len, cap;
+};
+void lp_sb_addn(struct lp_sb *b, const char *s, size_t n);
+void lp_sb_adds(struct lp_sb *b, const char *s);
+void lp_sb_addc(struct lp_sb *b, int c);
+void lp_sb_printf(struct lp_sb *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void lp_sb_vprintf(struct lp_sb *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+void lp_sb_reset(struct lp_sb *b);
+const char *lp_sb_str(struct lp_sb *b);	/* "" when empty */
+char *lp_sb_steal(struct lp_sb *b);	/* caller frees; b is reset */
+void lp_sb_free(struct lp_sb *b);
+
+/* map.c: string keys to long values (insertion order kept). */
+struct lp_map;
+struct lp_map *lp_map_new(void);
+void lp_map_free(struct lp_map *m);
+long lp_map_get(const struct lp_map *m, const char *key, long dflt);
+void lp_map_put(struct lp_map *m, const char *key, long val);	/* copies key */
+size_t lp_map_len(const struct lp_map *m);
+const char *lp_map_key(const struct lp_map *m, size_t i);	/* i-th inserted */
+
+/* num.c: numbers as nsys and ncu print them, and their units. */
+enum lp_dim {
+	LP_DIM_TIME,	/* to ns */
+	LP_DIM_BYTES,	/* to byte */
+	LP_DIM_BYTERATE,/* to byte/s */
+	LP_DIM_PCT,	/* to % */
+	LP_DIM_FREQ,	/* to cycle/s */
+	LP_DIM_COUNT,	/* to 1 (inst, cycle, none) */
+	LP_DIM_PERCYCLE,/* to 1 per cycle (inst/cycle) */
+};
+int lp_num_isna(const char *s);		/* "", "n/a", "N/A", "-" */
+int lp_num_parse(const char *s, double *out);	/* 0 ok; -1 not a number */
+int lp_num_get(const char *s, double *out);	/* 1 if s is a number */
+/* NULL if v (base units) is a value a run can hold, else why not:
+ * negative, not finite, beyond 1e18, a percentage above 110, a fraction
+ * where whole. */
+const char *lp_num_bad(enum lp_dim dim, double v, int whole);
+/* 1 if s is a process ID as the tools print one: 1 to 19 digits ("1e3",
+ * "1087.0" and "1,087" would read as numbers and name another process) */
+int lp_num_pid(const char *s);
+int lp_unit_factor(enum lp_dim dim, const char *unit, double *factor);
+const char *lp_dim_name(enum lp_dim dim);
+/* "Total Time (us)" -> factor to ns from the unit in parentheses. */
+int lp_header_time_factor(const char *header, double *factor);
+void lp_fmt_num(struct lp_sb *b, double v, int decimals);	/* no -0 */
+void lp_fmt_ms(struct lp_sb *b, double ns);		/* ns as ms, 3 places */
+void lp_fmt_time(struct lp_sb *b, double ns);		/* 12.3 us, 4.56 ms */
+void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" */
+
+/* stat.c */
+double lp_median(double *v, size_t n);	/* sorts v; NAN when n == 0 */
+double lp_quantile(double *v, size_t n, double q);	/* type 7; sorts v */
+
+/* sh.c: POSIX shell words. */
+void lp_sh_quote(struct lp_sb *b, const char *word);
+/* Splits like sh without expanding anything; -1 and *err on bad quoting. */
+int lp_sh_split(const char *s, char ***argv, size_t *argc, const char **err);
+void lp_argv_free(char **argv, size_t argc);
+/* A command being built, word by word; words are owned copies. */
+struct lp_av {
+	char **w;
+	size_t n;
+};
+void lp_av_push(struct lp_av *av, const char *word);
+void lp_av_pushf(struct lp_av *av, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* One line of sh-quoted words, or each word NUL-ended when nul is set. */
+void lp_av_print(FILE *fp, const struct lp_av *av, int nul);
+void lp_av_free(struct lp_av *av);
+
+#endif

@@ -1,0 +1,86 @@
+# tools/mk/imports.mk, included by rules.mk after tools/mk/settings.mk: what
+# the run's inputs are, live or imported, decided before any rule is read.
+#
+# Provides: LP_LIVE (non-empty when the workload is profiled here) or, for
+# IMPORT='files', the rule of $(R)/import.mk (lp-import says what each file
+# is, by its content) and its inclusion, which sets LP_IMP_<report> (the nsys
+# CSV exports of each report), LP_IMP_REP (a .nsys-rep), LP_IMP_NCUCSV,
+# LP_IMP_NCUREP, LP_IMP_REGCSV, LP_IMP_REGREP (ncu exports and reports, of
+# kernels and of regions) and LP_IMP_PENDING (import.mk not yet made for this
+# IMPORT: make re-makes it, then restarts and reads it).  From either:
+# LP_HAVE_STATS (nsys stats runs here), LP_HAVE_NCU, LP_NSYS_REPORTS,
+# LP_NSYS_NEEDED, LP_HAVE_REPORTS (the nsys reports the run has), LP_NS,
+# LP_PER_RANGE, LP_KBASE, LP_KSRC and LP_KSRC_DEM (where the stage's kernels
+# are read from).
+#
+# Expects: R, LP_IMPORT (normalised and its characters checked, by
+# settings.mk), $(R)/vars/IMPORT, B (where lp-import is built), Q, LP_UNTMP.
+
+ifneq ($(strip $(value RUN)),)
+# Import instead of profiling: IMPORT='files' names nsys and ncu CSV
+# exports or .nsys-rep / .ncu-rep reports.  lp-import reads what each file
+# is from its content (never its name) and whether they belong together,
+# and writes the lists below into import.mk, which make reads back (a
+# changed IMPORT re-makes it first).  Their paths go into recipes as they
+# are: settings.mk took only plain characters.
+LP_IMP := $(LP_IMPORT)
+LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
+	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum \
+	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace cuda_api_trace
+LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
+	nvtx_kern_sum nvtx_kern_sum_mangled
+$(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
+	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep))
+$(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))
+
+LP_IMP_VARS := $(LP_NSYS_REPORTS) cuda_gpu_trace_mangled REP NCUREP NCUCSV REGCSV REGREP \
+	OTHER LOADED FOR PENDING
+$(foreach v,$(LP_IMP_VARS),$(eval LP_IMP_$(v) :=))
+ifneq ($(strip $(LP_IMP)),)
+LP_LIVE :=
+LP_IMP_MK := $(R)/import.mk
+# What each file is; make reads it back before anything else is made.
+$(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP) $(B)/lp-import
+	$(Q)mkdir -p $(R)
+	$(B)/lp-import $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+include $(LP_IMP_MK)
+# Until import.mk says what this IMPORT holds, nothing else is decided.
+ifeq ($(and $(LP_IMP_LOADED),$(filter $(LP_IMP_FOR),$(LP_IMP)),$(filter $(LP_IMP),$(LP_IMP_FOR))),)
+LP_IMP_PENDING := 1
+endif
+# one row per kernel launch, with its device: either name spelling (the
+# demangled one when both are given)
+LP_IMP_cuda_gpu_trace := $(or $(LP_IMP_cuda_gpu_trace),$(LP_IMP_cuda_gpu_trace_mangled))
+LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
+ifeq ($(LP_IMP_PENDING),)
+$(if $(and $(LP_IMP_REP),$(LP_IMP_NSYSCSV)),$(error IMPORT: give a .nsys-rep or its CSV exports, not both))
+$(if $(or $(LP_IMP_REP),$(LP_IMP_cuda_gpu_kern_sum)),,$(error IMPORT: no nsys kernel summary (cuda_gpu_kern_sum) and no .nsys-rep among $(LP_IMP) (make RUN=$(RUN) import.mk says what each file is)))
+$(if $(and $(LP_IMP_NCUREP),$(LP_IMP_NCUCSV)),$(error IMPORT: give an ncu report or its CSV exports, not both))
+$(if $(word 2,$(LP_IMP_NCUREP)),$(error IMPORT: several ncu reports ($(LP_IMP_NCUREP)): export each (ncu --import R --page raw --csv) and import the CSVs))
+endif
+LP_HAVE_STATS := $(LP_IMP_REP)
+LP_HAVE_NCU := $(LP_IMP_NCUCSV)$(LP_IMP_NCUREP)
+else
+LP_LIVE := 1
+LP_HAVE_STATS := 1
+LP_HAVE_NCU := 1
+endif
+
+# The nsys reports this run has: all of them after nsys stats, else those
+# imported.  The stage's kernels come from nvtx_kern_sum (narrowed to the
+# stage's range) when there is one, else from the whole capture's summary;
+# the mangled variant, when there is one, is what joins with ncu.
+LP_NS := $(R)/nsys/report_
+# After nsys stats, the reports that may be missing (no memory operations,
+# say) are not prerequisites: lp-summary says what it lacks.
+ifneq ($(LP_HAVE_STATS),)
+LP_HAVE_REPORTS := $(LP_NSYS_NEEDED)
+else
+LP_HAVE_REPORTS := $(foreach r,$(LP_NSYS_REPORTS),$(if $(LP_IMP_$(r)),$(r)))
+endif
+LP_PER_RANGE := $(filter nvtx_kern_sum,$(LP_HAVE_REPORTS))
+LP_KBASE := $(if $(LP_PER_RANGE),nvtx_kern_sum,cuda_gpu_kern_sum)
+LP_KSRC_DEM := $(if $(filter $(LP_KBASE)_mangled,$(LP_HAVE_REPORTS)),$(LP_NS)$(LP_KBASE).csv)
+LP_KSRC := $(LP_NS)$(LP_KBASE)$(if $(LP_KSRC_DEM),_mangled).csv
+
+endif

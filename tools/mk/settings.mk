@@ -1,0 +1,190 @@
+# tools/mk/settings.mk, included by rules.mk: what make must know of a run
+# before its first rule, from the command line and the run's records.
+#
+# Provides: the make helpers the pipeline uses (space, comma, nl, lp_unsafe,
+# lp_unsafe_word, lp_badname, lp_ne, lp_cmdline, lp_write); LP_STAGE2_DIR and
+# LP_DEFAULT_MODE (read from conf/runner/stage2.yaml with awk, since no tool
+# is built yet); and, when RUN is given: R (the run's folder), the run lock,
+# LP_<NAME> for each setting of LP_VARS (the command line's value, else the
+# one recorded in $(R)/vars/NAME), LP_MODE_NOW, LP_SET_WORDS and lp_unsplit,
+# the preset files (LP_RUNNER, LP_NCU_PRESET, LP_MODEL_FILE, LP_PRESETS_*)
+# and the overrides (LP_OVR_*), each list also recorded in $(R)/vars/ so that
+# a changed one re-makes what reads it.
+#
+# Expects: LP_ARTIFACTS (the artifact goals, for "RUN is required").
+#
+# Order matters and is kept here: the lock is taken before any file of the
+# run is read; every value is checked before anything is recorded; a record
+# is rewritten only when its value changed (make -q stays true).
+
+empty :=
+space := $(empty) $(empty)
+comma := ,
+define nl
+
+
+endef
+lp_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H \
+	I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
+# Empty when $(1), a variable's name, holds only letters, digits, '.', '_'
+# and '-' (and the characters $(2)) besides blanks.  Works on the raw value,
+# so "$(...)" in it is never expanded.  lp_unsafe_word: and no blank.
+define lp_unsafe
+$(strip $(eval lp__left := $$(value $(1)))$(foreach c,$(lp_chars) $(2),$(eval lp__left := $$(subst $(c),,$$(lp__left))))$(lp__left))
+endef
+lp_unsafe_word = $(or $(call lp_unsafe,$(1),$(2)),$(if $(word 2,x$(value $(1))x),blank))
+
+# What is typed on the command line is data: make never expands it and it
+# is never exported into a recipe's environment (make would expand it there,
+# running any "$(shell ...)" it holds).  Each is read raw, with $(value).
+LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE
+unexport RUN LP_STAGE2_DIR $(LP_VARS)
+lp_cmdline = $(filter command line,$(origin $(1)))
+# Non-empty when the strings $(1) and $(2) differ.
+lp_ne = $(if $(and $(findstring x$(1)y,x$(2)y),$(findstring x$(2)y,x$(1)y)),,1)
+
+ifneq ($(call lp_cmdline,LP_STAGE2_DIR),)
+$(if $(call lp_unsafe_word,LP_STAGE2_DIR,/ + : @),\
+	$(error LP_STAGE2_DIR="$(value LP_STAGE2_DIR)": use a path of letters, digits and . _ - / + : @))
+endif
+
+# The runner config is read here with awk for the two keys make itself needs
+# before any tool is built; lp-confget reads everything else.
+lp_conf2 = $(shell awk -v s='$(1):' -v k='$(2):' '/^[^ \#]/{a=($$1==s);next} a&&$$1==k{print $$2;exit}' conf/runner/stage2.yaml 2>/dev/null)
+LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
+LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
+
+RUN ?=
+LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run check-regression,$(MAKECMDGOALS)) \
+	$(filter $(LP_STAGE2_DIR)/%,$(MAKECMDGOALS))
+
+ifneq ($(strip $(LP_RUN_GOALS)),)
+ifeq ($(strip $(value RUN)),)
+$(error RUN is required, as in: make RUN=abc stakeholder_summary.md)
+endif
+endif
+
+# A run's name (RUN, BASE): letters, digits, '.', '_' and '-', not starting
+# with '.' or '-' (so never "..", "." or an option).  $(1) is the variable.
+lp_badname = $(or $(call lp_unsafe_word,$(1),),$(filter .% -%,$(value $(1))))
+
+ifneq ($(strip $(value RUN)),)
+ifneq ($(call lp_badname,RUN),)
+$(error RUN="$(value RUN)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')
+endif
+R := $(LP_STAGE2_DIR)/$(RUN)
+
+# One make of a run at a time: a second make of the same RUN waits here,
+# before it reads or writes anything of the run, until the first has
+# finished.  The lock (flock, util-linux) on $(LP_STAGE2_DIR)/.lock/RUN is
+# held by a process that lives as long as this make (and up to 0.1 s
+# more, which a make started right after waits out quietly), so a killed make
+# releases it too.  A make that re-executes itself, or one that this make
+# starts (make RUN=demo demo), holds it already.
+LP_LOCK_FILE := $(abspath $(LP_STAGE2_DIR)/.lock/$(RUN))
+ifeq ($(origin MAKE_RESTARTS)$(filter $(LP_LOCK_FILE),$(value LP_LOCK_HELD)),undefined)
+export LP_LOCK_HELD := $(LP_LOCK_FILE)
+LP_LOCK := $(shell command -v flock >/dev/null || { echo "no flock"; exit 0; }; \
+	mkdir -p $(LP_STAGE2_DIR)/.lock && exec 9>>$(LP_STAGE2_DIR)/.lock/$(RUN) || exit 0; \
+	flock -n 9 || flock -w 1 9 || { echo "lp: run $(RUN) is being made by another make; waiting for it to finish" >&2; flock 9; } && \
+	{ tail --pid=$$PPID -s 0.1 -f /dev/null </dev/null >/dev/null 2>&1 & } && echo locked)
+ifneq ($(LP_LOCK),locked)
+$(error lp: cannot lock run $(RUN) ($(LP_STAGE2_DIR)/.lock/$(RUN)): $(or $(LP_LOCK),see above)$(if $(filter no flock,$(LP_LOCK)), (flock is in util-linux)))
+endif
+endif
+
+# Settings given on the command line are recorded in $(R)/vars/NAME, so a
+# later "make RUN=..." without them re-uses them; NAME= clears one.  A value
+# is checked before it is recorded, so a refused one is never kept.  A file
+# is rewritten only when its value changes (make -q stays true).
+$(foreach v,$(LP_VARS),$(eval LP_$(v) := $$(if $$(call lp_cmdline,$(v)),$$(value $(v)),$$(if \
+	$$(wildcard $(R)/vars/$(v)),$$(file <$(R)/vars/$(v))))))
+# IMPORT is a list of paths: its blanks and line breaks only separate them.
+# Recorded normalised, so that a make restarted with the value passed on
+# (import.mk re-made), which drops a trailing blank, finds it unchanged.
+LP_IMPORT := $(strip $(subst $(nl),$(space),$(LP_IMPORT)))
+
+$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE,$(if $(call lp_unsafe_word,LP_$(v),),\
+	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
+$(if $(findstring $(nl),$(LP_WORK)),$(error WORK holds a line break: give the workload as one command line))
+# IMPORT's paths go into recipes: the block below reads what each file is;
+# here only its characters are checked, so that a refused one is not kept.
+lp__imp := $(subst $(comma),,$(subst $(space),,$(strip $(LP_IMPORT))))
+$(if $(call lp_unsafe,lp__imp,/ + @ = : ~),\
+	$(error IMPORT: use paths of letters, digits and . _ - / + @ = $(comma) : ~ only (copy the file to a plain name)))
+$(if $(LP_BASE),$(if $(call lp_badname,LP_BASE),\
+	$(error BASE="$(LP_BASE)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')))
+$(if $(filter $(RUN),$(LP_BASE)),\
+	$(error BASE=$(LP_BASE) is this run: compare with another run (BASE= clears it)))
+LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
+ifeq ($(filter deep light,$(LP_MODE_NOW)),)
+$(error MODE="$(LP_MODE_NOW)": use deep or light)
+endif
+lp__nondigit := $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst \
+	7,,$(subst 8,,$(subst 9,,$(LP_TOPN)))))))))))
+$(if $(LP_TOPN),$(if $(or $(lp__nondigit),$(filter 0%,$(LP_TOPN))),\
+	$(error TOPN="$(LP_TOPN)": use a whole number from 1)))
+
+# SET is KEY=VALUE words; a value in double quotes keeps its blanks (one
+# space each), \" and \\ in it being a quote and a backslash.  lp_split
+# makes one word of each KEY=VALUE: inside quotes a blank becomes @s, and
+# @, \\ and \" are @a, @b and @q, until lp_unsplit puts them back.
+lp_split = $(strip $(eval lp__in :=)$(eval lp__out :=)$(foreach w,$(subst \",@q,$(subst \\,@b,$(subst @,@a,$(1)))),\
+	$(eval lp__out := $$(lp__out)$$(if $$(lp__in),@s,$$(space))$$(w))$(if $(call lp__odd,$(w)),\
+	$(eval lp__in := $$(if $$(lp__in),,1))))$(if $(lp__in),$(error SET: a quote is not closed (a value with blanks is KEY="a b"; SET= clears a recorded SET)))$(lp__out))
+lp__odd = $(subst "",,$(subst $(space),,$(filter ",$(subst ",$(space)"$(space),$(1)))))
+lp_unsplit = $(subst @a,@,$(subst @s,$(space),$(subst @b,\\,$(subst @q,\",$(1)))))
+LP_SET_WORDS := $(call lp_split,$(LP_SET))
+$(foreach w,$(LP_SET_WORDS),$(if $(filter =%,$(w)),$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE))\
+	$(eval lp__key := $$(firstword $$(subst =,$$(space),$$(w))))$(if $(and $(findstring =,$(w)),\
+	$(if $(call lp_unsafe_word,lp__key,),,1)),,$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE)))
+
+# Only now, every value checked: the record.  $(file <) drops the last
+# line break, and $(file >) adds one only where the text lacks it, so a
+# value ending in one (SET=$'a=1\n') is written with one more.
+lp_write = $(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
+	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))
+$(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
+
+# Presets: the runner, one nsys preset, the ncu preset of the mode (or
+# NCU_PRESET) and the model.  The GPU table and the operator classes are
+# read only by the filters that need them (lp-gpu, lp-ops).
+LP_RUNNER := conf/runner/stage2.yaml
+LP_NSYS_PRESET := conf/profiling/nsys/nsys.default.yaml
+ifeq ($(LP_NCU_PRESET),regions)
+$(error NCU_PRESET=regions: NCU_PRESET picks the kernel step's preset (default, light, high); the regions preset is the one make RUN=$(RUN) regions.md uses, changed with SET='ncu_regions.KEY=VALUE' (NCU_PRESET= clears the setting))
+endif
+LP_NCU_PRESET := conf/profiling/ncu/ncu.$(or $(LP_NCU_PRESET),$(if $(filter light,$(LP_MODE_NOW)),light,default)).yaml
+LP_MODEL_FILE := $(if $(LP_MODEL),conf/model/$(LP_MODEL).yaml)
+$(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f) does not exist)))
+
+# Overrides, split by the tool they concern so that an ncu setting never
+# re-runs nsys.  Each list is one KEY=VALUE a line (lp-confmerge -S), a
+# quoted value with its blanks.
+LP_OVR_ALL := $(if $(LP_MODE),run.mode=$(LP_MODE)) \
+	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN)) \
+	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS)
+LP_OVR_NSYS := $(filter nsys_cli.% stages.% run.stage=%,$(LP_OVR_ALL))
+LP_OVR_NCU := $(filter ncu_cli.% stages.% run.%,$(LP_OVR_ALL))
+lp_put = $(call lp_write,$(R)/vars/$(1),$(call lp_unsplit,$(subst $(space),$(nl),$(strip $(2)))))
+$(call lp_put,overrides.all,$(LP_OVR_ALL))
+$(call lp_put,overrides.nsys,$(LP_OVR_NSYS))
+$(call lp_put,overrides.ncu,$(LP_OVR_NCU))
+# Which presets each config is merged from: make sees a switch to another
+# (older) preset file only through these records.
+LP_REG_PRESET := conf/profiling/ncu/ncu.regions.yaml
+LP_PRESETS_ALL := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_NCU_PRESET) $(LP_REG_PRESET) $(LP_MODEL_FILE)
+LP_PRESETS_REG := $(LP_RUNNER) $(LP_REG_PRESET) $(LP_MODEL_FILE)
+LP_PRESETS_NSYS := $(LP_RUNNER) $(LP_NSYS_PRESET) $(LP_MODEL_FILE)
+LP_PRESETS_NCU := $(LP_RUNNER) $(LP_NCU_PRESET) $(LP_MODEL_FILE)
+$(call lp_put,presets.all,$(LP_PRESETS_ALL))
+$(call lp_put,presets.nsys,$(LP_PRESETS_NSYS))
+$(call lp_put,presets.ncu,$(LP_PRESETS_NCU))
+$(call lp_put,presets.model,$(LP_MODEL_FILE))
+$(call lp_put,presets.regions,$(LP_PRESETS_REG))
+LP_OVR_REG := $(filter ncu_regions.% stages.% run.%,$(LP_OVR_ALL))
+$(call lp_put,overrides.regions,$(LP_OVR_REG))
+# SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
+LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
+$(call lp_put,overrides.model,$(LP_OVR_MODEL))
+endif
