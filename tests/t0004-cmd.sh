@@ -104,6 +104,8 @@ test_expect_success 'ncu, default preset: exactly one launch of each selected ke
 	MemoryWorkloadAnalysis
 	--section
 	ComputeWorkloadAnalysis
+	--apply-rules
+	no
 	--metrics
 	gpu__time_duration.sum,dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum
 	--nvtx
@@ -113,6 +115,10 @@ test_expect_success 'ncu, default preset: exactly one launch of each selected ke
 	mangled
 	--kernel-id
 	::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1
+	--launch-count
+	2
+	--kill
+	yes
 	--force-overwrite
 	--export
 	ncu/report.tmp
@@ -127,12 +133,12 @@ test_expect_success 'ncu, default preset: exactly one launch of each selected ke
 test_expect_success 'ncu, light and high presets' '
 	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-light.yaml" >light &&
 	cat >expect <<-\EOF &&
-	ncu --target-processes all --devices 0 --replay-mode kernel --section SpeedOfLight --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --force-overwrite --export b -- w
+	ncu --target-processes all --devices 0 --replay-mode kernel --section SpeedOfLight --apply-rules no --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --launch-count 2 --kill yes --force-overwrite --export b -- w
 	EOF
 	test_cmp expect light &&
 	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-high.yaml" >high &&
 	cat >expect <<-\EOF &&
-	ncu --target-processes all --devices 0 --replay-mode kernel --set full --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --force-overwrite --export b -- w
+	ncu --target-processes all --devices 0 --replay-mode kernel --set full --apply-rules no --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --launch-count 2 --kill yes --force-overwrite --export b -- w
 	EOF
 	test_cmp expect high
 '
@@ -150,7 +156,7 @@ test_expect_success 'more launches per kernel: a count over all selected kernels
 	lp-ncucmd -0 -k "$TRASH/topn.tsv" -o b -- w <c.yaml >lp.out && <lp.out tr "\0" "\n" >words &&
 	sed -n "/^--kernel-name-base/,/^--force-overwrite/p" words >got &&
 	printf "%s\n" --kernel-name-base mangled --kernel-name "regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)\$" \
-		--launch-skip 2 --launch-count 6 --force-overwrite >expect &&
+		--launch-skip 2 --launch-count 6 --kill yes --force-overwrite >expect &&
 	test_cmp expect got
 '
 
@@ -171,7 +177,7 @@ test_expect_success 'ncu export and the filters in words' '
 	lp-ncucmd -d -k "$TRASH/topn.tsv" <"$TRASH/ncu-torch.yaml" >words &&
 	cat >expect <<-\EOF &&
 	NVTX include: LLM\@decode_all/
-	kernel filter: --kernel-name-base mangled --kernel-id ::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1
+	kernel filter: --kernel-name-base mangled --kernel-id ::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1 --launch-count 2 --kill yes
 	EOF
 	head -2 words >got && test_cmp expect got
 '

@@ -58,7 +58,7 @@ test_expect_success 'range replay has no SASS counters: dropped, and said' '
 		-s ncu_regions.replay_mode=range "$TRASH/tl.yaml" >r.yaml &&
 	lp-ncucmd -p ncu_regions -R -o b -- ./tinyllm <r.yaml >cmd 2>err &&
 	test_grep "^# lp: dropped metrics: sm__sass_thread_inst_executed_op_ffma_pred_on.sum (not supported in range replay)$" cmd &&
-	test_grep -e "--replay-mode range --metrics gpu__time_duration.sum --nvtx" cmd
+	test_grep -e "--replay-mode range --apply-rules no --metrics gpu__time_duration.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum --nvtx" cmd
 '
 
 test_expect_success 'PyTorch default-domain regions: the @ escaped for ncu' '

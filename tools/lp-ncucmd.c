@@ -20,6 +20,10 @@ static const char synopsis[] =
 
 /* The config key the settings are under: ncu_cli, or ncu_regions. */
 static const char *pfx = "ncu_cli";
+/* Why the metrics are not what the preset says, for the command file. */
+static const char *note;
+static const char *const bools[] = { "true", "false", NULL };
+static const char *const tensors[] = { "none", "dtype", "all", NULL };
 
 /* "ncu_cli.sub", or under the -p key, in one of a few rotating buffers. */
 static const char *
@@ -127,6 +131,8 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 	    file);
 	long skip = lp_cfg_long(cfg, K("launch_skip"), 0, 0, 100000000,
 	    file);
+	int stop = !strcmp(lp_cfg_enum(cfg, K("stop_when_done"), "false", bools,
+	    file), "true");
 
 	opt(av, "--kernel-name-base", "%s", lp_cfg_enum(cfg,
 	    K("kernel_name_base"), "mangled", bases, file));
@@ -139,12 +145,17 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 		 * that is per kernel.  ':' separates the fields of a kernel
 		 * id, so demangled names with "::" cannot go this way. */
 		opt(av, "--kernel-id", "::%s:1", lp_sb_str(&re));
+		if (stop)
+			opt(av, "--launch-count", "%zu", s->n);
 	} else {
 		opt(av, "--kernel-name", "%s", lp_sb_str(&re));
 		if (skip)
 			opt(av, "--launch-skip", "%ld", skip);
 		opt(av, "--launch-count", "%ld", per * (long)s->n);
 	}
+	/* The rest of the workload is not needed once all are profiled. */
+	if (stop)
+		opt(av, "--kill", "%s", "yes");
 	lp_sb_free(&re);
 }
 
@@ -198,6 +209,64 @@ usable(const char *metric, const struct lp_map *avail, int range,
 	return ok;
 }
 
+
+/* The tensor-core counter of each precision; ncu's replay passes on an
+ * H100/H200 (2025.3) beside the time: fp16 and int8 2, the others 1. */
+static const char *const tc_counter[] = {
+	[LP_FP_TC_FP16] = "sm__ops_path_tensor_src_fp16.sum",
+	[LP_FP_TC_BF16] = "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+	[LP_FP_TC_TF32] = "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+	[LP_FP_TC_FP8] = "sm__ops_path_tensor_src_fp8.sum",
+	[LP_FP_TC_INT8] = "sm__ops_path_tensor_src_int8.sum",
+	[LP_FP_TC_FP64] = "sm__ops_path_tensor_src_fp64.sum",
+};
+/* What full: true adds: the throughputs, 9 passes more. */
+static const char *const full_extra[] = {
+	"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+	"sm__throughput.avg.pct_of_peak_sustained_elapsed",
+};
+
+/* The metrics asked for: the preset's list, then (regions) the throughputs
+ * of full: true and the tensor-core counters: the model dtype's only
+ * (tensor: dtype; an fp32 model's matmuls may run as TF32) or every
+ * precision's (all, full: true, or no known model.dtype; *why says so). */
+static size_t
+wanted(const struct lp_ynode *cfg, const char *file, const char ***out,
+    const char **why)
+{
+	const char **items;
+	size_t n = lp_cfg_list(cfg, K("metrics"), &items, file), m = 0, i;
+	const char *tensor = lp_cfg_enum(cfg, K("tensor"), "none", tensors, file);
+	int full = !strcmp(lp_cfg_enum(cfg, K("full"), "false", bools, file), "true");
+	int fp = -1;
+	const char **w = lp_xmalloc((n + 8) * sizeof *w);
+
+	for (i = 0; i < n; i++)
+		w[m++] = items[i];
+	free(items);
+	for (i = 0; full && i < sizeof full_extra / sizeof full_extra[0]; i++)
+		w[m++] = full_extra[i];
+	*why = NULL;
+	if (!strcmp(tensor, "dtype") && !full) {
+		fp = lp_fp_of_dtype(lp_cfg_word(cfg, "model.dtype", "", file));
+		if (fp == LP_FP_FP32)
+			fp = LP_FP_TC_TF32;
+		else if (fp == LP_FP_FP64)
+			fp = LP_FP_TC_FP64;
+		if (fp < 0)
+			*why = "no known model.dtype: the tensor-core counters of "
+			    "every precision (MODEL= or SET=model.dtype=bf16 "
+			    "takes one)";
+	}
+	if (fp >= 0 && fp < LP_FP_FP32)
+		w[m++] = tc_counter[fp];
+	else if (strcmp(tensor, "none"))
+		for (i = 0; i < sizeof tc_counter / sizeof tc_counter[0]; i++)
+			w[m++] = tc_counter[i];
+	*out = w;
+	return m;
+}
+
 /* ncu, the replay mode, the sections and metrics this GPU can give. */
 static void
 head(const struct lp_ynode *cfg, const char *file, struct lp_av *av,
@@ -226,7 +295,10 @@ head(const struct lp_ynode *cfg, const char *file, struct lp_av *av,
 	for (i = 0; i < n; i++)
 		opt(av, "--section", "%s", items[i]);
 	free(items);
-	n = lp_cfg_list(cfg, K("metrics"), &items, file);
+	if (!strcmp(lp_cfg_enum(cfg, K("apply_rules"), "true", bools, file),
+	    "false"))
+		opt(av, "--apply-rules", "%s", "no");
+	n = wanted(cfg, file, &items, &note);
 	lp_sb_reset(dropped);
 	for (i = 0; i < n; i++) {
 		const char *why;
@@ -325,6 +397,8 @@ regions(const struct lp_ynode *cfg, const char *file, const char *base,
 		head(cfg, file, &av, avail, dropped);
 		if (!d && dropped->len)
 			say_dropped(dropped, nul);
+		if (!d && note && !nul)
+			printf("# lp: %s\n", note);
 		lp_av_push(&av, "--nvtx");
 		for (i = 0; i < inc.n; i++)
 			opt(&av, "--nvtx-include", "%s", inc.w[i]);

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The cost of profiling (issue 17): the region metric set per model dtype
+# (2 or 3 application runs a depth, not 14), the full set on request, the
+# kernel step stopping the workload once its kernels are profiled, ncu's
+# rules left out, nsys without OS runtime tracing.  The commands are
+# checked word for word: what ncu and nsys cost with them was measured on
+# an H100 (tests/gpu/explore5.sh to explore7.sh, README).
+. "$(dirname "$0")/lib.sh"
+
+C=$ROOT/conf
+reg() { # model file, SET overrides...: the regions config
+	m=$1; shift
+	lp-confmerge "$@" "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.regions.yaml" "$C/model/$m.yaml"
+}
+metrics() { # the --metrics of each depth's command
+	grep -v "^#" "$1" | grep -o -e "--metrics [^ ]*" | sed "s/--metrics //"
+}
+
+test_expect_success 'regions of an fp16 model: time, DRAM bytes and the fp16 tensor counter' '
+	reg torch-decoder >td.yaml &&
+	lp-ncucmd -p ncu_regions -R -o b -- python3 x.py <td.yaml >cmd 2>err &&
+	test_must_be_empty err && ! grep -q "^#" cmd &&
+	metrics cmd >got &&
+	printf "%s\n" gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum \
+		gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum >expect &&
+	test_cmp expect got &&
+	grep -c -e "--apply-rules no" cmd >n && echo 2 >two && test_cmp two n
+'
+
+test_expect_success 'regions of a bf16 model: the bf16 counter (1 pass with the time)' '
+	reg hf-llama >ll.yaml &&
+	lp-ncucmd -p ncu_regions -R -o b -- python3 x.py <ll.yaml >cmd &&
+	metrics cmd | sort -u >got &&
+	echo gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'SET=model.dtype changes the counter; fp32 counts TF32 tensor work' '
+	reg torch-decoder -s model.dtype=fp32 >f.yaml &&
+	lp-ncucmd -p ncu_regions -R -o b -- w <f.yaml >cmd &&
+	metrics cmd | sort -u >got &&
+	echo gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'no known dtype: every precision, and the command file says why' '
+	reg torch-decoder -s model.dtype=int4 >u.yaml &&
+	lp-ncucmd -p ncu_regions -R -o b -- w <u.yaml >cmd &&
+	test_grep "^# lp: no known model.dtype: the tensor-core counters of every precision" cmd &&
+	metrics cmd | sort -u >got &&
+	echo gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum >expect &&
+	test_cmp expect got &&
+	lp-ncucmd -0 -p ncu_regions -R -o b -- w <u.yaml | tr "\0" "\n" >words &&
+	! grep -q "^# lp" words
+'
+
+test_expect_success 'full=true: the throughputs and every precision (the old 14-pass set)' '
+	reg torch-decoder -s ncu_regions.full=true >full.yaml &&
+	lp-ncucmd -p ncu_regions -R -o b -- w <full.yaml >cmd &&
+	metrics cmd | sort -u >got &&
+	echo gpu__time_duration.sum,dram__bytes.sum,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum >expect &&
+	test_cmp expect got &&
+	reg torch-decoder -s ncu_regions.tensor=none >none.yaml &&
+	lp-ncucmd -p ncu_regions -R -o b -- w <none.yaml >cmd &&
+	metrics cmd | sort -u >got && echo gpu__time_duration.sum,dram__bytes.sum >expect && test_cmp expect got
+'
+
+test_expect_success 'a bad tensor or full value names the key' '
+	test_expect_code 2 lp-confmerge -s ncu_regions.full=maybe "$C/runner/stage2.yaml" \
+		"$C/profiling/ncu/ncu.regions.yaml" >bad.yaml 2>err &&
+	test_grep "ncu_regions.full: expected true or false" err &&
+	reg torch-decoder -s ncu_regions.tensor=some >bad2.yaml &&
+	test_expect_code 1 lp-ncucmd -p ncu_regions -R -o b -- w <bad2.yaml >out 2>err &&
+	test_grep "ncu_regions.tensor: expected none, dtype or all" err && test_must_be_empty out
+'
+
+test_expect_success 'kernel step: stops the workload once the N kernels are profiled' '
+	lp-confmerge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" "$C/model/torch-decoder.yaml" >k.yaml &&
+	printf "rank\tkernel\ttotal_ns\n1\ta\t9\n2\tb\t8\n3\tc\t7\n" >topn.tsv &&
+	lp-ncucmd -0 -k topn.tsv -o b -- w <k.yaml | tr "\0" "\n" >words &&
+	sed -n "/^--kernel-id/,/^--force-overwrite/p" words >got &&
+	printf "%s\n" --kernel-id "::regex:^(a|b|c)\$:1" --launch-count 3 --kill yes --force-overwrite >expect &&
+	test_cmp expect got &&
+	test_grep -x -e --apply-rules words &&
+	lp-confmerge -s ncu_cli.stop_when_done=false "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" \
+		"$C/model/torch-decoder.yaml" >k2.yaml &&
+	lp-ncucmd -0 -k topn.tsv -o b -- w <k2.yaml | tr "\0" "\n" >words &&
+	! grep -x -e --kill words && ! grep -x -e --launch-count words
+'
+
+test_expect_success 'nsys: no OS runtime trace unless asked' '
+	lp-confmerge "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" "$C/model/torch-decoder.yaml" >n.yaml &&
+	lp-nsyscmd -o r -- w <n.yaml >cmd 2>/dev/null &&
+	test_grep -e "--trace=cuda,nvtx " cmd &&
+	lp-confmerge -s nsys_cli.trace=cuda,nvtx,osrt "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" \
+		"$C/model/torch-decoder.yaml" >n2.yaml &&
+	lp-nsyscmd -o r -- w <n2.yaml >cmd 2>/dev/null &&
+	test_grep -e "--trace=cuda,nvtx,osrt " cmd
+'
+
+test_done
