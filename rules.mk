@@ -43,7 +43,7 @@ lp_unsafe_word = $(or $(call lp_unsafe,$(1),$(2)),$(if $(word 2,x$(value $(1))x)
 # What is typed on the command line is data: make never expands it and it
 # is never exported into a recipe's environment (make would expand it there,
 # running any "$(shell ...)" it holds).  Each is read raw, with $(value).
-LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE
+LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE OPS
 unexport RUN LP_STAGE2_DIR $(LP_VARS)
 lp_cmdline = $(filter command line,$(origin $(1)))
 # Non-empty when the strings $(1) and $(2) differ.
@@ -63,7 +63,8 @@ LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
 RUN ?=
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostside.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
-	region_work.tsv region_instances.tsv
+	region_work.tsv region_instances.tsv \
+	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
@@ -131,6 +132,8 @@ $(if $(LP_BASE),$(if $(call lp_badname,LP_BASE),\
 	$(error BASE="$(LP_BASE)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')))
 $(if $(filter $(RUN),$(LP_BASE)),\
 	$(error BASE=$(LP_BASE) is this run: compare with another run (BASE= clears it)))
+# OPS=aten: PyTorch operator ranges (see "PyTorch ops" below).
+$(if $(filter-out aten,$(LP_OPS)),$(error OPS="$(LP_OPS)": use OPS=aten (PyTorch op ranges) or OPS= (none)))
 LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
 ifeq ($(filter deep light,$(LP_MODE_NOW)),)
 $(error MODE="$(LP_MODE_NOW)": use deep or light)
@@ -178,7 +181,8 @@ $(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f
 # quoted value with its blanks.
 LP_OVR_ALL := $(if $(LP_MODE),run.mode=$(LP_MODE)) \
 	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN)) \
-	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS)
+	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS) \
+	$(if $(LP_OPS),nsys_cli.pytorch=autograd-shapes-nvtx)
 LP_OVR_NSYS := $(filter nsys_cli.% stages.% run.stage=%,$(LP_OVR_ALL))
 LP_OVR_NCU := $(filter ncu_cli.% stages.% run.%,$(LP_OVR_ALL))
 lp_put = $(call lp_write,$(R)/vars/$(1),$(call lp_unsplit,$(subst $(space),$(nl),$(strip $(2)))))
@@ -218,6 +222,9 @@ LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace cuda_api_trace
 LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled
+# OPS=aten: the traces lp-atenops sweeps must come out of nsys stats
+LP_ATEN_REPORTS := nvtx_pushpop_trace cuda_api_trace cuda_gpu_trace
+LP_NSYS_NEEDED += $(if $(LP_OPS),$(LP_ATEN_REPORTS))
 $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
 	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep))
 $(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))
@@ -552,12 +559,42 @@ LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv $(R)/mfu.tsv 
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_BIN)/lp-findings $(if $(LP_LIVE),,-I) $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
+# ---- PyTorch ops (OPS=aten): GPU time per op and input shapes ----
+# nsys profile --pytorch=autograd-shapes-nvtx pushes a range per aten op;
+# lp-atenops gives each kernel to the innermost op open at its launch.
+# The summary's Top Operators are then the ops of the run's stage (by
+# name, and by input shapes), instead of the kernel-name classes.
+LP_ATEN_IN := $(R)/nsys/config.yaml $(foreach r,$(LP_ATEN_REPORTS),$(call lp_rep,$(r)))
+LP_ATEN_NCU := $(and $(LP_HAVE_NCU),$(call lp_rep,cuda_gpu_kern_sum),$(call lp_rep,cuda_gpu_kern_sum_mangled))
+LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trace.csv \
+	  -g $(LP_NS)cuda_gpu_trace.csv $(if $(LP_ATEN_NCU),-m $(R)/ncu/metrics.tsv \
+	  -d $(LP_NS)cuda_gpu_kern_sum.csv -D $(LP_NS)cuda_gpu_kern_sum_mangled.csv)
+LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)cuda_gpu_kern_sum.csv \
+	$(LP_NS)cuda_gpu_kern_sum_mangled.csv) $(LP_STATS_DONE) $(LP_BIN)/lp-atenops
+LP_ATEN_STAGE = -s "$$($(LP_BIN)/lp-confget run.stage $(R)/config.yaml)" -n $(LP_TOPN_NOW)
+LP_ATEN_MISSING := $(strip $(if $(LP_LIVE),,$(foreach r,$(LP_ATEN_REPORTS),$(if $(LP_IMP_$(r)),,$(r)))))
+ifneq ($(LP_ATEN_MISSING),)
+$(R)/aten_ops.tsv $(R)/aten_opnames.tsv $(R)/operators_aten.tsv $(R)/operators_shapes.tsv:
+	@echo "lp: OPS=aten needs nsys $(LP_ATEN_MISSING) among the imported exports (nsys stats --report $(firstword $(LP_ATEN_MISSING)))" >&2; exit 1
+else
+$(R)/aten_ops.tsv: $(LP_ATEN_DEPS)
+	$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
+	$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/operators_aten.tsv: $(LP_ATEN_DEPS) $(R)/config.yaml $(LP_BIN)/lp-confget
+	$(LP_ATEN) -N $(LP_ATEN_STAGE) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/operators_shapes.tsv: $(LP_ATEN_DEPS) $(R)/config.yaml $(LP_BIN)/lp-confget
+	$(LP_ATEN) $(LP_ATEN_STAGE) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+endif
+LP_OPS_TABLES := $(if $(LP_OPS),$(R)/operators_aten.tsv $(R)/operators_shapes.tsv,$(R)/operators.tsv)
+$(R)/stakeholder_summary.md: $(if $(LP_OPS),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv)
+
 # The summary renders the tables, in this order; it computes nothing.
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
 	$(R)/steps.tsv $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
-	$(R)/roofline.tsv $(R)/operators.tsv $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
+	$(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv
 $(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary

@@ -651,27 +651,27 @@ static void
 names_cell(struct lp_row *o, const struct row *r)
 {
 	struct lp_sb b = { 0 };
+	char *l, *seen[MAXNAMES];
 	size_t i, j, shown = 0, more = 0;
 
-	/* the row's kernels by their time, each once */
+	/* the row's kernels by their time, each label once */
 	for (i = 0; i < r->nsh; i++) {
-		char *l;
-
-		for (j = 0; j < i && r->sh[j].kid != r->sh[i].kid; j++)
+		l = lp_kname_label(lp_map_key(A.kidx, (size_t)r->sh[i].kid));
+		for (j = 0; j < shown && strcmp(seen[j], l); j++)
 			;
-		if (j < i)
-			continue;
-		if (shown == MAXNAMES) {
-			more++;
+		if (j < shown || shown == MAXNAMES) {
+			more += j == shown;
+			free(l);
 			continue;
 		}
-		l = lp_kname_label(lp_map_key(A.kidx, (size_t)r->sh[i].kid));
-		lp_sb_printf(&b, "%s%s", shown++ ? "; " : "", l);
-		free(l);
+		lp_sb_printf(&b, "%s%s", shown ? "; " : "", l);
+		seen[shown++] = l;
 	}
 	if (more)
 		lp_sb_printf(&b, "; and %zu more", more);
 	lp_row_text(o, b.len ? lp_sb_str(&b) : "-");
+	for (j = 0; j < shown; j++)
+		free(seen[j]);
 	lp_sb_free(&b);
 }
 
@@ -788,8 +788,8 @@ emit_meta(void)
 	    "launch shape from ncu (" : "", A.mpath ? A.mpath : "", A.mpath ?
 	    ", kernel names paired by " : "", A.mpath ? A.dpath : "", A.mpath ?
 	    ")" : "");
-	lp_tab_meta(out, "link", "%s", A.byname ? "aten_ops.tsv" :
-	    "aten_opnames.tsv");
+	lp_tab_meta(out, "link", "%s", A.byname ? "aten_opnames.tsv" :
+	    "aten_ops.tsv");
 	lp_tab_meta(out, "note", "A kernel counts for the innermost op range "
 	    "open on its launching thread when the launch call starts "
 	    "(aten::linear > aten::matmul > aten::mm: the mm), in every stage "
@@ -834,28 +834,32 @@ emit(void)
 	};
 	struct lp_col c[sizeof cols / sizeof cols[0]];
 	size_t i, shown = 0, more = 0;
-	int st = -1;
+	int st, pass;
 
 	memcpy(c, cols, sizeof c);
 	if (A.byname)
 		c[2] = (struct lp_col){ "shapes", "Shapes", "int" };
 	emit_meta();
-	lp_tab_header(out, c, sizeof c / sizeof c[0]);
-	for (i = 0; i < A.nr; i++) {
-		if (A.only && strcmp(A.only, A.stnames[A.r[i].stage]))
-			continue;
-		if (A.r[i].stage != st)
-			st = A.r[i].stage, shown = 0;
-		if (A.maxrows && (long)shown >= A.maxrows) {
-			more++;
-			continue;
+	for (pass = 0; pass < 2; pass++) {
+		if (pass && more)
+			lp_tab_meta(out, "note", "%zu more rows in %s.", more,
+			    A.byname ? "aten_opnames.tsv" : "aten_ops.tsv");
+		if (pass)
+			lp_tab_header(out, c, sizeof c / sizeof c[0]);
+		for (st = -1, i = 0; i < A.nr; i++) {
+			if (A.only && strcmp(A.only, A.stnames[A.r[i].stage]))
+				continue;
+			if (A.r[i].stage != st)
+				st = A.r[i].stage, shown = 0;
+			if (A.maxrows && (long)shown >= A.maxrows) {
+				more += !pass;
+				continue;
+			}
+			shown++;
+			if (pass)
+				emit_row(&A.r[i]);
 		}
-		shown++;
-		emit_row(&A.r[i]);
 	}
-	if (more)
-		lp_tab_meta(out, "note", "%zu more rows in %s.", more,
-		    A.byname ? "aten_opnames.tsv" : "aten_ops.tsv");
 }
 
 static void

@@ -77,6 +77,9 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	}
 	if (b.len)
 		lp_av_pushf(av, "--env-var=%s", lp_sb_str(&b));
+	/* PyTorch's own NVTX ranges (OPS=aten: autograd-shapes-nvtx) */
+	if (*(cr = lp_cfg_word(cfg, "nsys_cli.pytorch", "", file)))
+		lp_av_pushf(av, "--pytorch=%s", cr);
 	lp_av_push(av, "--force-overwrite=true");
 	lp_av_pushf(av, "--output=%s", base);
 	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);
