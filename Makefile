@@ -48,7 +48,7 @@ LIBSRC := $(filter-out tools/lib/fuzztrack.c,$(wildcard tools/lib/*.c))
 LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(LIBSRC))
 UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all deps check check-gpu bench bench-ranks demo install uninstall clean
+.PHONY: all deps check check-gpu bench bench-ranks bench-aten demo install uninstall clean
 # Objects and test binaries are kept between builds, not deleted as
 # intermediates of the pattern rules.
 .SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS))
@@ -123,6 +123,9 @@ bench: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
 bench-ranks: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
+# lp-atenops on 10^5 and 10^6 op ranges: time and peak RSS
+bench-aten: $(BINS)
+	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-aten.sh
 
 # Fuzzing with clang's libFuzzer, ASan and UBSan (tests/fuzz/README.md):
 # each harness FUZZ_TIME seconds, seeded from tests/fixtures and run over

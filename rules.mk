@@ -31,7 +31,8 @@
 # The artifacts that can be asked for by name: make RUN=abc NAME.
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostside.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
-	region_work.tsv region_instances.tsv
+	region_work.tsv region_instances.tsv \
+	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
@@ -308,12 +309,42 @@ LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv $(R)/mfu.tsv 
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_BIN)/lp-findings $(if $(LP_LIVE),,-I) $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
+# ---- PyTorch ops (OPS=aten): GPU time per op and input shapes ----
+# nsys profile --pytorch=autograd-shapes-nvtx pushes a range per aten op;
+# lp-atenops gives each kernel to the innermost op open at its launch.
+# The summary's Top Operators are then the ops of the run's stage (by
+# name, and by input shapes), instead of the kernel-name classes.
+LP_ATEN_IN := $(R)/nsys/config.yaml $(foreach r,$(LP_ATEN_REPORTS),$(call lp_rep,$(r)))
+LP_ATEN_NCU := $(and $(LP_HAVE_NCU),$(call lp_rep,cuda_gpu_kern_sum),$(call lp_rep,cuda_gpu_kern_sum_mangled))
+LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trace.csv \
+	  -g $(LP_NS)cuda_gpu_trace.csv $(if $(LP_ATEN_NCU),-m $(R)/ncu/metrics.tsv \
+	  -d $(LP_NS)cuda_gpu_kern_sum.csv -D $(LP_NS)cuda_gpu_kern_sum_mangled.csv)
+LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)cuda_gpu_kern_sum.csv \
+	$(LP_NS)cuda_gpu_kern_sum_mangled.csv) $(LP_STATS_DONE) $(LP_BIN)/lp-atenops
+LP_ATEN_STAGE = -s "$$($(LP_BIN)/lp-confget run.stage $(R)/config.yaml)" -n $(LP_TOPN_NOW)
+LP_ATEN_MISSING := $(strip $(if $(LP_LIVE),,$(foreach r,$(LP_ATEN_REPORTS),$(if $(LP_IMP_$(r)),,$(r)))))
+ifneq ($(LP_ATEN_MISSING),)
+$(R)/aten_ops.tsv $(R)/aten_opnames.tsv $(R)/operators_aten.tsv $(R)/operators_shapes.tsv:
+	@echo "lp: OPS=aten needs nsys $(LP_ATEN_MISSING) among the imported exports (nsys stats --report $(firstword $(LP_ATEN_MISSING)))" >&2; exit 1
+else
+$(R)/aten_ops.tsv: $(LP_ATEN_DEPS)
+	$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
+	$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/operators_aten.tsv: $(LP_ATEN_DEPS) $(R)/config.yaml $(LP_BIN)/lp-confget
+	$(LP_ATEN) -N $(LP_ATEN_STAGE) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/operators_shapes.tsv: $(LP_ATEN_DEPS) $(R)/config.yaml $(LP_BIN)/lp-confget
+	$(LP_ATEN) $(LP_ATEN_STAGE) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+endif
+LP_OPS_TABLES := $(if $(LP_OPS),$(R)/operators_aten.tsv $(R)/operators_shapes.tsv,$(R)/operators.tsv)
+$(R)/stakeholder_summary.md: $(if $(LP_OPS),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv)
+
 # The summary renders the tables, in this order; it computes nothing.
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
 	$(R)/steps.tsv $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
-	$(R)/roofline.tsv $(R)/operators.tsv $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
+	$(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv
 $(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary

@@ -80,7 +80,7 @@ static void
 profile(const struct lp_ynode *cfg, const char *file, const char *base,
     char **work, size_t nwork, struct lp_av *av)
 {
-	const char **items;
+	const char **items, *py;
 	struct lp_sb b = { 0 };
 	size_t n, i;
 
@@ -99,6 +99,10 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	    "none", file));
 	capture_range(cfg, file, av);
 	env_vars(cfg, file, av);
+	/* PyTorch's own NVTX ranges (OPS=aten: autograd-shapes-nvtx) */
+	py = lp_cfg_word(cfg, "nsys_cli.pytorch", "", file);
+	if (*py)
+		lp_av_pushf(av, "--pytorch=%s", py);
 	lp_av_push(av, "--force-overwrite=true");
 	lp_av_pushf(av, "--output=%s", base);
 	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);

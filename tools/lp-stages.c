@@ -12,6 +12,7 @@
 #include "esc.h"
 #include "table.h"
 #include "nsight.h"
+#include "aten.h"
 
 static const char synopsis[] =
     "lp-stages -c config.yaml [-L] [-k nvtx_kern_sum.csv] [nvtx_sum.csv]";
@@ -40,6 +41,7 @@ struct st {
 	struct lp_map *pids;	/* processes with kernels (a rank each) */
 	size_t nother;
 	int more;		/* other ranges beyond MAX_OTHER */
+	double nops;		/* PyTorch op ranges (nvtx_sum rows), not named */
 };
 
 static struct range *
@@ -51,6 +53,8 @@ slot(struct st *s, const char *name)
 		if (lp_nvtx_range_match(s->r[i].name, name))
 			return &s->r[i];
 	if (s->nconf) {		/* reading the reports: another range */
+		if (lp_aten_is_op(name))
+			return NULL;	/* counted by sum_row, never named */
 		for (i = 0; i < s->nother; i++)
 			if (!strcmp(s->other[i], name))
 				return NULL;
@@ -77,8 +81,10 @@ sum_row(const struct lp_rep_row *rr, void *ctx)
 	lp_rep_time(rr, 3);
 	lp_rep_time(rr, 4);
 	lp_rep_time(rr, 7);
-	if (!r)
+	if (!r) {
+		((struct st *)ctx)->nops += lp_aten_is_op(rr->v[2]);
 		return;
+	}
 	if (r->rows++) {
 		/* the same range from another process or thread: totals
 		 * add up, order statistics of the whole cannot be had */
@@ -201,6 +207,10 @@ emit_meta(const struct st *s, const char *spath, const char *kpath,
 		lp_tab_meta(out, "note", "Other NVTX ranges in the capture, "
 		    "not configured as stages: %s%s.", lp_sb_str(&other),
 		    s->more ? " and more" : "");
+	if (s->nops)
+		lp_tab_meta(out, "note", "%.0f PyTorch op ranges in nvtx_sum "
+		    "(nsys --pytorch=autograd-shapes-nvtx): not stages; the GPU "
+		    "time per op is in aten_ops.tsv (make ... OPS=aten).", s->nops);
 	lp_sb_free(&other);
 }
 

@@ -10,6 +10,7 @@
 #include "util.h"
 #include "table.h"
 #include "nsight.h"
+#include "aten.h"
 
 struct rd {
 	struct lp_ksum *ks;
@@ -163,16 +164,53 @@ row(const struct lp_csv_rec *rec, void *ctx)
 	return 0;
 }
 
-static void
-list_ranges(struct lp_sb *b, const struct lp_map *m)
-{
-	size_t i;
+/*
+ * The ranges named in a message: the first LIST_MAX that are not PyTorch op
+ * ranges (--pytorch=autograd-shapes-nvtx makes one name per call), the
+ * rest counted.  When want is a named-domain range ("LLM:decode_all") and
+ * the default-domain spelling of the same text (":LLM@decode_all", what
+ * PyTorch's range_push("LLM@decode_all") makes) is there, say so.
+ */
+enum { LIST_MAX = 20 };
 
+static void
+list_ranges(struct lp_sb *b, const struct lp_map *m, const char *want)
+{
+	size_t i, shown = 0, ops = 0, more = 0;
+	struct lp_sb alt = { 0 };
+	const char *c = want ? strchr(want, ':') : NULL;
+	int have_alt = 0;
+
+	if (c && c > want) {
+		lp_sb_addc(&alt, ':');
+		lp_sb_addn(&alt, want, (size_t)(c - want));
+		lp_sb_addc(&alt, '@');
+		lp_sb_adds(&alt, c + 1);
+	}
 	for (i = 0; i < lp_map_len(m); i++) {
 		const char *k = lp_map_key(m, i);
 
-		lp_sb_printf(b, "%s\"%s\"", i ? ", " : "", *k ? k : "(none)");
+		if (alt.len && !strcmp(k, lp_sb_str(&alt)))
+			have_alt = 1;
+		if (lp_aten_is_op(k))
+			ops++;
+		else if (shown++ < LIST_MAX)
+			lp_sb_printf(b, "%s\"%s\"", shown > 1 ? ", " : "",
+			    *k ? k : "(none)");
+		else
+			more++;
 	}
+	if (more)
+		lp_sb_printf(b, " and %zu more", more);
+	if (ops)
+		lp_sb_printf(b, "%s%zu PyTorch op ranges", shown ? "; " : "", ops);
+	if (have_alt)
+		lp_sb_printf(b, "; the capture has \"%s\": that text pushed in "
+		    "the default domain, as PyTorch's range_push does: set the "
+		    "stages of a PyTorch workload (MODEL=torch-decoder or "
+		    "hf-gpt2, or a conf/model file with domain: \"\")",
+		    lp_sb_str(&alt));
+	lp_sb_free(&alt);
 }
 
 void
@@ -199,7 +237,7 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range,
 	if (ks->per_range && !range) {
 		struct lp_sb b = { 0 };
 
-		list_ranges(&b, r.ranges);
+		list_ranges(&b, r.ranges, NULL);
 		lp_die(LP_EXIT_USAGE, "%s: nvtx_kern_sum holds kernels per NVTX "
 		    "range; choose one with -r (ranges: %s)", file,
 		    b.len ? lp_sb_str(&b) : "none");
@@ -208,7 +246,7 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range,
 		struct lp_sb b = { 0 };
 
 		if (ks->per_range) {
-			list_ranges(&b, r.ranges);
+			list_ranges(&b, r.ranges, range);
 			lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no kernel rows in "
 			    "range \"%s\" (ranges: %s)", range,
 			    b.len ? lp_sb_str(&b) : "none");

@@ -29,6 +29,9 @@ LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace cuda_api_trace
 LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled
+# OPS=aten: the traces lp-atenops sweeps must come out of nsys stats
+LP_ATEN_REPORTS := nvtx_pushpop_trace cuda_api_trace cuda_gpu_trace
+LP_NSYS_NEEDED += $(if $(LP_OPS),$(LP_ATEN_REPORTS))
 $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
 	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep))
 $(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))

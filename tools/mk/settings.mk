@@ -37,7 +37,7 @@ lp_unsafe_word = $(or $(call lp_unsafe,$(1),$(2)),$(if $(word 2,x$(value $(1))x)
 # What is typed on the command line is data: make never expands it and it
 # is never exported into a recipe's environment (make would expand it there,
 # running any "$(shell ...)" it holds).  Each is read raw, with $(value).
-LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE
+LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE OPS
 unexport RUN LP_STAGE2_DIR $(LP_VARS)
 lp_cmdline = $(filter command line,$(origin $(1)))
 # Non-empty when the strings $(1) and $(2) differ.
@@ -116,6 +116,8 @@ $(if $(LP_BASE),$(if $(call lp_badname,LP_BASE),\
 	$(error BASE="$(LP_BASE)": use letters, digits, '.', '_' and '-', not starting with '.' or '-')))
 $(if $(filter $(RUN),$(LP_BASE)),\
 	$(error BASE=$(LP_BASE) is this run: compare with another run (BASE= clears it)))
+# OPS=aten: PyTorch operator ranges (rules.mk, "PyTorch ops").
+$(if $(filter-out aten,$(LP_OPS)),$(error OPS="$(LP_OPS)": use OPS=aten (PyTorch op ranges) or OPS= (none)))
 LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
 ifeq ($(filter deep light,$(LP_MODE_NOW)),)
 $(error MODE="$(LP_MODE_NOW)": use deep or light)
@@ -163,7 +165,8 @@ $(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f
 # quoted value with its blanks.
 LP_OVR_ALL := $(if $(LP_MODE),run.mode=$(LP_MODE)) \
 	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN)) \
-	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS)
+	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS) \
+	$(if $(LP_OPS),nsys_cli.pytorch=autograd-shapes-nvtx)
 LP_OVR_NSYS := $(filter nsys_cli.% stages.% run.stage=%,$(LP_OVR_ALL))
 LP_OVR_NCU := $(filter ncu_cli.% stages.% run.%,$(LP_OVR_ALL))
 lp_put = $(call lp_write,$(R)/vars/$(1),$(call lp_unsplit,$(subst $(space),$(nl),$(strip $(2)))))

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# aten_ops.tsv (lp-atenops, OPS=aten): the GPU time of each PyTorch op and
+# input shapes per stage, from real H100 captures made with nsys profile
+# --pytorch=autograd-shapes-nvtx (tests/fixtures/h100-aten: GPT-2 and a
+# Llama-shaped model, 2 layers, and the same workloads captured without
+# op ranges, *_plain_*), every number recomputed here with awk from the
+# exports alone; the stage tables unchanged beside the op ranges; the make
+# rules, the live nsys command and the refusals.
+. "$(dirname "$0")/lib.sh"
+
+AT=$FIX/h100-aten
+S2=$TRASH/s2
+lpmake() {
+	make -C "$ROOT" --no-print-directory LP_STAGE2_DIR="$S2" "$@"
+}
+lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/profiling/nsys/nsys.default.yaml" \
+	"$ROOT/conf/model/torch-decoder.yaml" >"$TRASH/cfg.yaml"
+atenops() {
+	lp-atenops -c "$TRASH/cfg.yaml" -a "$AT/$1_cuda_api_trace.csv" -g "$AT/$1_cuda_gpu_trace.csv" \
+		"${@:2}" "$AT/$1_nvtx_pushpop_trace.csv"
+}
+
+# One stage recomputed from the three exports, by brute force: every op
+# range (name without op_id, seq, input_op_ids) and every launch call
+# (cudaLaunch*, cuLaunch*, cudaGraphLaunch*, cuGraphLaunch*) on the stage
+# range's thread inside its instances; a launch goes to the op range that
+# contains its start and started last (the innermost), its kernel by
+# CorrId.  Prints op, shapes, calls, kernel ns, kernels per row.
+recompute='
+function key(nm,    s, i, r, j, op) { s = nm; sub(/^:/, "", s); i = index(s, ", ")
+	op = substr(s, 1, i - 1); i = index(s, "sizes = ")
+	if (!i) return op "\t-"
+	r = substr(s, i + 8); j = index(r, ", input_op_ids"); return op "\t" (j ? substr(r, 1, j - 1) : r) }
+FNR == 1 { file++; n = csv($0, f); delete h; col(f, n, h); next }
+file == 1 { csv($0, f); nm = f[h["Name"]]; s = f[h["Start (ns)"]] + 0; e = f[h["End (ns)"]] + 0
+	if (nm == range) { ns++; ss[ns] = s; se[ns] = e; tid = f[h["TID"]]; next }
+	if (nm !~ /, op_id = [0-9]/) next
+	no++; os[no] = s; oe[no] = e; ok[no] = key(nm); ot[no] = f[h["TID"]]; next }
+file == 2 { split($0, f, ","); nm = f[h["Name"]]
+	if (nm !~ /^(cudaLaunch|cuLaunch|cudaGraphLaunch|cuGraphLaunch)/ || f[h["Tid"]] != tid) next
+	st = f[h["Start (ns)"]] + 0
+	for (k = 1; k <= ns; k++) if (st >= ss[k] && st < se[k]) break
+	if (k > ns) next
+	best = 0; for (k = 1; k <= no; k++) if (ot[k] == tid && st >= os[k] && st < oe[k] && (!best || os[k] >= os[best])) best = k
+	c[f[h["CorrID"]]] = best ? ok[best] : "(outside any op)\t-"; next }
+file == 3 { split($0, f, ","); if (!(f[h["CorrId"]] in c)) next
+	# Duration is the 2nd column, before any quoted name
+	t[c[f[h["CorrId"]]]] += f[2]; nk[c[f[h["CorrId"]]]]++; next }
+END { for (k = 1; k <= no; k++) { if (ot[k] != tid) continue
+		for (j = 1; j <= ns; j++) if (os[k] >= ss[j] && os[k] < se[j]) { calls[ok[k]]++; break } }
+	for (x in calls) printf "%s\t%d\t%.0f\t%d\n", x, calls[x], t[x], nk[x]
+	for (x in nk) if (!(x in calls)) printf "%s\t%d\t%.0f\t%d\n", x, 0, t[x], nk[x] }'
+expect_stage() {
+	A -v range="$2" "$recompute" "$AT/$1_nvtx_pushpop_trace.csv" "$AT/$1_cuda_api_trace.csv" \
+		"$AT/$1_cuda_gpu_trace.csv" | sort
+}
+got_stage() {
+	table "$1" stage op shapes calls kernel_ns kernels | awk -F"\t" -v s="$2" -v OFS="\t" \
+		'$1 == s { $1 = ""; sub(/^\t/, ""); if ($2 == "-" && $1 != "(outside any op)") next; print }' | sort
+}
+
+test_expect_success 'GPT-2 prefill: every (op, shapes) row, the LM head mm and each addmm shape, recomputed by awk' '
+	atenops gpt2 >a.tsv &&
+	expect_stage gpt2 :LLM@prefill | awk -F"\t" "\$4 > 0 || \$3 > 0" >expect &&
+	got_stage a.tsv prefill >got.all &&
+	awk -F"\t" "\$4 > 0 || \$3 > 0" got.all >got &&
+	test_cmp expect got &&
+	test_grep -x "aten::mm	\[\[64, 768\], \[768, 50257\]\]	1	106272	1" got &&
+	test $(grep -c "^aten::addmm	" got) = 4
+'
+
+test_expect_success 'Llama decode_step and GPT-2 decode_all recomputed by awk' '
+	atenops llama >l.tsv &&
+	expect_stage llama :LLM@decode_step | awk -F"\t" "\$4 > 0 || \$3 > 0" >expect &&
+	got_stage l.tsv decode_step | awk -F"\t" "\$4 > 0 || \$3 > 0" >got &&
+	test_cmp expect got &&
+	atenops gpt2 >a.tsv &&
+	expect_stage gpt2 :LLM@decode_all | awk -F"\t" "\$4 > 0 || \$3 > 0" >expect &&
+	got_stage a.tsv decode_all | awk -F"\t" "\$4 > 0 || \$3 > 0" >got &&
+	test_cmp expect got
+'
+
+test_expect_success 'each stage: the rows add up to nvtx_kern_sum of the stage range (kernel time and launches)' '
+	for m in gpt2 llama; do
+		atenops $m >a.tsv &&
+		lp-stages -c "$TRASH/cfg.yaml" -k "$AT/${m}_nvtx_kern_sum.csv" "$AT/${m}_nvtx_sum.csv" >s.tsv &&
+		table s.tsv stage kernel_ns launches | sort >expect &&
+		table a.tsv stage kernel_ns kernels | awk -F"\t" "{ t[\$1] += \$2; n[\$1] += \$3 }
+			END { for (s in t) printf \"%s\t%.0f\t%d\n\", s, t[s], n[s] }" | sort >got &&
+		test_cmp expect got || return 1
+	done
+'
+
+test_expect_success 'by op name (-N): the shape rows summed; -s and -n keep one stage, its top rows' '
+	atenops gpt2 >a.tsv &&
+	atenops gpt2 -N >n.tsv &&
+	table a.tsv stage op calls kernel_ns kernels | awk -F"\t" "{ k = \$1 \"\t\" \$2; c[k] += \$3; t[k] += \$4; n[k] += \$5 }
+		END { for (k in c) printf \"%s\t%d\t%.0f\t%d\n\", k, c[k], t[k], n[k] }" | sort >expect &&
+	table n.tsv stage op calls kernel_ns kernels | sort >got &&
+	test_cmp expect got &&
+	atenops gpt2 -N -s decode_all -n 3 >top.tsv &&
+	table n.tsv stage op | awk -F"\t" "\$1 == \"decode_all\"" | head -3 >expect &&
+	table top.tsv stage op >got &&
+	test_cmp expect got &&
+	test_grep "^# note: .* more rows in aten_opnames.tsv" top.tsv
+'
+
+test_expect_success '2MNK from the shapes; with ncu, its FLOPs beside it (the LM head counts padded tiles)' '
+	# ncu: a real export of the same GPT-2 prefill (H100, tests/fixtures/
+	# h100-hostside), another capture of the same workload shape
+	lp-ncu2tsv "$FIX/h100-hostside/gpt2_ncu_raw_mangled.csv" >m.tsv &&
+	atenops gpt2 -s prefill -m m.tsv -d "$AT/gpt2_cuda_gpu_kern_sum.csv" \
+		-D "$AT/gpt2_cuda_gpu_kern_sum_mangled.csv" >a.tsv &&
+	table a.tsv op shapes flops_2mnk_per_call ncu_flops_per_call | grep "^aten::mm	\|^aten::addmm	\[\[2304\]" >got &&
+	printf "%s\t%s\t%.0f\t%s\n" aten::mm "[[64, 768], [768, 50257]]" $((2 * 64 * 768 * 50257)) 9890168832 \
+		aten::addmm "[[2304], [64, 768], [768, 2304], [], []]" $((2 * 64 * 768 * 2304)) 226492416 >expect &&
+	test_cmp expect got &&
+	table a.tsv op ncu_flops_per_call | test_grep "^aten::native_layer_norm	n/a because ncu did not profile .*grid (64, 1, 1)"
+'
+
+strip_ops() {	# the op-range rows of an export taken out
+	mkdir -p "$2" &&
+	for f in $(ls "$AT"/$1_*.csv | grep -v _plain_); do
+		b=${f##*/}
+		case $b in
+		*nvtx_sum* | *nvtx_kern_sum* | *nvtx_pushpop* | *nvtx_gpu_proj*) grep -v ", op_id = [0-9]" "$f" >"$2/$b" ;;
+		*) cp "$f" "$2/$b" ;;
+		esac
+	done
+}
+
+test_expect_success 'stage tables unchanged beside op ranges: the same exports with the op-range rows removed' '
+	strip_ops gpt2 noops &&
+	test $(grep -c op_id noops/gpt2_nvtx_pushpop_trace.csv) = 0 &&
+	lpmake -s RUN=ops MODEL=hf-gpt2 OPS=aten IMPORT="$(ls "$AT"/gpt2_*.csv | grep -v plain)" stakeholder_summary.md &&
+	lpmake -s RUN=noops MODEL=hf-gpt2 IMPORT="$(ls "$PWD"/noops/*.csv)" stakeholder_summary.md &&
+	for t in stages steps hostside ranks kernels mfu mbu overlap roofline top_kernels findings; do
+		grep -v "^#" "$S2/ops/$t.tsv" | sed "s#/s2/ops/#/s2/RUN/#g" >a &&
+		grep -v "^#" "$S2/noops/$t.tsv" | sed "s#/s2/noops/#/s2/RUN/#g" >b &&
+		test_cmp b a || return 1
+	done &&
+	! grep -q "aten::" "$S2/ops/stages.tsv" "$S2/ops/steps.tsv" &&
+	test_grep "^# note: 2518 PyTorch op ranges in nvtx_sum" "$S2/ops/stages.tsv" &&
+	test_grep "^## Top Operators (PyTorch ops, by name)" "$S2/ops/stakeholder_summary.md" &&
+	test_grep "^## Top Operators (PyTorch ops by input shapes)" "$S2/ops/stakeholder_summary.md" &&
+	test -s "$S2/ops/aten_ops.tsv" && test -s "$S2/ops/aten_opnames.tsv" &&
+	test_grep "^## Top Operators$" "$S2/noops/stakeholder_summary.md"
+'
+
+test_expect_success 'with and without op ranges (gpt2 against gpt2_plain): kernels and launches per stage within 0.5%' '
+	lpmake -s RUN=ops MODEL=hf-gpt2 OPS=aten IMPORT="$(ls "$AT"/gpt2_*.csv | grep -v plain)" stakeholder_summary.md &&
+	lpmake -s RUN=plain MODEL=hf-gpt2 IMPORT="$(ls "$AT"/gpt2_plain_*.csv)" stakeholder_summary.md &&
+	table "$S2/ops/stages.tsv" stage kernel_ns launches >a &&
+	table "$S2/plain/stages.tsv" stage kernel_ns launches >b &&
+	paste a b | awk -F"\t" "{ d = \$2 - \$5; if (d < 0) d = -d; if (\$1 != \$4 || \$3 != \$6 || d > 0.005 * \$5) bad = 1; n++ }
+		END { exit bad || n != 3 }"
+'
+
+test_expect_success 'a stage range in the default domain, configured in a named one: the message names it, op ranges counted' '
+	test_must_fail lpmake -s RUN=llama IMPORT="$(ls "$AT"/llama_*.csv | grep -v plain)" stakeholder_summary.md 2>err &&
+	test_grep "no kernel rows in range \"LLM:decode_all\" (ranges: \":LLM@decode_all\", \":LLM@decode_step\", \":LLM@prefill\"; 977 PyTorch op ranges; the capture has \":LLM@decode_all\"" err &&
+	test $(wc -c <err) -lt 2000
+'
+
+test_expect_success 'OPS=aten live: nsys profile gets --pytorch=autograd-shapes-nvtx, nsys stats must export the traces' '
+	lpmake -s RUN=live WORK="python3 tests/workloads/hf_gpt2.py" MODEL=hf-gpt2 OPS=aten "$S2/live/nsys/profile.cmd" &&
+	test_grep -e "--pytorch=autograd-shapes-nvtx" "$S2/live/nsys/profile.cmd" &&
+	lpmake -n RUN=live "$S2/live/nsys/stats.log" >dry &&
+	test_grep "for r in .*nvtx_pushpop_trace cuda_api_trace cuda_gpu_trace" dry &&
+	lpmake -s RUN=live OPS= "$S2/live/nsys/profile.cmd" &&
+	! grep -e "--pytorch" "$S2/live/nsys/profile.cmd" &&
+	test_must_fail lpmake -s RUN=live OPS=shapes "$S2/live/nsys/profile.cmd" 2>err &&
+	test_grep "OPS=\"shapes\": use OPS=aten" err
+'
+
+test_expect_success 'refused: no op ranges, a trace out of order, a full disk' '
+	test_expect_code 1 atenops gpt2_plain >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "no PyTorch op ranges" err &&
+	awk "NR == 300 { l = \$0; getline; print; print l; next } { print }" "$AT/gpt2_cuda_api_trace.csv" >api.csv &&
+	test_expect_code 1 lp-atenops -c "$TRASH/cfg.yaml" -a api.csv -g "$AT/gpt2_cuda_gpu_trace.csv" \
+		"$AT/gpt2_nvtx_pushpop_trace.csv" >out 2>err &&
+	test_grep "^lp-atenops: api.csv:301:1: .*not sorted by start time" err &&
+	test_expect_code 2 atenops gpt2 -m m.tsv >out 2>err &&
+	test_must_fail atenops gpt2 >/dev/full
+'
+
+test_done

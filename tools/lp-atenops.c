@@ -1,0 +1,926 @@
+/*
+ * lp-atenops: aten_ops.tsv, the GPU time of each PyTorch operator per
+ * stage, from a capture made with nsys profile
+ * --pytorch=autograd-shapes-nvtx: one row per (op, input shapes) of each
+ * stage (-N: per op name), with its calls, kernel time, kernels per call,
+ * host time per call, kernel names and share of the stage's kernel time.
+ *
+ * Each kernel launch call (cuda_api_trace) belongs to the innermost op
+ * range open on its thread at the call's start (nvtx_pushpop_trace), and
+ * the kernel's GPU time (cuda_gpu_trace) to the launch by correlation ID.
+ * The three traces are sorted by start time and swept together, ranges
+ * before launches before kernels at equal times; a kernel starts on the
+ * GPU after its launch call starts, so only launches whose kernel has not
+ * started yet are held.  Memory follows the distinct (stage, op, shapes)
+ * rows, the depth of the open ranges and the kernels in flight, not the
+ * number of ranges or launches.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aten.h"
+
+static const char synopsis[] =
+    "lp-atenops -a cuda_api_trace.csv -c config.yaml -g cuda_gpu_trace.csv "
+    "[-N] [-m metrics.tsv -d cuda_gpu_kern_sum.csv -D "
+    "cuda_gpu_kern_sum_mangled.csv] [-n rows] [-s stage] "
+    "nvtx_pushpop_trace.csv";
+
+enum { MAXNAMES = 3 };
+
+struct shape {			/* one kernel at one launch shape, in a row */
+	long kid;
+	char *grid, *block;
+	double n, ns;
+};
+
+struct row {
+	int stage;
+	char *op, *shapes;	/* shapes: NULL in the row outside any op */
+	double calls, host_ns, kern_ns, kernels;
+	struct shape *sh;
+	size_t nsh;
+	double nshapes;		/* -N: the shapes of the op */
+	double flops2;		/* 2MNK of all calls */
+	int no2;		/* 2MNK unknown, why2 says why */
+	const char *why2;
+};
+
+struct ent {			/* an open range on a thread's stack */
+	double end;
+	int stage;		/* a configured stage, or -1: an op */
+	long *rows;		/* op: its row in each stage open, or -1 */
+	long line;
+};
+
+struct thr {
+	struct ent *e;
+	size_t n, cap;
+};
+
+struct pend {			/* a launch whose kernel has not started */
+	int64_t corr;
+	long slot;		/* rows of it: pool[slot * nst ...] */
+};
+
+struct at {
+	const char *apath, *gpath, *rpath, *cpath, *only;
+	const char *mpath, *dpath, *Dpath;
+	int byname;
+	long maxrows;
+	size_t nst;
+	const char **stnames;
+	char **stranges;
+	int *stseen;
+	struct row *r;
+	size_t nr, rcap;
+	struct lp_map *ridx, *tidx, *kidx, *mangled;
+	char **mangled_names;
+	struct thr *t;
+	size_t nt;
+	struct pend *ph;	/* open addressing, corr 0 free */
+	size_t phcap, phn;
+	long *pool, *freel;
+	size_t npool, nfree, poolcap;
+	double nops, nlaunch, nkern, nolaunch, outside_stage, maxpend;
+	struct lp_sb key, op, shapes;
+};
+
+static struct at A;
+
+/* ---- rows and the held launches ---- */
+
+static long
+row_of(int stage, const char *op, const char *shapes)
+{
+	long i;
+
+	lp_sb_reset(&A.key);
+	lp_sb_printf(&A.key, "%d\x1f%s\x1f%s", stage, op, shapes ? shapes :
+	    "\x1e");
+	if ((i = lp_map_get(A.ridx, lp_sb_str(&A.key), -1)) >= 0)
+		return i;
+	if (A.nr == A.rcap) {
+		A.rcap = A.rcap ? 2 * A.rcap : 64;
+		A.r = lp_xreallocarray(A.r, A.rcap, sizeof *A.r);
+	}
+	memset(&A.r[A.nr], 0, sizeof A.r[0]);
+	A.r[A.nr].stage = stage;
+	A.r[A.nr].op = lp_xstrdup(op);
+	A.r[A.nr].shapes = shapes ? lp_xstrdup(shapes) : NULL;
+	lp_map_put(A.ridx, lp_sb_str(&A.key), (long)A.nr);
+	return (long)A.nr++;
+}
+
+static size_t
+ph_find(int64_t corr)
+{
+	size_t i = (size_t)((uint64_t)corr * 0x9E3779B97F4A7C15u) & (A.phcap - 1);
+
+	while (A.ph[i].corr && A.ph[i].corr != corr)
+		i = (i + 1) & (A.phcap - 1);
+	return i;
+}
+
+static void
+ph_grow(void)
+{
+	struct pend *old = A.ph;
+	size_t i, n = A.phcap;
+
+	A.phcap = n ? 2 * n : 1024;
+	A.ph = lp_xcalloc(A.phcap, sizeof *A.ph);
+	for (i = 0; i < n; i++)
+		if (old[i].corr)
+			A.ph[ph_find(old[i].corr)] = old[i];
+	free(old);
+}
+
+static long *
+pend_put(int64_t corr, const char *file, long line)
+{
+	size_t i;
+	long s;
+
+	if (2 * (A.phn + 1) > A.phcap)
+		ph_grow();
+	i = ph_find(corr);
+	if (A.ph[i].corr)
+		lp_die_at(LP_EXIT_DATA, file, line, 0, "CorrID %lld: a second "
+		    "launch call with a correlation ID whose kernel has not "
+		    "started", (long long)corr);
+	if (A.nfree)
+		s = A.freel[--A.nfree];
+	else {
+		if (A.npool == A.poolcap) {
+			A.poolcap = A.poolcap ? 2 * A.poolcap : 1024;
+			A.pool = lp_xreallocarray(A.pool, A.poolcap * A.nst,
+			    sizeof *A.pool);
+			A.freel = lp_xreallocarray(A.freel, A.poolcap,
+			    sizeof *A.freel);
+		}
+		s = (long)A.npool++;
+	}
+	A.ph[i].corr = corr;
+	A.ph[i].slot = s;
+	if (++A.phn > A.maxpend)
+		A.maxpend = (double)A.phn;
+	return &A.pool[(size_t)s * A.nst];
+}
+
+/* Takes the launch of corr out (backward-shift deletion): its slot, or -1. */
+static long
+pend_take(int64_t corr)
+{
+	size_t i, j, k;
+	long s;
+
+	if (!A.phcap || !A.ph[i = ph_find(corr)].corr)
+		return -1;
+	s = A.ph[i].slot;
+	A.freel[A.nfree++] = s;
+	A.phn--;
+	for (j = i;;) {
+		A.ph[i].corr = 0;
+		do {
+			j = (j + 1) & (A.phcap - 1);
+			if (!A.ph[j].corr)
+				return s;
+			k = (size_t)((uint64_t)A.ph[j].corr *
+			    0x9E3779B97F4A7C15u) & (A.phcap - 1);
+		} while (i <= j ? (i < k && k <= j) : (i < k || k <= j));
+		A.ph[i] = A.ph[j];
+		i = j;
+	}
+}
+
+/* ---- the sweep ---- */
+
+static struct thr *
+thread_of(const char *pid, const char *tid)
+{
+	long i;
+
+	lp_sb_reset(&A.key);
+	lp_sb_printf(&A.key, "%s/%s", pid, tid);
+	if ((i = lp_map_get(A.tidx, lp_sb_str(&A.key), -1)) < 0) {
+		A.t = lp_xreallocarray(A.t, A.nt + 1, sizeof *A.t);
+		memset(&A.t[A.nt], 0, sizeof A.t[0]);
+		lp_map_put(A.tidx, lp_sb_str(&A.key), i = (long)A.nt++);
+	}
+	return &A.t[i];
+}
+
+/* Ranges of the thread that ended by time t are closed. */
+static void
+pop_until(struct thr *t, double at)
+{
+	while (t->n && t->e[t->n - 1].end <= at)
+		free(t->e[--t->n].rows);
+}
+
+static int
+stage_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < A.nst; i++)
+		if (lp_nvtx_range_match(A.stranges[i], name))
+			return (int)i;
+	return -1;
+}
+
+static void
+on_range(const struct lp_rep_row *rr)
+{
+	double s = lp_rep_time(rr, 0), e = lp_rep_time(rr, 1);
+	struct thr *t = thread_of(lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
+	int st = stage_of(rr->v[2]), isop;
+	struct ent *en;
+	size_t i;
+
+	isop = st < 0 && lp_aten_parse(rr->v[2], &A.op, &A.shapes);
+	if (st < 0 && !isop)
+		return;
+	pop_until(t, s);
+	if (t->n && e > t->e[t->n - 1].end)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1, "the "
+		    "range ends after the range it starts in (line %ld) ends: "
+		    "push/pop ranges of one thread nest", t->e[t->n - 1].line);
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->e = lp_xreallocarray(t->e, t->cap, sizeof *t->e);
+	}
+	en = &t->e[t->n++];
+	en->end = e;
+	en->stage = st;
+	en->rows = NULL;
+	en->line = rr->line;
+	if (st >= 0) {
+		A.stseen[st] = 1;
+		return;
+	}
+	A.nops++;
+	en->rows = lp_xcalloc(A.nst, sizeof *en->rows);
+	for (i = 0; i < A.nst; i++)
+		en->rows[i] = -1;
+	for (i = 0; i + 1 < t->n; i++)
+		if (t->e[i].stage >= 0) {
+			long k = row_of(t->e[i].stage, lp_sb_str(&A.op),
+			    lp_sb_str(&A.shapes));
+
+			en->rows[t->e[i].stage] = k;
+			A.r[k].calls++;
+			A.r[k].host_ns += e - s;
+		}
+}
+
+static int
+is_launch(const char *name)
+{
+	return !strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8) ||
+	    !strncmp(name, "cudaGraphLaunch", 15) ||
+	    !strncmp(name, "cuGraphLaunch", 13);
+}
+
+static int64_t
+corr_of(const struct lp_rep_row *rr, size_t i)
+{
+	double c = lp_rep_count(rr, i);
+
+	if (c < 1 || c > 9e15)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[i] + 1,
+		    "correlation ID %s: expected a whole number from 1",
+		    rr->v[i]);
+	return (int64_t)c;
+}
+
+static void
+on_launch(const struct lp_rep_row *rr, double at)
+{
+	struct thr *t;
+	const struct ent *op = NULL;
+	long *rows;
+	size_t i;
+	int any = 0;
+
+	if (!is_launch(rr->v[1]))
+		return;
+	A.nlaunch++;
+	t = thread_of(lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
+	pop_until(t, at);
+	rows = pend_put(corr_of(rr, 2), rr->file, rr->line);
+	for (i = 0; i < A.nst; i++)
+		rows[i] = -1;
+	for (i = t->n; i-- > 0 && !op; )
+		if (t->e[i].stage < 0)
+			op = &t->e[i];
+	for (i = 0; i < t->n; i++) {
+		int st = t->e[i].stage;
+
+		if (st < 0)
+			continue;
+		any = 1;
+		rows[st] = op && op->rows[st] >= 0 ? op->rows[st] :
+		    row_of(st, "(outside any op)", NULL);
+	}
+	if (!any)
+		A.outside_stage++;
+}
+
+static long
+kernel_id(const char *name)
+{
+	long k = lp_map_get(A.kidx, name, -1);
+
+	if (k < 0)
+		lp_map_put(A.kidx, name, k = (long)lp_map_len(A.kidx));
+	return k;
+}
+
+static void
+add_shape(struct row *r, long kid, const char *grid, const char *block,
+    double n, double ns)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsh; i++)
+		if (r->sh[i].kid == kid && !strcmp(r->sh[i].grid, grid) &&
+		    !strcmp(r->sh[i].block, block))
+			break;
+	if (i == r->nsh) {
+		r->sh = lp_xreallocarray(r->sh, r->nsh + 1, sizeof *r->sh);
+		r->sh[i].kid = kid;
+		r->sh[i].grid = lp_xstrdup(grid);
+		r->sh[i].block = lp_xstrdup(block);
+		r->sh[i].n = r->sh[i].ns = 0;
+		r->nsh++;
+	}
+	r->sh[i].n += n;
+	r->sh[i].ns += ns;
+}
+
+static void
+on_kernel(const struct lp_rep_row *rr)
+{
+	double d;
+	long s, kid;
+	size_t i;
+	char grid[128], block[128];
+
+	if (!strncmp(rr->v[9], "[CUDA ", 6))
+		return;		/* a copy or a set, not a kernel */
+	A.nkern++;
+	d = lp_rep_time(rr, 1);
+	if ((s = pend_take(corr_of(rr, 2))) < 0) {
+		A.nolaunch++;
+		return;
+	}
+	snprintf(grid, sizeof grid, "(%.30s, %.30s, %.30s)", rr->v[3], rr->v[4],
+	    rr->v[5]);
+	snprintf(block, sizeof block, "(%.30s, %.30s, %.30s)", rr->v[6],
+	    rr->v[7], rr->v[8]);
+	kid = kernel_id(rr->v[9]);
+	for (i = 0; i < A.nst; i++) {
+		long k = A.pool[(size_t)s * A.nst + i];
+
+		if (k < 0)
+			continue;
+		A.r[k].kern_ns += d;
+		A.r[k].kernels++;
+		add_shape(&A.r[k], kid, grid, block, 1, d);
+	}
+}
+
+/* ---- reading: the three traces merged in time order ---- */
+
+struct src {
+	struct lp_repp *p;
+	const struct lp_rep_row *rr;
+	double t, last;
+	long lastline;
+};
+
+static void
+advance(struct src *s)
+{
+	if (!(s->rr = lp_repp_next(s->p)))
+		return;
+	s->t = lp_rep_time(s->rr, 0);
+	if (s->t < s->last)
+		lp_die_at(LP_EXIT_DATA, s->rr->file, s->rr->line, s->rr->col[0] + 1,
+		    "%s: starts before the row on line %ld: the trace is not "
+		    "sorted by start time (as nsys writes it)", s->rr->v[0],
+		    s->lastline);
+	s->last = s->t;
+	s->lastline = s->rr->line;
+}
+
+static void
+load(void)
+{
+	static const char *const rcols[] = { "Start", "End", "Name", "PID",
+		"TID" };
+	static const char *const acols[] = { "Start", "Name", "CorrID", "Pid",
+		"Tid" };
+	static const char *const gcols[] = { "Start", "Duration", "CorrId",
+		"GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Name" };
+	struct src s[3];
+	int i, k;
+
+	s[0].p = lp_repp_open(A.rpath, "nsys stats --report nvtx_pushpop_trace",
+	    rcols, 5);
+	s[1].p = lp_repp_open(A.apath, "nsys stats --report cuda_api_trace",
+	    acols, 5);
+	s[2].p = lp_repp_open(A.gpath, "nsys stats --report cuda_gpu_trace",
+	    gcols, 10);
+	for (i = 0; i < 3; i++) {
+		s[i].last = -1;
+		s[i].lastline = 0;
+		advance(&s[i]);
+	}
+	for (;;) {
+		/* ranges, then launches, then kernels at one time */
+		for (k = -1, i = 0; i < 3; i++)
+			if (s[i].rr && (k < 0 || s[i].t < s[k].t))
+				k = i;
+		if (k < 0)
+			break;
+		if (k == 0)
+			on_range(s[0].rr);
+		else if (k == 1)
+			on_launch(s[1].rr, s[1].t);
+		else
+			on_kernel(s[2].rr);
+		advance(&s[k]);
+	}
+	for (i = 0; i < 3; i++)
+		lp_repp_close(s[i].p);
+	if (!A.nops)
+		lp_die_at(LP_EXIT_DATA, A.rpath, 0, 0, "no PyTorch op ranges (names "
+		    "like \":aten::mm, op_id = 7, sizes = [[64, 768], [768, "
+		    "2304]]\"): capture with nsys profile "
+		    "--pytorch=autograd-shapes-nvtx (make ... OPS=aten)");
+}
+
+/* ---- ncu: FLOPs and DRAM bytes per launch of a kernel at a shape ---- */
+
+struct ncu {
+	double flops, bytes;
+	int have_flops, have_bytes, tensor_only;
+};
+
+static struct ncu *ncu;		/* by lp_map index of "mangled\x1fgrid\x1fblock" */
+static struct lp_map *ncuidx;
+
+static void
+load_names(void)
+{
+	struct lp_ksum d, m;
+	struct lp_map *fp = lp_map_new();
+	FILE *f;
+	const char *name;
+	size_t i;
+
+	f = lp_open_in(A.dpath, &name);
+	lp_ksum_read(&d, f, name, NULL, NULL);
+	lp_close_in(f);
+	f = lp_open_in(A.Dpath, &name);
+	lp_ksum_read(&m, f, name, NULL, NULL);
+	lp_close_in(f);
+	/* a statistics fingerprint that two kernels share pairs nothing */
+	for (i = 0; i < d.n; i++)
+		lp_map_put(fp, d.k[i].fp, lp_map_get(fp, d.k[i].fp, -1) == -1 ?
+		    (long)i : -2);
+	for (i = 0; i < m.n; i++) {
+		long j = lp_map_get(fp, m.k[i].fp, -1);
+
+		if (j >= 0)
+			lp_map_put(A.mangled, d.k[j].name, (long)i);
+	}
+	A.mangled_names = lp_xcalloc(m.n + 1, sizeof *A.mangled_names);
+	for (i = 0; i < m.n; i++)
+		A.mangled_names[i] = lp_xstrdup(m.k[i].name);
+	lp_ksum_free(&d);
+	lp_ksum_free(&m);
+	lp_map_free(fp);
+}
+
+static void
+load_ncu(void)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, A.mpath, "lp-ncu2tsv");
+	int ck, cl, cg, cb, cf, ct, cd;
+	double l;
+	struct lp_sb k = { 0 };
+
+	ck = lp_csv_need(&t.hdr, "kernel", "lp-ncu2tsv output");
+	cl = lp_csv_need(&t.hdr, "launches", "lp-ncu2tsv output");
+	cg = lp_csv_need(&t.hdr, "grid", "lp-ncu2tsv output");
+	cb = lp_csv_need(&t.hdr, "block", "lp-ncu2tsv output");
+	cf = lp_csv_need(&t.hdr, "flops", "lp-ncu2tsv output");
+	ct = lp_csv_need(&t.hdr, "flops_tensor", "lp-ncu2tsv output");
+	cd = lp_csv_need(&t.hdr, "dram_bytes", "lp-ncu2tsv output");
+	ncuidx = lp_map_new();
+	while (lp_tsv_next(&t)) {
+		struct ncu *n;
+		size_t i = lp_map_len(ncuidx);
+
+		if (!lp_tab_num(&t, cl, &l) || !(l > 0))
+			lp_die_at(LP_EXIT_DATA, A.mpath, t.line, cl + 1,
+			    "launches: expected a number above 0");
+		lp_sb_reset(&k);
+		lp_sb_printf(&k, "%s\x1f%s\x1f%s", lp_tsv_get(&t, ck),
+		    lp_tsv_get(&t, cg), lp_tsv_get(&t, cb));
+		lp_map_put(ncuidx, lp_sb_str(&k), (long)i);
+		ncu = lp_xreallocarray(ncu, i + 1, sizeof *ncu);
+		n = &ncu[i];
+		memset(n, 0, sizeof *n);
+		n->have_flops = lp_tab_num(&t, cf, &n->flops);
+		if (!n->have_flops && lp_tab_num(&t, ct, &n->flops))
+			n->have_flops = n->tensor_only = 1;
+		n->have_bytes = lp_tab_num(&t, cd, &n->bytes);
+		n->flops /= l;
+		n->bytes /= l;
+	}
+	lp_sb_free(&k);
+	lp_tsv_close(&t);
+	fclose(fp);
+}
+
+/* ---- compute: rows by op name (-N), each stage's total, the order ---- */
+
+static double *stage_ns;
+
+static void
+group_by_name(void)
+{
+	struct row *g = NULL;
+	size_t ng = 0, i, j;
+	struct lp_map *idx = lp_map_new();
+
+	for (i = 0; i < A.nr; i++) {
+		struct row *r = &A.r[i];
+		long at;
+
+		lp_sb_reset(&A.key);
+		lp_sb_printf(&A.key, "%d\x1f%s\x1f%d", r->stage, r->op, !r->shapes);
+		if ((at = lp_map_get(idx, lp_sb_str(&A.key), -1)) < 0) {
+			g = lp_xreallocarray(g, ng + 1, sizeof *g);
+			memset(&g[ng], 0, sizeof *g);
+			g[ng].stage = r->stage;
+			g[ng].op = lp_xstrdup(r->op);
+			lp_map_put(idx, lp_sb_str(&A.key), at = (long)ng++);
+		}
+		g[at].calls += r->calls;
+		g[at].host_ns += r->host_ns;
+		g[at].kern_ns += r->kern_ns;
+		g[at].kernels += r->kernels;
+		/* shapes: how many, kept as text; the launch shapes merged */
+		g[at].nshapes += r->shapes != NULL;
+		g[at].flops2 += r->flops2;
+		g[at].no2 |= r->no2;
+		for (j = 0; j < r->nsh; j++)
+			add_shape(&g[at], r->sh[j].kid, r->sh[j].grid,
+			    r->sh[j].block, r->sh[j].n, r->sh[j].ns);
+	}
+	lp_map_free(idx);
+	A.r = g;		/* the shape rows stay allocated: the tool exits */
+	A.nr = ng;
+}
+
+static int
+cmp_rows(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c;
+
+	if (x->stage != y->stage)
+		return x->stage < y->stage ? -1 : 1;
+	if (x->kern_ns != y->kern_ns)
+		return x->kern_ns > y->kern_ns ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	if ((c = strcmp(x->op, y->op)))
+		return c;
+	return strcmp(x->shapes ? x->shapes : "", y->shapes ? y->shapes : "");
+}
+
+static int
+cmp_shape(const void *a, const void *b)
+{
+	const struct shape *x = a, *y = b;
+
+	return x->ns != y->ns ? (x->ns > y->ns ? -1 : 1) : 0;
+}
+
+static void
+compute(void)
+{
+	size_t i;
+	const char *why;
+
+	for (i = 0; i < A.nr; i++) {
+		struct row *r = &A.r[i];
+		double f;
+
+		r->no2 = !r->shapes || !lp_aten_2mnk(r->op, r->shapes, &f, &why);
+		r->flops2 = r->no2 ? 0 : f * r->calls;
+		r->why2 = r->no2 ? (r->shapes ? why : "kernels launched outside "
+		    "every op range") : NULL;
+	}
+	if (A.byname)
+		group_by_name();
+	stage_ns = lp_xcalloc(A.nst, sizeof *stage_ns);
+	for (i = 0; i < A.nr; i++) {
+		stage_ns[A.r[i].stage] += A.r[i].kern_ns;
+		lp_qsort(A.r[i].sh, A.r[i].nsh, sizeof *A.r[i].sh, cmp_shape);
+	}
+	lp_qsort(A.r, A.nr, sizeof *A.r, cmp_rows);
+}
+
+/* ---- emit ---- */
+
+static FILE *out;
+
+static void
+names_cell(struct lp_row *o, const struct row *r)
+{
+	struct lp_sb b = { 0 };
+	char *l, *seen[MAXNAMES];
+	size_t i, j, shown = 0, more = 0;
+
+	/* the row's kernels by their time, each label once */
+	for (i = 0; i < r->nsh; i++) {
+		l = lp_kname_label(lp_map_key(A.kidx, (size_t)r->sh[i].kid));
+		for (j = 0; j < shown && strcmp(seen[j], l); j++)
+			;
+		if (j < shown || shown == MAXNAMES) {
+			more += j == shown;
+			free(l);
+			continue;
+		}
+		lp_sb_printf(&b, "%s%s", shown ? "; " : "", l);
+		seen[shown++] = l;
+	}
+	if (more)
+		lp_sb_printf(&b, "; and %zu more", more);
+	lp_row_text(o, b.len ? lp_sb_str(&b) : "-");
+	for (j = 0; j < shown; j++)
+		free(seen[j]);
+	lp_sb_free(&b);
+}
+
+static const struct ncu *
+ncu_of(const struct shape *s)
+{
+	const char *k = lp_map_key(A.kidx, (size_t)s->kid);
+	long m = A.mangled ? lp_map_get(A.mangled, k, -1) : -1;
+	long i;
+
+	lp_sb_reset(&A.key);
+	lp_sb_printf(&A.key, "%s\x1f%s\x1f%s", m >= 0 ? A.mangled_names[m] : k,
+	    s->grid, s->block);
+	i = lp_map_get(ncuidx, lp_sb_str(&A.key), -1);
+	return i >= 0 ? &ncu[i] : NULL;
+}
+
+static void
+ncu_cells(struct lp_row *o, const struct row *r)
+{
+	double f = 0, by = 0;
+	size_t i;
+	int tonly = 0;
+
+	if (!A.mpath || !r->nsh) {
+		for (i = 0; i < 3; i++)
+			lp_row_na(o, "%s", !r->nsh ? "no kernel" : "no ncu metrics "
+			    "(metrics.tsv, -m)");
+		return;
+	}
+	for (i = 0; i < r->nsh; i++) {
+		const struct ncu *n = ncu_of(&r->sh[i]);
+
+		if (!n || !n->have_flops || !n->have_bytes) {
+			const struct shape *sh = &r->sh[i];
+			char *l = lp_kname_label(lp_map_key(A.kidx,
+			    (size_t)sh->kid));
+			int c;
+
+			for (c = 0; c < 3; c++)
+				lp_row_na(o, "ncu %s %s at grid %s, block %s",
+				    n ? "counted no FLOPs or no DRAM bytes of" :
+				    "did not profile", l, sh->grid, sh->block);
+			free(l);
+			return;
+		}
+		f += n->flops * r->sh[i].n;
+		by += n->bytes * r->sh[i].n;
+		tonly |= n->tensor_only;
+	}
+	lp_row_num(o, f / r->calls, 0);
+	lp_row_num(o, by / r->calls, 0);
+	if (by > 0)
+		lp_row_num(o, f / by, 2);
+	else
+		lp_row_na(o, "no DRAM bytes");
+	(void)tonly;
+}
+
+static void
+emit_row(const struct row *r)
+{
+	struct lp_row o = { 0 };
+	int out_op = !r->shapes && !r->nshapes;
+
+	lp_row_text(&o, A.stnames[r->stage]);
+	lp_row_text(&o, r->op);
+	if (A.byname)
+		lp_row_num(&o, r->nshapes, 0);
+	else
+		lp_row_text(&o, r->shapes ? r->shapes : "-");
+	lp_row_num(&o, r->calls, 0);
+	lp_row_num(&o, r->kern_ns, 0);
+	if (stage_ns[r->stage] > 0)
+		lp_row_num(&o, 100 * r->kern_ns / stage_ns[r->stage], 2);
+	else
+		lp_row_na(&o, "no kernel time in the stage");
+	lp_row_num(&o, r->kernels, 0);
+	if (out_op) {
+		lp_row_na(&o, "kernels outside every op range are not calls");
+		lp_row_na(&o, "kernels outside every op range are not calls");
+		lp_row_na(&o, "no op range");
+	} else {
+		lp_row_num(&o, r->kernels / r->calls, 2);
+		lp_row_num(&o, r->kern_ns / r->calls, 1);
+		lp_row_num(&o, r->host_ns / r->calls, 1);
+	}
+	names_cell(&o, r);
+	if (r->no2)
+		lp_row_na(&o, "%s", A.byname ? "not every shape of it is a "
+		    "matrix product with sizes" : r->why2);
+	else
+		lp_row_num(&o, r->flops2 / r->calls, 0);
+	ncu_cells(&o, r);
+	lp_row_end(&o, out);
+	lp_sb_free(&o.b);
+}
+
+static void
+emit_meta(void)
+{
+	size_t i;
+	struct lp_sb b = { 0 };
+
+	lp_tab_meta(out, "title", "%s", A.byname ? "Top Operators (PyTorch ops, "
+	    "by name)" : "Top Operators (PyTorch ops by input shapes)");
+	lp_tab_meta(out, "tool", "lp-atenops");
+	lp_tab_meta(out, "source", "op ranges of nsys profile "
+	    "--pytorch=autograd-shapes-nvtx and the stages' ranges from nsys "
+	    "nvtx_pushpop_trace (%s); kernel launch calls from nsys "
+	    "cuda_api_trace (%s); each kernel's GPU time by correlation ID from "
+	    "nsys cuda_gpu_trace (%s); stages from %s%s%s%s%s%s", A.rpath,
+	    A.apath, A.gpath, A.cpath, A.mpath ? "; FLOPs and DRAM bytes per "
+	    "launch shape from ncu (" : "", A.mpath ? A.mpath : "", A.mpath ?
+	    ", kernel names paired by " : "", A.mpath ? A.dpath : "", A.mpath ?
+	    ")" : "");
+	lp_tab_meta(out, "link", "%s", A.byname ? "aten_opnames.tsv" :
+	    "aten_ops.tsv");
+	lp_tab_meta(out, "note", "A kernel counts for the innermost op range "
+	    "open on its launching thread when the launch call starts "
+	    "(aten::linear > aten::matmul > aten::mm: the mm), in every stage "
+	    "open there; op_id, seq and input_op_ids are left out of the op, so "
+	    "the calls of one op with one set of input shapes are one row. "
+	    "Share: of the kernel time launched inside the stage. 2MNK: from "
+	    "the input shapes of mm, addmm, bmm, linear and matmul, beside what "
+	    "ncu counted (padded tiles count more).");
+	lp_tab_meta(out, "note", "%.0f op ranges, %.0f kernel launch calls, "
+	    "%.0f kernels; at most %.0f launches held at once%s", A.nops,
+	    A.nlaunch, A.nkern, A.maxpend, A.nolaunch > 0 ? "" : ".");
+	if (A.nolaunch > 0)
+		lp_tab_meta(out, "note", "%.0f kernels have no launch call in "
+		    "cuda_api_trace before them (CorrId): counted in no row",
+		    A.nolaunch);
+	for (i = 0; i < A.nst; i++)
+		if (!A.stseen[i] && (!A.only || !strcmp(A.only, A.stnames[i])))
+			lp_sb_printf(&b, "%s%s (%s)", b.len ? ", " : "",
+			    A.stnames[i], A.stranges[i]);
+	if (b.len)
+		lp_tab_meta(out, "note", "Stages with no instance in the trace: "
+		    "%s.", lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+static void
+emit(void)
+{
+	static const struct lp_col cols[] = {
+		{ "stage", "Stage", "text" }, { "op", "Op", "code" },
+		{ "shapes", "Input shapes", "code" }, { "calls", "Calls", "int" },
+		{ "kernel_ns", "GPU time (ms)", "ms" },
+		{ "share_pct", "Share", "pct" }, { "kernels", "Kernels", "int" },
+		{ "kernels_per_call", "Kernels / call", "num2" },
+		{ "kernel_ns_per_call", "GPU / call (us)", "us" },
+		{ "host_ns_per_call", "Host / call (us)", "us" },
+		{ "kernel_names", "Kernels (by time)", "code" },
+		{ "flops_2mnk_per_call", "2MNK / call", "flop" },
+		{ "ncu_flops_per_call", "ncu FLOPs / call", "flop" },
+		{ "ncu_dram_bytes_per_call", "ncu DRAM / call", "bytes" },
+		{ "ncu_flop_per_byte", "FLOP / byte", "num2" },
+	};
+	struct lp_col c[sizeof cols / sizeof cols[0]];
+	size_t i, shown = 0, more = 0;
+	int st, pass;
+
+	memcpy(c, cols, sizeof c);
+	if (A.byname)
+		c[2] = (struct lp_col){ "shapes", "Shapes", "int" };
+	emit_meta();
+	for (pass = 0; pass < 2; pass++) {
+		if (pass && more)
+			lp_tab_meta(out, "note", "%zu more rows in %s.", more,
+			    A.byname ? "aten_opnames.tsv" : "aten_ops.tsv");
+		if (pass)
+			lp_tab_header(out, c, sizeof c / sizeof c[0]);
+		for (st = -1, i = 0; i < A.nr; i++) {
+			if (A.only && strcmp(A.only, A.stnames[A.r[i].stage]))
+				continue;
+			if (A.r[i].stage != st)
+				st = A.r[i].stage, shown = 0;
+			if (A.maxrows && (long)shown >= A.maxrows) {
+				more += !pass;
+				continue;
+			}
+			shown++;
+			if (pass)
+				emit_row(&A.r[i]);
+		}
+	}
+}
+
+static void
+stages(void)
+{
+	struct lp_ynode *cfg = lp_yaml_load_path(A.cpath);
+	size_t i;
+
+	A.nst = lp_stage_ranges(cfg, A.cpath, &A.stnames, &A.stranges);
+	A.stseen = lp_xcalloc(A.nst, sizeof *A.stseen);
+	for (i = 0; i < A.nst; i++)
+		A.stnames[i] = lp_xstrdup(A.stnames[i]);
+	for (i = 0; A.only && i < A.nst && strcmp(A.only, A.stnames[i]); i++)
+		;
+	if (A.only && i == A.nst)
+		lp_die(LP_EXIT_USAGE, "-s %s: no such stage in %s", A.only,
+		    A.cpath);
+	lp_yaml_free(cfg);
+}
+
+int
+main(int argc, char **argv)
+{
+	int c;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	while ((c = getopt(argc, argv, "a:c:D:d:g:hm:Nn:s:")) != -1) {
+		switch (c) {
+		case 'a': A.apath = optarg; break;
+		case 'c': A.cpath = optarg; break;
+		case 'D': A.Dpath = optarg; break;
+		case 'd': A.dpath = optarg; break;
+		case 'g': A.gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'm': A.mpath = optarg; break;
+		case 'N': A.byname = 1; break;
+		case 'n': A.maxrows = lp_strtonum(optarg, 1, 1000000, "-n"); break;
+		case 's': A.only = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!A.apath || !A.cpath || !A.gpath || argc - optind != 1 ||
+	    (A.mpath && (!A.dpath || !A.Dpath)) || (!A.mpath && (A.dpath ||
+	    A.Dpath)))
+		lp_usage(synopsis);
+	A.rpath = argv[optind];
+	A.ridx = lp_map_new();
+	A.tidx = lp_map_new();
+	A.kidx = lp_map_new();
+	stages();
+	if (A.mpath) {
+		A.mangled = lp_map_new();
+		load_names();
+		load_ncu();
+	}
+	load();
+	compute();
+	emit();
+	lp_tab_done(out);
+	return 0;
+}
