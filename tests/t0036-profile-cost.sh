@@ -76,7 +76,7 @@ test_expect_success 'a bad tensor or full value names the key' '
 
 test_expect_success 'kernel step: stops the workload once the N kernels are profiled' '
 	lp-confmerge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" "$C/model/torch-decoder.yaml" >k.yaml &&
-	printf "rank\tkernel\ttotal_ns\n1\ta\t9\n2\tb\t8\n3\tc\t7\n" >topn.tsv &&
+	printf "# tool: lp-topn\nrank\tkernel\ttotal_ns\n1\ta\t9\n2\tb\t8\n3\tc\t7\n" >topn.tsv &&
 	lp-ncucmd -0 -k topn.tsv -o b -- w <k.yaml | tr "\0" "\n" >words &&
 	sed -n "/^--kernel-id/,/^--force-overwrite/p" words >got &&
 	printf "%s\n" --kernel-id "::regex:^(a|b|c)\$:1" --launch-count 3 --kill yes --force-overwrite >expect &&
