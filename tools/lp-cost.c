@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lp.h"
+#include "util.h"
+#include "table.h"
 
 static const char synopsis[] =
     "lp-cost [-a alone.tsv] [-k kernels.csv] [-m app-range|range] "
