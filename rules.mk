@@ -31,7 +31,7 @@
 # The artifacts that can be asked for by name: make RUN=abc NAME.
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostside.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
-	region_work.tsv region_instances.tsv \
+	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
@@ -89,8 +89,9 @@ $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
 	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
 	rm -f $@ $@.cmd $(R)/nsys/report.tmp.*; \
 	echo "lp: profiling with nsys: $$(cat $<)"; \
-	sh $< || { rc=$$?; echo "lp: nsys profile failed with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
+	$(LP_T0) sh $< || { rc=$$?; echo "lp: nsys profile failed with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
 	[ -s $(R)/nsys/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report: was the NVTX capture range ever pushed? Check the domain and range of the stage (stages in conf/runner/stage2.yaml, or MODEL=torch-decoder for PyTorch-style LLM@decode_all in the default domain). Command: $$(cat $<)" >&2; exit 1; }; \
+	$(call lp_took,nsys profile,1,$(R)/nsys/profile.time); \
 	cp $< $@.cmd && mv $(R)/nsys/report.tmp.nsys-rep $@
 else ifneq ($(LP_IMP_REP),)
 $(R)/nsys/report.nsys-rep: $(LP_IMP_REP) $(R)/vars/IMPORT | $(R)/nsys
@@ -107,7 +108,8 @@ $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.cmd
 	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
 	$(Q)rm -rf $(R)/nsys/stats.tmp && mkdir -p $(R)/nsys/stats.tmp
-	$(Q)sh $(R)/nsys/stats.cmd > $(R)/nsys/stats.tmp/log 2>&1 || { cat $(R)/nsys/stats.tmp/log >&2; exit 1; }
+	$(Q)$(LP_T0) sh $(R)/nsys/stats.cmd > $(R)/nsys/stats.tmp/log 2>&1 || { cat $(R)/nsys/stats.tmp/log >&2; exit 1; }; \
+	$(call lp_took,nsys stats,0,$(R)/nsys/stats.time)
 	$(Q)for r in $(LP_NSYS_NEEDED); do [ -f $(R)/nsys/stats.tmp/report_$$r.csv ] || \
 	  { grep -i -e skip -e error $(R)/nsys/stats.tmp/log >&2; echo "lp: nsys stats wrote no $$r report (log: $(R)/nsys/stats.log)" >&2; \
 	    mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log.failed; exit 1; }; done
@@ -137,7 +139,8 @@ ifneq ($(LP_LIVE),)
 # said (in profile.cmd and the summary), never left to fail the run.
 $(R)/ncu/metrics.avail: | $(R)/ncu
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	ncu --query-metrics > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_T0) ncu --query-metrics > $@.tmp && mv $@.tmp $@ $(LP_UNTMP); \
+	$(call lp_took,ncu metric query,0,$(R)/ncu/metrics.avail.time)
 
 $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/ncu/metrics.avail \
 		$(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
@@ -153,9 +156,10 @@ $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd
 	$(call lp_need,ncu,install Nsight Compute); \
 	rm -f $@ $@.cmd $(R)/ncu/report.tmp.*; \
 	echo "lp: profiling with ncu: $$(cat $<)"; \
-	sh $< || { rc=$$?; echo "lp: ncu failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
+	$(LP_T0) sh $< || { rc=$$?; echo "lp: ncu failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
 	[ -s $(R)/ncu/report.tmp.ncu-rep ] || { echo "lp: ncu profiled no kernel (no report written). Filters used:" >&2; \
 	  $(LP_BIN)/lp-ncucmd -d -k $(R)/topn.tsv < $(R)/ncu/config.yaml >&2; exit 1; }; \
+	$(call lp_took,ncu profile,1,$(R)/ncu/profile.time); \
 	cp $< $@.cmd && mv $(R)/ncu/report.tmp.ncu-rep $@
 else ifneq ($(LP_IMP_NCUREP),)
 $(R)/ncu/report.ncu-rep: $(LP_IMP_NCUREP) $(R)/vars/IMPORT | $(R)/ncu
@@ -169,7 +173,8 @@ $(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
 # The report as CSV (--page raw): ncu prints it on stdout.
 $(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	sh $(R)/ncu/export.cmd > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_T0) sh $(R)/ncu/export.cmd > $@.tmp && mv $@.tmp $@ $(LP_UNTMP); \
+	$(if $(LP_LIVE),$(call lp_took,ncu export,0,$(R)/ncu/export.time))
 else ifeq ($(words $(LP_IMP_NCUCSV)),1)
 $(R)/ncu/report.csv: $(LP_IMP_NCUCSV) $(R)/vars/IMPORT | $(R)/ncu
 	cp $< $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -339,6 +344,34 @@ endif
 LP_OPS_TABLES := $(if $(LP_OPS),$(R)/operators_aten.tsv $(R)/operators_shapes.tsv,$(R)/operators.tsv)
 $(R)/stakeholder_summary.md: $(if $(LP_OPS),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv)
 
+# What the profile cost (live runs): each profiling step's wall time, as
+# its recipe said and recorded it (*.time), the application runs and the
+# ncu replay passes (from the exports), and each against the workload run
+# alone once that is timed (make RUN=x alone.tsv: one more run of it).
+ifneq ($(LP_LIVE),)
+LP_COST_TIMES := $(R)/nsys/profile.time $(R)/nsys/stats.time $(R)/ncu/metrics.avail.time \
+	$(R)/ncu/profile.time $(R)/ncu/export.time
+LP_COST_REG := $(wildcard $(R)/ncu/regions/exports.list)
+$(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
+		$(R)/ncu/report.ncu-rep $(R)/ncu/report.csv $(LP_COST_REG) $(wildcard $(R)/alone.tsv) \
+		$(LP_BIN)/lp-cost $(LP_BIN)/lp-confget
+	$(Q)$(LP_TRAP)set -- $(foreach f,$(LP_COST_TIMES),$$([ -f $(f) ] && echo $(f))) \
+	  $(if $(LP_COST_REG),$$(sed 's/\.csv$$/.time/' $(LP_COST_REG))); \
+	$(LP_BIN)/lp-cost $$([ -f $(R)/ncu/profile.time ] && echo -k $(R)/ncu/report.csv) \
+	  $(if $(LP_COST_REG),-r $(LP_COST_REG) -m "$$($(LP_BIN)/lp-confget ncu_regions.replay_mode $(R)/ncu/regions/config.yaml)") \
+	  $(if $(wildcard $(R)/alone.tsv),-a $(R)/alone.tsv) "$$@" > $@.tmp && mv $@.tmp $@
+
+# The workload alone, timed once, as the profiles ran it.
+$(R)/alone.tsv: $(R)/inputs.yaml $(LP_BIN)/lp-confget
+	$(Q)$(LP_TRAP)echo "lp: running the workload alone, to time it"; \
+	$(LP_T0) xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) sh -c '"$$@" >/dev/null' sh || \
+	  { rc=$$?; echo "lp: the workload failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
+	$(call lp_took,workload alone,1,$@.tmp); mv $@.tmp $@
+else
+$(R)/profile_cost.tsv $(R)/alone.tsv:
+	@echo "lp: run $(RUN) imports exports: lp did not profile it, so it has no profiling cost to show" >&2; exit 1
+endif
+
 # The summary renders the tables, in this order; it computes nothing.
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
@@ -346,7 +379,7 @@ LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stag
 	$(R)/steps.tsv $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
-	$(R)/findings.tsv
+	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
 $(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary
 	$(LP_BIN)/lp-summary -t "Stakeholder summary: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
@@ -378,12 +411,13 @@ $(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-nc
 	  if ! { [ -f $(LP_RD)/d$$n.ncu-rep ] && [ "$$(cat $(LP_RD)/d$$n.cmd 2>/dev/null)" = "$$cmd" ]; }; then \
 	    rm -f $(LP_RD)/tmp.d$$n.* $(LP_RD)/d$$n.ncu-rep $(LP_RD)/d$$n.cmd; \
 	    echo "lp: profiling regions (depth $$n) with ncu: $$cmd"; \
-	    sh -c "$$cmd" </dev/null >$(LP_RD)/d$$n.log 2>&1 || { rc=$$?; grep '==ERROR==' $(LP_RD)/d$$n.log >&2; \
+	    $(LP_T0) sh -c "$$cmd" </dev/null >$(LP_RD)/d$$n.log 2>&1 || { rc=$$?; grep '==ERROR==' $(LP_RD)/d$$n.log >&2; \
 	      if grep -q -e 'Unsupported API during capture' -e 'invalid capture range' $(LP_RD)/d$$n.log; then \
 	        echo "lp: ncu could not replay a region with replay mode range (an API the range calls cannot be captured); app-range replay can: SET=ncu_regions.replay_mode=app-range" >&2; fi; \
 	      echo "lp: ncu (regions, depth $$n) failed with exit code $$rc (log: $(LP_RD)/d$$n.log); fix it and re-run make" >&2; exit $$rc; }; \
 	    [ -s $(LP_RD)/tmp.d$$n.ncu-rep ] || { echo "lp: ncu profiled no region at depth $$n (no report written). Filters used:" >&2; \
 	      $(LP_BIN)/lp-ncucmd -p ncu_regions -R -d < $(LP_RD)/config.yaml | sed -n "$$((n + 1))p" >&2; exit 1; }; \
+	    $(call lp_took,ncu regions depth $$n,-,$(LP_RD)/d$$n.time); \
 	    printf '%s\n' "$$cmd" > $(LP_RD)/d$$n.cmd && mv $(LP_RD)/tmp.d$$n.ncu-rep $(LP_RD)/d$$n.ncu-rep; \
 	  fi; \
 	  sh -c "$$($(LP_BIN)/lp-ncucmd -p ncu_regions -x -- $(LP_RD)/d$$n.ncu-rep < $(LP_RD)/config.yaml)" \
@@ -513,5 +547,11 @@ $(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
 # LP_UNTMP, or starts with LP_TRAP where it is a list of commands.
 LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
 LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
+
+# A profiling step's wall time, said and kept for profile_cost.tsv: LP_T0
+# starts the clock; lp_took,STEP,APP_RUNS,FILE writes "STEP<TAB>s<TAB>runs".
+LP_T0 = lp_t0=$$(date +%s.%N);
+lp_took = lp_w=$$(awk -v a=$$lp_t0 -v b=$$(date +%s.%N) 'BEGIN { printf "%.2f", b - a }'); \
+	printf '%s\t%s\t%s\n' "$(1)" $$lp_w '$(2)' > $(3); echo "lp: $(1) took $$lp_w s"
 
 endif

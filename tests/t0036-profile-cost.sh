@@ -98,4 +98,70 @@ test_expect_success 'nsys: no OS runtime trace unless asked' '
 	test_grep -e "--trace=cuda,nvtx,osrt " cmd
 '
 
+# The live path with the stand-in profilers (tests/fake): each step says
+# and records its wall time; profile_cost.tsv shows exactly those.
+S2=$TRASH/s2
+export LP_FAKE_LOG=$TRASH/fake.log
+export LP_FAKE_NSYS=$FIX/h200-whole/tinyllm
+export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv
+export LP_FAKE_NCU_REGIONS=$TRASH/fr/d
+mkdir -p "$TRASH/fr" && cp "$FIX/h200-probe/region_rt_raw.csv" "$TRASH/fr/d0.csv" &&
+	cp "$FIX/h200-probe/region_rr_raw.csv" "$TRASH/fr/d1.csv"
+lpmake() {
+	PATH=$ROOT/tests/fake:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
+said() { # the step times make printed, as "STEP<TAB>SECONDS"
+	sed -n "s/^lp: \(.*\) took \([0-9.]*\) s$/\1	\2/p" "$@"
+}
+passes() { # sum|max FILE: profiler__replayer_passes of an ncu raw export
+	cat >"$TRASH/passes.awk" <<-\EOF
+	NR == 1 { n = csv($0, f); for (i = 1; i <= n; i++) h[f[i]] = i; next }
+	{ csv($0, f); v = f[h["profiler__replayer_passes"]]; gsub(",", "", v) }
+	v ~ /^[0-9]+(\.0*)?$/ { s += v; if (v + 0 > m) m = v + 0 }
+	END { print (mode == "sum" ? s : m) }
+	EOF
+	awk -v mode="$1" -f "$ROOT/tests/csv.awk" -f "$TRASH/passes.awk" "$2"
+}
+costrows() { # STEP<TAB>wall_s of profile_cost.tsv, seconds as printed
+	sed "/^#/d" "$1" | sed 1d | awk -F"\t" "\$1 != \"total\" { printf \"%s\t%.2f\n\", \$1, \$2 }"
+}
+
+test_expect_success 'live run: profile_cost.tsv has each step make timed, in the summary' '
+	lpmake RUN=c WORK="sh tests/fake/workload.sh" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
+	said out >said &&
+	test $(wc -l <said) = 5 &&
+	costrows "$S2/c/profile_cost.tsv" >rows &&
+	test_cmp said rows &&
+	test_grep "^# tool: lp-cost" "$S2/c/profile_cost.tsv" &&
+	test_grep "^## Profile Cost" "$S2/c/stakeholder_summary.md" &&
+	awk -F"\t" "\$1 == \"ncu profile\" { print \$3, \$4 }" "$S2/c/profile_cost.tsv" >got &&
+	echo "1 $(passes sum "$LP_FAKE_NCU_CSV")" >want &&
+	test_cmp want got &&
+	grep "x_alone\|not timed" "$S2/c/profile_cost.tsv" | grep -q "make RUN=x alone.tsv" &&
+	lpmake -q RUN=c stakeholder_summary.md
+'
+
+test_expect_success 'alone.tsv times the workload; the regions add their depths and passes' '
+	lpmake RUN=c alone.tsv regions.md >out 2>err &&
+	lpmake RUN=c stakeholder_summary.md >out2 2>err2 &&
+	test_grep "^lp: workload alone took" out &&
+	said out >said && grep "^ncu regions depth" said >want &&
+	costrows "$S2/c/profile_cost.tsv" | grep "^ncu regions depth" >got && test_cmp want got &&
+	a=$(cut -f2 "$S2/c/alone.tsv") &&
+	sed "/^#/d" "$S2/c/profile_cost.tsv" | awk -F"\t" -v a="$a" "NR > 1 && \$1 != \"total\" {
+		if (sprintf(\"%.2f\", \$2 / a) != \$5) { print \"x_alone\", \$0; bad = 1 } } END { exit bad }" &&
+	for d in 0 1; do
+		p=$(passes max "$TRASH/fr/d$d.csv") &&
+		awk -F"\t" -v s="ncu regions depth $d" "\$1 == s { print \$3, \$4 }" "$S2/c/profile_cost.tsv" >got &&
+		echo "$p $p" >want && test_cmp want got || return 1
+	done &&
+	lpmake -q RUN=c stakeholder_summary.md regions.md
+'
+
+test_expect_success 'an import has no profiling cost: said, nothing written' '
+	test_expect_code 2 lpmake RUN=i "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" profile_cost.tsv >out 2>err &&
+	test_grep "imports exports: lp did not profile it" err &&
+	! test -e "$S2/i/profile_cost.tsv"
+'
+
 test_done
