@@ -125,7 +125,7 @@ test_expect_success 'findings: no TF32 advice for a fp16 model'"'"'s LayerNorm' 
 allk_awk='
 FNR == 1 { n = csv($0, f); col(f, n, c); next }
 { n = csv($0, f); k = f[c["Name"]]; if (!(k in seen)) { seen[k] = 1; o[++m] = k } }
-END { print "rank\tkernel\ttotal_ns\tcalls"; for (i = 1; i <= m; i++) printf "%d\t%s\t%d\t1\n", i, o[i], 100000 - i }'
+END { print "# tool: lp-kernjoin"; print "rank\tkernel\ttotal_ns\tcalls"; for (i = 1; i <= m; i++) printf "%d\t%s\t%d\t1\n", i, o[i], 100000 - i }'
 # a PyTorch template that runs an operation given to it
 tmpl='at::native::(vectorized_|unrolled_)?elementwise_kernel<|::elementwise_kernel_with_index<|at::native::reduce_kernel<|distribution_elementwise_grid_stride_kernel<'
 
