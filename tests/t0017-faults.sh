@@ -41,10 +41,21 @@ args_q() {	# the args, quoted for eval
 }
 # digest RUN: every file of the run folder and a hash of its content, the
 # folder's own path and name written as RUN, so runs compare across names
+# (wall times of the profiling steps, which no two runs share, left out:
+# the *.time records and profile_cost.tsv keep their steps and counts).
 digest() {
 	(cd "$S2/$1" && find . -type f | sort | while read -r f; do
-		printf "%s %s\n" "$f" "$(sed "s#$S2/$1#RUN#g; s#RUN=$1\\b#RUN=RUN#g; s#run $1\\b#run RUN#g" "$f" | md5sum | cut -c1-32)"
+		printf "%s %s\n" "$f" "$(sed "s#$S2/$1#RUN#g; s#RUN=$1\\b#RUN=RUN#g; s#run $1\\b#run RUN#g" "$f" | untimed "$f" |
+			md5sum | cut -c1-32)"
 	done)
+}
+untimed() {
+	case $1 in
+	*.time|*/alone.tsv) cut -f1,3 ;;
+	*/profile_cost.tsv) sed "/^#/d" | cut -f1,3,4 ;;
+	*/stakeholder_summary.md) sed "/^## Profile Cost/,\$d" ;;
+	*) cat ;;
+	esac
 }
 # stamps RUN: path, inode and time of each finished file (no .tmp)
 stamps() {
