@@ -466,6 +466,21 @@ kernels(const struct lp_ynode *cfg, const char *file, const char *base,
 	lp_av_free(&av);
 }
 
+/* Which of the four commands, and what it needs. */
+static void
+check_modes(int dmode, int xmode, int rmode, const char *topn,
+    const char *base)
+{
+	if (dmode && xmode)
+		lp_die(LP_EXIT_USAGE, "-d and -x do not go together");
+	if (rmode && (xmode || topn))
+		lp_die(LP_EXIT_USAGE, "-R (regions) takes neither -x nor -k");
+	if (!xmode && !rmode && !topn)
+		lp_die(LP_EXIT_USAGE, "-k topn.tsv is required");
+	if (!xmode && !dmode && (!base || !*base))
+		lp_die(LP_EXIT_USAGE, "-o base is required");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -497,14 +512,7 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
-	if (dmode && xmode)
-		lp_die(LP_EXIT_USAGE, "-d and -x do not go together");
-	if (rmode && (xmode || topn))
-		lp_die(LP_EXIT_USAGE, "-R (regions) takes neither -x nor -k");
-	if (!xmode && !rmode && !topn)
-		lp_die(LP_EXIT_USAGE, "-k topn.tsv is required");
-	if (!xmode && !dmode && (!base || !*base))
-		lp_die(LP_EXIT_USAGE, "-o base is required");
+	check_modes(dmode, xmode, rmode, topn, base);
 	work = argv + optind;
 	nwork = (size_t)(argc - optind);
 	cfg = lp_yaml_load(stdin, name);
