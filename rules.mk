@@ -341,8 +341,12 @@ $(R)/operators_aten.tsv: $(LP_ATEN_DEPS) $(R)/config.yaml $(LP_BIN)/lp-confget
 $(R)/operators_shapes.tsv: $(LP_ATEN_DEPS) $(R)/config.yaml $(LP_BIN)/lp-confget
 	$(LP_ATEN) $(LP_ATEN_STAGE) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
-LP_OPS_TABLES := $(if $(LP_OPS),$(R)/operators_aten.tsv $(R)/operators_shapes.tsv,$(R)/operators.tsv)
-$(R)/stakeholder_summary.md: $(if $(LP_OPS),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv)
+# An import whose nvtx_sum has op ranges (lp-import says so) and that
+# brings the three traces gets them without OPS=aten.
+LP_OPS_NOW := $(or $(LP_OPS),$(if $(and $(LP_IMP_ATEN),$(LP_IMP_nvtx_pushpop_trace),\
+	$(LP_IMP_cuda_api_trace),$(LP_IMP_cuda_gpu_trace)),aten))
+LP_OPS_TABLES := $(if $(LP_OPS_NOW),$(R)/operators_aten.tsv $(R)/operators_shapes.tsv,$(R)/operators.tsv)
+$(R)/stakeholder_summary.md: $(if $(LP_OPS_NOW),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv)
 
 # What the profile cost (live runs): each profiling step's wall time, as
 # its recipe said and recorded it (*.time), the application runs and the

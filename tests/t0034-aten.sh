@@ -185,4 +185,17 @@ test_expect_success 'refused: no op ranges, a trace out of order, a full disk' '
 	test_must_fail atenops gpt2 >/dev/full
 '
 
+# lp-import reads nvtx_sum's range names: op ranges among them are seen.
+test_expect_success 'an import with op ranges and the three traces gets the op tables without OPS=aten' '
+	lpmake RUN=auto "IMPORT=$(ls "$AT"/gpt2_*.csv | grep -v plain)" MODEL=hf-gpt2 stakeholder_summary.md >out 2>err &&
+	test_grep "^LP_IMP_ATEN := 1$" "$S2/auto/import.mk" &&
+	test_grep "^# [0-9]* PyTorch op ranges" "$S2/auto/import.mk" &&
+	test_grep "^## Top Operators (PyTorch ops, by name)$" "$S2/auto/stakeholder_summary.md" &&
+	test -s "$S2/auto/aten_ops.tsv" &&
+	lpmake RUN=plain "IMPORT=$(ls "$AT"/gpt2_plain_*.csv)" MODEL=hf-gpt2 stakeholder_summary.md >out 2>err &&
+	! grep -q "^LP_IMP_ATEN" "$S2/plain/import.mk" &&
+	! grep -q "PyTorch ops" "$S2/plain/stakeholder_summary.md" &&
+	lpmake -q RUN=auto stakeholder_summary.md
+'
+
 test_done

@@ -19,6 +19,8 @@
 
 #include "util.h"
 #include "table.h"
+#include "nsight.h"
+#include "aten.h"
 
 static const char synopsis[] = "lp-import file ...";
 
@@ -992,6 +994,24 @@ emit_var(const char *var, const struct file *fs, size_t n, int rep,
 	putchar('\n');
 }
 
+/* PyTorch op ranges (nsys --pytorch=autograd-shapes-nvtx) among the
+ * ranges of nvtx_sum: the capture can say the GPU time per op. */
+static void
+emit_aten(const struct file *fs, size_t n)
+{
+	size_t i, j, ops = 0;
+
+	for (i = 0; i < n; i++)
+		if (fs[i].rep == R_NVTX_SUM)
+			for (j = 0; j < fs[i].names.len; j++)
+				ops += lp_aten_is_op(lp_map_key(fs[i].names.idx, j));
+	if (!ops)
+		return;
+	printf("# %zu PyTorch op ranges (nsys --pytorch=autograd-shapes-nvtx)\n",
+	    ops);
+	printf("LP_IMP_ATEN := 1\n");
+}
+
 static void
 emit(const struct file *fs, size_t n)
 {
@@ -1025,6 +1045,7 @@ emit(const struct file *fs, size_t n)
 	emit_var("REGCSV", fs, n, -1, K_NCU_RANGE, K_NCU_RANGE);
 	emit_var("REGREP", fs, n, -1, K_NCU_REP_RANGE, K_NCU_REP_RANGE);
 	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_PROJ_SUM);
+	emit_aten(fs, n);
 }
 
 static void

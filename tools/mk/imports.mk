@@ -37,7 +37,7 @@ $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
 $(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))
 
 LP_IMP_VARS := $(LP_NSYS_REPORTS) cuda_gpu_trace_mangled REP NCUREP NCUCSV REGCSV REGREP \
-	OTHER LOADED FOR PENDING
+	OTHER LOADED FOR PENDING ATEN
 $(foreach v,$(LP_IMP_VARS),$(eval LP_IMP_$(v) :=))
 ifneq ($(strip $(LP_IMP)),)
 LP_LIVE :=
