@@ -139,8 +139,8 @@ ifneq ($(LP_LIVE),)
 # said (in profile.cmd and the summary), never left to fail the run.
 $(R)/ncu/metrics.avail: | $(R)/ncu
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_T0) ncu --query-metrics > $@.tmp && mv $@.tmp $@ $(LP_UNTMP); \
-	$(call lp_took,ncu metric query,0,$(R)/ncu/metrics.avail.time)
+	$(Q)$(LP_T0) ncu --query-metrics > $@.tmp $(LP_UNTMP); \
+	$(call lp_took,ncu metric query,0,$(R)/ncu/metrics.avail.time); mv $@.tmp $@
 
 $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/ncu/metrics.avail \
 		$(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
@@ -173,8 +173,8 @@ $(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
 # The report as CSV (--page raw): ncu prints it on stdout.
 $(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_T0) sh $(R)/ncu/export.cmd > $@.tmp && mv $@.tmp $@ $(LP_UNTMP); \
-	$(if $(LP_LIVE),$(call lp_took,ncu export,0,$(R)/ncu/export.time))
+	$(Q)$(LP_T0) sh $(R)/ncu/export.cmd > $@.tmp $(LP_UNTMP); \
+	$(if $(LP_LIVE),$(call lp_took,ncu export,0,$(R)/ncu/export.time);) mv $@.tmp $@
 else ifeq ($(words $(LP_IMP_NCUCSV)),1)
 $(R)/ncu/report.csv: $(LP_IMP_NCUCSV) $(R)/vars/IMPORT | $(R)/ncu
 	cp $< $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -554,6 +554,8 @@ LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
 
 # A profiling step's wall time, said and kept for profile_cost.tsv: LP_T0
 # starts the clock; lp_took,STEP,APP_RUNS,FILE writes "STEP<TAB>s<TAB>runs".
+# It is written before the step's artifact is moved into place, so a make
+# killed in between redoes the step and never leaves one without the other.
 LP_T0 = lp_t0=$$(date +%s.%N);
 lp_took = lp_w=$$(awk -v a=$$lp_t0 -v b=$$(date +%s.%N) 'BEGIN { printf "%.2f", b - a }'); \
 	printf '%s\t%s\t%s\n' "$(1)" $$lp_w '$(2)' > $(3); echo "lp: $(1) took $$lp_w s"
