@@ -90,15 +90,20 @@ for kind in import live; do
 			# a file finished before the kill is the same file after; a
 			# step that writes several files finishes with its last:
 			# the per-region files with index.tsv, the region exports
-			# with exports.list, nsys stats'"'"' reports with stats.log
+			# with exports.list, nsys stats'"'"' reports with stats.log,
+			# a step'"'"'s wall time (*.time) with its artifact
 			idx=$(grep -c "^ncu/regions/index.tsv " before || true) &&
 			exl=$(grep -c "^ncu/regions/exports.list " before || true) &&
 			sl=$(grep -c "^nsys/stats.log " before || true) &&
 			join before after | awk -v had_list="$(cut -d" " -f1 before | tr "\n" " ")" -v idx="$idx" -v exl="$exl" -v sl="$sl" -v live='$( [ $kind = live ] && echo 1 || echo 0)' "
-				BEGIN { n = split(had_list, h, \" \"); for (i = 1; i <= n; i++) had[h[i]] = 1 }
+				BEGIN { n = split(had_list, h, \" \"); for (i = 1; i <= n; i++) had[h[i]] = 1
+					t[\"nsys/profile.time\"] = \"nsys/report.nsys-rep\"; t[\"nsys/stats.time\"] = \"nsys/stats.log\"
+					t[\"ncu/metrics.avail.time\"] = \"ncu/metrics.avail\"; t[\"ncu/profile.time\"] = \"ncu/report.ncu-rep\"
+					t[\"ncu/export.time\"] = \"ncu/report.csv\" }
+				(\$1 in t) && !(t[\$1] in had) { next }
 				\$1 ~ /^nsys\/report_.*\.csv\$/ && live && !sl { next }
 				\$1 ~ /-rep\.cmd\$/ { rep = \$1; sub(/\.cmd\$/, \"\", rep); if (!(rep in had)) next }
-				\$1 ~ /^ncu\/regions\/(d|imp)[0-9]+\.(csv|ncu-rep|cmd|log)\$/ && !exl { next }
+				\$1 ~ /^ncu\/regions\/(d|imp)[0-9]+\.(csv|ncu-rep|cmd|log|time)\$/ && !exl { next }
 				\$1 ~ /^ncu\/regions\/[^\/]*\.(csv|md|json)\$/ && \$1 !~ /\/(d|imp)[0-9]+\.csv\$/ && !idx { next }
 				\$2 != \$4 || \$3 != \$5 { print \"rewritten: \" \$1 }" >redone &&
 			test_must_be_empty redone &&
