@@ -589,7 +589,17 @@ group_by_name(void)
 			    r->sh[j].block, r->sh[j].n, r->sh[j].ns);
 	}
 	lp_map_free(idx);
-	A.r = g;		/* the shape rows stay allocated: the tool exits */
+	for (i = 0; i < A.nr; i++) {
+		free(A.r[i].op);
+		free(A.r[i].shapes);
+		for (j = 0; j < A.r[i].nsh; j++) {
+			free(A.r[i].sh[j].grid);
+			free(A.r[i].sh[j].block);
+		}
+		free(A.r[i].sh);
+	}
+	free(A.r);
+	A.r = g;
 	A.nr = ng;
 }
 
