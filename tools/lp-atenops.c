@@ -21,6 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
 #include "aten.h"
 
 static const char synopsis[] =
@@ -398,7 +401,7 @@ on_kernel(const struct lp_rep_row *rr)
 /* ---- reading: the three traces merged in time order ---- */
 
 struct src {
-	struct lp_repp *p;
+	struct lp_rep_in *p;
 	const struct lp_rep_row *rr;
 	double t, last;
 	long lastline;
@@ -407,7 +410,7 @@ struct src {
 static void
 advance(struct src *s)
 {
-	if (!(s->rr = lp_repp_next(s->p)))
+	if (!(s->rr = lp_rep_next(s->p)))
 		return;
 	s->t = lp_rep_time(s->rr, 0);
 	if (s->t < s->last)
@@ -431,11 +434,11 @@ load(void)
 	struct src s[3];
 	int i, k;
 
-	s[0].p = lp_repp_open(A.rpath, "nsys stats --report nvtx_pushpop_trace",
+	s[0].p = lp_rep_open(A.rpath, "nsys stats --report nvtx_pushpop_trace",
 	    rcols, 5);
-	s[1].p = lp_repp_open(A.apath, "nsys stats --report cuda_api_trace",
+	s[1].p = lp_rep_open(A.apath, "nsys stats --report cuda_api_trace",
 	    acols, 5);
-	s[2].p = lp_repp_open(A.gpath, "nsys stats --report cuda_gpu_trace",
+	s[2].p = lp_rep_open(A.gpath, "nsys stats --report cuda_gpu_trace",
 	    gcols, 10);
 	for (i = 0; i < 3; i++) {
 		s[i].last = -1;
@@ -458,7 +461,7 @@ load(void)
 		advance(&s[k]);
 	}
 	for (i = 0; i < 3; i++)
-		lp_repp_close(s[i].p);
+		lp_rep_close(s[i].p);
 	if (!A.nops)
 		lp_die_at(LP_EXIT_DATA, A.rpath, 0, 0, "no PyTorch op ranges (names "
 		    "like \":aten::mm, op_id = 7, sizes = [[64, 768], [768, "

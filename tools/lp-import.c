@@ -19,7 +19,6 @@
 
 #include "util.h"
 #include "table.h"
-#include "nsight.h"
 #include "aten.h"
 
 static const char synopsis[] = "lp-import file ...";

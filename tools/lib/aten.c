@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "aten.h"
 
 /* "ns::name": identifier characters around one "::" */

@@ -1,6 +1,8 @@
 /*
  * Streaming CSV input through libcsv.  Input is fed a line at a time so that
- * errors can name the line; memory holds the current record only.
+ * errors can name the line; memory holds the current record only.  A reader
+ * is pulled a record at a time (lp_csv_next: several files merged in time
+ * order); lp_csv_read calls back for each record.
  */
 #include <csv.h>
 #include <errno.h>
@@ -10,19 +12,28 @@
 #include "util.h"
 #include "table.h"
 
-struct rd {
+/* A reader: lines go to libcsv one at a time; the records a line ends
+ * wait in a queue (a bare CR ends one inside a line) until they are taken. */
+struct lp_csv_in {
+	FILE *fp;
 	const char *file;
-	int (*rec)(const struct lp_csv_rec *, void *);
+	void (*msg)(const char *, long, void *);
 	void *ctx;
+	struct csv_parser p;
+	char *line;
+	size_t cap;
+	long lineno;
+	int boundary, nl, eof;
 	char *buf;		/* field bytes, each NUL-terminated */
 	size_t blen, bcap;
 	size_t *off;
-	size_t nf, fcap;
+	size_t nf, fcap, fbeg;	/* fields; where the open record's begin */
 	char **ptr;
 	size_t pcap;
-	long start;		/* line where the current record began */
+	long start;		/* line where the open record began */
 	long ended;		/* records completed so far */
-	int stop;
+	struct { size_t end; long line; } *q;	/* records ended, not taken */
+	size_t qn, qcap, qpos;
 	const unsigned char *keep;	/* lp_csv_keep's mask */
 	size_t nkeep;
 };
@@ -31,7 +42,7 @@ void
 lp_csv_keep(const struct lp_csv_rec *rec, const unsigned char *mask,
     size_t n)
 {
-	struct rd *r = rec->rd;
+	struct lp_csv_in *r = rec->rd;
 
 	r->keep = mask;
 	r->nkeep = n;
@@ -40,17 +51,16 @@ lp_csv_keep(const struct lp_csv_rec *rec, const unsigned char *mask,
 static void
 on_field(void *s, size_t len, void *data)
 {
-	struct rd *r = data;
+	struct lp_csv_in *r = data;
+	size_t col = r->nf - r->fbeg;
 
-	if (r->stop)
-		return;
 	if (r->nf == r->fcap) {
 		r->fcap = r->fcap ? 2 * r->fcap : 64;
 		r->off = lp_xreallocarray(r->off, r->fcap, sizeof *r->off);
 	}
 	/* a column the reader does not use: the "" at buf[0], nothing
 	 * copied (a wide ncu export has ~800 columns, lp reads ~40) */
-	if (r->keep && r->nf < r->nkeep && !r->keep[r->nf]) {
+	if (r->keep && col < r->nkeep && !r->keep[col]) {
 		r->off[r->nf++] = 0;
 		return;
 	}
@@ -69,28 +79,17 @@ on_field(void *s, size_t len, void *data)
 static void
 on_record(int c, void *data)
 {
-	struct rd *r = data;
-	struct lp_csv_rec rec;
-	size_t i;
+	struct lp_csv_in *r = data;
 
 	(void)c;
 	r->ended++;
-	if (r->stop)
-		return;
-	if (r->nf > r->pcap) {
-		r->pcap = r->nf;
-		r->ptr = lp_xreallocarray(r->ptr, r->pcap, sizeof *r->ptr);
+	if (r->qn == r->qcap) {
+		r->qcap = r->qcap ? 2 * r->qcap : 4;
+		r->q = lp_xreallocarray(r->q, r->qcap, sizeof *r->q);
 	}
-	for (i = 0; i < r->nf; i++)
-		r->ptr[i] = r->buf + r->off[i];
-	rec.n = r->nf;
-	rec.f = r->ptr;
-	rec.line = r->start;
-	rec.rd = r;
-	if (r->rec(&rec, r->ctx))
-		r->stop = 1;
-	r->nf = 0;
-	r->blen = 1;	/* buf[0] stays "" */
+	r->q[r->qn].end = r->nf;
+	r->q[r->qn++].line = r->start;
+	r->fbeg = r->nf;
 }
 
 /* "==ERROR== ...", "==WARNING== ...", "==PROF== ...": ncu talking. */
@@ -133,80 +132,152 @@ check_line(const char *file, long lineno, const char *s, size_t len)
 		    "binary data (NUL byte): not a CSV export");
 }
 
+struct lp_csv_in *
+lp_csv_open(FILE *fp, const char *file,
+    void (*msg)(const char *, long, void *), void *ctx)
+{
+	struct lp_csv_in *r = lp_xcalloc(1, sizeof *r);
+
+	r->fp = fp;
+	r->file = file;
+	r->msg = msg;
+	r->ctx = ctx;
+	r->bcap = 4096;
+	r->buf = lp_xmalloc(r->bcap);
+	r->buf[0] = '\0';
+	r->blen = 1;
+	r->boundary = 1;
+	r->nl = 1;
+	csv_start(&r->p);
+	return r;
+}
+
+/* One line into the parser; 0 at the end of input, after its checks. */
+static int
+feed(struct lp_csv_in *r)
+{
+	ssize_t n = lp_getline(&r->line, &r->cap, r->fp);
+	char *s = r->line;
+	size_t len;
+	long before;
+
+	if (n == -1) {
+		if (ferror(r->fp))
+			lp_die_sys("%s", r->file);
+		/* nsys and ncu end every line of an export, the last one
+		 * too: a last line without its newline is an export cut off
+		 * in its last field, which libcsv would take for the whole
+		 * value ("12" of "1234"), and the record for a whole row */
+		if (!r->nl)
+			lp_die_at(LP_EXIT_DATA, r->file, r->lineno, 0, "the last "
+			    "line has no newline: a cut-off export (the tool "
+			    "ends every line)");
+		if (csv_fini(&r->p, on_field, on_record, r) != 0)
+			lp_die_at(LP_EXIT_DATA, r->file, r->start, 0,
+			    "quoted field not closed before the end of input "
+			    "(cut-off export?)");
+		r->eof = 1;
+		return 0;
+	}
+	len = (size_t)n;
+	r->lineno++;
+	r->nl = s[len - 1] == '\n';
+	check_line(r->file, r->lineno, s, len);
+	if (r->lineno == 1 && len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
+		s += 3;
+		len -= 3;
+	}
+	if (r->boundary && is_tool_msg(s, len)) {
+		while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+			s[--len] = '\0';
+		if (!r->msg)
+			lp_die_at(LP_EXIT_DATA, r->file, r->lineno, 0,
+			    "tool message instead of CSV: %s", s);
+		r->msg(s, r->lineno, r->ctx);
+		return 1;
+	}
+	if (r->boundary)
+		r->start = r->lineno;
+	before = r->ended;
+	if (csv_parse(&r->p, s, len, on_field, on_record, r) != len)
+		lp_die_at(LP_EXIT_DATA, r->file, r->lineno, 0, "malformed CSV: %s",
+		    csv_strerror(csv_error(&r->p)));
+	/* A record only ends at a line end, so a line that ended one
+	 * leaves the parser between records. */
+	if (r->ended != before)
+		r->boundary = 1;
+	else if (len > 0 && !(len == 1 && s[0] == '\n') &&
+	    !(len == 2 && s[0] == '\r' && s[1] == '\n'))
+		r->boundary = 0;
+	return 1;
+}
+
+int
+lp_csv_next(struct lp_csv_in *r, struct lp_csv_rec *rec)
+{
+	size_t i, beg;
+
+	if (r->qpos == r->qn) {	/* every record taken: the buffer is free */
+		size_t open = r->nf - r->fbeg;
+
+		if (r->qn && open)	/* a record begun on the last line */
+			memmove(r->off, r->off + r->fbeg, open * sizeof *r->off);
+		if (!open)
+			r->blen = 1;	/* buf[0] stays "" */
+		r->nf = open;
+		r->fbeg = 0;
+		r->qn = r->qpos = 0;
+		while (!r->qn && !r->eof && feed(r))
+			;
+		if (!r->qn)
+			return 0;
+	}
+	beg = r->qpos ? r->q[r->qpos - 1].end : 0;
+	if (r->q[r->qpos].end - beg > r->pcap) {
+		r->pcap = r->q[r->qpos].end - beg;
+		r->ptr = lp_xreallocarray(r->ptr, r->pcap, sizeof *r->ptr);
+	}
+	for (i = beg; i < r->q[r->qpos].end; i++)
+		r->ptr[i - beg] = r->buf + r->off[i];
+	rec->n = r->q[r->qpos].end - beg;
+	rec->f = r->ptr;
+	rec->line = r->q[r->qpos++].line;
+	rec->rd = r;
+	return 1;
+}
+
+long
+lp_csv_lineno(const struct lp_csv_in *r)
+{
+	return r->lineno;
+}
+
+void
+lp_csv_close(struct lp_csv_in *r)
+{
+	if (!r)
+		return;
+	csv_free(&r->p);
+	free(r->line);
+	free(r->buf);
+	free(r->off);
+	free(r->ptr);
+	free(r->q);
+	free(r);
+}
+
 void
 lp_csv_read(FILE *fp, const char *file,
     int (*rec)(const struct lp_csv_rec *, void *),
     void (*msg)(const char *, long, void *), void *ctx)
 {
-	struct csv_parser p;
-	struct rd r;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	long lineno = 0, before;
-	int boundary = 1, nl = 1;
+	struct lp_csv_in *r = lp_csv_open(fp, file, msg, ctx);
+	struct lp_csv_rec rc;
 
-	memset(&r, 0, sizeof r);
-	r.bcap = 4096;
-	r.buf = lp_xmalloc(r.bcap);
-	r.buf[0] = '\0';
-	r.blen = 1;
-	r.file = file;
-	r.rec = rec;
-	r.ctx = ctx;
-	csv_start(&p);
-	while (!r.stop && (n = lp_getline(&line, &cap, fp)) != -1) {
-		char *s = line;
-		size_t len = (size_t)n;
-
-		lineno++;
-		nl = s[len - 1] == '\n';
-		check_line(file, lineno, s, len);
-		if (lineno == 1 && len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
-			s += 3;
-			len -= 3;
-		}
-		if (boundary && is_tool_msg(s, len)) {
-			while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-				s[--len] = '\0';
-			if (!msg)
-				lp_die_at(LP_EXIT_DATA, file, lineno, 0,
-				    "tool message instead of CSV: %s", s);
-			msg(s, lineno, ctx);
-			continue;
-		}
-		if (boundary)
-			r.start = lineno;
-		before = r.ended;
-		if (csv_parse(&p, s, len, on_field, on_record, &r) != len)
-			lp_die_at(LP_EXIT_DATA, file, lineno, 0, "malformed CSV: %s",
-			    csv_strerror(csv_error(&p)));
-		/* A record only ends at a line end, so a line that ended one
-		 * leaves the parser between records. */
-		if (r.ended != before)
-			boundary = 1;
-		else if (len > 0 && !(len == 1 && s[0] == '\n') &&
-		    !(len == 2 && s[0] == '\r' && s[1] == '\n'))
-			boundary = 0;
-	}
-	if (ferror(fp))
-		lp_die_sys("%s", file);
-	free(line);
-	/* nsys and ncu end every line of an export, the last one too: a
-	 * last line without its newline is an export cut off in its last
-	 * field, which libcsv would take for the whole value ("12" of
-	 * "1234"), and the record for a whole row */
-	if (!r.stop && !nl)
-		lp_die_at(LP_EXIT_DATA, file, lineno, 0, "the last line has no "
-		    "newline: a cut-off export (the tool ends every line)");
-	if (!r.stop && csv_fini(&p, on_field, on_record, &r) != 0)
-		lp_die_at(LP_EXIT_DATA, file, r.start, 0,
-		    "quoted field not closed before the end of input "
-		    "(cut-off export?)");
-	csv_free(&p);
-	free(r.buf);
-	free(r.off);
-	free(r.ptr);
+	while (lp_csv_next(r, &rc))
+		if (rec(&rc, ctx))
+			break;
+	lp_csv_close(r);
 }
 
 void

@@ -58,6 +58,15 @@ void lp_rep_read(FILE *fp, const char *file, const char *what,
 /* The same from a file (NULL or "-": standard input), opened and closed. */
 void lp_rep_file(const char *path, const char *what,
     const char *const *cols, size_t n, lp_rep_fn fn, void *ctx);
+/* The same pulled a row at a time, for tools that merge several traces
+ * in time order (lp-atenops): lp_rep_next returns the next row (valid
+ * until the next call) or NULL at the end. */
+struct lp_rep_in;
+struct lp_rep_in *lp_rep_open(const char *path, const char *what,
+    const char *const *cols, size_t n);
+const struct lp_rep_row *lp_rep_next(struct lp_rep_in *in);
+const char *lp_rep_in_file(const struct lp_rep_in *in);
+void lp_rep_close(struct lp_rep_in *in);
 double lp_rep_time(const struct lp_rep_row *r, size_t i);  /* ns, >= 0 */
 double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */
 int lp_rep_has(const struct lp_rep_row *r, size_t i);	/* a value there */

@@ -15,7 +15,7 @@
 #include "table.h"
 #include "nsight.h"
 
-struct rd {
+struct lp_rep_in {
 	const char *file, *what;
 	const char *const *cols;
 	size_t n;
@@ -24,8 +24,9 @@ struct rd {
 	const char **v;
 	struct lp_csv_hdr hdr;
 	int have;
-	lp_rep_fn fn;
-	void *ctx;
+	FILE *fp;		/* opened here (lp_rep_open), or the caller's */
+	struct lp_csv_in *csv;
+	struct lp_rep_row rr;
 	long rows, last;	/* data rows; the line of the last record */
 	struct lp_agree agree;
 };
@@ -47,7 +48,7 @@ match(const char *hname, const char *want, double *factor)
 }
 
 static void
-header(struct rd *r, const struct lp_csv_rec *rec)
+header(struct lp_rep_in *r, const struct lp_csv_rec *rec)
 {
 	size_t i, j;
 	double f;
@@ -191,81 +192,123 @@ lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec)
 	}
 }
 
-static int
-row(const struct lp_csv_rec *rec, void *ctx)
+static struct lp_rep_in *
+rep_in(FILE *fp, const char *file, const char *what, const char *const *cols,
+    size_t n)
 {
-	struct rd *r = ctx;
-	struct lp_rep_row rr;
-	size_t i;
-	double f;
+	struct lp_rep_in *r = lp_xcalloc(1, sizeof *r);
 
-	r->last = rec->line;
-	if (!r->have) {
-		const char *first = r->cols[0] + (r->cols[0][0] == '?');
-
-		for (i = 0; i < rec->n; i++)
-			if (match(rec->f[i], first, &f)) {
-				header(r, rec);
-				break;
-			}
-		return 0;
-	}
-	if (rec->n == 1 && !rec->f[0][0])
-		return 0;
-	lp_csv_width(&r->hdr, rec->n, rec->line);
-	lp_agree_row(&r->agree, rec);
-	r->rows++;
-	for (i = 0; i < r->n; i++)
-		r->v[i] = r->idx[i] >= 0 ? rec->f[r->idx[i]] : "";
-	rr.v = r->v;
-	rr.factor = r->factor;
-	rr.col = r->idx;
-	rr.names = r->cols;
-	rr.line = rec->line;
-	rr.file = r->file;
-	r->fn(&rr, r->ctx);
-	return 0;
+	r->file = file;
+	r->what = what;
+	r->cols = cols;
+	r->n = n;
+	r->idx = lp_xcalloc(n, sizeof *r->idx);
+	r->factor = lp_xcalloc(n, sizeof *r->factor);
+	r->v = lp_xcalloc(n, sizeof *r->v);
+	r->csv = lp_csv_open(fp, file, NULL, NULL);
+	return r;
 }
 
-void
-lp_rep_file(const char *path, const char *what, const char *const *cols,
-    size_t n, lp_rep_fn fn, void *ctx)
+struct lp_rep_in *
+lp_rep_open(const char *path, const char *what, const char *const *cols,
+    size_t n)
 {
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
+	struct lp_rep_in *r = rep_in(fp, name, what, cols, n);
 
-	lp_rep_read(fp, name, what, cols, n, fn, ctx);
-	lp_close_in(fp);
+	r->fp = fp;
+	return r;
+}
+
+const struct lp_rep_row *
+lp_rep_next(struct lp_rep_in *r)
+{
+	struct lp_csv_rec rec;
+	size_t i;
+	double f;
+
+	while (lp_csv_next(r->csv, &rec)) {
+		r->last = rec.line;
+		if (!r->have) {
+			const char *first = r->cols[0] + (r->cols[0][0] == '?');
+
+			for (i = 0; i < rec.n; i++)
+				if (match(rec.f[i], first, &f)) {
+					header(r, &rec);
+					break;
+				}
+			continue;
+		}
+		if (rec.n == 1 && !rec.f[0][0])
+			continue;
+		lp_csv_width(&r->hdr, rec.n, rec.line);
+		lp_agree_row(&r->agree, &rec);
+		r->rows++;
+		for (i = 0; i < r->n; i++)
+			r->v[i] = r->idx[i] >= 0 ? rec.f[r->idx[i]] : "";
+		r->rr.v = r->v;
+		r->rr.factor = r->factor;
+		r->rr.col = r->idx;
+		r->rr.names = r->cols;
+		r->rr.line = rec.line;
+		r->rr.file = r->file;
+		return &r->rr;
+	}
+	if (!r->have)
+		lp_die_at(LP_EXIT_DATA, r->file, r->last, 0, "no header with a "
+		    "\"%s\" column (not %s)", r->cols[0] + (r->cols[0][0] == '?'),
+		    r->what);
+	if (!r->rows)
+		lp_die_at(LP_EXIT_DATA, r->file, r->last, 0, "no rows after the "
+		    "header: nsys writes no file for a report without data "
+		    "(cut off?)");
+	return NULL;
+}
+
+const char *
+lp_rep_in_file(const struct lp_rep_in *r)
+{
+	return r->file;
+}
+
+void
+lp_rep_close(struct lp_rep_in *r)
+{
+	if (!r)
+		return;
+	lp_csv_close(r->csv);
+	if (r->fp)
+		lp_close_in(r->fp);
+	lp_csv_hdr_free(&r->hdr);
+	free(r->idx);
+	free(r->factor);
+	free(r->v);
+	free(r);
 }
 
 void
 lp_rep_read(FILE *fp, const char *file, const char *what,
     const char *const *cols, size_t n, lp_rep_fn fn, void *ctx)
 {
-	struct rd r;
+	struct lp_rep_in *r = rep_in(fp, file, what, cols, n);
+	const struct lp_rep_row *rr;
 
-	memset(&r, 0, sizeof r);
-	r.file = file;
-	r.what = what;
-	r.cols = cols;
-	r.n = n;
-	r.fn = fn;
-	r.ctx = ctx;
-	r.idx = lp_xcalloc(n, sizeof *r.idx);
-	r.factor = lp_xcalloc(n, sizeof *r.factor);
-	r.v = lp_xcalloc(n, sizeof *r.v);
-	lp_csv_read(fp, file, row, NULL, &r);
-	if (!r.have)
-		lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no header with a \"%s\" "
-		    "column (not %s)", cols[0] + (cols[0][0] == '?'), what);
-	if (!r.rows)
-		lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no rows after the "
-		    "header: nsys writes no file for a report without data "
-		    "(cut off?)");
-	lp_csv_hdr_free(&r.hdr);
-	free(r.idx);
-	free(r.factor);
-	free(r.v);
+	while ((rr = lp_rep_next(r)))
+		fn(rr, ctx);
+	lp_rep_close(r);
+}
+
+void
+lp_rep_file(const char *path, const char *what, const char *const *cols,
+    size_t n, lp_rep_fn fn, void *ctx)
+{
+	struct lp_rep_in *r = lp_rep_open(path, what, cols, n);
+	const struct lp_rep_row *rr;
+
+	while ((rr = lp_rep_next(r)))
+		fn(rr, ctx);
+	lp_rep_close(r);
 }
 
 static double

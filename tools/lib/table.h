@@ -40,6 +40,14 @@ struct lp_csv_hdr {
 void lp_csv_read(FILE *fp, const char *file,
     int (*rec)(const struct lp_csv_rec *r, void *ctx),
     void (*msg)(const char *line, long lineno, void *ctx), void *ctx);
+/* The same reader pulled a record at a time: lp_csv_next fills rec (valid
+ * until the next call) and returns 0 at the end, after the end's checks. */
+struct lp_csv_in;
+struct lp_csv_in *lp_csv_open(FILE *fp, const char *file,
+    void (*msg)(const char *line, long lineno, void *ctx), void *ctx);
+int lp_csv_next(struct lp_csv_in *in, struct lp_csv_rec *rec);
+long lp_csv_lineno(const struct lp_csv_in *in);	/* lines read so far */
+void lp_csv_close(struct lp_csv_in *in);
 void lp_csv_hdr_init(struct lp_csv_hdr *h, const struct lp_csv_rec *r,
     const char *file);
 void lp_csv_hdr_free(struct lp_csv_hdr *h);
