@@ -183,7 +183,28 @@ norm() {
 				line = line (i > 1 ? OFS : "") v
 			}
 			print line
-		}' | sort
+		}' | sort | fold_rows
+}
+
+# fold_rows: lp-ncu2tsv keeps a row per kernel and launch shape (grid,
+# block; README), the references one per kernel name: rows of one name
+# are summed, and a sum with an empty figure in it stays empty
+fold_rows() {
+	awk -F'\t' -v OFS='\t' '
+		function flush(  i, line) {
+			if (key == "")
+				return
+			line = key
+			for (i = 2; i <= m; i++)
+				line = line OFS (gap[i] ? "" : sprintf("%.0f", sum[i]))
+			print line
+		}
+		$1 != key { flush(); key = $1; m = NF; split("", sum); split("", gap) }
+		{
+			for (i = 2; i <= NF; i++)
+				if ($i == "") gap[i] = 1; else sum[i] += $i
+		}
+		END { flush() }'
 }
 
 # rate BYTES SECS: MB/s; a run under the timer's 0.01 s counts as 0.01 s
