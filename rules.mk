@@ -326,7 +326,7 @@ LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trac
 	  -d $(LP_NS)cuda_gpu_kern_sum.csv -D $(LP_NS)cuda_gpu_kern_sum_mangled.csv)
 LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)cuda_gpu_kern_sum.csv \
 	$(LP_NS)cuda_gpu_kern_sum_mangled.csv) $(LP_STATS_DONE) $(LP_BIN)/lp-atenops
-LP_ATEN_STAGE = -s "$$($(LP_BIN)/lp-confget run.stage $(R)/config.yaml)" -n $(LP_TOPN_NOW)
+LP_ATEN_TOP = $(LP_BIN)/lp-tabtop -w stage="$$($(LP_BIN)/lp-confget run.stage $(R)/config.yaml)" -n $(LP_TOPN_NOW)
 LP_ATEN_MISSING := $(strip $(if $(LP_LIVE),,$(foreach r,$(LP_ATEN_REPORTS),$(if $(LP_IMP_$(r)),,$(r)))))
 ifneq ($(LP_ATEN_MISSING),)
 $(R)/aten_ops.tsv $(R)/aten_opnames.tsv $(R)/operators_aten.tsv $(R)/operators_shapes.tsv:
@@ -336,10 +336,11 @@ $(R)/aten_ops.tsv: $(LP_ATEN_DEPS)
 	$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
 	$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/operators_aten.tsv: $(LP_ATEN_DEPS) $(R)/config.yaml $(LP_BIN)/lp-confget
-	$(LP_ATEN) -N $(LP_ATEN_STAGE) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/operators_shapes.tsv: $(LP_ATEN_DEPS) $(R)/config.yaml $(LP_BIN)/lp-confget
-	$(LP_ATEN) $(LP_ATEN_STAGE) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+# The summary's: the run's stage, its first rows (lp-atenops orders by time)
+$(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(R)/config.yaml $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+	$(LP_ATEN_TOP) $(R)/aten_opnames.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/config.yaml $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+	$(LP_ATEN_TOP) $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 # An import whose nvtx_sum has op ranges (lp-import says so) and that
 # brings the three traces gets them without OPS=aten.

@@ -91,26 +91,38 @@ test_expect_success 'each stage: the rows add up to nvtx_kern_sum of the stage r
 	done
 '
 
-test_expect_success 'by op name (-N): the shape rows summed; -s and -n keep one stage, its top rows' '
+test_expect_success 'by op name (-N): the shape rows summed; lp-tabtop keeps one stage, its top rows' '
 	atenops gpt2 >a.tsv &&
 	atenops gpt2 -N >n.tsv &&
 	table a.tsv stage op calls kernel_ns kernels | awk -F"\t" "{ k = \$1 \"\t\" \$2; c[k] += \$3; t[k] += \$4; n[k] += \$5 }
 		END { for (k in c) printf \"%s\t%d\t%.0f\t%d\n\", k, c[k], t[k], n[k] }" | sort >expect &&
 	table n.tsv stage op calls kernel_ns kernels | sort >got &&
 	test_cmp expect got &&
-	atenops gpt2 -N -s decode_all -n 3 >top.tsv &&
-	table n.tsv stage op | awk -F"\t" "\$1 == \"decode_all\"" | head -3 >expect &&
+	lp-tabtop -w stage=decode_all -n 3 n.tsv >top.tsv &&
+	table n.tsv stage op | awk -F"\t" "\$1 == \"decode_all\"" >all &&
+	head -3 all >expect &&
 	table top.tsv stage op >got &&
 	test_cmp expect got &&
-	test_grep "^# note: .* more rows in aten_opnames.tsv" top.tsv
+	test_grep "^# note: $(($(wc -l <all) - 3)) more rows in n.tsv.\$" top.tsv &&
+	grep "^#" n.tsv >expect &&
+	grep "^#" top.tsv | grep -v "more rows in" >got &&
+	test_cmp expect got &&
+	lp-tabtop -w stage=decode_all -l aten_opnames.tsv n.tsv >whole.tsv &&
+	table whole.tsv stage op >got &&
+	test_cmp all got &&
+	! grep "more rows" whole.tsv &&
+	test_expect_code 1 lp-tabtop -w nosuch=1 n.tsv 2>err &&
+	test_grep "n.tsv.*nosuch" err &&
+	test_expect_code 2 lp-tabtop -n 3 n.tsv
 '
 
 test_expect_success '2MNK from the shapes; with ncu, its FLOPs beside it (the LM head counts padded tiles)' '
 	# ncu: a real export of the same GPT-2 prefill (H100, tests/fixtures/
 	# h100-hostside), another capture of the same workload shape
 	lp-ncu2tsv "$FIX/h100-hostside/gpt2_ncu_raw_mangled.csv" >m.tsv &&
-	atenops gpt2 -s prefill -m m.tsv -d "$AT/gpt2_cuda_gpu_kern_sum.csv" \
-		-D "$AT/gpt2_cuda_gpu_kern_sum_mangled.csv" >a.tsv &&
+	atenops gpt2 -m m.tsv -d "$AT/gpt2_cuda_gpu_kern_sum.csv" \
+		-D "$AT/gpt2_cuda_gpu_kern_sum_mangled.csv" >all.tsv &&
+	lp-tabtop -w stage=prefill all.tsv >a.tsv &&
 	table a.tsv op shapes flops_2mnk_per_call ncu_flops_per_call | grep "^aten::mm	\|^aten::addmm	\[\[2304\]" >got &&
 	printf "%s\t%s\t%.0f\t%s\n" aten::mm "[[64, 768], [768, 50257]]" $((2 * 64 * 768 * 50257)) 9890168832 \
 		aten::addmm "[[2304], [64, 768], [768, 2304], [], []]" $((2 * 64 * 768 * 2304)) 226492416 >expect &&

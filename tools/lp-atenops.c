@@ -29,8 +29,7 @@
 static const char synopsis[] =
     "lp-atenops -a cuda_api_trace.csv -c config.yaml -g cuda_gpu_trace.csv "
     "[-N] [-m metrics.tsv -d cuda_gpu_kern_sum.csv -D "
-    "cuda_gpu_kern_sum_mangled.csv] [-n rows] [-s stage] "
-    "nvtx_pushpop_trace.csv";
+    "cuda_gpu_kern_sum_mangled.csv] nvtx_pushpop_trace.csv";
 
 enum { MAXNAMES = 3 };
 
@@ -70,10 +69,9 @@ struct pend {			/* a launch whose kernel has not started */
 };
 
 struct at {
-	const char *apath, *gpath, *rpath, *cpath, *only;
+	const char *apath, *gpath, *rpath, *cpath;
 	const char *mpath, *dpath, *Dpath;
 	int byname;
-	long maxrows;
 	size_t nst;
 	const char **stnames;
 	char **stranges;
@@ -473,7 +471,7 @@ load(void)
 
 struct ncu {
 	double flops, bytes;
-	int have_flops, have_bytes, tensor_only;
+	int have_flops, have_bytes;
 };
 
 static struct ncu *ncu;		/* by lp_map index of "mangled\x1fgrid\x1fblock" */
@@ -545,7 +543,7 @@ load_ncu(void)
 		memset(n, 0, sizeof *n);
 		n->have_flops = lp_tab_num(&t, cf, &n->flops);
 		if (!n->have_flops && lp_tab_num(&t, ct, &n->flops))
-			n->have_flops = n->tensor_only = 1;
+			n->have_flops = 1;
 		n->have_bytes = lp_tab_num(&t, cd, &n->bytes);
 		n->flops /= l;
 		n->bytes /= l;
@@ -707,7 +705,6 @@ ncu_cells(struct lp_row *o, const struct row *r)
 {
 	double f = 0, by = 0;
 	size_t i;
-	int tonly = 0;
 
 	if (!A.mpath || !r->nsh) {
 		for (i = 0; i < 3; i++)
@@ -733,7 +730,6 @@ ncu_cells(struct lp_row *o, const struct row *r)
 		}
 		f += n->flops * r->sh[i].n;
 		by += n->bytes * r->sh[i].n;
-		tonly |= n->tensor_only;
 	}
 	lp_row_num(o, f / r->calls, 0);
 	lp_row_num(o, by / r->calls, 0);
@@ -741,7 +737,6 @@ ncu_cells(struct lp_row *o, const struct row *r)
 		lp_row_num(o, f / by, 2);
 	else
 		lp_row_na(o, "no DRAM bytes");
-	(void)tonly;
 }
 
 static void
@@ -819,7 +814,7 @@ emit_meta(void)
 		    "cuda_api_trace before them (CorrId): counted in no row",
 		    A.nolaunch);
 	for (i = 0; i < A.nst; i++)
-		if (!A.stseen[i] && (!A.only || !strcmp(A.only, A.stnames[i])))
+		if (!A.stseen[i])
 			lp_sb_printf(&b, "%s%s (%s)", b.len ? ", " : "",
 			    A.stnames[i], A.stranges[i]);
 	if (b.len)
@@ -846,33 +841,15 @@ emit(void)
 		{ "ncu_flop_per_byte", "FLOP / byte", "num2" },
 	};
 	struct lp_col c[sizeof cols / sizeof cols[0]];
-	size_t i, shown = 0, more = 0;
-	int st, pass;
+	size_t i;
 
 	memcpy(c, cols, sizeof c);
 	if (A.byname)
 		c[2] = (struct lp_col){ "shapes", "Shapes", "int" };
 	emit_meta();
-	for (pass = 0; pass < 2; pass++) {
-		if (pass && more)
-			lp_tab_meta(out, "note", "%zu more rows in %s.", more,
-			    A.byname ? "aten_opnames.tsv" : "aten_ops.tsv");
-		if (pass)
-			lp_tab_header(out, c, sizeof c / sizeof c[0]);
-		for (st = -1, i = 0; i < A.nr; i++) {
-			if (A.only && strcmp(A.only, A.stnames[A.r[i].stage]))
-				continue;
-			if (A.r[i].stage != st)
-				st = A.r[i].stage, shown = 0;
-			if (A.maxrows && (long)shown >= A.maxrows) {
-				more += !pass;
-				continue;
-			}
-			shown++;
-			if (pass)
-				emit_row(&A.r[i]);
-		}
-	}
+	lp_tab_header(out, c, sizeof c / sizeof c[0]);
+	for (i = 0; i < A.nr; i++)
+		emit_row(&A.r[i]);
 }
 
 static void
@@ -885,11 +862,6 @@ stages(void)
 	A.stseen = lp_xcalloc(A.nst, sizeof *A.stseen);
 	for (i = 0; i < A.nst; i++)
 		A.stnames[i] = lp_xstrdup(A.stnames[i]);
-	for (i = 0; A.only && i < A.nst && strcmp(A.only, A.stnames[i]); i++)
-		;
-	if (A.only && i == A.nst)
-		lp_die(LP_EXIT_USAGE, "-s %s: no such stage in %s", A.only,
-		    A.cpath);
 	lp_yaml_free(cfg);
 }
 
@@ -900,7 +872,7 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "a:c:D:d:g:hm:Nn:s:")) != -1) {
+	while ((c = getopt(argc, argv, "a:c:D:d:g:hm:N")) != -1) {
 		switch (c) {
 		case 'a': A.apath = optarg; break;
 		case 'c': A.cpath = optarg; break;
@@ -912,8 +884,6 @@ main(int argc, char **argv)
 			return 0;
 		case 'm': A.mpath = optarg; break;
 		case 'N': A.byname = 1; break;
-		case 'n': A.maxrows = lp_strtonum(optarg, 1, 1000000, "-n"); break;
-		case 's': A.only = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}

@@ -1,0 +1,113 @@
+/*
+ * lp-tabtop: the first rows of one group of an lp table, with the table's
+ * provenance lines and a note of how many rows of the group it left out.
+ * The summary's Top Operators are one stage's first rows of aten_ops.tsv
+ * and aten_opnames.tsv, which lp-atenops orders by time within a stage.
+ * Memory holds the rows kept; the rest are counted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "table.h"
+
+static const char synopsis[] =
+    "lp-tabtop -w column=value [-n rows] [-l link] [table.tsv]";
+
+/* The "# ..." lines above the header, the note of what was left out
+ * before its labels (where lp-summary prints notes), then the header. */
+static void
+emit_head(FILE *out, const struct lp_tsv *t, size_t more, const char *link)
+{
+	size_t i;
+	int noted = 0;
+
+	for (i = 0; i <= t->ncomments; i++) {
+		const char *c = i < t->ncomments ? t->comments[i] : NULL;
+
+		if (!noted && more && (!c || !strncmp(c, "labels:", 7) ||
+		    !strncmp(c, "show:", 5))) {
+			lp_tab_meta(out, "note", "%zu more rows in %s.", more,
+			    link);
+			noted = 1;
+		}
+		if (c)
+			fprintf(out, "# %s\n", c);
+	}
+	for (i = 0; i < t->hdr.n; i++) {
+		if (i)
+			putc('\t', out);
+		lp_tsv_field(out, t->hdr.names[i]);
+	}
+	putc('\n', out);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lp_tsv t;
+	const char *path = NULL, *link = NULL, *want;
+	char *where = NULL, *eq;
+	char *rows = NULL;
+	size_t rowslen = 0, nrows = 0, more = 0, i;
+	long max = 0;
+	int c, col;
+	FILE *fp, *out, *kept;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "hl:n:w:")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		case 'l': link = optarg; break;
+		case 'n': max = lp_strtonum(optarg, 1, 1000000, "-n"); break;
+		case 'w': where = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!where || !(eq = strchr(where, '=')) || eq == where ||
+	    argc - optind > 1)
+		lp_usage(synopsis);
+	*eq = '\0';
+	want = eq + 1;
+	if (optind < argc && strcmp(argv[optind], "-"))
+		path = argv[optind];
+	if (!link)
+		link = !path ? "the table" : strrchr(path, '/') ?
+		    strrchr(path, '/') + 1 : path;
+	fp = path ? lp_tab_open(&t, path, "its make target") : stdin;
+	if (!path)
+		lp_tsv_open(&t, fp, "-");
+	col = lp_csv_need(&t.hdr, where, "an lp table");
+	out = lp_tab_out();
+	if (!(kept = open_memstream(&rows, &rowslen)))
+		lp_die_sys("open_memstream");
+	while (lp_tsv_next(&t)) {
+		if (strcmp(lp_tsv_get(&t, col), want))
+			continue;
+		if (max && (long)nrows >= max) {
+			more++;
+			continue;
+		}
+		for (i = 0; i < t.n; i++) {
+			if (i)
+				putc('\t', kept);
+			lp_tsv_field(kept, t.f[i]);
+		}
+		putc('\n', kept);
+		nrows++;
+	}
+	if (fclose(kept))
+		lp_die_sys("open_memstream");
+	emit_head(out, &t, more, link);
+	fwrite(rows, 1, rowslen, out);
+	free(rows);
+	lp_tsv_close(&t);
+	if (fp != stdin)
+		fclose(fp);
+	lp_tab_done(out);
+	return 0;
+}
