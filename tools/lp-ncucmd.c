@@ -220,32 +220,31 @@ static const char *const tc_counter[] = {
 	[LP_FP_TC_INT8] = "sm__ops_path_tensor_src_int8.sum",
 	[LP_FP_TC_FP64] = "sm__ops_path_tensor_src_fp64.sum",
 };
-/* What full: true adds: the throughputs, 9 passes more. */
-static const char *const full_extra[] = {
-	"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-	"sm__throughput.avg.pct_of_peak_sustained_elapsed",
-};
-
-/* The metrics asked for: the preset's list, then (regions) the throughputs
- * of full: true and the tensor-core counters: the model dtype's only
+/* The metrics asked for: the preset's list, then (regions) full_metrics
+ * when full: true and the tensor-core counters: the model dtype's only
  * (tensor: dtype; an fp32 model's matmuls may run as TF32) or every
  * precision's (all, full: true, or no known model.dtype; *why says so). */
 static size_t
 wanted(const struct lp_ynode *cfg, const char *file, const char ***out,
     const char **why)
 {
-	const char **items;
-	size_t n = lp_cfg_list(cfg, K("metrics"), &items, file), m = 0, i;
+	const char **items, **more = NULL;
+	size_t n = lp_cfg_list(cfg, K("metrics"), &items, file), nmore = 0;
+	size_t m = 0, i;
 	const char *tensor = lp_cfg_enum(cfg, K("tensor"), "none", tensors, file);
 	int full = !strcmp(lp_cfg_enum(cfg, K("full"), "false", bools, file), "true");
 	int fp = -1;
-	const char **w = lp_xmalloc((n + 8) * sizeof *w);
+	const char **w;
 
+	if (full)
+		nmore = lp_cfg_list(cfg, K("full_metrics"), &more, file);
+	w = lp_xmalloc((n + nmore + 8) * sizeof *w);
 	for (i = 0; i < n; i++)
 		w[m++] = items[i];
+	for (i = 0; i < nmore; i++)
+		w[m++] = more[i];
 	free(items);
-	for (i = 0; full && i < sizeof full_extra / sizeof full_extra[0]; i++)
-		w[m++] = full_extra[i];
+	free(more);
 	*why = NULL;
 	if (!strcmp(tensor, "dtype") && !full) {
 		fp = lp_fp_of_dtype(lp_cfg_word(cfg, "model.dtype", "", file));
