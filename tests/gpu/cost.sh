@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cost of profiling a workload with lp, as a new user runs it (issue
 # 17), printed (a benchmark, not a test): the workload alone (one warm-up
-# run, then timed, like tests/gpu/measure.sh), the whole deep profile
+# run, then make RUN=x alone.tsv times it), the whole deep profile
 # (make RUN=x stakeholder_summary.md from nothing) and, with REGIONS=1,
 # make RUN=x regions.md after it; then lp's own profile_cost.tsv.
 # usage: tests/gpu/cost.sh RUN MODEL WORK...   ($OUT: also writes
@@ -18,9 +18,9 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 rm -rf "$r"
 m WORK="$work" MODEL="$model" inputs.yaml >/dev/null || exit 1
 mapfile -d '' argv < <("$root/bin/lp-confget" -0 workload.argv "$r/inputs.yaml")
-(cd "$root" && "${argv[@]}" >/dev/null 2>&1)
-t0=$(now); (cd "$root" && "${argv[@]}" >/dev/null 2>&1); t1=$(now)
-alone=$(secs "$t0" "$t1")
+(cd "$root" && "${argv[@]}" >/dev/null 2>&1)	# the warm-up, not timed
+m alone.tsv >/dev/null || exit 1	# lp times the workload alone itself
+alone=$(awk -F '\t' '!/^#/ { print $2; exit }' "$r/alone.tsv")
 t0=$(now); m stakeholder_summary.md >"$r.deep.log" 2>&1; rc=$?; t1=$(now)
 deep=$(secs "$t0" "$t1")
 reg=n/a
@@ -28,7 +28,6 @@ if [ "${REGIONS:-0}" = 1 ]; then
 	t0=$(now); m regions.md >"$r.regions.log" 2>&1 || rc=$?; t1=$(now)
 	reg=$(secs "$t0" "$t1")
 fi
-printf 'workload alone\t%s\t1\n' "$alone" >"$r/alone.tsv"
 m profile_cost.tsv >/dev/null 2>&1
 {
 	echo "run $run ($model): $work"
