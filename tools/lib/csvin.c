@@ -246,12 +246,6 @@ lp_csv_next(struct lp_csv_in *r, struct lp_csv_rec *rec)
 	return 1;
 }
 
-long
-lp_csv_lineno(const struct lp_csv_in *r)
-{
-	return r->lineno;
-}
-
 void
 lp_csv_close(struct lp_csv_in *r)
 {

@@ -266,12 +266,6 @@ lp_rep_next(struct lp_rep_in *r)
 	return NULL;
 }
 
-const char *
-lp_rep_in_file(const struct lp_rep_in *r)
-{
-	return r->file;
-}
-
 void
 lp_rep_close(struct lp_rep_in *r)
 {

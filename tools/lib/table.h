@@ -46,7 +46,6 @@ struct lp_csv_in;
 struct lp_csv_in *lp_csv_open(FILE *fp, const char *file,
     void (*msg)(const char *line, long lineno, void *ctx), void *ctx);
 int lp_csv_next(struct lp_csv_in *in, struct lp_csv_rec *rec);
-long lp_csv_lineno(const struct lp_csv_in *in);	/* lines read so far */
 void lp_csv_close(struct lp_csv_in *in);
 void lp_csv_hdr_init(struct lp_csv_hdr *h, const struct lp_csv_rec *r,
     const char *file);
