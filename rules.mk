@@ -32,7 +32,8 @@
 LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostside.tsv ranks.tsv \
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
-	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv
+	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
+	operators_roofline.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
@@ -329,7 +330,8 @@ LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)c
 LP_ATEN_TOP = $(LP_BIN)/lp-tabtop -w stage="$$($(LP_BIN)/lp-confget run.stage $(R)/config.yaml)" -n $(LP_TOPN_NOW)
 LP_ATEN_MISSING := $(strip $(if $(LP_LIVE),,$(foreach r,$(LP_ATEN_REPORTS),$(if $(LP_IMP_$(r)),,$(r)))))
 ifneq ($(LP_ATEN_MISSING),)
-$(R)/aten_ops.tsv $(R)/aten_opnames.tsv $(R)/operators_aten.tsv $(R)/operators_shapes.tsv:
+$(R)/aten_ops.tsv $(R)/aten_opnames.tsv $(R)/operators_aten.tsv $(R)/operators_shapes.tsv \
+$(R)/aten_roofline.tsv $(R)/operators_roofline.tsv:
 	@echo "lp: OPS=aten needs nsys $(LP_ATEN_MISSING) among the imported exports (nsys stats --report $(firstword $(LP_ATEN_MISSING)))" >&2; exit 1
 else
 $(R)/aten_ops.tsv: $(LP_ATEN_DEPS)
@@ -341,13 +343,20 @@ $(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(R)/config.yaml $(LP_BIN)/lp-con
 	$(LP_ATEN_TOP) $(R)/aten_opnames.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/config.yaml $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
 	$(LP_ATEN_TOP) $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+# Each op (and shapes) on the roofline, from its kernels' ncu figures
+$(R)/aten_roofline.tsv: $(R)/aten_ops.tsv $(R)/gpu.tsv $(LP_BIN)/lp-oproof
+	$(LP_BIN)/lp-oproof -g $(R)/gpu.tsv $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(R)/config.yaml $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+	$(LP_ATEN_TOP) $(R)/aten_roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 # An import whose nvtx_sum has op ranges (lp-import says so) and that
 # brings the three traces gets them without OPS=aten.
 LP_OPS_NOW := $(or $(LP_OPS),$(if $(and $(LP_IMP_ATEN),$(LP_IMP_nvtx_pushpop_trace),\
 	$(LP_IMP_cuda_api_trace),$(LP_IMP_cuda_gpu_trace)),aten))
-LP_OPS_TABLES := $(if $(LP_OPS_NOW),$(R)/operators_aten.tsv $(R)/operators_shapes.tsv,$(R)/operators.tsv)
-$(R)/stakeholder_summary.md: $(if $(LP_OPS_NOW),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv)
+LP_OPS_TABLES := $(if $(LP_OPS_NOW),$(R)/operators_aten.tsv $(R)/operators_shapes.tsv \
+	$(if $(LP_ATEN_NCU),$(R)/operators_roofline.tsv),$(R)/operators.tsv)
+$(R)/stakeholder_summary.md: $(if $(LP_OPS_NOW),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv \
+	$(if $(LP_ATEN_NCU),$(R)/aten_roofline.tsv))
 
 # What the profile cost (live runs): each profiling step's wall time, as
 # its recipe said and recorded it (*.time), the application runs and the

@@ -130,6 +130,44 @@ test_expect_success '2MNK from the shapes; with ncu, its FLOPs beside it (the LM
 	table a.tsv op ncu_flops_per_call | test_grep "^aten::native_layer_norm	n/a because ncu did not profile .*grid (64, 1, 1)"
 '
 
+test_expect_success 'each op on the roofline (lp-oproof): recomputed by awk from the ncu figures of aten_ops.tsv and gpu.tsv' '
+	lp-ncu2tsv "$FIX/h100-hostside/gpt2_ncu_raw_mangled.csv" >m.tsv &&
+	atenops gpt2 -m m.tsv -d "$AT/gpt2_cuda_gpu_kern_sum.csv" \
+		-D "$AT/gpt2_cuda_gpu_kern_sum_mangled.csv" >ops.tsv &&
+	lpmake -s RUN=roof MODEL=hf-gpt2 IMPORT="$(ls "$AT"/gpt2_*.csv | grep -v plain)" gpu.tsv &&
+	lp-oproof -g "$S2/roof/gpu.tsv" ops.tsv >r.tsv &&
+	test_grep "^# tool: lp-oproof" r.tsv &&
+	test_grep "^# source: ops.tsv .*$S2/roof/gpu.tsv" r.tsv &&
+	table "$S2/roof/gpu.tsv" path precision peak >peaks &&
+	table ops.tsv stage op shapes ncu_flops_per_call ncu_dram_bytes_per_call ncu_precision ncu_ns_per_call |
+		awk -F"\t" -v OFS="\t" "
+			NR == FNR { pk[\$1 \" \" \$2] = \$3; next }
+			\$4 !~ /^[0-9.]+\$/ { next }
+			{
+				p = \$6; sub(/^tc_/, \"tensor \", p)
+				peak = pk[p]; bw = pk[\"dram -\"]
+				ai = \$4 / \$5; fps = \$4 / (\$7 * 1e-9); bps = \$5 / (\$7 * 1e-9)
+				ridge = peak / bw; mem = ai < ridge
+				print \$1, \$2, \$3, p, sprintf(\"%.4g\", ai), sprintf(\"%.4g\", fps), sprintf(\"%.4g\", bps),
+					sprintf(\"%.4g\", peak), sprintf(\"%.4g\", ridge), mem ? \"memory\" : \"compute\",
+					sprintf(\"%.4g\", 100 * (mem ? bps / bw : fps / peak))
+			}" peaks - >expect &&
+	test $(wc -l <expect) -ge 4 &&
+	table r.tsv stage op shapes precision ai flop_per_s bytes_per_s peak_flop_per_s ridge roof roof_pct |
+		grep -v "n/a because" >got &&
+	test_cmp expect got &&
+	table r.tsv op shapes roof roof_pct | grep "^aten::mm	\[\[64, 768\], \[768, 50257\]\]	memory	19.89\$" &&
+	table r.tsv op precision | test_grep "^aten::native_layer_norm	n/a because ncu did not profile .*grid (64, 1, 1)" &&
+	atenops gpt2 >nom.tsv &&
+	lp-oproof -g "$S2/roof/gpu.tsv" nom.tsv >nr.tsv &&
+	table nr.tsv precision | sort -u | grep -v "^n/a because no kernel\$" >got &&
+	table nr.tsv roof_pct | sort -u | test_grep -x "n/a" &&
+	echo "n/a because no ncu metrics (metrics.tsv, -m)" >expect &&
+	test_cmp expect got &&
+	test_expect_code 1 lp-oproof -g "$S2/roof/gpu.tsv" "$S2/roof/gpu.tsv" 2>err &&
+	test_grep "lp-atenops" err
+'
+
 strip_ops() {	# the op-range rows of an export taken out
 	mkdir -p "$2" &&
 	for f in $(ls "$AT"/$1_*.csv | grep -v _plain_); do

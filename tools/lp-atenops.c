@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "prec.h"
 #include "table.h"
 #include "nsight.h"
 #include "aten.h"
@@ -470,7 +471,7 @@ load(void)
 /* ---- ncu: FLOPs and DRAM bytes per launch of a kernel at a shape ---- */
 
 struct ncu {
-	double flops, bytes;
+	double flops, bytes, ns, f[LP_FP_N];	/* per launch */
 	int have_flops, have_bytes;
 };
 
@@ -515,7 +516,7 @@ load_ncu(void)
 {
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, A.mpath, "lp-ncu2tsv");
-	int ck, cl, cg, cb, cf, ct, cd;
+	int ck, cl, cg, cb, cf, ct, cd, cn, cp[LP_FP_N], q;
 	double l;
 	struct lp_sb k = { 0 };
 
@@ -526,6 +527,12 @@ load_ncu(void)
 	cf = lp_csv_need(&t.hdr, "flops", "lp-ncu2tsv output");
 	ct = lp_csv_need(&t.hdr, "flops_tensor", "lp-ncu2tsv output");
 	cd = lp_csv_need(&t.hdr, "dram_bytes", "lp-ncu2tsv output");
+	cn = lp_csv_need(&t.hdr, "gpu_time_ns", "lp-ncu2tsv output");
+	for (q = 0; q < LP_FP_N; q++) {
+		lp_sb_reset(&k);
+		lp_sb_printf(&k, "flops_%s", lp_fp_names[q]);
+		cp[q] = lp_csv_need(&t.hdr, lp_sb_str(&k), "lp-ncu2tsv output");
+	}
 	ncuidx = lp_map_new();
 	while (lp_tsv_next(&t)) {
 		struct ncu *n;
@@ -547,6 +554,13 @@ load_ncu(void)
 		n->have_bytes = lp_tab_num(&t, cd, &n->bytes);
 		n->flops /= l;
 		n->bytes /= l;
+		if (lp_tab_num(&t, cn, &n->ns))
+			n->ns /= l;
+		else
+			n->ns = NAN;
+		for (q = 0; q < LP_FP_N; q++)
+			if (lp_tab_num(&t, cp[q], &n->f[q]))
+				n->f[q] /= l;
 	}
 	lp_sb_free(&k);
 	lp_tsv_close(&t);
@@ -700,14 +714,20 @@ ncu_of(const struct shape *s)
 	return i >= 0 ? &ncu[i] : NULL;
 }
 
+enum { NCU_CELLS = 5 };
+
+/* ncu's FLOPs, DRAM bytes, FLOP/byte, the precision of most FLOPs and
+ * ncu's time, per call, over the kernels of the row at their shapes
+ * (the op's roofline position: lp-oproof) */
 static void
 ncu_cells(struct lp_row *o, const struct row *r)
 {
-	double f = 0, by = 0;
+	double f = 0, by = 0, ns = 0, fq[LP_FP_N] = { 0 };
 	size_t i;
+	int q, dom = -1;
 
 	if (!A.mpath || !r->nsh) {
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < NCU_CELLS; i++)
 			lp_row_na(o, "%s", !r->nsh ? "no kernel" : "no ncu metrics "
 			    "(metrics.tsv, -m)");
 		return;
@@ -721,7 +741,7 @@ ncu_cells(struct lp_row *o, const struct row *r)
 			    (size_t)sh->kid));
 			int c;
 
-			for (c = 0; c < 3; c++)
+			for (c = 0; c < NCU_CELLS; c++)
 				lp_row_na(o, "ncu %s %s at grid %s, block %s",
 				    n ? "counted no FLOPs or no DRAM bytes of" :
 				    "did not profile", l, sh->grid, sh->block);
@@ -730,13 +750,27 @@ ncu_cells(struct lp_row *o, const struct row *r)
 		}
 		f += n->flops * r->sh[i].n;
 		by += n->bytes * r->sh[i].n;
+		ns += n->ns * r->sh[i].n;
+		for (q = 0; q < LP_FP_N; q++)
+			fq[q] += n->f[q] * r->sh[i].n;
 	}
+	for (q = 0; q < LP_FP_N; q++)
+		if (fq[q] > 0 && (dom < 0 || fq[q] > fq[dom]))
+			dom = q;
 	lp_row_num(o, f / r->calls, 0);
 	lp_row_num(o, by / r->calls, 0);
 	if (by > 0)
 		lp_row_num(o, f / by, 2);
 	else
 		lp_row_na(o, "no DRAM bytes");
+	if (dom >= 0)
+		lp_row_text(o, lp_fp_names[dom]);
+	else
+		lp_row_na(o, "ncu counted no FLOPs");
+	if (isfinite(ns))
+		lp_row_num(o, ns / r->calls, 1);
+	else
+		lp_row_na(o, "the ncu export lacks gpu__time_duration.sum");
 }
 
 static void
@@ -839,6 +873,8 @@ emit(void)
 		{ "ncu_flops_per_call", "ncu FLOPs / call", "flop" },
 		{ "ncu_dram_bytes_per_call", "ncu DRAM / call", "bytes" },
 		{ "ncu_flop_per_byte", "FLOP / byte", "num2" },
+		{ "ncu_precision", "ncu precision", "hide" },
+		{ "ncu_ns_per_call", "ncu time / call (us)", "hide" },
 	};
 	struct lp_col c[sizeof cols / sizeof cols[0]];
 	size_t i;

@@ -438,8 +438,9 @@ static void
 roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
     struct lp_sb *w)
 {
-	double peak = 0, ai, fps, bps, ridge = 0, frac, flop = k->flop;
-	int dom, mem;
+	double flop = k->flop;
+	struct lp_roof rf;
+	int dom;
 
 	if (!k->metrics) {
 		lp_row_na(r, "ncu did not profile it (outside the top-N "
@@ -467,52 +468,47 @@ roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
 		lp_row_na(r, "ncu counted no DRAM bytes");
 		return;
 	}
-	ai = flop / k->bytes;
-	fps = flop / (k->ns * 1e-9);
-	bps = k->bytes / (k->ns * 1e-9);
-	lp_row_g(r, ai);
-	lp_row_g(r, fps);
-	lp_row_g(r, bps);
-	if (dom >= 0 && !((peak = lp_peak_of(pk, dom)) > 0))
+	lp_roof_at(pk, dom, flop, k->bytes, k->ns, &rf);
+	lp_row_g(r, rf.ai);
+	lp_row_g(r, rf.fps);
+	lp_row_g(r, rf.bps);
+	if (dom >= 0 && !(rf.peak > 0))
 		lp_row_na(r, "%s (%s)", pk->why, lp_fp_label(dom));
 	else if (dom < 0)
 		lp_row_na(r, "it does no floating-point work");
 	else
-		lp_row_g(r, peak);
+		lp_row_g(r, rf.peak);
 	if (!(pk->bw > 0)) {
 		lp_row_na(r, "%s (DRAM bandwidth)", pk->why);
 		return;
 	}
-	if (peak > 0) {
-		ridge = peak / pk->bw;
-		lp_row_g(r, ridge);
-	} else
+	if (rf.peak > 0)
+		lp_row_g(r, rf.ridge);
+	else
 		lp_row_text(r, "n/a");
 	/* below the ridge (or with no FLOPs) the bandwidth roof bounds;
 	 * with no peak for its precision there is no ridge, and which
 	 * roof bounds the kernel is unknown, not "compute" */
-	mem = dom < 0 || (peak > 0 && ai < ridge);
-	if (!(dom < 0 || peak > 0)) {
+	if (!(dom < 0 || rf.peak > 0)) {
 		lp_row_na(r, "no peak for %s", lp_fp_label(dom));
 		lp_row_na(r, "no peak for %s: which roof bounds it is "
 		    "unknown", lp_fp_label(dom));
-		dram_pct(r, bps, pk->bw);
+		dram_pct(r, rf.bps, pk->bw);
 		return;
 	}
-	frac = mem ? bps / pk->bw : fps / peak;
-	lp_row_text(r, mem ? "memory" : "compute");
-	lp_row_pct(r, 100 * frac, 100, "% of roof", "ncu "
+	lp_row_text(r, rf.mem ? "memory" : "compute");
+	lp_row_pct(r, 100 * rf.frac, 100, "% of roof", "ncu "
 	    "measured more than gpu.tsv's %s: the GPU's entry "
-	    "(conf/gpus.yaml or SET=gpu.*) is too low", mem ?
+	    "(conf/gpus.yaml or SET=gpu.*) is too low", rf.mem ?
 	    "DRAM bandwidth" : "peak");
-	dram_pct(r, bps, pk->bw);
-	if (100 * frac > 100) {
+	dram_pct(r, rf.bps, pk->bw);
+	if (100 * rf.frac > 100) {
 		lp_row_text(r, "n/a");
 		lp_row_na(r, "above its roof: gpu.tsv's %s is too "
-		    "low", mem ? "DRAM bandwidth" : "peak");
+		    "low", rf.mem ? "DRAM bandwidth" : "peak");
 		return;
 	}
-	lp_row_text(r, classify(w, k, frac, mem, dom, flop));
+	lp_row_text(r, classify(w, k, rf.frac, rf.mem, dom, flop));
 	lp_row_text(r, lp_sb_str(w));
 }
 

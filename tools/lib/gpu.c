@@ -4,6 +4,7 @@
  * that is not there stays 0 here, and the tools say "n/a because" with the
  * reason gpu.tsv gives.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,4 +71,20 @@ double
 lp_peak_of(const struct lp_peaks *p, int fp)
 {
 	return fp >= 0 && fp < LP_FP_N ? p->flops[fp] : 0;
+}
+
+void
+lp_roof_at(const struct lp_peaks *p, int fp, double flop, double bytes,
+    double ns, struct lp_roof *r)
+{
+	r->ai = flop / bytes;
+	r->fps = flop / (ns * 1e-9);
+	r->bps = bytes / (ns * 1e-9);
+	r->peak = lp_peak_of(p, fp);
+	r->ridge = r->peak > 0 && p->bw > 0 ? r->peak / p->bw : NAN;
+	r->mem = fp < 0 || (r->peak > 0 && r->ai < r->ridge);
+	if (!(p->bw > 0) || (fp >= 0 && !(r->peak > 0)))
+		r->frac = NAN;
+	else
+		r->frac = r->mem ? r->bps / p->bw : r->fps / r->peak;
 }

@@ -112,6 +112,17 @@ void lp_peaks_read(struct lp_peaks *p, const char *path);
 void lp_peaks_free(struct lp_peaks *p);
 /* Peak FLOP/s of one precision (an LP_FP_* index); 0 if unknown. */
 double lp_peak_of(const struct lp_peaks *p, int fp);
+/* Where flop FLOPs of precision fp (-1: none) over bytes of DRAM in ns
+ * stand on the roofline (bytes, ns > 0): bound by DRAM bandwidth with no
+ * FLOPs or below the ridge (peak / bandwidth), by the peak above it;
+ * peak 0 and frac NAN when the peak or the bandwidth is unknown. */
+struct lp_roof {
+	double ai, fps, bps;	/* FLOP/byte, FLOP/s, bytes/s */
+	double peak, ridge, frac;	/* frac: of the roof that bounds */
+	int mem;
+};
+void lp_roof_at(const struct lp_peaks *p, int fp, double flop, double bytes,
+    double ns, struct lp_roof *r);
 
 /* perf.c: what the utilisation tables (lp-mfu, lp-mbu) divide, read from
  * the options they share: -g gpu.tsv -i inputs.yaml -s stages.tsv
