@@ -471,7 +471,7 @@ load(void)
 /* ---- ncu: FLOPs and DRAM bytes per launch of a kernel at a shape ---- */
 
 struct ncu {
-	double flops, bytes, ns, f[LP_FP_N];	/* per launch */
+	double flops, tflops, bytes, ns, f[LP_FP_N];	/* per launch */
 	int have_flops, have_bytes;
 };
 
@@ -548,11 +548,16 @@ load_ncu(void)
 		ncu = lp_xreallocarray(ncu, i + 1, sizeof *ncu);
 		n = &ncu[i];
 		memset(n, 0, sizeof *n);
+		if (!lp_tab_num(&t, ct, &n->tflops))
+			n->tflops = NAN;
 		n->have_flops = lp_tab_num(&t, cf, &n->flops);
-		if (!n->have_flops && lp_tab_num(&t, ct, &n->flops))
+		if (!n->have_flops && isfinite(n->tflops)) {
+			n->flops = n->tflops;
 			n->have_flops = 1;
+		}
 		n->have_bytes = lp_tab_num(&t, cd, &n->bytes);
 		n->flops /= l;
+		n->tflops /= l;
 		n->bytes /= l;
 		if (lp_tab_num(&t, cn, &n->ns))
 			n->ns /= l;
@@ -714,15 +719,15 @@ ncu_of(const struct shape *s)
 	return i >= 0 ? &ncu[i] : NULL;
 }
 
-enum { NCU_CELLS = 5 };
+enum { NCU_CELLS = 6 };
 
-/* ncu's FLOPs, DRAM bytes, FLOP/byte, the precision of most FLOPs and
- * ncu's time, per call, over the kernels of the row at their shapes
+/* ncu's FLOPs, of them on the tensor cores (2MNK's peer), DRAM bytes,
+ * FLOP/byte, the precision of most FLOPs and ncu's time, per call, over the kernels of the row at their shapes
  * (the op's roofline position: lp-oproof) */
 static void
 ncu_cells(struct lp_row *o, const struct row *r)
 {
-	double f = 0, by = 0, ns = 0, fq[LP_FP_N] = { 0 };
+	double f = 0, tf = 0, by = 0, ns = 0, fq[LP_FP_N] = { 0 };
 	size_t i;
 	int q, dom = -1;
 
@@ -749,6 +754,7 @@ ncu_cells(struct lp_row *o, const struct row *r)
 			return;
 		}
 		f += n->flops * r->sh[i].n;
+		tf += n->tflops * r->sh[i].n;
 		by += n->bytes * r->sh[i].n;
 		ns += n->ns * r->sh[i].n;
 		for (q = 0; q < LP_FP_N; q++)
@@ -758,6 +764,10 @@ ncu_cells(struct lp_row *o, const struct row *r)
 		if (fq[q] > 0 && (dom < 0 || fq[q] > fq[dom]))
 			dom = q;
 	lp_row_num(o, f / r->calls, 0);
+	if (isfinite(tf))
+		lp_row_num(o, tf / r->calls, 0);
+	else
+		lp_row_na(o, "the ncu export lacks the tensor-core counters");
 	lp_row_num(o, by / r->calls, 0);
 	if (by > 0)
 		lp_row_num(o, f / by, 2);
@@ -838,8 +848,10 @@ emit_meta(void)
 	    "open there; op_id, seq and input_op_ids are left out of the op, so "
 	    "the calls of one op with one set of input shapes are one row. "
 	    "Share: of the kernel time launched inside the stage. 2MNK: from "
-	    "the input shapes of mm, addmm, bmm, linear and matmul, beside what "
-	    "ncu counted (padded tiles count more).");
+	    "the input shapes of mm, addmm, bmm, linear and matmul, beside "
+	    "ncu's tensor-core FLOPs, which count whole tiles (more than 2MNK "
+	    "where a tile does not divide M or N: 8 rows for 1); ncu's total "
+	    "adds the CUDA-core FLOPs (an addmm's bias: M x N).");
 	lp_tab_meta(out, "note", "%.0f op ranges, %.0f kernel launch calls, "
 	    "%.0f kernels; at most %.0f launches held at once%s", A.nops,
 	    A.nlaunch, A.nkern, A.maxpend, A.nolaunch > 0 ? "" : ".");
@@ -871,6 +883,7 @@ emit(void)
 		{ "kernel_names", "Kernels (by time)", "code" },
 		{ "flops_2mnk_per_call", "2MNK / call", "flop" },
 		{ "ncu_flops_per_call", "ncu FLOPs / call", "flop" },
+		{ "ncu_tensor_flops_per_call", "of them tensor", "flop" },
 		{ "ncu_dram_bytes_per_call", "ncu DRAM / call", "bytes" },
 		{ "ncu_flop_per_byte", "FLOP / byte", "num2" },
 		{ "ncu_precision", "ncu precision", "hide" },
