@@ -25,7 +25,8 @@ test_expect_success 'the op rows of each stage add up to its kernel time (nvtx_k
 # FLOPs are 2MNK where the kernel's tile divides N, more where it does not
 # (nvjet 72x64 tiles over N = 3072: 44 tiles, 3168 columns, +3.1 %), and
 # 8x for the one-row LM head (8-row tiles); an addmm's bias epilogue adds
-# M x N FLOPs on the CUDA cores to ncu's total.
+# M x N FLOPs on the CUDA cores to ncu's total (M x N + N, 0.8 % more, in
+# the padded fc1).
 test_expect_success 'each matmul op of the prefill that ncu profiled: tensor FLOPs 2MNK but for whole tiles, the bias M x N' '
 	r=$S2/taten &&
 	table "$r/aten_ops.tsv" stage op shapes flops_2mnk_per_call ncu_tensor_flops_per_call ncu_flops_per_call |
@@ -40,7 +41,7 @@ test_expect_success 'each matmul op of the prefill that ncu profiled: tensor FLO
 			if (\$5 == \$4) exact++
 			if (\$5 < \$4) { print \"  fewer tensor FLOPs than 2MNK\"; bad = 1 }
 			if (M >= 64 && t > 1.1) { print \"  more than a tile of padding\"; bad = 1 }
-			if (a == 2 && bias != 0 && bias != M * N) { print \"  CUDA-core FLOPs not the bias\"; bad = 1 }
+			if (a == 2 && bias != 0 && (bias < M * N || bias > 1.01 * M * N)) { print \"  CUDA-core FLOPs not the bias\"; bad = 1 }
 		}
 		END { printf \"%d of %d exactly 2MNK\\n\", exact, NR; exit bad || !exact }" mm >check &&
 	cat check && cp check "$S2/aten-2mnk.txt"
