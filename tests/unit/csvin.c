@@ -78,6 +78,15 @@ main(void)
 	is_str(parse("\"x\n==ERROR== in a field\",1\n", 0),
 	    "1:[x\n==ERROR== in a field][1];", "not a message inside quotes");
 	is_str(parse("a\nb\nc\n", 2), "1:[a];2:[b];", "callback stops early");
+	/* a bare CR ends a record inside a line and a quote left open
+	 * carries the next one over: the open record's fields move to the
+	 * front of the buffer each line (memory held to one record) */
+	is_str(parse("1,\"x\n\",b0\rd0,\"c\n\",b1\rd1,\"c\n\",z\n", 0),
+	    "1:[1][x\n][b0];2:[d0][c\n][b1];3:[d1][c\n][z];",
+	    "records ended by a bare CR beside ones spanning lines");
+	is_str(parse("1,\"x\n\",b0\rd0,\"c\n==ERROR== quoted\n\",z\n", 0),
+	    "1:[1][x\n][b0];2:[d0][c\n==ERROR== quoted\n][z];",
+	    "after a bare CR, a line inside an open quote is data, not a message");
 	is_str(parse("a,b\n\n1,2\n", 0), "1:[a][b];3:[1][2];", "blank line skipped");
 
 	r.n = 3;

@@ -90,6 +90,7 @@ on_record(int c, void *data)
 	r->q[r->qn].end = r->nf;
 	r->q[r->qn++].line = r->start;
 	r->fbeg = r->nf;
+	r->start = r->lineno;	/* a bare CR: the next begins on this line */
 }
 
 /* "==ERROR== ...", "==WARNING== ...", "==PROF== ...": ncu talking. */
@@ -202,10 +203,12 @@ feed(struct lp_csv_in *r)
 	if (csv_parse(&r->p, s, len, on_field, on_record, r) != len)
 		lp_die_at(LP_EXIT_DATA, r->file, r->lineno, 0, "malformed CSV: %s",
 		    csv_strerror(csv_error(&r->p)));
-	/* A record only ends at a line end, so a line that ended one
-	 * leaves the parser between records. */
+	/* Between records after this line: it ended one and began no
+	 * other (a bare CR ends a record inside a line, and a quote opened
+	 * after it carries the next record over; libcsv's state 0 is its
+	 * ROW_NOT_BEGUN, the struct being public in csv.h). */
 	if (r->ended != before)
-		r->boundary = 1;
+		r->boundary = r->p.pstate == 0;
 	else if (len > 0 && !(len == 1 && s[0] == '\n') &&
 	    !(len == 2 && s[0] == '\r' && s[1] == '\n'))
 		r->boundary = 0;
@@ -218,12 +221,21 @@ lp_csv_next(struct lp_csv_in *r, struct lp_csv_rec *rec)
 	size_t i, beg;
 
 	if (r->qpos == r->qn) {	/* every record taken: the buffer is free */
-		size_t open = r->nf - r->fbeg;
+		size_t open = r->nf - r->fbeg, lo = r->blen;
 
-		if (r->qn && open)	/* a record begun on the last line */
+		/* a record begun on the last line: its fields move to the
+		 * front, offsets and bytes (buf[0] stays "", a field left
+		 * out keeps offset 0) */
+		if (r->qn && open)
 			memmove(r->off, r->off + r->fbeg, open * sizeof *r->off);
-		if (!open)
-			r->blen = 1;	/* buf[0] stays "" */
+		for (i = 0; i < open; i++)
+			if (r->off[i] && r->off[i] < lo)
+				lo = r->off[i];
+		memmove(r->buf + 1, r->buf + lo, r->blen - lo);
+		for (i = 0; i < open; i++)
+			if (r->off[i])
+				r->off[i] -= lo - 1;
+		r->blen -= lo - 1;
 		r->nf = open;
 		r->fbeg = 0;
 		r->qn = r->qpos = 0;
