@@ -887,7 +887,7 @@ emit(void)
 		{ "ncu_dram_bytes_per_call", "ncu DRAM / call", "bytes" },
 		{ "ncu_flop_per_byte", "FLOP / byte", "num2" },
 		{ "ncu_precision", "ncu precision", "hide" },
-		{ "ncu_ns_per_call", "ncu time / call (us)", "hide" },
+		{ "ncu_ns_per_call", "ncu time / call", "hide" },
 	};
 	struct lp_col c[sizeof cols / sizeof cols[0]];
 	size_t i;

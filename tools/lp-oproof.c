@@ -1,13 +1,13 @@
 /*
- * lp-oproof: aten_roofline.tsv, where each PyTorch op of aten_ops.tsv (or
- * aten_opnames.tsv) stands on the roofline: its kernels' ncu FLOPs and
+ * lp-oproof: aten_roofline.tsv, where each PyTorch op of aten_ops.tsv (an
+ * op and its input shapes) stands on the roofline: its kernels' ncu FLOPs and
  * DRAM bytes per call over ncu's time per call (lp-atenops), the dense
  * peak of the precision that did most of its FLOPs and the DRAM bandwidth
  * of gpu.tsv, the ridge point, the roof that bounds it and the share of
  * that roof reached: the arithmetic of roofline.tsv (lp_roof_at) for an
  * op instead of a kernel.  Rows stay in the input's order.
  */
-#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +38,18 @@ enum { C_PREC = 5, C_ROOF = 6 };	/* the first computed cells */
 
 /* The cells from the one at from on: "n/a because why", then "n/a" (as
  * roofline.tsv pads a row). */
-static void
-all_na(struct lp_row *o, size_t from, const char *why)
+static void __attribute__((format(printf, 3, 4)))
+all_na(struct lp_row *o, size_t from, const char *fmt, ...)
 {
+	struct lp_sb b = { 0 };
+	va_list ap;
 	size_t i;
 
-	lp_row_na(o, "%s", why);
+	va_start(ap, fmt);
+	lp_sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	lp_row_na(o, "%s", lp_sb_str(&b));
+	lp_sb_free(&b);
 	for (i = from + 1; i < NCOLS; i++)
 		lp_row_text(o, "n/a");
 }
@@ -53,18 +59,6 @@ static const char *
 reason(const char *cell)
 {
 	return !strncmp(cell, "n/a because ", 12) ? cell + 12 : cell;
-}
-
-/* The fp index of ncu_precision ("tc_fp16"); -1 if none matches. */
-static int
-fp_of_name(const char *s)
-{
-	int q;
-
-	for (q = 0; q < LP_FP_N; q++)
-		if (!strcmp(s, lp_fp_names[q]))
-			return q;
-	return -1;
 }
 
 static void
@@ -81,13 +75,13 @@ roof_row(struct lp_row *o, const struct lp_tsv *t, const int *c,
 		    : !lp_tab_num(t, c[1], &by) ? lp_tsv_get(t, c[1]) :
 		    lp_tsv_get(t, c[3]);
 
-		all_na(o, C_PREC, *why ? reason(why) : "no ncu figures");
+		all_na(o, C_PREC, "%s", *why ? reason(why) : "no ncu figures");
 		return;
 	}
-	fp = fp_of_name(lp_tsv_get(t, c[2]));
+	fp = lp_fp_of_name(lp_tsv_get(t, c[2]));
 	lp_row_text(o, fp >= 0 ? lp_fp_label(fp) : "none (no FLOPs)");
 	if (!(by > 0) || !(ns > 0)) {
-		all_na(o, C_ROOF, !(by > 0) ? "ncu counted no DRAM bytes" :
+		all_na(o, C_ROOF, "%s", !(by > 0) ? "ncu counted no DRAM bytes" :
 		    "ncu measured no time");
 		return;
 	}
@@ -96,7 +90,7 @@ roof_row(struct lp_row *o, const struct lp_tsv *t, const int *c,
 	lp_row_g(o, rf.fps);
 	lp_row_g(o, rf.bps);
 	if (fp >= 0 && !(rf.peak > 0)) {
-		all_na(o, C_ROOF + 3, pk->why ? pk->why : "no peak for it");
+		all_na(o, C_ROOF + 3, "%s (%s)", pk->why, lp_fp_label(fp));
 		return;
 	}
 	if (fp < 0)
@@ -104,7 +98,7 @@ roof_row(struct lp_row *o, const struct lp_tsv *t, const int *c,
 	else
 		lp_row_g(o, rf.peak);
 	if (!(pk->bw > 0)) {
-		all_na(o, C_ROOF + 4, pk->why ? pk->why : "no DRAM bandwidth");
+		all_na(o, C_ROOF + 4, "%s (DRAM bandwidth)", pk->why);
 		return;
 	}
 	if (fp >= 0)
@@ -143,7 +137,7 @@ main(int argc, char **argv)
 {
 	static const char *const need[] = { "ncu_flops_per_call",
 	    "ncu_dram_bytes_per_call", "ncu_precision", "ncu_ns_per_call" };
-	const char *gpath = NULL, *path = NULL, *name;
+	const char *gpath = NULL, *name;
 	struct lp_peaks pk;
 	struct lp_tsv t;
 	int c, cn[4], ck[5];
@@ -162,14 +156,9 @@ main(int argc, char **argv)
 	}
 	if (!gpath || argc - optind > 1)
 		lp_usage(synopsis);
-	if (optind < argc && strcmp(argv[optind], "-"))
-		path = argv[optind];
-	name = path ? path : "-";
 	lp_peaks_read(&pk, gpath);
-	if (path)
-		fp = lp_tab_open(&t, path, "lp-atenops");
-	else
-		lp_tsv_open(&t, fp = stdin, name);
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(&t, fp, name);
 	lp_tab_expect(&t, "lp-atenops");
 	for (i = 0; i < 5; i++)
 		ck[i] = lp_csv_need(&t.hdr, cols[i].name, "lp-atenops output");
@@ -189,8 +178,7 @@ main(int argc, char **argv)
 		lp_sb_free(&o.b);
 	}
 	lp_tsv_close(&t);
-	if (fp != stdin)
-		fclose(fp);
+	lp_close_in(fp);
 	lp_peaks_free(&pk);
 	lp_tab_done(out);
 	return 0;

@@ -48,13 +48,14 @@ int
 main(int argc, char **argv)
 {
 	struct lp_tsv t;
-	const char *path = NULL, *link = NULL, *want;
+	const char *name, *link = NULL, *want;
 	char *where = NULL, *eq;
 	char *rows = NULL;
 	size_t rowslen = 0, nrows = 0, more = 0, i;
 	long max = 0;
 	int c, col;
 	FILE *fp, *out, *kept;
+	struct lp_map *seen;
 
 	lp_init(argv[0]);
 	while ((c = getopt(argc, argv, "hl:n:w:")) != -1) {
@@ -73,21 +74,22 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	*eq = '\0';
 	want = eq + 1;
-	if (optind < argc && strcmp(argv[optind], "-"))
-		path = argv[optind];
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(&t, fp, name);
 	if (!link)
-		link = !path ? "the table" : strrchr(path, '/') ?
-		    strrchr(path, '/') + 1 : path;
-	fp = path ? lp_tab_open(&t, path, "its make target") : stdin;
-	if (!path)
-		lp_tsv_open(&t, fp, "-");
+		link = fp == stdin ? "the table" : strrchr(name, '/') ?
+		    strrchr(name, '/') + 1 : name;
 	col = lp_csv_need(&t.hdr, where, "an lp table");
 	out = lp_tab_out();
+	seen = lp_map_new();
 	if (!(kept = open_memstream(&rows, &rowslen)))
 		lp_die_sys("open_memstream");
 	while (lp_tsv_next(&t)) {
-		if (strcmp(lp_tsv_get(&t, col), want))
+		if (strcmp(lp_tsv_get(&t, col), want)) {
+			if (lp_map_len(seen) < 8)
+				lp_map_put(seen, lp_tsv_get(&t, col), 1);
 			continue;
+		}
 		if (max && (long)nrows >= max) {
 			more++;
 			continue;
@@ -102,12 +104,23 @@ main(int argc, char **argv)
 	}
 	if (fclose(kept))
 		lp_die_sys("open_memstream");
+	/* an empty table would read as "no ops": say what matched nothing */
+	if (!nrows) {
+		struct lp_sb b = { 0 };
+
+		for (i = 0; i < lp_map_len(seen); i++)
+			lp_sb_printf(&b, "%s\"%s\"", i ? ", " : "",
+			    lp_map_key(seen, i));
+		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no row has %s \"%s\" "
+		    "(%s: %s)", where, want, b.len ? "the rows have" : "no rows",
+		    b.len ? lp_sb_str(&b) : "an empty table");
+	}
+	lp_map_free(seen);
 	emit_head(out, &t, more, link);
 	fwrite(rows, 1, rowslen, out);
 	free(rows);
 	lp_tsv_close(&t);
-	if (fp != stdin)
-		fclose(fp);
+	lp_close_in(fp);
 	lp_tab_done(out);
 	return 0;
 }

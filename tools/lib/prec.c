@@ -67,3 +67,14 @@ lp_fp_label(int fp)
 			return precs[i].label;
 	return "?";
 }
+
+int
+lp_fp_of_name(const char *name)
+{
+	int q;
+
+	for (q = 0; q < LP_FP_N; q++)
+		if (!strcmp(name, lp_fp_names[q]))
+			return q;
+	return -1;
+}

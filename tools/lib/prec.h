@@ -20,6 +20,7 @@ struct lp_flops {
  * fp16, "fp32" -> CUDA-core fp32); -1 if unknown. */
 int lp_fp_of_dtype(const char *dtype);
 const char *lp_fp_label(int fp);	/* "tensor fp16", "fp32 (CUDA cores)" */
+int lp_fp_of_name(const char *name);	/* of lp_fp_names; -1 if none */
 /* The index of a peak as gpu.tsv names it ("tensor" "fp16", "cuda"
  * "fp32"); -1 if it is none of them. */
 int lp_fp_of_path(const char *path, const char *prec);
