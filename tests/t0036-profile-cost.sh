@@ -71,7 +71,12 @@ test_expect_success 'a bad tensor or full value names the key' '
 	test_grep "ncu_regions.full: expected true or false" err &&
 	reg torch-decoder -s ncu_regions.tensor=some >bad2.yaml &&
 	test_expect_code 1 lp-ncucmd -p ncu_regions -R -o b -- w <bad2.yaml >out 2>err &&
-	test_grep "ncu_regions.tensor: expected none, dtype or all" err && test_must_be_empty out
+	test_grep "ncu_regions.tensor: expected none, dtype or all" err && test_must_be_empty out &&
+	reg torch-decoder -s ncu_regions.full=true | grep -v "^ *- .*pct_of_peak" >nofull.yaml &&
+	grep -q "full_metrics:" nofull.yaml &&
+	test_expect_code 1 lp-ncucmd -p ncu_regions -R -o b -- w <nofull.yaml >out 2>err &&
+	test_grep "ncu_regions.full is true but ncu_regions.full_metrics lists no metrics" err &&
+	test_must_be_empty out
 '
 
 test_expect_success 'kernel step: stops the workload once the N kernels are profiled' '

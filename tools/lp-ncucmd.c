@@ -236,8 +236,10 @@ wanted(const struct lp_ynode *cfg, const char *file, const char ***out,
 	int fp = -1;
 	const char **w;
 
-	if (full)
-		nmore = lp_cfg_list(cfg, K("full_metrics"), &more, file);
+	if (full && !(nmore = lp_cfg_list(cfg, K("full_metrics"), &more, file)))
+		lp_die(LP_EXIT_DATA, "%s: %s is true but %s lists no metrics "
+		    "(the regions preset has them)", file, K("full"),
+		    K("full_metrics"));
 	w = lp_xmalloc((n + nmore + 8) * sizeof *w);
 	for (i = 0; i < n; i++)
 		w[m++] = items[i];
