@@ -183,12 +183,13 @@ norm() {
 				line = line (i > 1 ? OFS : "") v
 			}
 			print line
-		}' | sort | fold_rows
+		}' | sort | if [ "${fold:-0}" = 1 ]; then fold_rows; else cat; fi
 }
 
-# fold_rows: lp-ncu2tsv keeps a row per kernel and launch shape (grid,
-# block; README), the references one per kernel name: rows of one name
-# are summed, and a sum with an empty figure in it stays empty
+# fold_rows (fold=1, the lp-ncu2tsv benches): lp-ncu2tsv keeps a row per
+# kernel and launch shape (grid, block; README), the references one per
+# kernel name: rows of one name are summed (the columns compared are all
+# numbers), and a sum with an empty figure in it stays empty
 fold_rows() {
 	awk -F'\t' -v OFS='\t' '
 		function flush(  i, line) {
@@ -307,6 +308,7 @@ bench() {
 
 echo "bench: each run on core 0 (taskset -c 0), stopped after $limit s; MB = 10^6 bytes"
 
+fold=1	# the lp-ncu2tsv benches only
 f=$dir/wide.csv
 lp=("$bin/lp-ncu2tsv" "$f")
 py=(python3 "$agg/agg.py" ncu "$f")
@@ -318,6 +320,7 @@ lp=("$bin/lp-ncu2tsv" "$f")
 py=(python3 "$agg/agg.py" ncu "$f")
 ml=(mlr --icsv --allow-ragged-csv-input put -q -f "$agg/ncu.mlr" "$f")
 bench lp-ncu2tsv "long ncu export" "$f" "kernel launches gpu_time_ns dram_bytes"
+fold=0
 
 # The top 10 by total time, ties by name; a kernel on several rows summed.
 f=$dir/kern_sum.csv

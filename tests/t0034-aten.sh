@@ -113,7 +113,10 @@ test_expect_success 'by op name (-N): the shape rows summed; lp-tabtop keeps one
 	! grep "more rows" whole.tsv &&
 	test_expect_code 1 lp-tabtop -w nosuch=1 n.tsv 2>err &&
 	test_grep "n.tsv.*nosuch" err &&
-	test_expect_code 2 lp-tabtop -n 3 n.tsv
+	test_expect_code 2 lp-tabtop -n 3 n.tsv &&
+	test_expect_code 1 lp-tabtop -w stage=nope n.tsv >out 2>err &&
+	test_grep "n.tsv:.*no row has stage \"nope\" (the rows have: \"prefill\", \"decode_all\"" err &&
+	test_must_be_empty out
 '
 
 test_expect_success '2MNK from the shapes; with ncu, its FLOPs beside it (the LM head counts padded tiles)' '
@@ -142,7 +145,7 @@ test_expect_success 'each op on the roofline (lp-oproof): recomputed by awk from
 	table ops.tsv stage op shapes ncu_flops_per_call ncu_dram_bytes_per_call ncu_precision ncu_ns_per_call |
 		awk -F"\t" -v OFS="\t" "
 			NR == FNR { pk[\$1 \" \" \$2] = \$3; next }
-			\$4 !~ /^[0-9.]+\$/ { next }
+			\$4 !~ /^[0-9.]+\$/ || \$6 !~ /^tc_/ { next }
 			{
 				p = \$6; sub(/^tc_/, \"tensor \", p)
 				peak = pk[p]; bw = pk[\"dram -\"]
@@ -153,19 +156,49 @@ test_expect_success 'each op on the roofline (lp-oproof): recomputed by awk from
 					sprintf(\"%.4g\", 100 * (mem ? bps / bw : fps / peak))
 			}" peaks - >expect &&
 	test $(wc -l <expect) -ge 4 &&
+	table m.tsv gpu_time_ns flops flops_tensor launches |
+		awk -F"\t" "{ printf \"%.1f %.0f\\n\", \$1 / \$4, (\$2 != \"\" ? \$2 : \$3) / \$4 }" | sort -u >shapes &&
+	table ops.tsv kernels_per_call ncu_ns_per_call ncu_flops_per_call |
+		awk -F"\t" "\$1 == \"1.00\" && \$2 ~ /^[0-9]/ { print \$2, \$3 }" | sort -u >one &&
+	test -s one &&
+	comm -23 one shapes >unmatched &&
+	test_must_be_empty unmatched &&
 	table r.tsv stage op shapes precision ai flop_per_s bytes_per_s peak_flop_per_s ridge roof roof_pct |
-		grep -v "n/a because" >got &&
+		grep "	tensor " >got &&
 	test_cmp expect got &&
 	table r.tsv op shapes roof roof_pct | grep "^aten::mm	\[\[64, 768\], \[768, 50257\]\]	memory	19.89\$" &&
 	table r.tsv op precision | test_grep "^aten::native_layer_norm	n/a because ncu did not profile .*grid (64, 1, 1)" &&
 	atenops gpt2 >nom.tsv &&
 	lp-oproof -g "$S2/roof/gpu.tsv" nom.tsv >nr.tsv &&
 	table nr.tsv precision | sort -u | grep -v "^n/a because no kernel\$" >got &&
-	table nr.tsv roof_pct | sort -u | test_grep -x "n/a" &&
 	echo "n/a because no ncu metrics (metrics.tsv, -m)" >expect &&
+	test_cmp expect got &&
+	table nr.tsv roof_pct | sort -u >got &&
+	echo n/a >expect &&
 	test_cmp expect got &&
 	test_expect_code 1 lp-oproof -g "$S2/roof/gpu.tsv" "$S2/roof/gpu.tsv" 2>err &&
 	test_grep "lp-atenops" err
+'
+
+test_expect_success 'make: aten_roofline.tsv and the summary'"'"'s operators_roofline.tsv from an import with ncu; make -q true, one removal redoes what follows' '
+	lpmake -s RUN=oproof STAGE=prefill MODEL=hf-gpt2 \
+		IMPORT="$(ls "$AT"/gpt2_*.csv | grep -v plain) $FIX/h100-hostside/gpt2_ncu_raw_mangled.csv" stakeholder_summary.md &&
+	r=$S2/oproof &&
+	lp-oproof -g "$r/gpu.tsv" "$r/aten_ops.tsv" | grep -v "^# source:" >expect &&
+	grep -v "^# source:" "$r/aten_roofline.tsv" >got &&
+	test_cmp expect got &&
+	table "$r/operators_roofline.tsv" stage | sort -u >got &&
+	echo prefill >expect &&
+	test_cmp expect got &&
+	test_grep "^## Operators on the roofline" "$r/stakeholder_summary.md" &&
+	lpmake -q RUN=oproof stakeholder_summary.md &&
+	rm "$r/aten_roofline.tsv" &&
+	lpmake RUN=oproof stakeholder_summary.md >log 2>&1 &&
+	grep -o "[a-z_]*\.tsv.tmp" log | sort -u >got &&
+	printf "%s\n" aten_roofline.tsv.tmp operators_roofline.tsv.tmp >expect &&
+	test_cmp expect got &&
+	test_grep "stakeholder_summary.md.tmp" log &&
+	lpmake -q RUN=oproof stakeholder_summary.md
 '
 
 strip_ops() {	# the op-range rows of an export taken out

@@ -30,7 +30,8 @@ test_expect_success 'the op rows of each stage add up to its kernel time (nvtx_k
 test_expect_success 'each matmul op of the prefill that ncu profiled: tensor FLOPs 2MNK but for whole tiles, the bias M x N' '
 	r=$S2/taten &&
 	table "$r/aten_ops.tsv" stage op shapes flops_2mnk_per_call ncu_tensor_flops_per_call ncu_flops_per_call |
-		awk -F"\t" "\$1 == \"prefill\" && \$4 ~ /^[0-9]+\$/ && \$5 ~ /^[0-9]+\$/" >mm &&
+		awk -F"\t" "\$1 == \"prefill\" && (\$2 == \"aten::mm\" || \$2 == \"aten::addmm\") &&
+			\$4 ~ /^[0-9]+\$/ && \$5 ~ /^[0-9]+\$/" >mm &&
 	test -s mm &&
 	awk -F"\t" "{
 			sh = \$3; gsub(/^\\[\\[|\\]\\]\$/, \"\", sh); n = split(sh, p, /\\], \\[/)
