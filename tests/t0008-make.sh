@@ -23,6 +23,7 @@ count() {
 
 test_expect_success 'make demo: kernels.md, the summary with every section, regions.md' '
 	lpmake demo >out 2>err &&
+	! grep "warning:" out err &&
 	test_grep "^# Top GPU kernels" "$S2/demo/kernels.md" &&
 	test_grep "^# Regions: run demo" "$S2/demo/regions.md" &&
 	grep "^## " "$S2/demo/stakeholder_summary.md" >got &&

@@ -50,8 +50,10 @@ include $(LP_IMP_MK)
 # make restarts once after it re-made import.mk.  More restarts mean
 # import.mk stays older than what it is made from (a clock that went back,
 # a file dated in the future): said, with the times, never looped on.
-ifneq ($(filter-out 1 2 3,$(MAKE_RESTARTS)),)
-$(error lp: $(LP_IMP_MK) was re-made $(MAKE_RESTARTS) times and is still older than what it is made from (modification times: $(shell ls -l --time-style=+%FT%T.%N -- $(LP_IMP_MK) $(R)/vars/IMPORT $(B)/lp-import $(LP_IMP) 2>&1 | awk '{ print $$6 " " $$7 }' | sort -r | head -3 | paste -sd, -); now $(shell date +%FT%T.%N)); fix the clock or these files' times (touch), then re-run make)
+# (make defines MAKE_RESTARTS only from the first restart on)
+LP_RESTARTS := $(if $(filter undefined,$(origin MAKE_RESTARTS)),,$(MAKE_RESTARTS))
+ifneq ($(filter-out 1 2 3,$(LP_RESTARTS)),)
+$(error lp: $(LP_IMP_MK) was re-made $(LP_RESTARTS) times and is still older than what it is made from (modification times: $(shell ls -l --time-style=+%FT%T.%N -- $(LP_IMP_MK) $(R)/vars/IMPORT $(B)/lp-import $(LP_IMP) 2>&1 | awk '{ print $$6 " " $$7 }' | sort -r | head -3 | paste -sd, -); now $(shell date +%FT%T.%N)); fix the clock or these files' times (touch), then re-run make)
 endif
 # Until import.mk says what this IMPORT holds, nothing else is decided.
 ifeq ($(and $(LP_IMP_LOADED),$(filter $(LP_IMP_FOR),$(LP_IMP)),$(filter $(LP_IMP),$(LP_IMP_FOR))),)
