@@ -121,6 +121,32 @@ table() {
 		{ s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "\t" : "") $(ix[c[j]]); print s }' "$file"
 }
 
+# oproof_expect GPU_TSV OPS_TSV: aten_roofline.tsv's tensor-core rows as
+# awk computes them from lp-atenops' ncu figures and gpu.tsv's peaks (the
+# columns stage op shapes precision ai flop_per_s bytes_per_s
+# peak_flop_per_s ridge roof roof_pct), for t0034 and the GPU's t0007
+oproof_expect() {
+	table "$1" path precision peak >"$TRASH/peaks" &&
+	table "$2" stage op shapes ncu_flops_per_call ncu_dram_bytes_per_call ncu_precision ncu_ns_per_call |
+		awk -F"\t" -v OFS="\t" '
+			NR == FNR { pk[$1 " " $2] = $3; next }
+			$4 !~ /^[0-9.]+$/ || $6 !~ /^tc_/ { next }
+			{
+				p = $6; sub(/^tc_/, "tensor ", p)
+				peak = pk[p]; bw = pk["dram -"]
+				ai = $4 / $5; fps = $4 / ($7 * 1e-9); bps = $5 / ($7 * 1e-9)
+				ridge = peak / bw; mem = ai < ridge
+				print $1, $2, $3, p, sprintf("%.4g", ai), sprintf("%.4g", fps), sprintf("%.4g", bps),
+					sprintf("%.4g", peak), sprintf("%.4g", ridge), mem ? "memory" : "compute",
+					sprintf("%.4g", 100 * (mem ? bps / bw : fps / peak))
+			}' "$TRASH/peaks" -
+}
+# the same columns of an aten_roofline.tsv, its tensor-core rows
+oproof_got() {
+	table "$1" stage op shapes precision ai flop_per_s bytes_per_s peak_flop_per_s ridge roof roof_pct |
+		grep "	tensor "
+}
+
 # csvset LINE COLUMN VALUE: one field of a CSV export, its column found by
 # name in the header (line 1); that record is written back with every
 # field quoted, as ncu writes them.

@@ -141,20 +141,7 @@ test_expect_success 'each op on the roofline (lp-oproof): recomputed by awk from
 	lp-oproof -g "$S2/roof/gpu.tsv" ops.tsv >r.tsv &&
 	test_grep "^# tool: lp-oproof" r.tsv &&
 	test_grep "^# source: ops.tsv .*$S2/roof/gpu.tsv" r.tsv &&
-	table "$S2/roof/gpu.tsv" path precision peak >peaks &&
-	table ops.tsv stage op shapes ncu_flops_per_call ncu_dram_bytes_per_call ncu_precision ncu_ns_per_call |
-		awk -F"\t" -v OFS="\t" "
-			NR == FNR { pk[\$1 \" \" \$2] = \$3; next }
-			\$4 !~ /^[0-9.]+\$/ || \$6 !~ /^tc_/ { next }
-			{
-				p = \$6; sub(/^tc_/, \"tensor \", p)
-				peak = pk[p]; bw = pk[\"dram -\"]
-				ai = \$4 / \$5; fps = \$4 / (\$7 * 1e-9); bps = \$5 / (\$7 * 1e-9)
-				ridge = peak / bw; mem = ai < ridge
-				print \$1, \$2, \$3, p, sprintf(\"%.4g\", ai), sprintf(\"%.4g\", fps), sprintf(\"%.4g\", bps),
-					sprintf(\"%.4g\", peak), sprintf(\"%.4g\", ridge), mem ? \"memory\" : \"compute\",
-					sprintf(\"%.4g\", 100 * (mem ? bps / bw : fps / peak))
-			}" peaks - >expect &&
+	oproof_expect "$S2/roof/gpu.tsv" ops.tsv >expect &&
 	test $(wc -l <expect) -ge 4 &&
 	table m.tsv gpu_time_ns flops flops_tensor launches |
 		awk -F"\t" "{ printf \"%.1f %.0f\\n\", \$1 / \$4, (\$2 != \"\" ? \$2 : \$3) / \$4 }" | sort -u >shapes &&
@@ -163,8 +150,7 @@ test_expect_success 'each op on the roofline (lp-oproof): recomputed by awk from
 	test -s one &&
 	comm -23 one shapes >unmatched &&
 	test_must_be_empty unmatched &&
-	table r.tsv stage op shapes precision ai flop_per_s bytes_per_s peak_flop_per_s ridge roof roof_pct |
-		grep "	tensor " >got &&
+	oproof_got r.tsv >got &&
 	test_cmp expect got &&
 	table r.tsv op shapes roof roof_pct | grep "^aten::mm	\[\[64, 768\], \[768, 50257\]\]	memory	19.89\$" &&
 	table r.tsv op precision | test_grep "^aten::native_layer_norm	n/a because ncu did not profile .*grid (64, 1, 1)" &&

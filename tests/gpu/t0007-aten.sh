@@ -50,23 +50,9 @@ test_expect_success 'each matmul op of the prefill that ncu profiled: tensor FLO
 
 test_expect_success 'each op on the roofline: aten_roofline.tsv recomputed by awk, and in the summary' '
 	r=$S2/taten &&
-	table "$r/gpu.tsv" path precision peak >peaks &&
-	table "$r/aten_ops.tsv" stage op shapes ncu_flops_per_call ncu_dram_bytes_per_call ncu_precision ncu_ns_per_call |
-		awk -F"\t" -v OFS="\t" "
-			NR == FNR { pk[\$1 \" \" \$2] = \$3; next }
-			\$4 !~ /^[0-9.]+\$/ || \$6 !~ /^tc_/ { next }
-			{
-				p = \$6; sub(/^tc_/, \"tensor \", p)
-				peak = pk[p]; bw = pk[\"dram -\"]
-				ai = \$4 / \$5; fps = \$4 / (\$7 * 1e-9); bps = \$5 / (\$7 * 1e-9)
-				ridge = peak / bw; mem = ai < ridge
-				print \$1, \$2, \$3, p, sprintf(\"%.4g\", ai), sprintf(\"%.4g\", fps),
-					sprintf(\"%.4g\", peak), mem ? \"memory\" : \"compute\",
-					sprintf(\"%.4g\", 100 * (mem ? bps / bw : fps / peak))
-			}" peaks - >expect &&
+	oproof_expect "$r/gpu.tsv" "$r/aten_ops.tsv" >expect &&
 	test -s expect &&
-	table "$r/aten_roofline.tsv" stage op shapes precision ai flop_per_s peak_flop_per_s roof roof_pct |
-		grep "	tensor " >got &&
+	oproof_got "$r/aten_roofline.tsv" >got &&
 	test_cmp expect got &&
 	cp "$r/aten_roofline.tsv" "$S2/aten_roofline-taten.tsv" &&
 	test_grep "^## Operators on the roofline" "$r/stakeholder_summary.md"
