@@ -94,20 +94,10 @@ test_expect_success 'ncu, default preset: exactly one launch of each selected ke
 	0
 	--replay-mode
 	kernel
-	--section
-	SpeedOfLight
-	--section
-	LaunchStats
-	--section
-	Occupancy
-	--section
-	MemoryWorkloadAnalysis
-	--section
-	ComputeWorkloadAnalysis
 	--apply-rules
 	no
 	--metrics
-	gpu__time_duration.sum,dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum
+	gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum,launch__grid_size,launch__sm_count,launch__occupancy_limit_barriers,launch__occupancy_limit_blocks,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps
 	--nvtx
 	--nvtx-include
 	LLM@decode_all/
@@ -224,6 +214,19 @@ test_expect_success 'ncu: metrics the GPU lacks are dropped and said, not run in
 	grep -q "src_fp16.sum" cmd &&
 	lp-ncucmd -a "$FIX/h200-probe/query-metrics.txt" -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-light.yaml" >cmd2 2>err2 &&
 	test_must_be_empty err2 && ! grep -q "^#" cmd2
+'
+
+test_expect_success 'ncu: the launch attributes are kept though --query-metrics lists none (H100, H200)' '
+	! grep -q "^launch__" "$FIX/h200-probe/query-metrics.txt" &&
+	lp-ncucmd -a "$FIX/h200-probe/query-metrics.txt" -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-default.yaml" >cmd 2>err &&
+	test_must_be_empty err && ! grep -q "^#" cmd &&
+	for m in launch__grid_size launch__sm_count launch__occupancy_limit_warps \
+		sm__throughput.avg.pct_of_peak_sustained_elapsed gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed
+	do grep -q "[ ,]$m[, ]" cmd || { echo "no $m in: $(cat cmd)"; return 1; }; done &&
+	! grep -q -e "--section" cmd &&
+	printf "ncu_cli:\n  metrics: [launch__nosuch, launchx__grid_size]\n" >m.yaml &&
+	lp-ncucmd -a "$FIX/h200-probe/query-metrics.txt" -k "$TRASH/topn.tsv" -o b -- w <m.yaml >cmd 2>err &&
+	test_grep "^# lp: dropped metrics: launchx__grid_size (not on this GPU" cmd
 '
 
 test_expect_success 'ncu: range replay takes no SASS counters; they are dropped and said' '

@@ -19,10 +19,15 @@ no_tensor() {
 	sed "s/sm__ops_path_tensor_src_[a-z0-9_]*\.sum,//g; s/ --devices 0 / /"
 }
 # What changed since these commands ran (issue 17, measured on an H100):
-# nsys traces no OS runtime calls; ncu leaves out its rules and stops the
-# workload once the N selected kernels are profiled.
+# nsys traces no OS runtime calls; ncu leaves out its rules, stops the
+# workload once the N selected kernels are profiled, and names the metrics
+# the tables read from SpeedOfLight, LaunchStats and Occupancy instead of
+# asking for those sections and two more.
 then_cmd() {
-	sed "s/ --apply-rules no / /; s/ --launch-count [0-9]* --kill yes / /"
+	sed -e "s/ --apply-rules no / /; s/ --launch-count [0-9]* --kill yes / /" \
+	    -e "s/sm__throughput\.avg\.pct_of_peak_sustained_elapsed,gpu__dram_throughput\.avg\.pct_of_peak_sustained_elapsed,//" \
+	    -e "s/,launch__grid_size,launch__sm_count,launch__occupancy_limit_barriers,launch__occupancy_limit_blocks,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps / /" \
+	    -e "s/ --replay-mode kernel / --replay-mode kernel --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis /"
 }
 h200_nsys() {
 	sed "s/--trace=cuda,nvtx,osrt /--trace=cuda,nvtx /" "$1"

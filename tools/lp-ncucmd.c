@@ -190,7 +190,9 @@ read_avail(const char *path)
 
 /* Is a metric one ncu can collect here?  Its base name (up to the first
  * '.') must be listed, and range replay takes no SASS counters (ncu:
- * "not supported in range replay").  *why says why not. */
+ * "not supported in range replay").  The launch attributes (launch__*)
+ * are not counters: ncu --query-metrics lists none of them (H100, ncu
+ * 2025.3.1), yet every kernel launch has them.  *why says why not. */
 static int
 usable(const char *metric, const struct lp_map *avail, int range,
     const char **why)
@@ -201,7 +203,8 @@ usable(const char *metric, const struct lp_map *avail, int range,
 	if (range && (!strncmp(b, "sm__sass_", 9) || !strncmp(b, "smsp__sass_", 11))) {
 		*why = "not supported in range replay";
 		ok = 0;
-	} else if (avail && lp_map_get(avail, b, 0) != 1) {
+	} else if (avail && strncmp(b, "launch__", 8) &&
+	    lp_map_get(avail, b, 0) != 1) {
 		*why = "not on this GPU (ncu --query-metrics)";
 		ok = 0;
 	}

@@ -5,7 +5,8 @@
 # (make RUN=x stakeholder_summary.md from nothing) and, with REGIONS=1,
 # make RUN=x regions.md after it; then lp's own profile_cost.tsv.
 # usage: tests/gpu/cost.sh RUN MODEL WORK...   ($OUT: also writes
-# $OUT/cost-RUN.txt and the run's profile_cost.tsv)
+# $OUT/cost-RUN.txt and the run's profile_cost.tsv; COST_SET='k=v ...':
+# the run's SET=, e.g. to measure a setting against the default)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 run=$1 model=$2; shift 2
@@ -16,7 +17,7 @@ m() { make -C "$root" --no-print-directory LP_STAGE2_DIR="$s2" RUN="$run" "$@"; 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 rm -rf "$r"
-m WORK="$work" MODEL="$model" inputs.yaml >/dev/null || exit 1
+m WORK="$work" MODEL="$model" SET="${COST_SET:-}" inputs.yaml >/dev/null || exit 1
 mapfile -d '' argv < <("$root/bin/lp-confget" -0 workload.argv "$r/inputs.yaml")
 (cd "$root" && "${argv[@]}" >/dev/null 2>&1)	# the warm-up, not timed
 m alone.tsv >/dev/null || exit 1	# lp times the workload alone itself
@@ -30,7 +31,7 @@ if [ "${REGIONS:-0}" = 1 ]; then
 fi
 m profile_cost.tsv >/dev/null 2>&1
 {
-	echo "run $run ($model): $work"
+	echo "run $run ($model): $work${COST_SET:+ (SET=$COST_SET)}"
 	echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); $(nsys --version); $(ncu --version | tail -1)"
 	printf '%-44s %10s\n' "workload alone (wall, s)" "$alone" \
 		"deep profile, make stakeholder_summary.md" "$deep" \
@@ -38,7 +39,11 @@ m profile_cost.tsv >/dev/null 2>&1
 		"regions, make regions.md (s)" "$reg" \
 		"exit code" "$rc"
 	grep '^lp: .* took' "$r.deep.log" "$r.regions.log" 2>/dev/null | sed 's/^[^:]*://'
-	sed '/^#/d' "$r/profile_cost.tsv" 2>/dev/null | column -t -s "$(printf '\t')"
+	# the table in aligned columns (the GPU machine has no column(1))
+	[ -f "$r/profile_cost.tsv" ] && awk -F '\t' '/^#/ { next }
+		NR == FNR { for (i = 1; i <= NF; i++) if (length($i) > w[i]) w[i] = length($i); next }
+		{ for (i = 1; i <= NF; i++) printf("%-" w[i] "s%s", $i, i < NF ? "  " : "\n") }' \
+		"$r/profile_cost.tsv" "$r/profile_cost.tsv"
 } | tee ${OUT:+"$OUT/cost-$run.txt"}
 [ -n "${OUT:-}" ] && cp "$r/profile_cost.tsv" "$OUT/profile_cost-$run.tsv" 2>/dev/null
 exit $rc
