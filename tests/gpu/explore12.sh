@@ -8,36 +8,13 @@
 # metrics.tsv?  Per variant: ncu's wall time, passes a kernel, seconds a
 # kernel; then metrics.tsv of each against the default's, kernel by kernel.
 # Writes $OUT/explore12.txt.
-set -u
-. .device/nsys-env.sh && . tests/gpu/device-env.sh >/dev/null
-make -j16 >/dev/null 2>&1 || { echo build failed; exit 1; }
-export LP_BIN=$PWD/bin
+. tests/gpu/ncu-times.sh
 S=/tmp/lpe; mkdir -p $S /tmp/e12
-summ() { python3 -u -c '
-import os, re, sys, time
-t0 = time.time(); buf = b""; first = None; done = []; passes = []
-while True:
-    b = os.read(0, 65536)
-    if not b: break
-    now = time.time() - t0
-    if first is None and b"==PROF== Profiling" in b: first = now
-    buf += b
-    while b"\n" in buf:
-        line, buf = buf.split(b"\n", 1)
-        m = re.search(rb"100% - (\d+) pass", line)
-        if m: done.append(now); passes.append(int(m.group(1)))
-n = len(done)
-if n:
-    print("kernels %d, passes %s, first kernel at %.2f s, last done %.2f s, %.3f s a kernel"
-          % (n, ",".join(map(str, sorted(set(passes)))), first, done[-1], (done[-1] - first) / n))
-else:
-    print("no kernel profiled")
-'; }
 variant() {	# NAME sed-expr: the default command with the sed applied
 	name=$1 e=$2
 	sed -e "$e" -e "s#--export [^ ]*#--export /tmp/e12/$name#" $C > /tmp/e12/$name.cmd
 	t0=$(date +%s.%N)
-	s=$(sh /tmp/e12/$name.cmd 2>&1 | summ)
+	s=$(sh /tmp/e12/$name.cmd 2>&1 | ncu_times)
 	t1=$(date +%s.%N)
 	printf '%-12s %6.2f s  %s\n' $name "$(awk -v a=$t0 -v b=$t1 'BEGIN { print b - a }')" "$s"
 	bin/lp-ncucmd -x -- /tmp/e12/$name.ncu-rep < $S/t/ncu/config.yaml > /tmp/e12/$name.x
@@ -55,19 +32,12 @@ cmp1() {
 			printf "    %-22s differs in %d rows", k, diff[k]; if (k in lo) printf ", ratio %.4f..%.4f", lo[k], hi[k]; if (k in ex) printf ", e.g. %s", ex[k]; print "" } }' \
 		/tmp/e12/base.tsv /tmp/e12/$1.tsv
 }
-SASS=$(for o in fadd fmul ffma hadd hmul hfma dadd dmul dfma; do printf 'sm__sass_thread_inst_executed_op_%s_pred_on.sum,' $o; done)
-TC=sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum
 LAUNCH=launch__grid_size,launch__sm_count,launch__occupancy_limit_barriers,launch__occupancy_limit_blocks,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps
 BASIC=gpu__time_duration.sum,dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum
 SOLM=sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed
 NOSEC='s#--section [^ ]* ##g'
 {
-	echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); $(ncu --version | tail -1)"
-	W="python3 tests/workloads/torch_decoder.py"
-	$W >/dev/null 2>&1
-	echo "torch_decoder alone: $( (time -p $W >/dev/null 2>&1) 2>&1 | awk '/real/ { print $2 }') s"
-	make --no-print-directory LP_STAGE2_DIR=$S RUN=t WORK="$W" MODEL=torch-decoder TOPN= NCU_PRESET= SET= $S/t/ncu/profile.cmd >/tmp/e0.log 2>&1 || { tail -20 /tmp/e0.log; exit 1; }
-	C=$S/t/ncu/profile.cmd
+	torch_ncu_cmd || exit 1
 	variant base ''
 	variant new "$NOSEC; s#--metrics [^ ]*#--metrics $BASIC,$SOLM,$TC,$SASS$LAUNCH#"
 	variant new-nosm "$NOSEC; s#--metrics [^ ]*#--metrics $BASIC,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,$TC,$SASS$LAUNCH#"
