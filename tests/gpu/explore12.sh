@@ -20,18 +20,6 @@ variant() {	# NAME sed-expr: the default command with the sed applied
 	bin/lp-ncucmd -x -- /tmp/e12/$name.ncu-rep < $S/t/ncu/config.yaml > /tmp/e12/$name.x
 	sh /tmp/e12/$name.x > /tmp/e12/$name.csv 2>/dev/null && bin/lp-ncu2tsv /tmp/e12/$name.csv 2>&1 | sed '/^#/d' > /tmp/e12/$name.tsv
 }
-# each column of metrics.tsv, this variant over the default, kernel by kernel
-cmp1() {
-	awk -F'\t' 'FNR == 1 { for (i = 1; i <= NF; i++) c[i] = $i; nf = NF; next }
-		NR == FNR { for (i = 2; i <= NF; i++) v[$1, c[i]] = $i; next }
-		{ for (i = 2; i <= NF; i++) { k = c[i]
-			if (v[$1, k] == $i) same[k]++
-			else if ($i + 0 == 0 || v[$1, k] + 0 == 0) { diff[k]++; ex[k] = v[$1, k] " -> " $i }
-			else { r = $i / v[$1, k]; if (r < lo[k] || !(k in lo)) lo[k] = r; if (r > hi[k] || !(k in hi)) hi[k] = r; diff[k]++ } } }
-		END { for (i = 2; i <= nf; i++) { k = c[i]; if (!diff[k]) continue
-			printf "    %-22s differs in %d rows", k, diff[k]; if (k in lo) printf ", ratio %.4f..%.4f", lo[k], hi[k]; if (k in ex) printf ", e.g. %s", ex[k]; print "" } }' \
-		/tmp/e12/base.tsv /tmp/e12/$1.tsv
-}
 LAUNCH=launch__grid_size,launch__sm_count,launch__occupancy_limit_barriers,launch__occupancy_limit_blocks,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps
 BASIC=gpu__time_duration.sum,dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum
 SOLM=sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed
@@ -48,7 +36,7 @@ NOSEC='s#--section [^ ]* ##g'
 		variant sec-$s "$NOSEC; s#--metrics [^ ]*#--section $s --metrics gpu__time_duration.sum#"
 	done
 	variant base2 ''
-	for v in base2 new new-nosm metrics19; do echo "  $v against base:"; cmp1 $v; done
+	for v in base2 new new-nosm metrics19; do echo "  $v against base:"; cmp_metrics /tmp/e12/base.tsv /tmp/e12/$v.tsv; done
 	echo "--- the default command"; cat $C
 	echo "--- the new one"; cat /tmp/e12/new.cmd
 } 2>&1 | tee "${OUT:-/tmp}/explore12.txt"

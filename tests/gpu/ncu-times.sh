@@ -41,3 +41,21 @@ torch_ncu_cmd() {
 }
 SASS=$(for o in fadd fmul ffma hadd hmul hfma dadd dmul dfma; do printf 'sm__sass_thread_inst_executed_op_%s_pred_on.sum,' $o; done)
 TC=sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum
+
+# cmp_metrics A B: two runs' ncu/metrics.tsv (lp-ncu2tsv), per column: the
+# rows (kernel, device) equal, and the range of B over A in the others
+cmp_metrics() {
+	awk -F'\t' '/^#/ { next }
+		!hdr[FILENAME]++ { for (i = 1; i <= NF; i++) c[i] = $i; nf = NF; next }
+		NR == FNR { k = $1 "\t" $2; for (i = 3; i <= NF; i++) v[k, c[i]] = $i; next }
+		{ k = $1 "\t" $2; if (!((k, c[3]) in v)) { print "    only in the second:", substr($1, 1, 60); next }
+		  for (i = 3; i <= NF; i++) { n = c[i]; a = v[k, n]; b = $i; rows[n]++
+			if (a == b) { same[n]++; continue }
+			if (a + 0 == 0 || b + 0 == 0 || a !~ /^[0-9.e+-]+$/ || b !~ /^[0-9.e+-]+$/) { odd[n] = a " -> " b; continue }
+			r = b / a; if (!(n in lo) || r < lo[n]) lo[n] = r; if (!(n in hi) || r > hi[n]) hi[n] = r } }
+		END { for (i = 3; i <= nf; i++) { n = c[i]
+			printf "    %-22s equal in %d of %d", n, same[n], rows[n]
+			if (n in lo) printf ", others %.4f..%.4f", lo[n], hi[n]
+			if (n in odd) printf ", e.g. %s", odd[n]
+			print "" } }' "$1" "$2"
+}
