@@ -19,7 +19,7 @@ test_expect_success 'setup: resolved configs and a top-N selection' '
 test_expect_success 'nsys profile, default preset, named-domain stage' '
 	lp-nsyscmd -o "out dir/report.tmp" -- python3 "my llm.py" --tokens 32 <"$TRASH/nsys.yaml" >actual &&
 	cat >expect <<-\EOF &&
-	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --capture-range=nvtx --nvtx-capture=decode_all@LLM --capture-range-end=stop --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --force-overwrite=true '"'"'--output=out dir/report.tmp'"'"' -- python3 '"'"'my llm.py'"'"' --tokens 32
+	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --capture-range=nvtx --nvtx-capture=decode_all@LLM --capture-range-end=stop --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --cuda-graph-trace=node --force-overwrite=true '"'"'--output=out dir/report.tmp'"'"' -- python3 '"'"'my llm.py'"'"' --tokens 32
 	EOF
 	test_cmp expect actual
 '
@@ -59,10 +59,23 @@ test_expect_success '-0 prints the same words NUL-ended' '
 test_expect_success 'default-domain stage: nsys cannot gate on it, says so, captures all' '
 	lp-nsyscmd -o r -- python3 x.py <"$TRASH/nsys-torch.yaml" >actual 2>err &&
 	cat >expect <<-\EOF &&
-	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --force-overwrite=true --output=r -- python3 x.py
+	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --cuda-graph-trace=node --force-overwrite=true --output=r -- python3 x.py
 	EOF
 	test_cmp expect actual &&
 	test_grep "lp-nsyscmd: stage decode_all: nsys cannot gate a capture on range \"LLM@decode_all\"" err
+'
+
+# nsys traces a CUDA graph whole unless told: a graphed decode step's
+# kernels would be in no range (issue 26)
+test_expect_success 'cuda_graph_trace: node by default; graph, empty (nsys default) or refused' '
+	lp-nsyscmd -o r -- w <"$TRASH/nsys.yaml" | grep -q -e " --cuda-graph-trace=node " &&
+	lp-confmerge -s nsys_cli.cuda_graph_trace=graph "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >g.yaml &&
+	lp-nsyscmd -o r -- w <g.yaml | grep -q -e " --cuda-graph-trace=graph " &&
+	lp-confmerge -s nsys_cli.cuda_graph_trace= "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >e.yaml &&
+	lp-nsyscmd -o r -- w <e.yaml >cmd && ! grep -q -e --cuda-graph-trace cmd &&
+	lp-confmerge -s nsys_cli.cuda_graph_trace=node:nvtx-precapture "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >b.yaml &&
+	test_must_fail lp-nsyscmd -o r -- w <b.yaml 2>err &&
+	test_grep "cuda_graph_trace" err
 '
 
 test_expect_success 'capture_range none: the whole run' '
@@ -94,6 +107,8 @@ test_expect_success 'ncu, default preset: exactly one launch of each selected ke
 	0
 	--replay-mode
 	kernel
+	--graph-profiling
+	node
 	--apply-rules
 	no
 	--metrics
@@ -123,12 +138,12 @@ test_expect_success 'ncu, default preset: exactly one launch of each selected ke
 test_expect_success 'ncu, light and high presets' '
 	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-light.yaml" >light &&
 	cat >expect <<-\EOF &&
-	ncu --target-processes all --devices 0 --replay-mode kernel --section SpeedOfLight --apply-rules no --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --launch-count 2 --kill yes --force-overwrite --export b -- w
+	ncu --target-processes all --devices 0 --replay-mode kernel --graph-profiling node --section SpeedOfLight --apply-rules no --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --launch-count 2 --kill yes --force-overwrite --export b -- w
 	EOF
 	test_cmp expect light &&
 	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-high.yaml" >high &&
 	cat >expect <<-\EOF &&
-	ncu --target-processes all --devices 0 --replay-mode kernel --set full --apply-rules no --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --launch-count 2 --kill yes --force-overwrite --export b -- w
+	ncu --target-processes all --devices 0 --replay-mode kernel --graph-profiling node --set full --apply-rules no --metrics gpu__time_duration.sum,dram__bytes.sum,sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum --nvtx --nvtx-include LLM@decode_all/ --kernel-name-base mangled --kernel-id '"'"'::regex:^(_Z7rmsnormPfii|_Z8silu_mulPfPKfi)$:1'"'"' --launch-count 2 --kill yes --force-overwrite --export b -- w
 	EOF
 	test_cmp expect high
 '

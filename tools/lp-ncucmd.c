@@ -42,6 +42,9 @@ static const char *const replays[] = { "kernel", "application", "range",
 	"app-range", NULL };
 static const char *const bases[] = { "mangled", "demangled", "function", NULL };
 static const char *const units[] = { "base", "auto", NULL };
+/* node: a CUDA graph's kernel nodes are profiled as kernels (ncu's
+ * default, said here); "": not said */
+static const char *const graphs[] = { "node", "graph", "", NULL };
 
 /* An option and its value as two words, the form ncu was seen to take. */
 static void
@@ -292,6 +295,9 @@ head(const struct lp_ynode *cfg, const char *file, struct lp_av *av,
 	replay = lp_cfg_enum(cfg, K("replay_mode"), "kernel", replays, file);
 	range = !strcmp(replay, "range") || !strcmp(replay, "app-range");
 	opt(av, "--replay-mode", "%s", replay);
+	set = lp_cfg_enum(cfg, K("graph_profiling"), "", graphs, file);
+	if (*set)
+		opt(av, "--graph-profiling", "%s", set);
 	set = lp_cfg_word(cfg, K("set"), "", file);
 	if (*set)
 		opt(av, "--set", "%s", set);

@@ -18,6 +18,8 @@ static const char synopsis[] =
 static const char *const ranges[] = { "nvtx", "none", NULL };
 static const char *const ends[] = { "stop", "stop-shutdown", "repeat",
 	"repeat-shutdown", "none", NULL };
+/* "": nsys's own default, which traces a CUDA graph whole (graph) */
+static const char *const graph_traces[] = { "node", "graph", "", NULL };
 
 /* --capture-range=nvtx on the run's stage, where nsys can name it. */
 static void
@@ -103,6 +105,11 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	py = lp_cfg_word(cfg, "nsys_cli.pytorch", "", file);
 	if (*py)
 		lp_av_pushf(av, "--pytorch=%s", py);
+	/* node: a graph's kernels one by one, in the range open at its
+	 * cudaGraphLaunch; nsys's default (graph) leaves them in none */
+	py = lp_cfg_enum(cfg, "nsys_cli.cuda_graph_trace", "", graph_traces, file);
+	if (*py)
+		lp_av_pushf(av, "--cuda-graph-trace=%s", py);
 	lp_av_push(av, "--force-overwrite=true");
 	lp_av_pushf(av, "--output=%s", base);
 	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);
