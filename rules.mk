@@ -130,10 +130,13 @@ endif
 LP_RANGE = "$$($(LP_BIN)/lp-nsyscmd -r < $(R)/nsys/config.yaml)"
 # Communication kernels (the comm classes of operators.yaml) are left out:
 # a collective replayed alone measures waiting, not work.
+# hostside.tsv says whether the stage's kernels are where nvtx_kern_sum
+# looks (not in graphs traced whole, not in another process): else an error
+# with the cause, never a table that misses them.
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
-		$(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
+		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
-	  $(if $(LP_PER_RANGE),-r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
@@ -195,9 +198,9 @@ $(R)/ncu/metrics.tsv: $(LP_NCU_CSVS) $(R)/nsys/config.yaml $(LP_BIN)/lp-ncu2tsv 
 LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export$(if $(word 2,$(LP_IMP_NCUCSV)),s) $(LP_IMP_NCUCSV)$(if $(word 2,$(LP_IMP_NCUCSV)),, (imported as $(R)/ncu/report.csv))$(if $(LP_NCU_RANGE),$(comma) the launches inside the stage's range)",\
 	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)$(if $(LP_LIVE),$$(sed -n 's/^# lp: \(.*\)/; \1/p' $(R)/ncu/profile.cmd))")
 $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
-		$(R)/nsys/config.yaml $(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
+		$(R)/nsys/config.yaml $(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
 	$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) \
-	  $(if $(LP_PER_RANGE),-r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
+	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
 	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
@@ -262,10 +265,12 @@ $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpo
 # Where each stage's host time goes: CUDA API calls of its thread by kind,
 # the rest (the framework's own work), its kernels and each launch's
 # latency to its kernel (correlation IDs).
+# CUDA graphs: launches, their kernels, the time blocked on the GPU; and
+# whether the stage's kernels are in its range at all (stage_check).
 $(R)/hostside.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) $(call lp_rep,cuda_api_trace) \
-		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-hostside
+		$(call lp_rep,cuda_gpu_trace) $(call lp_rep,cuda_api_sum) $(LP_STATS_DONE) $(LP_BIN)/lp-hostside
 	$(LP_BIN)/lp-hostside -c $(R)/nsys/config.yaml $(call lp_opt,-a,cuda_api_trace) \
-	  $(call lp_opt,-g,cuda_gpu_trace) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
+	  $(call lp_opt,-g,cuda_gpu_trace) $(call lp_opt,-s,cuda_api_sum) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
 
 # Model FLOPs and bytes against the GPU's peaks, mean and steady state.
 $(R)/mfu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mfu

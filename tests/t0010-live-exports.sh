@@ -27,10 +27,14 @@ then_cmd() {
 	sed -e "s/ --apply-rules no / /; s/ --launch-count [0-9]* --kill yes / /" \
 	    -e "s/sm__throughput\.avg\.pct_of_peak_sustained_elapsed,gpu__dram_throughput\.avg\.pct_of_peak_sustained_elapsed,//" \
 	    -e "s/,launch__grid_size,launch__sm_count,launch__occupancy_limit_barriers,launch__occupancy_limit_blocks,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps / /" \
+	    -e "s/ --replay-mode kernel --graph-profiling node / --replay-mode kernel /" \
 	    -e "s/ --replay-mode kernel / --replay-mode kernel --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis /"
 }
+# and since issue 26: nsys traces each kernel of a CUDA graph
+# (--cuda-graph-trace=node), ncu says it profiles graphs by node
 h200_nsys() {
-	sed "s/--trace=cuda,nvtx,osrt /--trace=cuda,nvtx /" "$1"
+	sed -e "s/--trace=cuda,nvtx,osrt /--trace=cuda,nvtx /" \
+	    -e "s/ --force-overwrite=true / --cuda-graph-trace=node --force-overwrite=true /" "$1"
 }
 
 test_expect_success 'tinyllm (named domain): import, every selected kernel joined by mangled name' '

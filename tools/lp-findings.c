@@ -223,15 +223,18 @@ static double
 host_sync(const struct host *h)
 {
 	const struct tab *hs = h->hs;
-	double sync;
+	size_t r = h->warm && h->steady ? h->r : h->a;
+	double sc = h->warm && h->steady ? h->sc : 1, blocked, sync;
+	struct lp_sb e = { 0 };
 	struct f *x;
 
-	if (h->warm && h->steady)
-		sync = (cell(hs, h->r, "api_sync_ns") + cell(hs, h->r,
-		    "api_memcpy_ns")) * h->sc;
-	else
-		sync = cell(hs, h->a, "api_sync_ns") + cell(hs, h->a,
-		    "api_memcpy_ns");
+	/* the part spent waiting for kernels still running is GPU time,
+	 * not idle: removing the call does not give it back */
+	blocked = cell(hs, r, "blocked_ns");
+	if (isnan(blocked))
+		blocked = 0;
+	sync = (cell(hs, r, "api_sync_ns") + cell(hs, r, "api_memcpy_ns") -
+	    blocked) * sc;
 	if (!(sync >= 0.1 * h->idle))
 		return 0;
 	x = add("host-sync", sync, hs->path, "Remove these "
@@ -240,10 +243,15 @@ host_sync(const struct host *h)
 	    "printing of tensors per step), or copy asynchronously into "
 	    "pinned memory and read the result a step later. At most the "
 	    "time inside them is saved.", "%s waits %.1f ms in "
-	    "synchronisations and memory copies.", h->stage, ms(sync));
-	ev(x, "%s (%s)", text(hs, h->warm && h->steady ? h->r : h->a,
-	    "sync_calls"), h->warm && h->steady ? "steady state, times all "
-	    "instances" : "all instances");
+	    "synchronisations and memory copies with the GPU idle.",
+	    h->stage, ms(sync));
+	if (blocked > 0)
+		lp_sb_printf(&e, "; less %.3f ms blocked on the GPU's earlier "
+		    "work (blocked_ns)", ms(blocked * sc));
+	ev(x, "%s (%s)%s", text(hs, r, "sync_calls"), h->warm && h->steady ?
+	    "steady state, times all instances" : "all instances",
+	    lp_sb_str(&e));
+	lp_sb_free(&e);
 	return sync;
 }
 
@@ -303,6 +311,68 @@ host_launch(const struct host *h, double busy, double bound, double load,
 	    ", less the synchronisations and copies (their own finding)" : "");
 }
 
+/* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,
+ * the row that speaks); NAN when not known. */
+static double
+graph_pct(const struct tab *hs, size_t r)
+{
+	return cell(hs, r, "graph_kernel_pct");
+}
+
+/* Rule graph-bound: the stage's kernels run from CUDA graphs, yet the GPU
+ * idles.  No graph advice (it has them): what bounds it per instance, the
+ * graph launch calls, the host's own work between replays and the time
+ * the host waits blocked on the GPU; the saving as launch-bound's. */
+static void
+graph_bound(const struct host *h, double busy, double bound, double load,
+    double sync)
+{
+	const struct tab *hs = h->hs;
+	size_t r = h->r;
+	double n = h->rinst, wall = cell(hs, r, "wall_ns") / n;
+	double launch = cell(hs, r, "api_launch_ns") / n;
+	double blocked = cell(hs, r, "blocked_ns") / n;
+	double kern = cell(hs, r, "kernel_per_inst_ns");
+	double own, gl = cell(hs, r, "graph_launches") / n;
+	struct f *x;
+
+	if (isnan(blocked))
+		blocked = 0;
+	own = wall - launch - blocked;	/* the host's other work */
+	x = add("graph-bound", bound, hs->path, launch >= own ?
+	    "The stage is graphed already: the host's cudaGraphLaunch is what "
+	    "the GPU waits for. Launch the next step's graph before reading "
+	    "this step's result (copy it asynchronously into pinned memory and "
+	    "read it a step later) so the launch overlaps the GPU's work, or "
+	    "capture several steps in one graph; fewer nodes (fused kernels, "
+	    "torch.compile) make a launch cheaper. nsys's node tracing "
+	    "(--cuda-graph-trace=node) lengthens each graph launch itself: the "
+	    "workload timed alone (make RUN=x alone.tsv) shows the step without "
+	    "it." : "The stage is graphed already: the host's own work between "
+	    "replays (Python, sampling, preparing the next step's inputs) is "
+	    "what the GPU waits for. Move it off the critical path: prepare the "
+	    "next step while the GPU runs this one (launch first, then read "
+	    "results a step late), keep sampling on the GPU, or capture more of "
+	    "the step in the graph.",
+	    "%s runs %.3g%% of its kernel time from CUDA graphs, yet keeps the "
+	    "GPU busy only %.3g%% of its wall time: the GPU waits for the host "
+	    "between graph replays, %.3f ms an instance in the graph launch "
+	    "calls and %.3f ms in the host's own work.", h->stage, graph_pct(hs,
+	    r), busy, ms(launch), ms(own));
+	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s: %.3f ms of "
+	    "kernels, %.2f graph launches (%.3f ms in launch calls), first "
+	    "kernel %.1f us after the graph launch call starts (p50); the host "
+	    "blocked on the GPU %.3f ms (%s); other host time %.3f ms. Savings: "
+	    "%s%s%s", h->steady ? "steady state" : "all instances", ms(wall), n,
+	    n == 1 ? "" : "s", ms(kern), gl, ms(launch), cell(hs, r,
+	    "graph_lat_p50_ns") / 1e3, ms(blocked), text(hs, r, "sync_calls"),
+	    ms(own), h->warm && h->steady ? "the steady state's idle GPU time "
+	    "times the instances" : "the idle GPU time (wall - kernels)",
+	    load > 0 ? ", less the module loading (its own finding)" : "",
+	    sync > 0 ? ", less the synchronisations and copies (their own "
+	    "finding)" : "");
+}
+
 /*
  * Rule launch-bound with the host side of the stage (hostside.tsv): the
  * advice follows where the host time goes.  Module loading: warm up or
@@ -358,7 +428,11 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 	}
 	if (bound < 0)
 		bound = 0;
-	host_launch(&h, busy, bound, load, sync);
+	/* its kernels run from CUDA graphs: no advice to capture one */
+	if (graph_pct(hs, h.r) >= 50)
+		graph_bound(&h, busy, bound, load, sync);
+	else
+		host_launch(&h, busy, bound, load, sync);
 	return 1;
 }
 
@@ -512,7 +586,7 @@ struct shape {
 /* Rules memory-bound, compute-bound, alignment, under-filled, below-roof:
  * which one the shape's class says. */
 static struct f *
-roof_finding(const char *path, const struct shape *p)
+roof_finding(const char *path, const struct shape *p, int graphed)
 {
 	double save = p->tot * (1 - p->frac / 100);
 
@@ -547,13 +621,18 @@ roof_finding(const char *path, const struct shape *p)
 		    "not a multiple of 8" : "");
 	if (!strncmp(p->cls, "latency", 7))
 		return add("under-filled", save, path,
-		    !strcmp(p->roof, "memory") ? "Too little work per launch "
-		    "to fill the GPU or hide memory latency: give it more "
+		    strcmp(p->roof, "memory") ? "Compute units idle at this "
+		    "intensity: check occupancy and stall reasons in ncu's "
+		    "sections (NCU_PRESET=high), and tile sizes for the shape." :
+		    graphed ? "Too little work per launch to fill the GPU or "
+		    "hide memory latency: give it more (larger batch, fuse "
+		    "neighbouring kernels, split-K or stream-K for skinny "
+		    "GEMMs); its stage runs from CUDA graphs already, so launch "
+		    "gaps are not what starves it." : "Too little work per "
+		    "launch to fill the GPU or hide memory latency: give it more "
 		    "(larger batch, fuse neighbouring kernels, split-K or "
-		    "stream-K for skinny GEMMs) and hide launch gaps with "
-		    "CUDA graphs." : "Compute units idle at this intensity: "
-		    "check occupancy and stall reasons in ncu's sections "
-		    "(NCU_PRESET=high), and tile sizes for the shape.",
+		    "stream-K for skinny GEMMs) and hide launch gaps with CUDA "
+		    "graphs.",
 		    "%s%s reaches only %.3g%% of its %s roof.", code(p->name),
 		    p->sh, p->frac, p->roof);
 	return add("below-roof", save, path,
@@ -569,9 +648,20 @@ roof_finding(const char *path, const struct shape *p)
  * with their run time from top_kernels.tsv: one of the rules of
  * roof_finding each, for at most max shapes. */
 static void
-kernels(const struct tab *rf, const struct tab *tk, size_t max)
+kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
+    size_t max)
 {
 	size_t i, j, done = 0;
+	int graphed = 0;
+
+	/* the top kernels' stage (top_kernels.tsv's range) runs from CUDA
+	 * graphs: no advice to hide launch gaps with them */
+	if (tk && hs && lp_tsv_comment(&tk->t, "range"))
+		for (i = 0; i < hs->n; i++)
+			if (!strcmp(text(hs, i, "range"), lp_tsv_comment(&tk->t,
+			    "range")) && !strstr(text(hs, i, "stage"), ":steady") &&
+			    graph_pct(hs, i) >= 50)
+				graphed = 1;
 
 	for (i = 0; i < rf->n && done < max; i++) {
 		struct shape p;
@@ -608,7 +698,7 @@ kernels(const struct tab *rf, const struct tab *tk, size_t max)
 		} else
 			lp_sb_adds(&sh, "");
 		p.sh = lp_sb_str(&sh);
-		x = roof_finding(rf->path, &p);
+		x = roof_finding(rf->path, &p, graphed);
 		ev(x, "%.3f ms in the stage (%.3g%% of its GPU time%s); AI %.4g "
 		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)%s%s", ms(p.tot),
 		    p.share, p.part < 1 ? ", the shape's part by ncu time" : "",
@@ -863,7 +953,7 @@ apply_rules(const struct run *run, size_t maxk, int imported)
 	if (run->sp)
 		warmup(run->sp, run->st, run->hs);
 	if (run->rf)
-		kernels(run->rf, run->tk, maxk);
+		kernels(run->rf, run->tk, run->hs, maxk);
 	dominant(run->tk, imported);
 	if (run->rf && run->have_pk)
 		fp32(run->rf, run->tk, &run->pk);

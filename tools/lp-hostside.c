@@ -8,6 +8,15 @@
  * latency to its kernel's start.  One row over all instances of a stage,
  * one ("STAGE:steady") over those after each process's first.
  *
+ * CUDA graphs: a cudaGraphLaunch's kernels all carry its correlation ID
+ * (nsys --cuda-graph-trace=node); they are the stage's "from graphs", and
+ * the graph launch's latency is to its first kernel.  Synchronisations and
+ * copies that wait for the GPU's earlier work are "blocked on the GPU":
+ * from the call's start to the end of the kernels of the thread's last
+ * launch before it (to the copy's own start on the GPU for a copy).  A
+ * stage without kernels says why (no_kernels_why): graphs traced whole, or
+ * its kernels launched by another process than the one pushing its range.
+ *
  * Three passes, one a file: the instances, the API calls, the GPU
  * operations.  Memory grows with the instances and with the stage's launch
  * and copy calls (their correlation IDs must be kept until the GPU trace
@@ -26,7 +35,7 @@
 
 static const char synopsis[] =
     "lp-hostside -c config.yaml [-a cuda_api_trace.csv] "
-    "[-g cuda_gpu_trace.csv] [nvtx_pushpop_trace.csv]";
+    "[-g cuda_gpu_trace.csv] [-s cuda_api_sum.csv] [nvtx_pushpop_trace.csv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -40,6 +49,7 @@ struct inst {
 	int first;		/* its process's first instance of the stage */
 	double api[K_N];
 	double calls, launches, kern_ns, kernels;
+	double glaunches, gkern_ns, gkernels, blocked;
 };
 
 /* One call name's share of a row: calls, time, copies to the host. */
@@ -56,15 +66,25 @@ struct stage {
 	size_t nlat[2], caplat[2];
 	struct cstat *cs[2];	/* by call name id: all, steady */
 	size_t ncs;
+	double *glat[2];	/* graph launch to its first kernel */
+	size_t nglat[2], capglat[2];
+	double *bystart;	/* instances' starts, sorted, and the latest */
+	double *maxend;		/* end up to each (any thread): who else ran */
+	double other;		/* launch calls of other processes inside */
+	char *other_pid;	/* the first of those processes */
 };
 
-/* A launch or copy call of some stage, until the GPU trace is read. */
+/* A launch, copy or synchronisation call of some stage, until the GPU
+ * trace is read. */
 struct rec {
 	uint64_t corr;
-	double t, kmin;		/* call start; earliest kernel start */
-	int kind, name;
+	double t, dur, kmin;	/* call start and duration; earliest kernel */
+	double kend;		/* the latest end of its kernels */
+	int kind, name, graph;
 	long line;
 	size_t memb;		/* first membership, or (size_t)-1 */
+	size_t prev;		/* sync, copy: the thread's launch before it
+				 * (index + 1, 0: none) */
 };
 
 struct memb {
@@ -83,10 +103,14 @@ struct st {
 	size_t caph;
 	struct lp_map *ppids;	/* the processes of the stages' instances */
 	double pidcalls;	/* API calls of one of those processes */
-	char *pid1;		/* the first process of the API trace */
-	long pids;		/* processes in the API trace */
+	char *pid1;		/* the first process with GPU work (launches,
+				 * copies) in the API trace */
+	long pids;		/* such processes: 1, or 2 for several */
 	double gpu_rows, matched;
 	double nlaunch, unmatched;	/* the stages' launch calls; without a kernel */
+	struct lp_map *lastl;	/* "pid\037tid" -> its last launch rec + 1 */
+	double cap_graphs;	/* cudaGraphLaunch calls of the capture
+				 * (cuda_api_sum), -1: not known */
 };
 
 static int
@@ -122,6 +146,12 @@ kind_of(const char *name)
 		if (prefix(name, load[i]))
 			return K_LOAD;
 	return K_OTHER;
+}
+
+static int
+is_graph_launch(const char *name)
+{
+	return prefix(name, "cudaGraphLaunch") || prefix(name, "cuGraphLaunch");
 }
 
 static void
@@ -167,6 +197,18 @@ by_thread_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+struct span {
+	double start, end;
+};
+
+static int
+by_start(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 /* Sorted by thread and start; the first of each process marked; two
  * instances of one range on one thread that overlap are refused (a call
  * inside both would be counted twice). */
@@ -195,6 +237,43 @@ order(struct stage *g, const char *file)
 				f = i;
 		g->in[f].first = 1;
 	}
+	/* every instance by start, with the latest end so far: a call of
+	 * another process falls inside one when the last start before it
+	 * has a latest end after it */
+	{
+		struct span *sp = lp_xcalloc(g->n + 1, sizeof *sp);
+
+		for (i = 0; i < g->n; i++) {
+			sp[i].start = g->in[i].start;
+			sp[i].end = g->in[i].end;
+		}
+		lp_qsort(sp, g->n, sizeof *sp, by_start);
+		g->bystart = lp_xcalloc(g->n + 1, sizeof *g->bystart);
+		g->maxend = lp_xcalloc(g->n + 1, sizeof *g->maxend);
+		for (i = 0; i < g->n; i++) {
+			g->bystart[i] = sp[i].start;
+			g->maxend[i] = i && g->maxend[i - 1] > sp[i].end ?
+			    g->maxend[i - 1] : sp[i].end;
+		}
+		free(sp);
+	}
+}
+
+/* Does time t fall inside an instance of g (any process and thread)? */
+static int
+inside_any(const struct stage *g, double t)
+{
+	size_t lo = 0, hi = g->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->bystart[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && g->maxend[lo - 1] > t;
 }
 
 /* The instance of g on thread (pid, tid) holding time t, or NULL. */
@@ -306,7 +385,7 @@ name_id(struct st *t, const char *name)
  * read; an ID seen twice is refused. */
 static struct rec *
 keep_call(struct st *t, const struct lp_rep_row *rr, int kind, long id,
-    double start)
+    double start, double dur)
 {
 	uint64_t corr = corr_of(rr, 3, 6);
 	struct rec *rc;
@@ -323,11 +402,15 @@ keep_call(struct st *t, const struct lp_rep_row *rr, int kind, long id,
 	rc = &t->r[t->nr++];
 	rc->corr = corr;
 	rc->t = start;
+	rc->dur = dur;
 	rc->kmin = NAN;
+	rc->kend = NAN;
 	rc->kind = kind;
+	rc->graph = kind == K_LAUNCH && is_graph_launch(rr->v[2]);
 	rc->name = (int)id;
 	rc->line = rr->line;
 	rc->memb = (size_t)-1;
+	rc->prev = 0;
 	if (2 * t->nr > t->caph)
 		rehash(t);
 	else {
@@ -365,27 +448,43 @@ api_row(const struct lp_rep_row *rr, void *ctx)
 	const char *name = rr->v[2], *pid = lp_rep_pid(rr, 4);
 	const char *tid = lp_rep_pid(rr, 5);
 	double start = lp_rep_time(rr, 0), dur = lp_rep_time(rr, 1);
-	int kind = kind_of(name);
+	int kind = kind_of(name), mine = 0;
 	struct rec *rc = NULL;
+	struct lp_sb key = { 0 };
 	long id = -1;
 	size_t i;
 
-	if (!t->pid1) {
-		t->pid1 = lp_xstrdup(pid);
-		t->pids = 1;
-	} else if (strcmp(t->pid1, pid))
-		t->pids = 2;
-	t->pidcalls += lp_map_get(t->ppids, pid, -1) >= 0;
+	/* the processes whose calls put work on the GPU: only theirs can
+	 * share a correlation ID with a row of cuda_gpu_trace (a compile
+	 * worker's few cuInit-like calls cannot) */
+	if (kind == K_LAUNCH || kind == K_MEMCPY) {
+		if (!t->pid1) {
+			t->pid1 = lp_xstrdup(pid);
+			t->pids = 1;
+		} else if (strcmp(t->pid1, pid))
+			t->pids = 2;
+	}
+	mine = lp_map_get(t->ppids, pid, -1) >= 0;
+	t->pidcalls += mine;
 	for (i = 0; i < t->ns; i++) {
 		struct stage *g = &t->s[i];
 		struct inst *x = find(g, pid, tid, start);
 		int row;
 
+		/* a process that pushed none of the stage's instances
+		 * launching while one is open: the stage's kernels may be
+		 * its (an engine core beside a front end that annotates) */
+		if (!x && kind == K_LAUNCH && !mine && inside_any(g, start)) {
+			if (!g->other_pid)
+				g->other_pid = lp_xstrdup(pid);
+			g->other++;
+		}
 		if (!x)
 			continue;
 		x->api[kind] += dur;
 		x->calls++;
 		x->launches += kind == K_LAUNCH;
+		x->glaunches += kind == K_LAUNCH && is_graph_launch(name);
 		if (id < 0)
 			id = name_id(t, name);
 		for (row = 0; row < 2 - x->first; row++) {
@@ -394,12 +493,21 @@ api_row(const struct lp_rep_row *rr, void *ctx)
 			c->n++;
 			c->ns += dur;
 		}
-		if (kind != K_LAUNCH && kind != K_MEMCPY)
+		if (kind != K_LAUNCH && kind != K_MEMCPY && kind != K_SYNC)
 			continue;
 		if (!rc)
-			rc = keep_call(t, rr, kind, id, start);
+			rc = keep_call(t, rr, kind, id, start, dur);
 		add_member(t, rc, i, (size_t)(x - g->in));
 	}
+	if (!rc)
+		return;
+	/* the thread's last launch: what a later sync or copy waits for */
+	lp_sb_printf(&key, "%s\037%s", pid, tid);
+	if (kind == K_LAUNCH)
+		lp_map_put(t->lastl, lp_sb_str(&key), (long)(rc - t->r) + 1);
+	else
+		rc->prev = (size_t)lp_map_get(t->lastl, lp_sb_str(&key), 0);
+	lp_sb_free(&key);
 }
 
 static void
@@ -417,7 +525,11 @@ gpu_row(const struct lp_rep_row *rr, void *ctx)
 	start = lp_rep_time(rr, 0);
 	dur = lp_rep_time(rr, 1);
 	if (!strncmp(name, "[CUDA ", 6)) {	/* a copy or set */
-		if (rc->kind != K_MEMCPY || !strstr(name, "Device-to-Host"))
+		if (rc->kind != K_MEMCPY)
+			return;
+		if (isnan(rc->kmin) || start < rc->kmin)
+			rc->kmin = start;
+		if (!strstr(name, "Device-to-Host"))
 			return;
 		for (j = rc->memb; j != (size_t)-1; j = t->m[j].next) {
 			struct stage *g = &t->s[t->m[j].stage];
@@ -430,9 +542,10 @@ gpu_row(const struct lp_rep_row *rr, void *ctx)
 	}
 	if (rc->kind != K_LAUNCH)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
-		    "a kernel whose correlation ID is that of a copy call "
+		    "a kernel whose correlation ID is that of a %s call "
 		    "(cuda_api_trace line %ld): not the API trace of this "
-		    "capture", rc->line);
+		    "capture", rc->kind == K_SYNC ? "synchronisation" : "copy",
+		    rc->line);
 	if (start < rc->t)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[0] + 1,
 		    "the kernel starts %.0f ns before its launch call "
@@ -441,26 +554,53 @@ gpu_row(const struct lp_rep_row *rr, void *ctx)
 	t->matched++;
 	if (isnan(rc->kmin) || start < rc->kmin)
 		rc->kmin = start;
+	if (isnan(rc->kend) || start + dur > rc->kend)
+		rc->kend = start + dur;
 	for (j = rc->memb; j != (size_t)-1; j = t->m[j].next) {
 		struct inst *x = &t->s[t->m[j].stage].in[t->m[j].inst];
 
 		x->kern_ns += dur;
 		x->kernels++;
+		if (rc->graph) {
+			x->gkern_ns += dur;
+			x->gkernels++;
+		}
 	}
 }
 
 static void
-lat_push(struct stage *g, int row, double v)
+lat_push(double **v, size_t *n, size_t *cap, double x)
 {
-	if (g->nlat[row] == g->caplat[row]) {
-		g->caplat[row] = g->caplat[row] ? 2 * g->caplat[row] : 256;
-		g->lat[row] = lp_xreallocarray(g->lat[row], g->caplat[row],
-		    sizeof *g->lat[row]);
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*v = lp_xreallocarray(*v, *cap, sizeof **v);
 	}
-	g->lat[row][g->nlat[row]++] = v;
+	(*v)[(*n)++] = x;
 }
 
-/* Each launch's latency to its first kernel, to the rows of its stages. */
+/* How long a synchronisation or copy call waited for the GPU's earlier
+ * work, within the call: a synchronisation until the kernels of the
+ * thread's last launch before it ended; a copy or set until it started on
+ * the GPU itself, when that was before the call returned (one that
+ * returned first was asynchronous: it did not wait). */
+static double
+blocked_of(const struct st *t, const struct rec *rc)
+{
+	double until = NAN, end = rc->t + rc->dur;
+
+	if (rc->kind == K_MEMCPY) {
+		if (!isnan(rc->kmin) && rc->kmin < end)
+			until = rc->kmin;
+	} else if (rc->prev)
+		until = t->r[rc->prev - 1].kend;
+	if (isnan(until) || until <= rc->t)
+		return 0;
+	return until < end ? until - rc->t : rc->dur;
+}
+
+/* Each launch's latency to its first kernel (a direct launch's and a
+ * graph's apart), and each wait's time blocked on the GPU, to the rows
+ * of its stages. */
 static void
 latencies(struct st *t)
 {
@@ -469,8 +609,13 @@ latencies(struct st *t)
 	for (i = 0; i < t->nr; i++) {
 		struct rec *rc = &t->r[i];
 
-		if (rc->kind != K_LAUNCH)
+		if (rc->kind != K_LAUNCH) {
+			double b = blocked_of(t, rc);
+
+			for (j = rc->memb; b > 0 && j != (size_t)-1; j = t->m[j].next)
+				t->s[t->m[j].stage].in[t->m[j].inst].blocked += b;
 			continue;
+		}
 		t->nlaunch++;
 		t->unmatched += isnan(rc->kmin);
 		if (isnan(rc->kmin))
@@ -480,7 +625,12 @@ latencies(struct st *t)
 			int row, nrow = 2 - g->in[t->m[j].inst].first;
 
 			for (row = 0; row < nrow; row++)
-				lat_push(g, row, rc->kmin - rc->t);
+				if (rc->graph)
+					lat_push(&g->glat[row], &g->nglat[row],
+					    &g->capglat[row], rc->kmin - rc->t);
+				else
+					lat_push(&g->lat[row], &g->nlat[row],
+					    &g->caplat[row], rc->kmin - rc->t);
 		}
 	}
 }
@@ -551,14 +701,23 @@ static const struct lp_col cols[] = {
 	{ "launches_per_inst", "Launches per instance", "num1" },
 	{ "launch_lat_p50_ns", "Launch to start p50 (us)", "us" },
 	{ "launch_lat_p90_ns", "Launch to start p90 (us)", "us" },
+	{ "graph_launches", "Graph launches", "int" },
+	{ "graph_kernels", "Kernels from graphs", "hide" },
+	{ "graph_kernel_ns", "Kernels from graphs (ms)", "hide" },
+	{ "graph_kernel_pct", "Kernel time from graphs", "pct" },
+	{ "graph_lat_p50_ns", "Graph launch to first kernel p50 (us)", "us" },
+	{ "blocked_ns", "Blocked on the GPU (ms)", "ms" },
 	{ "sync_calls", "Synchronisations and copies", "text" },
 	{ "load_calls", "Module loading calls", "text" },
+	{ "process", "Process", "text" },
+	{ "stage_check", "Kernels of the stage", "hide" },
+	{ "check_why", "Why", "hide" },
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
 /* The input files; NULL for a trace the run lacks. */
 struct paths {
-	const char *cpath, *apath, *gpath, *ppath;
+	const char *cpath, *apath, *gpath, *ppath, *spath;
 };
 
 /* The stages and their NVTX ranges (config.yaml); names borrow from cfg. */
@@ -602,10 +761,20 @@ load_traces(struct st *t, const struct paths *p)
 		return;
 	lp_rep_file(p->apath, "nsys stats --report cuda_api_trace", api_cols,
 	    7, api_row, t);
-	if (lp_map_len(t->ppids) && !t->pidcalls)
-		lp_die(LP_EXIT_DATA, "%s: no CUDA API call of process %s, "
-		    "whose NVTX ranges %s holds: not the API trace of "
-		    "that capture", p->apath, lp_map_key(t->ppids, 0), p->ppath);
+	/* the ranges' processes made no CUDA call: the API trace of another
+	 * capture, unless another process launched inside the ranges (an
+	 * engine core beside the front end that pushes them: check_why) */
+	if (lp_map_len(t->ppids) && !t->pidcalls) {
+		double other = 0;
+
+		for (i = 0; i < t->ns; i++)
+			other += t->s[i].other;
+		if (!other)
+			lp_die(LP_EXIT_DATA, "%s: no CUDA API call of process %s, "
+			    "whose NVTX ranges %s holds: not the API trace of "
+			    "that capture", p->apath, lp_map_key(t->ppids, 0),
+			    p->ppath);
+	}
 	/* several processes: the GPU trace has no process column, so
 	 * a correlation ID could name another process's kernel */
 	if (p->gpath && t->pids < 2) {
@@ -613,6 +782,29 @@ load_traces(struct st *t, const struct paths *p)
 		    gpu_cols, 5, gpu_row, t);
 		latencies(t);
 	}
+}
+
+static void
+sum_row(const struct lp_rep_row *rr, void *ctx)
+{
+	struct st *t = ctx;
+	double n = lp_rep_count(rr, 1);
+
+	lp_rep_time(rr, 0);
+	if (is_graph_launch(rr->v[2]))
+		t->cap_graphs += n;
+}
+
+/* The capture's graph launches (cuda_api_sum), for a run whose traces
+ * cannot say where they went. */
+static void
+load_api_sum(struct st *t, const char *path)
+{
+	static const char *const scols[] = { "Total Time", "Num Calls", "Name" };
+
+	t->cap_graphs = 0;
+	lp_rep_file(path, "nsys stats --report cuda_api_sum", scols, 3, sum_row,
+	    t);
 }
 
 static void
@@ -626,6 +818,10 @@ emit_meta(const struct st *t, const struct paths *p)
 	    "(%s); their kernels by correlation ID from nsys cuda_gpu_trace "
 	    "(%s)", p->ppath ? p->ppath : "missing", p->apath ? p->apath :
 	    "missing", p->gpath ? p->gpath : "missing");
+	if (t->cap_graphs > 0)
+		lp_tab_meta(out, "graphs", "the capture made %.0f CUDA graph "
+		    "launches (cudaGraphLaunch, nsys cuda_api_sum %s)",
+		    t->cap_graphs, p->spath);
 	lp_tab_meta(out, "note", "STAGE: all instances; STAGE:steady: the "
 	    "instances after each process's first. Times are sums over the "
 	    "row's instances. In CUDA API = calls of the range's thread that "
@@ -633,7 +829,9 @@ emit_meta(const struct st *t, const struct paths *p)
 	    "names); outside the API = wall time minus that: the framework's "
 	    "own work (Python, the operator dispatch) and idle waits outside "
 	    "CUDA. Launch to start = from a launch call's start to its "
-	    "kernel's start.");
+	    "kernel's start (direct launches; a graph launch's to its first "
+	    "kernel apart). Blocked on the GPU = the part of synchronisation "
+	    "and copy calls spent waiting for the GPU's earlier work.");
 	if (t->unmatched > 0)
 		lp_tab_meta(out, "warning", "%.0f of the stages' %.0f launch "
 		    "calls have no kernel in cuda_gpu_trace (failed launches, or "
@@ -645,6 +843,7 @@ emit_meta(const struct st *t, const struct paths *p)
 /* A row's sums over its instances (all, or the steady ones). */
 struct sums {
 	double wall, api[K_N], apisum, calls, inst, launches, kern;
+	double glaunches, gkern, gkernels, kernels, blocked;
 };
 
 static void
@@ -666,6 +865,11 @@ sum_instances(struct sums *s, const struct stage *g, int row)
 		s->calls += x->calls;
 		s->launches += x->launches;
 		s->kern += x->kern_ns;
+		s->kernels += x->kernels;
+		s->glaunches += x->glaunches;
+		s->gkern += x->gkern_ns;
+		s->gkernels += x->gkernels;
+		s->blocked += x->blocked;
 	}
 	for (j = 0; j < K_N; j++)
 		s->apisum += s->api[j];
@@ -697,7 +901,9 @@ static void
 kernel_cells(struct lp_row *r, const struct st *t, const struct stage *g,
     int row, const struct sums *s, const char *gpath)
 {
-	if (!gpath || t->pids > 1) {
+	int known = gpath && t->pids < 2;
+
+	if (!known) {
 		if (!gpath)
 			lp_row_na(r, "the run has no cuda_gpu_trace "
 			    "report (nsys stats --report cuda_gpu_trace)");
@@ -713,17 +919,46 @@ kernel_cells(struct lp_row *r, const struct st *t, const struct stage *g,
 	}
 	lp_row_num(r, s->launches, 0);
 	lp_row_num(r, s->launches / s->inst, 1);
-	if (!gpath || t->pids > 1) {
+	if (!known) {
 		lp_row_na(r, "no kernel matched (see kernel_ns)");
 		lp_row_text(r, "n/a");
 	} else if (!g->nlat[row]) {
-		lp_row_na(r, s->launches ? "none of the launch calls "
-		    "has a kernel in cuda_gpu_trace" : "no launch call");
+		lp_row_na(r, s->launches > s->glaunches ? "none of the launch "
+		    "calls has a kernel in cuda_gpu_trace" : s->glaunches > 0 ?
+		    "every launch call is a graph launch (graph_lat_p50_ns)" :
+		    "no launch call");
 		lp_row_text(r, "n/a");
 	} else {
 		lp_row_num(r, lp_quantile(g->lat[row], g->nlat[row], 0.5), 1);
 		lp_row_num(r, lp_quantile(g->lat[row], g->nlat[row], 0.9), 1);
 	}
+	/* CUDA graphs: their launches, their kernels, the share of the
+	 * row's kernel time they ran */
+	lp_row_num(r, s->glaunches, 0);
+	if (!known) {
+		lp_row_na(r, "no kernel matched (see kernel_ns)");
+		lp_row_text(r, "n/a");
+		lp_row_text(r, "n/a");
+	} else {
+		lp_row_num(r, s->gkernels, 0);
+		lp_row_num(r, s->gkern, 0);
+		if (s->kern > 0)
+			lp_row_num(r, 100 * s->gkern / s->kern, 2);
+		else
+			lp_row_na(r, "no kernel");
+	}
+	if (!known)
+		lp_row_na(r, "no kernel matched (see kernel_ns)");
+	else if (g->nglat[row])
+		lp_row_num(r, lp_quantile(g->glat[row], g->nglat[row], 0.5), 1);
+	else
+		lp_row_na(r, s->glaunches > 0 ? "no graph launch has a kernel "
+		    "in cuda_gpu_trace (graphs traced whole: see check_why)" :
+		    "no graph launch");
+	if (!known)
+		lp_row_na(r, "the kernels' ends are not known (see kernel_ns)");
+	else
+		lp_row_num(r, s->blocked, 0);
 }
 
 /* A row's cells after the range; stops at the first it cannot compute
@@ -769,6 +1004,101 @@ row_cells(struct lp_row *r, struct lp_sb *b, const struct st *t,
 	lp_row_text(r, lp_sb_str(b));
 }
 
+/* Whether the stage's kernels are all where lp looks for them (the
+ * stage's NVTX range, in nvtx_kern_sum and the traces), and why not:
+ * "ok"; "graphs traced whole" (graph launches whose kernels nsys did not
+ * trace one by one); "kernels in another process" (the range's process
+ * launched nothing inside it while another did) or "partly in another
+ * process"; "no launches".  n/a without the traces to tell. */
+static void
+check_cells(struct lp_row *r, struct lp_sb *b, const struct st *t,
+    const struct stage *g, const struct paths *p)
+{
+	struct sums s;
+
+	sum_instances(&s, g, 0);
+	lp_sb_reset(b);
+	if (!p->ppath || !p->apath || !g->n) {
+		const char *why = !p->ppath ? "the run has no nvtx_pushpop_trace "
+		    "report" : !p->apath ? "the run has no cuda_api_trace report" :
+		    "the range has no instance in the trace";
+
+		lp_row_na(r, "%s", why);
+		if (t->cap_graphs > 0)
+			lp_sb_printf(b, "%s; the capture made %.0f CUDA graph "
+			    "launches (cuda_api_sum): whether nsys traced their "
+			    "kernels (--cuda-graph-trace=node) is not known", why,
+			    t->cap_graphs);
+		else
+			lp_sb_adds(b, "-");
+		lp_row_text(r, lp_sb_str(b));
+		return;
+	}
+	if (s.glaunches > 0 && p->gpath && t->pids < 2 && !s.gkernels) {
+		lp_row_text(r, "graphs traced whole");
+		lp_sb_printf(b, "%s made %.0f CUDA graph launches (cudaGraphLaunch "
+		    "in %s) and nsys traced none of their kernels: it traced the "
+		    "graphs whole (--cuda-graph-trace=graph, nsys's own default), "
+		    "which leaves a graph's kernels in no NVTX range and no "
+		    "kernel table, so the stage's kernel time, top kernels and "
+		    "ncu selection would miss them. Profile again with "
+		    "--cuda-graph-trace=node (lp's default: "
+		    "SET=nsys_cli.cuda_graph_trace=node), or import exports of "
+		    "a capture made with it", g->name, s.glaunches, p->apath);
+	} else if (!s.launches && g->other > 0) {
+		lp_row_text(r, "kernels in another process");
+		lp_sb_printf(b, "process %s pushed %s's range (%s) and launched no "
+		    "kernel inside it, while process %s made %.0f launch calls "
+		    "during its instances (%s): the stage's kernels ran in "
+		    "another process, outside the range. Push the stage's "
+		    "ranges in the process that launches the kernels (the engine "
+		    "core or worker), and profile it with its children (nsys "
+		    "and ncu follow them by default)", g->in[0].pid, g->name,
+		    g->range, g->other_pid, g->other, p->apath);
+	} else if (g->other > 0) {
+		lp_row_text(r, "partly in another process");
+		lp_sb_printf(b, "process %s made %.0f launch calls during %s's "
+		    "instances (%s) without pushing its range: those kernels are "
+		    "not in the stage. Push the stage's ranges in every process "
+		    "that launches its kernels", g->other_pid, g->other, g->name,
+		    p->apath);
+	} else if (!s.launches) {
+		lp_row_text(r, "no launches");
+		lp_sb_printf(b, "no launch call of the range's thread starts "
+		    "inside %s's instances (%s), and no other process launched "
+		    "during them", g->name, p->apath);
+	} else {
+		lp_row_text(r, "ok");
+		lp_sb_adds(b, "-");
+	}
+	lp_row_text(r, lp_sb_str(b));
+}
+
+/* The processes (and threads) whose ranges are the stage's instances:
+ * where its kernels were launched, a child process's where an engine
+ * runs the model ("5037 (thread 5037)", at most four, then how many). */
+static void
+procs_cell(struct lp_row *r, struct lp_sb *b, const struct stage *g)
+{
+	size_t i, n = 0;
+
+	lp_sb_reset(b);
+	for (i = 0; i < g->n; i++) {
+		if (i && !strcmp(g->in[i].pid, g->in[i - 1].pid) &&
+		    !strcmp(g->in[i].tid, g->in[i - 1].tid))
+			continue;	/* sorted by thread: one each */
+		if (n++ < 4)
+			lp_sb_printf(b, "%s%s (thread %s)", n > 1 ? ", " : "",
+			    g->in[i].pid, g->in[i].tid);
+	}
+	if (n > 4)
+		lp_sb_printf(b, " and %zu more", n - 4);
+	if (!n)
+		lp_row_na(r, "the range has no instance in the trace");
+	else
+		lp_row_text(r, lp_sb_str(b));
+}
+
 /* Two rows a stage: all its instances, and the steady ones. */
 static void
 emit_rows(const struct st *t, const struct paths *p)
@@ -787,8 +1117,10 @@ emit_rows(const struct st *t, const struct paths *p)
 			lp_row_text(&r, lp_sb_str(&b));
 			lp_row_text(&r, g->range);
 			row_cells(&r, &b, t, g, row, p);
-			while (r.n < NCOLS)
+			while (r.n < NCOLS - 3)
 				lp_row_text(&r, "n/a");
+			procs_cell(&r, &b, g);
+			check_cells(&r, &b, t, g, p);
 			lp_row_end(&r, out);
 		}
 	lp_sb_free(&r.b);
@@ -809,8 +1141,12 @@ free_state(struct st *t)
 		free(t->s[i].range);
 		for (k = 0; k < 2; k++) {
 			free(t->s[i].lat[k]);
+			free(t->s[i].glat[k]);
 			free(t->s[i].cs[k]);
 		}
+		free(t->s[i].bystart);
+		free(t->s[i].maxend);
+		free(t->s[i].other_pid);
 	}
 	free(t->s);
 	free(t->r);
@@ -819,6 +1155,7 @@ free_state(struct st *t)
 	free(t->pid1);
 	lp_map_free(t->names);
 	lp_map_free(t->ppids);
+	lp_map_free(t->lastl);
 }
 
 int
@@ -831,11 +1168,12 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "a:c:g:h")) != -1) {
+	while ((c = getopt(argc, argv, "a:c:g:hs:")) != -1) {
 		switch (c) {
 		case 'a': p.apath = optarg; break;
 		case 'c': p.cpath = optarg; break;
 		case 'g': p.gpath = optarg; break;
+		case 's': p.spath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
@@ -846,13 +1184,18 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	p.ppath = optind < argc ? argv[optind] : NULL;
 	if ((p.apath && !strcmp(p.apath, "-")) + (p.gpath && !strcmp(p.gpath,
-	    "-")) + (p.ppath && !strcmp(p.ppath, "-")) > 1)
+	    "-")) + (p.ppath && !strcmp(p.ppath, "-")) + (p.spath &&
+	    !strcmp(p.spath, "-")) > 1)
 		lp_die(LP_EXIT_USAGE, "only one input can be standard input");
 	memset(&t, 0, sizeof t);
 	t.names = lp_map_new();
 	t.ppids = lp_map_new();
+	t.lastl = lp_map_new();
+	t.cap_graphs = -1;
 	cfg = lp_yaml_load_path(p.cpath);
 	load_stages(&t, cfg, p.cpath);
+	if (p.spath)
+		load_api_sum(&t, p.spath);
 	load_traces(&t, &p);
 
 	emit_meta(&t, &p);

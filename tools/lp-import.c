@@ -25,7 +25,7 @@ static const char synopsis[] = "lp-import file ...";
 
 enum kind {
 	K_NONE, K_KSUM, K_NVTX_SUM, K_NVTX_KSUM, K_API_SUM, K_MEM_SUM,
-	K_PUSHPOP, K_PROJ, K_PROJ_SUM, K_GPU_TRACE, K_API_TRACE,
+	K_PUSHPOP, K_PROJ, K_PROJ_SUM, K_EMPTY, K_GPU_TRACE, K_API_TRACE,
 	K_NCU_KERN, K_NCU_RANGE, K_NSYS_REP, K_NCU_REP, K_NCU_REP_RANGE,
 };
 
@@ -57,7 +57,9 @@ static const char *const kind_name[] = {
 	"not an export lp knows", "nsys cuda_gpu_kern_sum", "nsys nvtx_sum",
 	"nsys nvtx_kern_sum", "nsys cuda_api_sum", "nsys cuda_gpu_mem_time_sum",
 	"nsys nvtx_pushpop_trace", "nsys nvtx_gpu_proj_trace",
-	"nsys nvtx_gpu_proj_sum (not read)", "nsys cuda_gpu_trace",
+	"nsys nvtx_gpu_proj_sum (not read)",
+	"an empty file (not read: nsys stats writes one for a report without "
+	"rows)", "nsys cuda_gpu_trace",
 	"nsys cuda_api_trace", "ncu kernel export",
 	"ncu range export (regions)", "nsys report", "ncu report",
 	"ncu report of regions",
@@ -453,6 +455,14 @@ read_file(struct file *f)
 	fp = lp_open_in(f->path, &name);
 	if (fp == stdin)
 		lp_die(LP_EXIT_USAGE, "IMPORT: \"-\" is not a file");
+	/* nsys stats writes an empty file for a report with no rows
+	 * ("PROCESSED (EMPTY RESULTS)"): nothing to read, said, left out */
+	if (fseek(fp, 0, SEEK_END) == 0 && ftell(fp) == 0) {
+		f->kind = K_EMPTY;
+		lp_close_in(fp);
+		return;
+	}
+	rewind(fp);
 	lp_csv_read(fp, f->path, on_rec, on_msg, &d);
 	/* every tool ends its export with a newline: without one, the last
 	 * row may be cut inside a field and read as whole */
@@ -1043,7 +1053,7 @@ emit(const struct file *fs, size_t n)
 	emit_var("NCUCSV", fs, n, -1, K_NCU_KERN, K_NCU_KERN);
 	emit_var("REGCSV", fs, n, -1, K_NCU_RANGE, K_NCU_RANGE);
 	emit_var("REGREP", fs, n, -1, K_NCU_REP_RANGE, K_NCU_REP_RANGE);
-	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_PROJ_SUM);
+	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_EMPTY);
 	emit_aten(fs, n);
 }
 

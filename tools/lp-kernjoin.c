@@ -14,8 +14,8 @@
 #include "nsight.h"
 
 static const char synopsis[] =
-    "lp-kernjoin [-d demangled.csv] [-M label] [-m metrics.tsv] [-P PID] "
-    "[-r RANGE] [-T label] [file]";
+    "lp-kernjoin [-d demangled.csv] [-H hostside.tsv] [-M label] "
+    "[-m metrics.tsv] [-P PID] [-r RANGE] [-T label] [file]";
 
 /* Sums over the profiled launches, carried from lp-ncu2tsv's columns:
  * "flops" and "dram_bytes" as they are, and each also per launch. */
@@ -428,14 +428,15 @@ main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct join j;
 	struct lp_sb b = { 0 };
-	const char *name;
+	const char *name, *hpath = NULL;
 	FILE *fp;
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "d:hM:m:P:r:T:")) != -1) {
+	while ((c = getopt(argc, argv, "d:H:hM:m:P:r:T:")) != -1) {
 		switch (c) {
 		case 'd': o.dpath = optarg; break;
+		case 'H': hpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
@@ -449,6 +450,10 @@ main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		lp_usage(synopsis);
+	if (hpath && !o.range)
+		lp_die(LP_EXIT_USAGE, "-H needs -r: the stage's range");
+	if (hpath)
+		lp_ksum_check(hpath, o.range);
 	memset(&j, 0, sizeof j);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_ksum_read(&j.ks, fp, name, o.range, o.pid);

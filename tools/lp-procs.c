@@ -13,6 +13,7 @@
  * is always one process: never two processes' kernels added.  The traces
  * are read here once, for every table that needs a process's GPU.
  */
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,6 +65,7 @@ struct st {
 	int minmax;		/* nvtx_kern_sum has Min and Max */
 	struct lp_map *devs;	/* Device names of cuda_gpu_trace -> index */
 	struct spans ps, ds;	/* per process, per GPU */
+	int proj_empty;		/* nvtx_gpu_proj_trace was an empty file */
 };
 
 static void
@@ -353,7 +355,7 @@ struct opts {
  * their ranges on the GPU (nvtx_gpu_proj_trace) and the devices there, or
  * without it the kernels' duration signatures of processes and GPUs. */
 static void
-load_reports(struct st *t, const struct opts *o)
+load_reports(struct st *t, struct opts *o)
 {
 	static const char *const kcols[] = { "Total Time", "Kern Inst", "PID",
 		"?Min", "?Max", "?Kernel Name" };
@@ -367,6 +369,18 @@ load_reports(struct st *t, const struct opts *o)
 	t->devs = lp_map_new();
 	t->ps.idx = lp_map_new();
 	t->ds.idx = lp_map_new();
+	/* nsys stats writes an empty file for a report with no rows
+	 * ("PROCESSED (EMPTY RESULTS)"): no NVTX range had GPU work, as when
+	 * the process that pushes the ranges launches nothing (the kernels
+	 * ran in another process: lp-hostside's check says so) */
+	if (o->gpath && strcmp(o->gpath, "-")) {
+		struct stat sb;
+
+		if (stat(o->gpath, &sb) == 0 && S_ISREG(sb.st_mode) && !sb.st_size) {
+			t->proj_empty = 1;
+			o->gpath = NULL;
+		}
+	}
 	t->sig = !o->gpath && o->dpath;
 	lp_rep_file(o->kpath, "nsys stats --report nvtx_kern_sum", kcols, 6,
 	    kern_row, t);
@@ -397,6 +411,9 @@ place_procs(const struct st *t, const struct opts *o, size_t *known)
 	for (i = 0; i < np; i++) {
 		p[i].pid = lp_xstrdup(lp_map_key(t->pids, i));
 		p[i].why = !o->dpath ? "the run lacks the cuda_gpu_trace report" :
+		    t->proj_empty ? "nvtx_gpu_proj_trace is empty (no NVTX "
+		    "range had GPU work), and nvtx_kern_sum has no Min and Max "
+		    "to match the process's kernels with a GPU's" :
 		    "the run lacks the nvtx_gpu_proj_trace report, and "
 		    "nvtx_kern_sum has no Min and Max to match the process's "
 		    "kernels with a GPU's in cuda_gpu_trace";
@@ -484,13 +501,15 @@ emit_meta(const struct st *t, const struct opts *o, size_t np,
 	lp_tab_meta(out, "title", "Processes and their GPUs");
 	lp_tab_meta(out, "tool", "lp-procs");
 	lp_tab_meta(out, "source", "processes that ran kernels from nsys "
-	    "nvtx_kern_sum (%s); each one's GPU %s (%s)", o->kpath ? o->kpath :
-	    "<stdin>", both ? "from nvtx_gpu_proj_trace and "
+	    "nvtx_kern_sum (%s); each one's GPU %s%s%s (%s)", o->kpath ?
+	    o->kpath : "<stdin>", both ? "from nvtx_gpu_proj_trace and "
 	    "cuda_gpu_trace" : t->sig ? "from cuda_gpu_trace: the one GPU "
 	    "whose kernels have the process's shortest and longest duration of "
-	    "each kernel (nvtx_kern_sum Min, Max; the run lacks "
-	    "nvtx_gpu_proj_trace)" : "from nvtx_gpu_proj_trace and "
-	    "cuda_gpu_trace", both ? o->dpath : t->sig ? o->dpath : "missing");
+	    "each kernel (nvtx_kern_sum Min, Max; " : "from "
+	    "nvtx_gpu_proj_trace and cuda_gpu_trace", !both && t->sig ?
+	    (t->proj_empty ? "nvtx_gpu_proj_trace is empty: no NVTX range had "
+	    "GPU work" : "the run lacks nvtx_gpu_proj_trace") : "", !both &&
+	    t->sig ? ")" : "", both ? o->dpath : t->sig ? o->dpath : "missing");
 	lp_tab_meta(out, "processes", "%zu", np);
 	if (found)
 		lp_tab_meta(out, "profiled", "%s", found);

@@ -130,6 +130,8 @@ emit_meta(const struct lp_tsv *t, const char *name, const char *rpath)
 	    rpath ? rpath : "");
 	lp_tab_meta(out, "note", "Share is of all %s kernels' time. The "
 	    "full table is in kernels.md.", rc ? "the stage's" : "the capture's");
+	if (rc)		/* whose kernels: lp-findings reads the stage by it */
+		lp_tab_meta(out, "range", "%s", rc);
 }
 
 /* One kernel's row; ops is NULL without operators.yaml. */

@@ -13,8 +13,8 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-topn [-f tsv|regex|names] [-n N] [-P PID] [-p PCT] [-r RANGE] "
-    "[-x operators.yaml] [file]";
+    "lp-topn [-f tsv|regex|names] [-H hostside.tsv] [-n N] [-P PID] [-p PCT] "
+    "[-r RANGE] [-x operators.yaml] [file]";
 
 struct opts {
 	const char *fmt, *range, *xpath, *pid;
@@ -116,15 +116,16 @@ main(int argc, char **argv)
 	struct opts o = { "tsv", NULL, NULL, NULL, 10, 0 };
 	struct lp_ksum ks;
 	struct lp_kern *kept;
-	const char *name;
+	const char *name, *hpath = NULL;
 	size_t i, keep, nk;
 	FILE *fp;
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "f:hn:P:p:r:x:")) != -1) {
+	while ((c = getopt(argc, argv, "f:H:hn:P:p:r:x:")) != -1) {
 		switch (c) {
 		case 'f': o.fmt = optarg; break;
+		case 'H': hpath = optarg; break;
 		case 'h': printf("usage: %s\n", synopsis); return 0;
 		case 'n': o.n = lp_strtonum(optarg, 0, 1000000, "-n"); break;
 		case 'P': o.pid = optarg; break;
@@ -140,6 +141,10 @@ main(int argc, char **argv)
 		    o.fmt);
 	if (argc - optind > 1)
 		lp_usage(synopsis);
+	if (hpath && !o.range)
+		lp_die(LP_EXIT_USAGE, "-H needs -r: the stage's range");
+	if (hpath)
+		lp_ksum_check(hpath, o.range);
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_ksum_read(&ks, fp, name, o.range, o.pid);
 	lp_close_in(fp);

@@ -213,6 +213,48 @@ list_ranges(struct lp_sb *b, const struct lp_map *m, const char *want)
 	lp_sb_free(&alt);
 }
 
+/* Why the stage may have no kernel rows, from hostside.tsv (lp_ksum_check);
+ * said after "no kernel rows in range". */
+static char *hint;
+
+void
+lp_ksum_check(const char *hostside, const char *range)
+{
+	struct lp_tsv t;
+	FILE *fp;
+	int cs, cr, cc, cw;
+	char *check = NULL, *why = NULL;
+	const char *graphs;
+
+	fp = lp_tab_open(&t, hostside, "lp-hostside");
+	cs = lp_csv_need(&t.hdr, "stage", "hostside.tsv");
+	cr = lp_csv_need(&t.hdr, "range", "hostside.tsv");
+	cc = lp_csv_need(&t.hdr, "stage_check", "hostside.tsv");
+	cw = lp_csv_need(&t.hdr, "check_why", "hostside.tsv");
+	while (lp_tsv_next(&t))
+		if (!check && lp_nvtx_range_match(range, lp_tsv_get(&t, cr)) &&
+		    !strstr(lp_tsv_get(&t, cs), ":steady")) {
+			check = lp_xstrdup(lp_tsv_get(&t, cc));
+			why = lp_xstrdup(lp_tsv_get(&t, cw));
+		}
+	graphs = lp_tsv_comment(&t, "graphs");
+	free(hint);
+	hint = NULL;
+	if (check && (!strcmp(check, "graphs traced whole") ||
+	    !strcmp(check, "kernels in another process") ||
+	    !strcmp(check, "partly in another process")))
+		lp_die(LP_EXIT_DATA, "range \"%s\": %s (%s, made by lp-hostside)",
+		    range, why, hostside);
+	if (why && strcmp(why, "-") && strcmp(why, "n/a") && strcmp(check, "ok"))
+		hint = lp_xstrdup(why);
+	else if (graphs)
+		hint = lp_xstrdup(graphs);
+	free(check);
+	free(why);
+	lp_tsv_close(&t);
+	fclose(fp);
+}
+
 void
 lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range,
     const char *pid)
@@ -248,8 +290,9 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range,
 		if (ks->per_range) {
 			list_ranges(&b, r.ranges, range);
 			lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no kernel rows in "
-			    "range \"%s\" (ranges: %s)", range,
-			    b.len ? lp_sb_str(&b) : "none");
+			    "range \"%s\" (ranges: %s)%s%s", range,
+			    b.len ? lp_sb_str(&b) : "none", hint ? ": " : "",
+			    hint ? hint : "");
 		}
 		lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no kernel rows (the "
 		    "export ends after its header)");

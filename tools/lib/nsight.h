@@ -106,6 +106,12 @@ struct lp_ksum {
 void lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file,
     const char *range, const char *pid);
 void lp_ksum_sort(struct lp_ksum *ks);	/* total desc, then name */
+/* Before lp_ksum_read: whether hostside.tsv (lp-hostside) says the stage of
+ * this nsys range has its kernels where the summaries show them.  Dies
+ * (exit 1, its check_why) on graphs traced whole or kernels launched by
+ * another process than the range's; otherwise keeps what it says of an
+ * empty stage, for "no kernel rows" to say why. */
+void lp_ksum_check(const char *hostside, const char *range);
 void lp_ksum_free(struct lp_ksum *ks);
 
 /* ncuin.c: ncu CSV exports as a stream of results (kernel launches, or

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Decode as it ships (issue 26), from real H100 captures of
+# tests/workloads/torch_decoder.py (tests/fixtures/h100-graphs, made by
+# tests/gpu/explore15.sh): one CUDA graph per decode step traced whole by
+# nsys's default (g0) and per node (g1), torch.compile with and without its
+# CUDA graphs (c2, c1), the model in a spawned child process pushing its own
+# ranges (s1) and beside a parent that pushes them (s2).  Each case failed
+# on the code before issue 26: g0 said "no kernel rows" with no cause, g1
+# advised CUDA graphs to a graphed decode and counted the per-step sync as
+# host work, s2 died in lp-procs on nsys's empty nvtx_gpu_proj_trace.
+. "$(dirname "$0")/lib.sh"
+
+G=$FIX/h100-graphs
+S2=$TRASH/s2
+lpmake() {
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
+imp() {	# PREFIX: the capture's CSV exports (ncu's too, where there is one)
+	echo "$G/$1"_*.csv
+}
+lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/profiling/nsys/nsys.default.yaml" \
+	"$ROOT/conf/model/torch-decoder.yaml" >"$TRASH/cfg.yaml"
+hostside() {	# PREFIX
+	lp-hostside -c "$TRASH/cfg.yaml" -a "$G/$1_cuda_api_trace.csv" -g "$G/$1_cuda_gpu_trace.csv" \
+		-s "$G/$1_cuda_api_sum.csv" "$G/$1_nvtx_pushpop_trace.csv"
+}
+
+# The graph columns of a stage recomputed from the three exports alone:
+# its instances' cudaGraphLaunch calls on the range's thread, the kernels
+# that carry their correlation IDs, each graph launch's first kernel; the
+# time each synchronisation waited for the kernels of the thread's last
+# launch before it, and each copy for its own start on the GPU when that
+# came before the call returned.
+graphs='
+FNR == 1 { file++; n = csv($0, f); delete h; col(f, n, h); next }
+file == 1 { csv($0, f)
+	if (f[h["Name"]] != range) next
+	k = ++ni; s[k] = f[h["Start (ns)"]] + 0; e[k] = f[h["End (ns)"]] + 0
+	p[k] = f[h["PID"]]; t[k] = f[h["TID"]]; next }
+file == 2 { split($0, f, ",")
+	st = f[h["Start (ns)"]] + 0; d = f[h["Duration (ns)"]] + 0; nm = f[h["Name"]]
+	c = f[h["CorrID"]]; th = f[h["Pid"]] "/" f[h["Tid"]]
+	launch = nm ~ /^(cudaLaunch|cuLaunch|cudaGraphLaunch|cuGraphLaunch)/
+	for (k = 1; k <= ni; k++)
+		if (f[h["Pid"]] == p[k] && f[h["Tid"]] == t[k] && st >= s[k] && st < e[k]) break
+	if (k <= ni) {
+		if (nm ~ /^(cudaGraphLaunch|cuGraphLaunch)/) { gl++; g[c] = st }
+		if (nm ~ /Synchronize/) { ws[++nw] = c; wt[c] = st; wd[c] = d; wk[c] = "sync"; wp[c] = last[th] }
+		if (nm ~ /^(cudaMemcpy|cuMemcpy|cudaMemset|cuMemset)/) { ws[++nw] = c; wt[c] = st; wd[c] = d; wk[c] = "copy" }
+	}
+	if (launch) last[th] = c
+	next }
+file == 3 { split($0, f, ",")
+	c = f[h["CorrId"]]; st = f[h["Start (ns)"]] + 0; d = f[h["Duration (ns)"]] + 0
+	if ($0 ~ /\[CUDA mem/) { if (!(c in cs) || st < cs[c]) cs[c] = st; next }
+	if (!(c in kend) || st + d > kend[c]) kend[c] = st + d
+	if (!(c in g)) next
+	gk++; gns += d
+	if (!(c in first) || st < first[c]) first[c] = st
+	next }
+END {
+	for (i = 1; i <= nw; i++) {
+		c = ws[i]; until = ""
+		if (wk[c] == "copy") { if ((c in cs) && cs[c] < wt[c] + wd[c]) until = cs[c] }
+		else if (wp[c] != "" && (wp[c] in kend)) until = kend[wp[c]]
+		if (until == "" || until <= wt[c]) continue
+		b += until < wt[c] + wd[c] ? until - wt[c] : wd[c]
+	}
+	for (c in first) print first[c] - g[c] > lat
+	close(lat)
+	printf "%d\t%d\t%.0f\t%.0f\n", gl, gk, gns, b
+}'
+
+test_expect_success 'graphed decode (nodes traced): graph launches, their kernels and the time blocked, by awk' '
+	hostside g1 >h.tsv &&
+	for st in decode_step decode_all; do
+		A -v range=":LLM@$st" -v lat=lat "$graphs" "$G/g1_nvtx_pushpop_trace.csv" \
+			"$G/g1_cuda_api_trace.csv" "$G/g1_cuda_gpu_trace.csv" >expect &&
+		table h.tsv stage graph_launches graph_kernels graph_kernel_ns blocked_ns |
+			awk -F"\t" -v s=$st "\$1 == s" | cut -f2- >got &&
+		test_cmp expect got || return 1
+	done &&
+	sort -n lat | awk "{ v[++n] = \$1 } END { x = (n - 1) * 0.5; lo = int(x)
+		printf \"%.1f\n\", lo + 1 < n ? v[lo + 1] + (x - lo) * (v[lo + 2] - v[lo + 1]) : v[lo + 1] }" >expect &&
+	table h.tsv stage graph_lat_p50_ns | awk -F"\t" "\$1 == \"decode_all\" { print \$2 }" >got &&
+	test_cmp expect got &&
+	table h.tsv stage graph_kernel_pct launch_lat_p50_ns stage_check | grep "^decode_step	" >got &&
+	grep -q "^decode_step	100.00	n/a because every launch call is a graph launch" got &&
+	grep -q "	ok$" got
+'
+
+test_expect_success 'graphed decode: its kernel time is its graph replays'"'"' GPU time, by awk from cuda_gpu_trace' '
+	lpmake RUN=g1 "IMPORT=$(imp g1)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
+	A -v range=":LLM@decode_all" -v lat=/dev/null "$graphs" "$G/g1_nvtx_pushpop_trace.csv" \
+		"$G/g1_cuda_api_trace.csv" "$G/g1_cuda_gpu_trace.csv" | cut -f2,3 >expect &&
+	table "$S2/g1/stages.tsv" stage launches kernel_ns | awk -F"\t" "\$1 == \"decode_all\"" | cut -f2- >got &&
+	test_cmp expect got &&
+	test "$(cut -f2 expect)" -gt 0
+'
+
+test_expect_success 'graphed decode: no CUDA-graph advice; what bounds it, named; the sync is not host work' '
+	table "$S2/g1/findings.tsv" rule finding next_step >f &&
+	test_grep "^graph-bound	decode_step runs 100% of its kernel time from CUDA graphs" f &&
+	grep "graph-bound" f | grep -q "in the graph launch calls" &&
+	! grep -E "^(launch-bound|graph-bound)	decode" f | grep -q "Capture the stage in a CUDA graph" &&
+	! grep -q "hide launch gaps with CUDA graphs" f &&
+	! grep -q "^host-sync	decode" f &&
+	test_grep "its stage runs from CUDA graphs already" f &&
+	test_grep "^# range: :LLM@decode_all$" "$S2/g1/top_kernels.tsv"
+'
+
+test_expect_success 'graphed decode: the decode savings add up to no more than its idle time' '
+	table "$S2/g1/findings.tsv" rule saving_ns finding | awk -F"\t" "\$3 ~ /^decode_step|^decode_all/ { s += \$2 } END { print s + 0 }" >save &&
+	table "$S2/g1/stages.tsv" stage wall_total_ns kernel_ns | awk -F"\t" "\$1 == \"decode_all\" { print \$2 - \$3 }" >idle &&
+	awk -v s="$(cat save)" -v i="$(cat idle)" "BEGIN { exit !(s > 0 && s <= i) }"
+'
+
+test_expect_success 'graphs traced whole (nsys default): refused with the cause and the fix; the stage tables still made' '
+	test_must_fail lpmake RUN=g0 "IMPORT=$(imp g0)" MODEL=torch-decoder stakeholder_summary.md >out 2>err &&
+	test_grep "decode_all made 32 CUDA graph launches (cudaGraphLaunch in .*cuda_api_trace.csv) and nsys traced none of their kernels" err &&
+	test_grep "Profile again with --cuda-graph-trace=node (lp.s default: SET=nsys_cli.cuda_graph_trace=node)" err &&
+	! grep -q "no kernel rows" err &&
+	lpmake RUN=g0 stages.tsv hostside.tsv >/dev/null &&
+	table "$S2/g0/hostside.tsv" stage graph_launches graph_kernels stage_check |
+		grep "^decode_all	" >got &&
+	printf "decode_all\t32\t0\tgraphs traced whole\n" >expect &&
+	test_cmp expect got &&
+	table "$S2/g0/stages.tsv" stage instances | grep -q "^decode_step	32$" &&
+	test ! -e "$S2/g0/kernels.tsv" && test ! -e "$S2/g0/stakeholder_summary.md"
+'
+
+test_expect_success 'graphs traced whole, the summaries alone: "no kernel rows" says what the capture launched' '
+	test_must_fail lpmake RUN=g0s "IMPORT=$G/g0_cuda_gpu_kern_sum.csv $G/g0_cuda_gpu_kern_sum_mangled.csv $G/g0_nvtx_sum.csv $G/g0_nvtx_kern_sum.csv $G/g0_nvtx_kern_sum_mangled.csv $G/g0_cuda_api_sum.csv" \
+		MODEL=torch-decoder stakeholder_summary.md >out 2>err &&
+	test_grep "no kernel rows in range \":LLM@decode_all\" (ranges: .*): the run has no nvtx_pushpop_trace report; the capture made 32 CUDA graph launches (cuda_api_sum): whether nsys traced their kernels (--cuda-graph-trace=node) is not known" err
+'
+
+test_expect_success 'the model in a child process that pushes its ranges: found and named' '
+	lpmake RUN=s1 "IMPORT=$(imp s1)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
+	table "$S2/s1/hostside.tsv" stage process stage_check | grep "^decode_all	" >got &&
+	printf "decode_all\t5037 (thread 5037)\tok\n" >expect &&
+	test_cmp expect got &&
+	grep "^| decode_all |" "$S2/s1/stakeholder_summary.md" | grep -q "| 5037 (thread 5037) |"
+'
+
+test_expect_success 'ranges pushed by the parent, kernels run by the child: refused naming both processes' '
+	test_must_fail lpmake RUN=s2 "IMPORT=$(imp s2)" MODEL=torch-decoder stakeholder_summary.md >out 2>err &&
+	test_grep "process 5652 pushed decode_all.s range (:LLM@decode_all) and launched no kernel inside it, while process 5685 made 2720 launch calls during its instances" err &&
+	test_grep "Push the stage.s ranges in the process that launches the kernels" err &&
+	test_grep "s2_nvtx_gpu_proj_trace.csv: an empty file (not read: nsys stats writes one for a report without rows)" "$S2/s2/import.mk" &&
+	lpmake RUN=s2 procs.tsv hostside.tsv >/dev/null &&
+	lp-procs -D 0 -g "$G/s2_nvtx_gpu_proj_trace.csv" -t "$G/s2_cuda_gpu_trace.csv" "$G/s2_nvtx_kern_sum.csv" >p.tsv &&
+	test_grep "nvtx_gpu_proj_trace is empty: no NVTX range had GPU work" p.tsv &&
+	table "$S2/s2/hostside.tsv" stage stage_check | grep -q "^decode_step	kernels in another process$"
+'
+
+test_expect_success 'torch.compile with its CUDA graphs (reduce-overhead): graph share, graph-bound; without them: none' '
+	lpmake RUN=c2 "IMPORT=$(imp c2)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
+	A -v range=":LLM@decode_step" -v lat=/dev/null "$graphs" "$G/c2_nvtx_pushpop_trace.csv" \
+		"$G/c2_cuda_api_trace.csv" "$G/c2_cuda_gpu_trace.csv" | cut -f1-3 >expect &&
+	table "$S2/c2/hostside.tsv" stage graph_launches graph_kernels graph_kernel_ns | grep "^decode_step	" | cut -f2- >got &&
+	test_cmp expect got &&
+	table "$S2/c2/hostside.tsv" stage graph_kernel_pct | grep -q "^decode_step	94.66$" &&
+	table "$S2/c2/findings.tsv" rule finding | grep -q "^graph-bound	decode_step runs 94.7% of its kernel time from CUDA graphs" &&
+	lpmake RUN=c1 "IMPORT=$(imp c1)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
+	table "$S2/c1/hostside.tsv" stage graph_launches graph_kernel_pct | grep -q "^decode_step	0	0.00$" &&
+	table "$S2/c1/top_kernels.tsv" kernel | grep -q "^triton_"
+'
+
+test_expect_success 'the API trace of a compile worker beside the model: kernels still matched' '
+	awk -F, "NR > 1 { p[\$6]++ } END { for (x in p) n++; print n }" "$G/c2_cuda_api_trace.csv" >n &&
+	echo 2 >two && test_cmp two n &&
+	table "$S2/c2/hostside.tsv" stage kernel_ns | grep "^decode_all	" | grep -qv "n/a"
+'
+
+test_expect_success 'make -q is true after each run; one removal redoes only what follows it' '
+	lpmake -q RUN=g1 stakeholder_summary.md &&
+	rm "$S2/g1/hostside.tsv" &&
+	lpmake RUN=g1 stakeholder_summary.md >out 2>&1 &&
+	grep -o "bin/lp-[a-z]*" out | sort -u >tools &&
+	test_grep "bin/lp-hostside" tools &&
+	for t in lp-stages lp-steps lp-procs lp-gpu lp-mfu lp-mbu lp-envtab lp-ranks lp-overlap lp-import; do
+		! grep -qx "bin/$t" tools || { echo "$t ran again"; return 1; }
+	done &&
+	lpmake -q RUN=g1 stakeholder_summary.md
+'
+
+test_done
