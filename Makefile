@@ -1,6 +1,6 @@
 # lp: deep LLM profiling on NVIDIA GPUs, as small Unix filters driven by make.
 #
-#   make                      build bin/lp-* (needs libcsv-dev, libyaml-dev)
+#   make                      build bin/lp-* (needs libcsv-dev, libyaml-dev, libsqlite3-dev)
 #   make deps                 install those Debian packages (as root)
 #   make check                unit and CLI tests (TAP, run by prove)
 #   make check SAN=1          the same under ASan+UBSan;  VALGRIND=1: valgrind
@@ -56,23 +56,24 @@ all: $(BINS)
 
 # One line naming the Debian packages when a library is missing, instead
 # of a page of compiler errors; as root with apt-get, it installs them.
-LP_DEBS := libcsv-dev libyaml-dev
+# Checked again when this Makefile (its list of packages) changes.
+LP_DEBS := libcsv-dev libyaml-dev libsqlite3-dev
 LP_AUTO_DEPS ?= 1
-$(B)/.deps-ok:
+$(B)/.deps-ok: Makefile
 	$(Q)mkdir -p $(@D)
-	$(Q)check() { printf '#include <csv.h>\n#include <yaml.h>\nint main(void){struct csv_parser p; yaml_parser_t y; (void)p; (void)y; return 0;}\n' \
-	  | $(CC) -x c - -o $@.tmp -lcsv -lyaml 2>/dev/null; }; \
+	$(Q)check() { printf '#include <csv.h>\n#include <yaml.h>\n#include <sqlite3.h>\nint main(void){struct csv_parser p; yaml_parser_t y; sqlite3 *d = 0; (void)p; (void)y; (void)d; return sqlite3_libversion_number() > 0 ? 0 : 1;}\n' \
+	  | $(CC) -x c - -o $@.tmp -lcsv -lyaml -lsqlite3 2>/dev/null; }; \
 	check || { [ "$(LP_AUTO_DEPS)" = 1 ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 	  echo "lp: installing $(LP_DEBS) (running as root)" >&2 && \
 	  { apt-get install -y -qq $(LP_DEBS) >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $(LP_DEBS) >/dev/null; }; } && check; } \
-	  || { echo "lp: libcsv and libyaml are missing: apt-get install $(LP_DEBS) (or: make deps)" >&2; exit 1; }
+	  || { echo "lp: libcsv, libyaml or libsqlite3 is missing: apt-get install $(LP_DEBS) (or: make deps)" >&2; exit 1; }
 	$(Q)rm -f $@.tmp && touch $@
 
-# Installs the two libraries on Debian; as root it runs apt-get itself.
+# Installs the three libraries on Debian; as root it runs apt-get itself.
 deps:
 	$(Q)if [ "$$(id -u)" = 0 ]; then \
 	  apt-get update && apt-get install -y --no-install-recommends $(LP_DEBS) make gcc libc6-dev perl; \
-	else echo "run as root: apt-get install libcsv-dev libyaml-dev"; exit 1; fi
+	else echo "run as root: apt-get install $(LP_DEBS)"; exit 1; fi
 
 # Objects are rebuilt when the flags change, not only when sources do.
 LP_FLAGS_NOW := $(CC) $(CFLAGS) $(LP_CFLAGS) $(LDFLAGS)
@@ -101,6 +102,9 @@ $(B)/obj/%.o: tools/%.c $(B)/.flags | $(B)/.deps-ok
 $(B)/lp-%: $(B)/obj/lp-%.o $(B)/liblp.a
 	$(call LP_SAY,LD      $@)
 	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# lp-graphnodes alone reads nsys's sqlite export: only it links libsqlite3.
+$(B)/lp-graphnodes: LDLIBS += -lsqlite3
 
 # C unit tests of the library, one file a module, TAP on stdout.
 $(B)/obj/test/%.o: tests/unit/%.c tests/unit/tap.h $(B)/.flags | $(B)/.deps-ok

@@ -327,11 +327,20 @@ $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 # name, and by input shapes), instead of the kernel-name classes.
 LP_ATEN_IN := $(R)/nsys/config.yaml $(foreach r,$(LP_ATEN_REPORTS),$(call lp_rep,$(r)))
 LP_ATEN_NCU := $(and $(LP_HAVE_NCU),$(call lp_rep,cuda_gpu_kern_sum),$(call lp_rep,cuda_gpu_kern_sum_mangled))
+# A CUDA graph's kernels go to the op open when their node was captured
+# (lp-graphnodes: nsys's sqlite export, which nsys stats wrote beside the
+# report; imported, lp-graphnodes' CSV of it).
+LP_GRAPHNODES := $(if $(or $(LP_HAVE_STATS),$(LP_IMP_graph_node_trace)),$(LP_NS)graph_node_trace.csv)
 LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trace.csv \
 	  -g $(LP_NS)cuda_gpu_trace.csv $(if $(LP_ATEN_NCU),-m $(R)/ncu/metrics.tsv \
-	  -d $(LP_NS)cuda_gpu_kern_sum.csv -D $(LP_NS)cuda_gpu_kern_sum_mangled.csv)
+	  -d $(LP_NS)cuda_gpu_kern_sum.csv -D $(LP_NS)cuda_gpu_kern_sum_mangled.csv) \
+	  $(if $(LP_GRAPHNODES),-n $(LP_GRAPHNODES))
 LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)cuda_gpu_kern_sum.csv \
-	$(LP_NS)cuda_gpu_kern_sum_mangled.csv) $(LP_STATS_DONE) $(LP_BIN)/lp-atenops
+	$(LP_NS)cuda_gpu_kern_sum_mangled.csv) $(LP_GRAPHNODES) $(LP_STATS_DONE) $(LP_BIN)/lp-atenops
+ifneq ($(LP_HAVE_STATS),)
+$(LP_NS)graph_node_trace.csv: $(R)/nsys/stats.log $(LP_BIN)/lp-graphnodes
+	$(LP_BIN)/lp-graphnodes $(R)/nsys/report.sqlite > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+endif
 LP_ATEN_TOP = $(LP_BIN)/lp-tabtop -w stage="$$($(LP_BIN)/lp-confget run.stage $(R)/config.yaml)" -n $(LP_TOPN_NOW)
 LP_ATEN_MISSING := $(strip $(if $(LP_LIVE),,$(foreach r,$(LP_ATEN_REPORTS),$(if $(LP_IMP_$(r)),,$(r)))))
 ifneq ($(LP_ATEN_MISSING),)

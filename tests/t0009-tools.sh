@@ -79,7 +79,7 @@ test_expect_success 'make install and uninstall, with DESTDIR and PREFIX' '
 
 test_expect_success 'missing libraries stop the build with one line naming the packages' '
 	test_must_fail make -C "$ROOT" --no-print-directory B="$TRASH/b" CC=false LP_AUTO_DEPS=0 >out 2>err &&
-	test_grep "^lp: libcsv and libyaml are missing: apt-get install libcsv-dev libyaml-dev" err &&
+	test_grep "^lp: libcsv, libyaml or libsqlite3 is missing: apt-get install libcsv-dev libyaml-dev libsqlite3-dev" err &&
 	grep -v "^make: \*\*\*" err >lines && test $(wc -l <lines) = 1
 '
 

@@ -105,8 +105,10 @@ test_expect_success 'by op name (-N): the shape rows summed; lp-tabtop keeps one
 	test_cmp expect got &&
 	test_grep "^# note: $(($(wc -l <all) - 3)) more rows in n.tsv.\$" top.tsv &&
 	grep "^#" n.tsv >expect &&
-	grep "^#" top.tsv | grep -v "more rows in" >got &&
+	grep "^#" top.tsv | grep -v -e "more rows in" -e "^# note: Coverage of decode_all: " >got &&
 	test_cmp expect got &&
+	sed -n "s/^# coverage: decode_all: /# note: Coverage of decode_all: /p" n.tsv >expect &&
+	grep "^# note: Coverage of" top.tsv >got && test_cmp expect got &&
 	lp-tabtop -w stage=decode_all -l aten_opnames.tsv n.tsv >whole.tsv &&
 	table whole.tsv stage op >got &&
 	test_cmp all got &&

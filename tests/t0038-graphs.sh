@@ -25,57 +25,16 @@ hostside() {	# PREFIX
 		-s "$G/$1_cuda_api_sum.csv" "$G/$1_nvtx_pushpop_trace.csv"
 }
 
-# The graph columns of a stage recomputed from the three exports alone:
-# its instances' cudaGraphLaunch calls on the range's thread, the kernels
-# that carry their correlation IDs, each graph launch's first kernel; the
-# time each synchronisation waited for the kernels of the thread's last
-# launch before it, and each copy for its own start on the GPU when that
-# came before the call returned.
-graphs='
-FNR == 1 { file++; n = csv($0, f); delete h; col(f, n, h); next }
-file == 1 { csv($0, f)
-	if (f[h["Name"]] != range) next
-	k = ++ni; s[k] = f[h["Start (ns)"]] + 0; e[k] = f[h["End (ns)"]] + 0
-	p[k] = f[h["PID"]]; t[k] = f[h["TID"]]; next }
-file == 2 { split($0, f, ",")
-	st = f[h["Start (ns)"]] + 0; d = f[h["Duration (ns)"]] + 0; nm = f[h["Name"]]
-	c = f[h["CorrID"]]; th = f[h["Pid"]] "/" f[h["Tid"]]
-	launch = nm ~ /^(cudaLaunch|cuLaunch|cudaGraphLaunch|cuGraphLaunch)/
-	for (k = 1; k <= ni; k++)
-		if (f[h["Pid"]] == p[k] && f[h["Tid"]] == t[k] && st >= s[k] && st < e[k]) break
-	if (k <= ni) {
-		if (nm ~ /^(cudaGraphLaunch|cuGraphLaunch)/) { gl++; g[c] = st }
-		if (nm ~ /Synchronize/) { ws[++nw] = c; wt[c] = st; wd[c] = d; wk[c] = "sync"; wp[c] = last[th] }
-		if (nm ~ /^(cudaMemcpy|cuMemcpy|cudaMemset|cuMemset)/) { ws[++nw] = c; wt[c] = st; wd[c] = d; wk[c] = "copy" }
-	}
-	if (launch) last[th] = c
-	next }
-file == 3 { split($0, f, ",")
-	c = f[h["CorrId"]]; st = f[h["Start (ns)"]] + 0; d = f[h["Duration (ns)"]] + 0
-	if ($0 ~ /\[CUDA mem/) { if (!(c in cs) || st < cs[c]) cs[c] = st; next }
-	if (!(c in kend) || st + d > kend[c]) kend[c] = st + d
-	if (!(c in g)) next
-	gk++; gns += d
-	if (!(c in first) || st < first[c]) first[c] = st
-	next }
-END {
-	for (i = 1; i <= nw; i++) {
-		c = ws[i]; until = ""
-		if (wk[c] == "copy") { if ((c in cs) && cs[c] < wt[c] + wd[c]) until = cs[c] }
-		else if (wp[c] != "" && (wp[c] in kend)) until = kend[wp[c]]
-		if (until == "" || until <= wt[c]) continue
-		b += until < wt[c] + wd[c] ? until - wt[c] : wd[c]
-	}
-	for (c in first) print first[c] - g[c] > lat
-	close(lat)
-	printf "%d\t%d\t%.0f\t%.0f\n", gl, gk, gns, b
-}'
+# The graph columns of a stage, recomputed by tests/graphs.awk
+graphs() {	# RANGE LATFILE PREFIX
+	awk -v range="$1" -v lat="$2" -f "$ROOT/tests/csv.awk" -f "$ROOT/tests/graphs.awk" \
+		"$G/$3_nvtx_pushpop_trace.csv" "$G/$3_cuda_api_trace.csv" "$G/$3_cuda_gpu_trace.csv"
+}
 
 test_expect_success 'graphed decode (nodes traced): graph launches, their kernels and the time blocked, by awk' '
 	hostside g1 >h.tsv &&
 	for st in decode_step decode_all; do
-		A -v range=":LLM@$st" -v lat=lat "$graphs" "$G/g1_nvtx_pushpop_trace.csv" \
-			"$G/g1_cuda_api_trace.csv" "$G/g1_cuda_gpu_trace.csv" >expect &&
+		graphs ":LLM@$st" lat g1 >expect &&
 		table h.tsv stage graph_launches graph_kernels graph_kernel_ns blocked_ns |
 			awk -F"\t" -v s=$st "\$1 == s" | cut -f2- >got &&
 		test_cmp expect got || return 1
@@ -91,8 +50,7 @@ test_expect_success 'graphed decode (nodes traced): graph launches, their kernel
 
 test_expect_success 'graphed decode: its kernel time is its graph replays'"'"' GPU time, by awk from cuda_gpu_trace' '
 	lpmake RUN=g1 "IMPORT=$(imp g1)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
-	A -v range=":LLM@decode_all" -v lat=/dev/null "$graphs" "$G/g1_nvtx_pushpop_trace.csv" \
-		"$G/g1_cuda_api_trace.csv" "$G/g1_cuda_gpu_trace.csv" | cut -f2,3 >expect &&
+	graphs :LLM@decode_all /dev/null g1 | cut -f2,3 >expect &&
 	table "$S2/g1/stages.tsv" stage launches kernel_ns | awk -F"\t" "\$1 == \"decode_all\"" | cut -f2- >got &&
 	test_cmp expect got &&
 	test "$(cut -f2 expect)" -gt 0
@@ -156,8 +114,7 @@ test_expect_success 'ranges pushed by the parent, kernels run by the child: refu
 
 test_expect_success 'torch.compile with its CUDA graphs (reduce-overhead): graph share, graph-bound; without them: none' '
 	lpmake RUN=c2 "IMPORT=$(imp c2)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
-	A -v range=":LLM@decode_step" -v lat=/dev/null "$graphs" "$G/c2_nvtx_pushpop_trace.csv" \
-		"$G/c2_cuda_api_trace.csv" "$G/c2_cuda_gpu_trace.csv" | cut -f1-3 >expect &&
+	graphs :LLM@decode_step /dev/null c2 | cut -f1-3 >expect &&
 	table "$S2/c2/hostside.tsv" stage graph_launches graph_kernels graph_kernel_ns | grep "^decode_step	" | cut -f2- >got &&
 	test_cmp expect got &&
 	table "$S2/c2/hostside.tsv" stage graph_kernel_pct | grep -q "^decode_step	94.66$" &&
@@ -171,6 +128,17 @@ test_expect_success 'the API trace of a compile worker beside the model: kernels
 	awk -F, "NR > 1 { p[\$6]++ } END { for (x in p) n++; print n }" "$G/c2_cuda_api_trace.csv" >n &&
 	echo 2 >two && test_cmp two n &&
 	table "$S2/c2/hostside.tsv" stage kernel_ns | grep "^decode_all	" | grep -qv "n/a"
+'
+
+test_expect_success 'graphed decode with op ranges, imported with lp-graphnodes'"'"' trace: decode ops with shapes, coverage said' '
+	lp-graphnodes "$G/a2_report.sqlite" >nodes.csv &&
+	test_cmp "$G/a2_graph_node_trace.csv" nodes.csv &&
+	lpmake RUN=a2 "IMPORT=$(imp a2)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
+	test_grep "a2_graph_node_trace.csv: lp-graphnodes graph_node_trace" "$S2/a2/import.mk" &&
+	test_grep "^# coverage: decode_all: 100.0 % of its kernel time (132 kernels, of which 132 from CUDA graphs) in ops with input shapes$" "$S2/a2/aten_ops.tsv" &&
+	test_grep "^Coverage of decode_all: 100.0 % of its kernel time" "$S2/a2/stakeholder_summary.md" &&
+	table "$S2/a2/aten_ops.tsv" stage op | grep "^decode_all	" >ops &&
+	! grep -q "(outside any op)" ops && grep -q "aten::addmm" ops
 '
 
 test_expect_success 'make -q is true after each run; one removal redoes only what follows it' '

@@ -14,6 +14,16 @@
  * started yet are held.  Memory follows the distinct (stage, op, shapes)
  * rows, the depth of the open ranges and the kernels in flight, not the
  * number of ranges or launches.
+ *
+ * A CUDA graph's kernels all carry the correlation ID of its
+ * cudaGraphLaunch, and PyTorch pushed their op ranges when it captured
+ * the graph, not when it replays it.  With -n, lp-graphnodes' trace is
+ * swept too: at each graph node's capture ("create") the op open on the
+ * capturing thread is remembered for the node, and each replayed kernel
+ * ("kernel": its start, CorrId and node) counts for that op, in the
+ * stages open at the cudaGraphLaunch.  A graph launch is held until a
+ * later launch's kernel starts on its stream (at most GMAX at once), so
+ * memory follows the graph nodes and the launches in flight.
  */
 #include <math.h>
 #include <stdint.h>
@@ -30,9 +40,11 @@
 static const char synopsis[] =
     "lp-atenops -a cuda_api_trace.csv -c config.yaml -g cuda_gpu_trace.csv "
     "[-N] [-m metrics.tsv -d cuda_gpu_kern_sum.csv -D "
-    "cuda_gpu_kern_sum_mangled.csv] nvtx_pushpop_trace.csv";
+    "cuda_gpu_kern_sum_mangled.csv] [-n graph_node_trace.csv] "
+    "nvtx_pushpop_trace.csv";
 
-enum { MAXNAMES = 3 };
+/* GMAX: graph launches held whose kernels may still come */
+enum { MAXNAMES = 3, GMAX = 1024 };
 
 struct shape {			/* one kernel at one launch shape, in a row */
 	long kid;
@@ -57,6 +69,8 @@ struct ent {			/* an open range on a thread's stack */
 	int stage;		/* a configured stage, or -1: an op */
 	long *rows;		/* op: its row in each stage open, or -1 */
 	long line;
+	long opk;		/* -n: the op and shapes (A.iop), else -1 */
+	long inst;		/* -n: its graph-capturing instance, or -1 */
 };
 
 struct thr {
@@ -67,6 +81,25 @@ struct thr {
 struct pend {			/* a launch whose kernel has not started */
 	int64_t corr;
 	long slot;		/* rows of it: pool[slot * nst ...] */
+	long seq;		/* launch calls before it */
+	int graph;		/* a graph launch: many kernels, one CorrId */
+};
+
+struct glaunch {		/* a graph launch held for its kernels */
+	int64_t corr;
+	long seq;
+	double strm;		/* the stream of its first kernel */
+};
+
+struct inst {			/* an op range that captured graph nodes */
+	long opk;
+	long last;		/* the graph launch (seq) that last ran it */
+};
+
+struct gkern {			/* a graph_node_trace kernel row in flight */
+	double t;
+	int64_t corr;
+	long inst;		/* -1: captured outside ops; -2: no create row */
 };
 
 struct at {
@@ -85,10 +118,23 @@ struct at {
 	size_t nt;
 	struct pend *ph;	/* open addressing, corr 0 free */
 	size_t phcap, phn;
-	long *pool, *freel;
+	long *pool, *freel;	/* pool: a launch's row per stage, -1 none,
+				 * -2 a graph launch's outside ops, not made */
 	size_t npool, nfree, poolcap;
 	double nops, nlaunch, nkern, nolaunch, outside_stage, maxpend;
 	struct lp_sb key, op, shapes;
+	/* CUDA graphs; -n: lp-graphnodes' graph_node_trace */
+	const char *npath;
+	struct glaunch *gwait, *gseen;	/* no kernel yet; kernels seen */
+	size_t nwait, nseen;
+	double *stgraph;	/* per stage: kernels from graph launches */
+	double ngraph, gop, gnoop, gnorow, gstale, gdropped, gkrows;
+	struct lp_map *opidx, *gnode;	/* op\x1fshapes -> iop; node -> inst */
+	char **iop, **ishapes;
+	struct inst *in;
+	size_t ninst;
+	struct gkern *gk;
+	size_t ngk;
 };
 
 static struct at A;
@@ -142,7 +188,7 @@ ph_grow(void)
 }
 
 static long *
-pend_put(int64_t corr, const char *file, long line)
+pend_put(int64_t corr, int graph, const char *file, long line)
 {
 	size_t i;
 	long s;
@@ -168,9 +214,22 @@ pend_put(int64_t corr, const char *file, long line)
 	}
 	A.ph[i].corr = corr;
 	A.ph[i].slot = s;
+	A.ph[i].seq = (long)A.nlaunch;
+	A.ph[i].graph = graph;
 	if (++A.phn > A.maxpend)
 		A.maxpend = (double)A.phn;
 	return &A.pool[(size_t)s * A.nst];
+}
+
+/* The launch of corr, left in; NULL if none. */
+static const struct pend *
+pend_get(int64_t corr)
+{
+	size_t i;
+
+	if (!A.phcap || !A.ph[i = ph_find(corr)].corr)
+		return NULL;
+	return &A.ph[i];
 }
 
 /* Takes the launch of corr out (backward-shift deletion): its slot, or -1. */
@@ -224,6 +283,39 @@ pop_until(struct thr *t, double at)
 		free(t->e[--t->n].rows);
 }
 
+/* -n: the op and shapes of a range, kept once for the graph nodes it may
+ * capture */
+static long
+op_key(const char *op, const char *shapes)
+{
+	long i;
+
+	lp_sb_reset(&A.key);
+	lp_sb_printf(&A.key, "%s\x1f%s", op, shapes);
+	if ((i = lp_map_get(A.opidx, lp_sb_str(&A.key), -1)) >= 0)
+		return i;
+	i = (long)lp_map_len(A.opidx);
+	lp_map_put(A.opidx, lp_sb_str(&A.key), i);
+	A.iop = lp_xreallocarray(A.iop, (size_t)i + 1, sizeof *A.iop);
+	A.ishapes = lp_xreallocarray(A.ishapes, (size_t)i + 1,
+	    sizeof *A.ishapes);
+	A.iop[i] = lp_xstrdup(op);
+	A.ishapes[i] = lp_xstrdup(shapes);
+	return i;
+}
+
+/* The innermost op range open on the thread, or NULL. */
+static struct ent *
+innermost_op(struct thr *t)
+{
+	size_t i;
+
+	for (i = t->n; i-- > 0; )
+		if (t->e[i].stage < 0)
+			return &t->e[i];
+	return NULL;
+}
+
 static int
 stage_of(const char *name)
 {
@@ -261,6 +353,9 @@ on_range(const struct lp_rep_row *rr)
 	en->stage = st;
 	en->rows = NULL;
 	en->line = rr->line;
+	en->opk = en->inst = -1;
+	if (st < 0 && A.npath)
+		en->opk = op_key(lp_sb_str(&A.op), lp_sb_str(&A.shapes));
 	if (st >= 0) {
 		A.stseen[st] = 1;
 		return;
@@ -281,11 +376,17 @@ on_range(const struct lp_rep_row *rr)
 }
 
 static int
+is_graph_launch(const char *name)
+{
+	return !strncmp(name, "cudaGraphLaunch", 15) ||
+	    !strncmp(name, "cuGraphLaunch", 13);
+}
+
+static int
 is_launch(const char *name)
 {
 	return !strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8) ||
-	    !strncmp(name, "cudaGraphLaunch", 15) ||
-	    !strncmp(name, "cuGraphLaunch", 13);
+	    is_graph_launch(name);
 }
 
 static int64_t
@@ -300,33 +401,99 @@ corr_of(const struct lp_rep_row *rr, size_t i)
 	return (int64_t)c;
 }
 
+/* ---- graph launches: held while their kernels may come ---- */
+
+static void
+gl_drop(struct glaunch *g, size_t *n, size_t i)
+{
+	pend_take(g[i].corr);
+	memmove(&g[i], &g[i + 1], (*n - i - 1) * sizeof *g);
+	(*n)--;
+}
+
+static void
+gl_add(struct glaunch **g, size_t *n, const struct glaunch *l)
+{
+	if (!*g)
+		*g = lp_xcalloc(GMAX, sizeof **g);
+	if (*n == GMAX) {	/* more in flight than any GPU queues */
+		gl_drop(*g, n, 0);
+		A.gdropped++;
+	}
+	(*g)[(*n)++] = *l;
+}
+
+/*
+ * A kernel of launch seq started on stream strm: a graph launch before it
+ * whose kernels ran on that stream has run them all (a stream runs a
+ * graph launch whole before what follows it), so it is let go.
+ */
+static void
+gl_retire(long seq, double strm)
+{
+	size_t i;
+
+	for (i = 0; i < A.nseen; )
+		if (A.gseen[i].seq < seq && A.gseen[i].strm == strm)
+			gl_drop(A.gseen, &A.nseen, i);
+		else
+			i++;
+}
+
+/* The first kernel of a graph launch: it is now known by its stream. */
+static void
+gl_seen(int64_t corr, double strm)
+{
+	size_t i;
+
+	for (i = 0; i < A.nseen; i++)
+		if (A.gseen[i].corr == corr)
+			return;
+	for (i = 0; i < A.nwait && A.gwait[i].corr != corr; i++)
+		;
+	if (i == A.nwait)
+		return;
+	A.gwait[i].strm = strm;
+	gl_add(&A.gseen, &A.nseen, &A.gwait[i]);
+	memmove(&A.gwait[i], &A.gwait[i + 1], (A.nwait - i - 1) *
+	    sizeof *A.gwait);
+	A.nwait--;
+}
+
 static void
 on_launch(const struct lp_rep_row *rr, double at)
 {
 	struct thr *t;
-	const struct ent *op = NULL;
+	const struct ent *op;
 	long *rows;
 	size_t i;
-	int any = 0;
+	int any = 0, graph;
+	int64_t corr;
 
 	if (!is_launch(rr->v[1]))
 		return;
-	A.nlaunch++;
 	t = thread_of(lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
 	pop_until(t, at);
-	rows = pend_put(corr_of(rr, 2), rr->file, rr->line);
+	graph = is_graph_launch(rr->v[1]);
+	rows = pend_put(corr = corr_of(rr, 2), graph, rr->file, rr->line);
+	A.nlaunch++;
+	if (graph) {
+		struct glaunch l = { corr, (long)A.nlaunch - 1, -1 };
+
+		gl_add(&A.gwait, &A.nwait, &l);
+	}
 	for (i = 0; i < A.nst; i++)
 		rows[i] = -1;
-	for (i = t->n; i-- > 0 && !op; )
-		if (t->e[i].stage < 0)
-			op = &t->e[i];
+	op = innermost_op(t);
 	for (i = 0; i < t->n; i++) {
 		int st = t->e[i].stage;
 
 		if (st < 0)
 			continue;
 		any = 1;
-		rows[st] = op && op->rows[st] >= 0 ? op->rows[st] :
+		/* a graph's kernels may all go to the ops that captured
+		 * them: its row outside ops is made when one does not (-2) */
+		rows[st] = op && op->rows[st] >= 0 ? op->rows[st] : graph ? -2 :
 		    row_of(st, "(outside any op)", NULL);
 	}
 	if (!any)
@@ -365,21 +532,67 @@ add_shape(struct row *r, long kid, const char *grid, const char *block,
 	r->sh[i].ns += ns;
 }
 
+/* -n: the op instance that captured the node of a graph kernel starting
+ * at t, by its graph_node_trace row; -1 none, -2 no row or no create row.
+ * Rows before t had their kernel's turn already: none came. */
+static long
+graph_op(double t, int64_t corr)
+{
+	size_t i, j;
+	long in = -2;
+
+	for (i = j = 0; i < A.ngk; i++)
+		if (A.gk[i].t == t && A.gk[i].corr == corr && in == -2)
+			in = A.gk[i].inst;
+		else if (A.gk[i].t < t)
+			A.gstale++;
+		else
+			A.gk[j++] = A.gk[i];
+	A.ngk = j;
+	return in;
+}
+
 static void
 on_kernel(const struct lp_rep_row *rr)
 {
-	double d;
-	long s, kid;
+	double d, t, strm = -1;
+	long s, kid, in = -1;
 	size_t i;
 	char grid[128], block[128];
+	const struct pend *p;
+	int64_t corr;
+	long seq;
+	int graph, call = 0;
 
 	if (!strncmp(rr->v[9], "[CUDA ", 6))
 		return;		/* a copy or a set, not a kernel */
 	A.nkern++;
 	d = lp_rep_time(rr, 1);
-	if ((s = pend_take(corr_of(rr, 2))) < 0) {
+	corr = corr_of(rr, 2);
+	if (!(p = pend_get(corr))) {
 		A.nolaunch++;
 		return;
+	}
+	s = p->slot;
+	seq = p->seq;
+	graph = p->graph;
+	if (A.nseen || graph) {
+		if (!lp_num_get(rr->v[10], &strm))
+			strm = -1;	/* no stream column: one stream */
+		gl_retire(seq, strm);
+	}
+	if (!graph)
+		pend_take(corr);
+	else {
+		gl_seen(corr, strm);
+		A.ngraph++;
+		t = lp_rep_time(rr, 0);
+		if (A.npath && (in = graph_op(t, corr)) >= 0) {
+			A.gop++;
+			call = A.in[in].last != seq;
+			A.in[in].last = seq;
+		} else if (A.npath)
+			*(in == -1 ? &A.gnoop : &A.gnorow) += 1;
 	}
 	snprintf(grid, sizeof grid, "(%.30s, %.30s, %.30s)", rr->v[3], rr->v[4],
 	    rr->v[5]);
@@ -389,12 +602,171 @@ on_kernel(const struct lp_rep_row *rr)
 	for (i = 0; i < A.nst; i++) {
 		long k = A.pool[(size_t)s * A.nst + i];
 
-		if (k < 0)
+		if (k == -1)
 			continue;
+		if (graph)
+			A.stgraph[i]++;
+		if (in >= 0) {	/* the op that captured it, replayed */
+			k = row_of((int)i, A.iop[A.in[in].opk],
+			    A.ishapes[A.in[in].opk]);
+			A.r[k].calls += call;
+		} else if (k == -2)
+			k = A.pool[(size_t)s * A.nst + i] = row_of((int)i,
+			    "(outside any op)", NULL);
 		A.r[k].kern_ns += d;
 		A.r[k].kernels++;
 		add_shape(&A.r[k], kid, grid, block, 1, d);
 	}
+}
+
+/* ---- -n: lp-graphnodes' graph_node_trace ---- */
+
+struct gsrc {
+	FILE *fp;
+	const char *name;
+	struct lp_csv_in *in;
+	struct lp_csv_hdr hdr;
+	struct lp_csv_rec rec;
+	int c[6];		/* Start, Event, node, CorrId, Pid, Tid */
+	int have, kernel;
+	double t, last;
+	long lastline;
+};
+
+static const char *
+gfield(const struct gsrc *g, int i)
+{
+	return lp_csv_field(&g->rec, g->c[i]);
+}
+
+static int
+digits(const char *s, size_t max)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n && n <= max && !s[n];
+}
+
+static void
+gnext(struct gsrc *g)
+{
+	const char *ev;
+
+	do
+		if (!(g->have = lp_csv_next(g->in, &g->rec)))
+			return;
+	while (g->rec.n == 1 && !g->rec.f[0][0]);
+	lp_csv_width(&g->hdr, g->rec.n, g->rec.line);
+	if (!lp_num_get(gfield(g, 0), &g->t) || lp_num_bad(LP_DIM_TIME, g->t, 0))
+		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[0] + 1, "Start "
+		    "(ns): expected a number from 0, got \"%s\"", gfield(g, 0));
+	if (g->t < g->last)
+		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[0] + 1, "%s: "
+		    "starts before the row on line %ld: not sorted by start time "
+		    "(as lp-graphnodes writes it)", gfield(g, 0), g->lastline);
+	g->last = g->t;
+	g->lastline = g->rec.line;
+	ev = gfield(g, 1);
+	if (strcmp(ev, "create") && strcmp(ev, "kernel"))
+		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[1] + 1, "Event: "
+		    "expected \"create\" or \"kernel\", got \"%s\"", ev);
+	g->kernel = *ev == 'k';
+	if (!digits(gfield(g, 2), 20))
+		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[2] + 1, "Graph "
+		    "Node ID: expected a whole number, got \"%s\"", gfield(g, 2));
+}
+
+static void
+gopen(struct gsrc *g)
+{
+	static const char *const cols[] = { "Start (ns)", "Event",
+		"Graph Node ID", "CorrId", "Pid", "Tid" };
+	size_t i;
+
+	g->fp = lp_open_in(A.npath, &g->name);
+	g->in = lp_csv_open(g->fp, g->name, NULL, NULL);
+	if (!lp_csv_next(g->in, &g->rec))
+		lp_die_at(LP_EXIT_DATA, g->name, 0, 0, "no header (not "
+		    "lp-graphnodes output)");
+	lp_csv_hdr_init(&g->hdr, &g->rec, g->name);
+	for (i = 0; i < 6; i++)
+		g->c[i] = lp_csv_need(&g->hdr, cols[i], "lp-graphnodes output");
+	g->last = -1;
+	gnext(g);
+}
+
+static void
+gclose(struct gsrc *g)
+{
+	lp_csv_close(g->in);
+	lp_csv_hdr_free(&g->hdr);
+	lp_close_in(g->fp);
+}
+
+/* A node made by stream capture: the op open on its thread then made it. */
+static void
+on_create(const struct gsrc *g)
+{
+	const char *pid = gfield(g, 4), *tid = gfield(g, 5);
+	struct ent *op = NULL;
+	long in = -1;
+
+	if (lp_map_get(A.gnode, gfield(g, 2), -3) != -3)
+		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[2] + 1, "graph "
+		    "node %s: a second create row", gfield(g, 2));
+	if (*pid || *tid) {
+		struct thr *t;
+
+		if (!lp_num_pid(pid) || !lp_num_pid(tid))
+			lp_die_at(LP_EXIT_DATA, g->name, g->rec.line,
+			    g->c[lp_num_pid(pid) ? 5 : 4] + 1, "Pid, Tid: a "
+			    "process and a thread ID in digits, got \"%s\", "
+			    "\"%s\"", pid, tid);
+		t = thread_of(pid, tid);
+		pop_until(t, g->t);
+		op = innermost_op(t);
+	}
+	if (op) {
+		if (op->inst < 0) {
+			A.in = lp_xreallocarray(A.in, A.ninst + 1, sizeof *A.in);
+			A.in[A.ninst].opk = op->opk;
+			A.in[A.ninst].last = -1;
+			op->inst = (long)A.ninst++;
+		}
+		in = op->inst;
+	}
+	lp_map_put(A.gnode, gfield(g, 2), in);
+}
+
+/* A replayed kernel: held until cuda_gpu_trace's row of it (same Start
+ * and CorrId) comes, at the same time. */
+static void
+on_gkernel(const struct gsrc *g)
+{
+	const char *c = gfield(g, 3);
+	double corr;
+	size_t i, j;
+
+	A.gkrows++;
+	if (!*c) {		/* nsys knew no CorrId: nothing to pair it with */
+		A.gstale++;
+		return;
+	}
+	if (!lp_num_get(c, &corr) || corr < 1 || corr > 9e15 || corr !=
+	    (double)(int64_t)corr)
+		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[3] + 1,
+		    "CorrId %s: expected a whole number from 1", c);
+	for (i = j = 0; i < A.ngk; i++)	/* kernels before t had their turn */
+		if (A.gk[i].t < g->t)
+			A.gstale++;
+		else
+			A.gk[j++] = A.gk[i];
+	A.ngk = j;
+	A.gk = lp_xreallocarray(A.gk, A.ngk + 1, sizeof *A.gk);
+	A.gk[A.ngk].t = g->t;
+	A.gk[A.ngk].corr = (int64_t)corr;
+	A.gk[A.ngk].inst = lp_map_get(A.gnode, gfield(g, 2), -2);
+	A.ngk++;
 }
 
 /* ---- reading: the three traces merged in time order ---- */
@@ -429,26 +801,39 @@ load(void)
 	static const char *const acols[] = { "Start", "Name", "CorrID", "Pid",
 		"Tid" };
 	static const char *const gcols[] = { "Start", "Duration", "CorrId",
-		"GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Name" };
+		"GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Name", "?Strm" };
 	struct src s[3];
+	struct gsrc g = { 0 };
 	int i, k;
+	double t;
 
 	s[0].p = lp_rep_open(A.rpath, "nsys stats --report nvtx_pushpop_trace",
 	    rcols, 5);
 	s[1].p = lp_rep_open(A.apath, "nsys stats --report cuda_api_trace",
 	    acols, 5);
 	s[2].p = lp_rep_open(A.gpath, "nsys stats --report cuda_gpu_trace",
-	    gcols, 10);
+	    gcols, 11);
 	for (i = 0; i < 3; i++) {
 		s[i].last = -1;
 		s[i].lastline = 0;
 		advance(&s[i]);
 	}
+	if (A.npath)
+		gopen(&g);
 	for (;;) {
-		/* ranges, then launches, then kernels at one time */
-		for (k = -1, i = 0; i < 3; i++)
-			if (s[i].rr && (k < 0 || s[i].t < s[k].t))
-				k = i;
+		/* ranges, then launches, then graph nodes, then kernels at
+		 * one time */
+		for (k = -1, t = 0, i = 0; i < 3; i++)
+			if (s[i].rr && (k < 0 || s[i].t < t))
+				t = s[k = i].t;
+		if (g.have && (k < 0 || g.t < t || (g.t == t && k == 2))) {
+			if (g.kernel)
+				on_gkernel(&g);
+			else
+				on_create(&g);
+			gnext(&g);
+			continue;
+		}
 		if (k < 0)
 			break;
 		if (k == 0)
@@ -461,6 +846,9 @@ load(void)
 	}
 	for (i = 0; i < 3; i++)
 		lp_rep_close(s[i].p);
+	if (A.npath)
+		gclose(&g);
+	A.gstale += (double)A.ngk;
 	if (!A.nops)
 		lp_die_at(LP_EXIT_DATA, A.rpath, 0, 0, "no PyTorch op ranges (names "
 		    "like \":aten::mm, op_id = 7, sizes = [[64, 768], [768, "
@@ -575,6 +963,7 @@ load_ncu(void)
 /* ---- compute: rows by op name (-N), each stage's total, the order ---- */
 
 static double *stage_ns;
+static double *cov_ns, *cov_kern;	/* per stage: in ops with shapes; kernels */
 
 static void
 group_by_name(void)
@@ -654,10 +1043,15 @@ compute(void)
 	size_t i;
 	const char *why;
 
+	cov_ns = lp_xcalloc(A.nst, sizeof *cov_ns);
+	cov_kern = lp_xcalloc(A.nst, sizeof *cov_kern);
 	for (i = 0; i < A.nr; i++) {
 		struct row *r = &A.r[i];
 		double f;
 
+		if (r->shapes && *r->shapes)
+			cov_ns[r->stage] += r->kern_ns;
+		cov_kern[r->stage] += r->kernels;
 		r->no2 = !r->shapes || !lp_aten_2mnk(r->op, r->shapes, &f, &why);
 		r->flops2 = r->no2 ? 0 : f * r->calls;
 		r->why2 = r->no2 ? (r->shapes ? why : "kernels launched outside "
@@ -822,6 +1216,51 @@ emit_row(const struct row *r)
 	lp_sb_free(&o.b);
 }
 
+/* Where the kernels of CUDA graph launches went; nothing for a capture
+ * without them. */
+static void
+graph_notes(void)
+{
+	struct lp_sb b = { 0 };
+
+	if (A.ngraph > 0 && !A.npath)
+		lp_tab_meta(out, "note", "%.0f kernels ran from CUDA graph "
+		    "launches (cudaGraphLaunch): each counts for the op open at "
+		    "the launch call, \"(outside any op)\" when none, not for the "
+		    "op that captured it (PyTorch pushes op ranges when a graph "
+		    "is captured, not when it is replayed). lp-graphnodes(1) on "
+		    "the sqlite export of a capture made with nsys profile "
+		    "--cuda-graph-trace=node gives that op (-n).", A.ngraph);
+	if (A.npath && (A.ngraph > 0 || A.gkrows > 0)) {
+		lp_sb_printf(&b, "%.0f kernels ran from CUDA graph launches: "
+		    "%.0f counted for the op open on the capturing thread when "
+		    "their graph node was captured, in the stages open at the "
+		    "cudaGraphLaunch (a call: one replay of the op; no host "
+		    "time)", A.ngraph, A.gop);
+		if (A.gnoop > 0)
+			lp_sb_printf(&b, "; %.0f whose node was captured outside "
+			    "every op range", A.gnoop);
+		if (A.gnorow > 0)
+			lp_sb_printf(&b, "; %.0f with no kernel row (Start, "
+			    "CorrId) or no create row in %s", A.gnorow, A.npath);
+		if (A.gnoop > 0 || A.gnorow > 0)
+			lp_sb_adds(&b, " (these count for the op open at the "
+			    "launch call, \"(outside any op)\" when none)");
+		if (A.gstale > 0)
+			lp_sb_printf(&b, "; %.0f of its %.0f kernel rows matched "
+			    "no kernel of cuda_gpu_trace (another capture's "
+			    "export?)", A.gstale, A.gkrows);
+		lp_tab_meta(out, "note", "%s.", lp_sb_str(&b));
+	}
+	if (A.gdropped > 0)
+		lp_tab_meta(out, "note", "%.0f CUDA graph launches were let go "
+		    "with more than %d held at once: a kernel of theirs that ran "
+		    "later has no launch call (a graph that nsys traced whole, "
+		    "--cuda-graph-trace=graph, has no kernels to wait for)",
+		    A.gdropped, GMAX);
+	lp_sb_free(&b);
+}
+
 static void
 emit_meta(void)
 {
@@ -835,11 +1274,13 @@ emit_meta(void)
 	    "--pytorch=autograd-shapes-nvtx and the stages' ranges from nsys "
 	    "nvtx_pushpop_trace (%s); kernel launch calls from nsys "
 	    "cuda_api_trace (%s); each kernel's GPU time by correlation ID from "
-	    "nsys cuda_gpu_trace (%s); stages from %s%s%s%s%s%s", A.rpath,
+	    "nsys cuda_gpu_trace (%s); stages from %s%s%s%s%s%s%s%s%s", A.rpath,
 	    A.apath, A.gpath, A.cpath, A.mpath ? "; FLOPs and DRAM bytes per "
 	    "launch shape from ncu (" : "", A.mpath ? A.mpath : "", A.mpath ?
 	    ", kernel names paired by " : "", A.mpath ? A.dpath : "", A.mpath ?
-	    ")" : "");
+	    ")" : "", A.npath ? "; the op that captured each CUDA graph "
+	    "kernel's node from lp-graphnodes' graph_node_trace (" : "",
+	    A.npath ? A.npath : "", A.npath ? ")" : "");
 	lp_tab_meta(out, "link", "%s", A.byname ? "aten_opnames.tsv" :
 	    "aten_ops.tsv");
 	lp_tab_meta(out, "note", "A kernel counts for the innermost op range "
@@ -859,6 +1300,7 @@ emit_meta(void)
 		lp_tab_meta(out, "note", "%.0f kernels have no launch call in "
 		    "cuda_api_trace before them (CorrId): counted in no row",
 		    A.nolaunch);
+	graph_notes();
 	for (i = 0; i < A.nst; i++)
 		if (!A.stseen[i])
 			lp_sb_printf(&b, "%s%s (%s)", b.len ? ", " : "",
@@ -867,6 +1309,19 @@ emit_meta(void)
 		lp_tab_meta(out, "note", "Stages with no instance in the trace: "
 		    "%s.", lp_sb_str(&b));
 	lp_sb_free(&b);
+	for (i = 0; i < A.nst; i++) {
+		if (!A.stseen[i])
+			continue;
+		if (stage_ns[i] > 0)
+			lp_tab_meta(out, "coverage", "%s: %.1f %% of its kernel "
+			    "time (%.0f kernels, of which %.0f from CUDA graphs) in "
+			    "ops with input shapes", A.stnames[i], 100 * cov_ns[i] /
+			    stage_ns[i], cov_kern[i], A.stgraph[i]);
+		else
+			lp_tab_meta(out, "coverage", "%s: no kernel time (%.0f "
+			    "kernels, of which %.0f from CUDA graphs)",
+			    A.stnames[i], cov_kern[i], A.stgraph[i]);
+	}
 }
 
 static void
@@ -921,7 +1376,7 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "a:c:D:d:g:hm:N")) != -1) {
+	while ((c = getopt(argc, argv, "a:c:D:d:g:hm:Nn:")) != -1) {
 		switch (c) {
 		case 'a': A.apath = optarg; break;
 		case 'c': A.cpath = optarg; break;
@@ -933,6 +1388,7 @@ main(int argc, char **argv)
 			return 0;
 		case 'm': A.mpath = optarg; break;
 		case 'N': A.byname = 1; break;
+		case 'n': A.npath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
@@ -944,7 +1400,10 @@ main(int argc, char **argv)
 	A.ridx = lp_map_new();
 	A.tidx = lp_map_new();
 	A.kidx = lp_map_new();
+	A.opidx = lp_map_new();
+	A.gnode = lp_map_new();
 	stages();
+	A.stgraph = lp_xcalloc(A.nst, sizeof *A.stgraph);
 	if (A.mpath) {
 		A.mangled = lp_map_new();
 		load_names();

@@ -26,6 +26,7 @@ static const char synopsis[] = "lp-import file ...";
 enum kind {
 	K_NONE, K_KSUM, K_NVTX_SUM, K_NVTX_KSUM, K_API_SUM, K_MEM_SUM,
 	K_PUSHPOP, K_PROJ, K_PROJ_SUM, K_EMPTY, K_GPU_TRACE, K_API_TRACE,
+	K_GRAPH_NODES,
 	K_NCU_KERN, K_NCU_RANGE, K_NSYS_REP, K_NCU_REP, K_NCU_REP_RANGE,
 };
 
@@ -33,13 +34,14 @@ enum kind {
 enum rep {
 	R_KSUM, R_KSUM_M, R_NVTX_SUM, R_NVTX_KSUM, R_NVTX_KSUM_M, R_API_SUM,
 	R_MEM_SUM, R_PUSHPOP, R_PROJ, R_GPU_TRACE, R_GPU_TRACE_M, R_API_TRACE,
-	R_N
+	R_GRAPH_NODES, R_N
 };
 static const char *const rep_var[R_N] = {
 	"cuda_gpu_kern_sum", "cuda_gpu_kern_sum_mangled", "nvtx_sum",
 	"nvtx_kern_sum", "nvtx_kern_sum_mangled", "cuda_api_sum",
 	"cuda_gpu_mem_time_sum", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace",
 	"cuda_gpu_trace", "cuda_gpu_trace_mangled", "cuda_api_trace",
+	"graph_node_trace",
 };
 
 /* The names nsys stats -o BASE gives each report's file (BASE_NAME.csv),
@@ -50,7 +52,7 @@ static const char *const suffixes[] = {
 	"nvtxkernsum", "cuda_api_sum", "cudaapisum", "cuda_gpu_mem_time_sum",
 	"gpumemtimesum", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace",
 	"nvtx_gpu_proj_sum", "nvtx_pushpop_sum", "cuda_gpu_trace",
-	"cuda_gpu_trace_mangled", "cuda_api_trace",
+	"cuda_gpu_trace_mangled", "cuda_api_trace", "graph_node_trace",
 };
 
 static const char *const kind_name[] = {
@@ -60,7 +62,8 @@ static const char *const kind_name[] = {
 	"nsys nvtx_gpu_proj_sum (not read)",
 	"an empty file (not read: nsys stats writes one for a report without "
 	"rows)", "nsys cuda_gpu_trace",
-	"nsys cuda_api_trace", "ncu kernel export",
+	"nsys cuda_api_trace", "lp-graphnodes graph_node_trace",
+	"ncu kernel export",
 	"ncu range export (regions)", "nsys report", "ncu report",
 	"ncu report of regions",
 };
@@ -160,6 +163,10 @@ classify(const struct lp_csv_rec *r, int *details)
 		return K_PUSHPOP;
 	if (has(r, "CorrId") && has(r, "GrdX") && has(r, "Device"))
 		return K_GPU_TRACE;
+	/* lp-graphnodes' export of nsys's sqlite: where graph kernels were
+	 * captured (before the API trace's test: it has CorrId and Start) */
+	if (has(r, "Event") && has(r, "Graph Node ID") && has(r, "CorrId"))
+		return K_GRAPH_NODES;
 	if ((has(r, "CorrID") || has(r, "CorrId")) && has(r, "Name") &&
 	    lp_csv_rec_has(r, "Start"))
 		return K_API_TRACE;
@@ -224,6 +231,7 @@ header(struct rd *d, const struct lp_csv_rec *r)
 		d->c[4] = col(d, "PID");
 		break;
 	case K_API_TRACE:
+	case K_GRAPH_NODES:
 		d->c[4] = col(d, "Pid");
 		break;
 	case K_GPU_TRACE:
@@ -377,6 +385,10 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 	case K_API_TRACE:
 		put(f->pids, lp_csv_field(r, d->c[4]));
 		break;
+	case K_GRAPH_NODES:	/* a create row may name no process */
+		if (*lp_csv_field(r, d->c[4]))
+			put(f->pids, lp_csv_field(r, d->c[4]));
+		break;
 	case K_GPU_TRACE:
 		put(f->devs, lp_csv_field(r, d->c[5]));
 		if (*lp_csv_field(r, d->c[6])) {	/* a kernel, not a copy */
@@ -522,6 +534,7 @@ assign(struct file *fs, size_t n)
 		case K_PUSHPOP: f->rep = R_PUSHPOP; break;
 		case K_PROJ: f->rep = R_PROJ; break;
 		case K_API_TRACE: f->rep = R_API_TRACE; break;
+		case K_GRAPH_NODES: f->rep = R_GRAPH_NODES; break;
 		default: break;
 		}
 		if (f->rep >= 0 && variant(f) != -1)
@@ -1032,8 +1045,9 @@ emit(const struct file *fs, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct file *f = &fs[i];
 
-		printf("# %s: %s%s", f->path, f->rep >= 0 ? "nsys " :
-		    kind_name[f->kind], f->rep >= 0 ? rep_var[f->rep] : "");
+		printf("# %s: %s%s", f->path, f->rep == R_GRAPH_NODES ?
+		    "lp-graphnodes " : f->rep >= 0 ? "nsys " : kind_name[f->kind],
+		    f->rep >= 0 ? rep_var[f->rep] : "");
 		if (f->details)
 			printf(" (--page details)");
 		if (lp_map_len(f->pids)) {

@@ -19,18 +19,6 @@ static const char synopsis[] =
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
-static void
-csvf(FILE *fp, const char *s)
-{
-	putc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc('"', fp);
-		putc(*s, fp);
-	}
-	putc('"', fp);
-}
-
 /* The region of a path "a > b > c": what follows the last " > ". */
 static const char *
 leaf_of(const char *p)
@@ -211,7 +199,7 @@ write_heads(FILE **f, const struct insts *x, const char *region,
 	for (i = 0; i < x->nc; i++) {
 		if (i)
 			putc(',', f[0]);
-		csvf(f[0], names[i]);
+		lp_csv_put(f[0], names[i], 1);
 		lp_sb_addc(md, ' ');
 		lp_md_text(md, names[i]);
 		lp_sb_adds(md, " |");
@@ -237,7 +225,7 @@ write_instance(FILE **f, const struct insts *x, char *const *v, int first,
 	for (i = 0; i < x->nc; i++) {
 		if (i)
 			putc(',', f[0]);
-		csvf(f[0], v[i]);
+		lp_csv_put(f[0], v[i], 1);
 		lp_sb_addc(md, ' ');
 		lp_md_text(md, v[i]);
 		lp_sb_adds(md, " |");

@@ -19,9 +19,10 @@ static const char synopsis[] =
 /* The "# ..." lines above the header, the note of what was left out
  * before its labels (where lp-summary prints notes), then the header. */
 static void
-emit_head(FILE *out, const struct lp_tsv *t, size_t more, const char *link)
+emit_head(FILE *out, const struct lp_tsv *t, size_t more, const char *link,
+    const char *value)
 {
-	size_t i;
+	size_t i, vl = strlen(value);
 	int noted = 0;
 
 	for (i = 0; i <= t->ncomments; i++) {
@@ -33,6 +34,12 @@ emit_head(FILE *out, const struct lp_tsv *t, size_t more, const char *link)
 			    link);
 			noted = 1;
 		}
+		/* the kept value's coverage (lp-atenops: "coverage: STAGE:
+		 * ..."), where lp-summary prints it: a note */
+		if (c && !strncmp(c, "coverage: ", 10) && !strncmp(c + 10, value,
+		    vl) && !strncmp(c + 10 + vl, ": ", 2))
+			lp_tab_meta(out, "note", "Coverage of %s: %s", value,
+			    c + 10 + vl + 2);
 		if (c)
 			fprintf(out, "# %s\n", c);
 	}
@@ -116,7 +123,7 @@ main(int argc, char **argv)
 		    b.len ? lp_sb_str(&b) : "an empty table");
 	}
 	lp_map_free(seen);
-	emit_head(out, &t, more, link);
+	emit_head(out, &t, more, link, want);
 	fwrite(rows, 1, rowslen, out);
 	free(rows);
 	lp_tsv_close(&t);

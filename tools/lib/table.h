@@ -61,6 +61,10 @@ const char *lp_csv_field(const struct lp_csv_rec *r, int col);	/* "" if short */
  * nsys report (its "Total Time" column) below what nsys printed first. */
 int lp_csv_rec_has(const struct lp_csv_rec *r, const char *prefix);
 
+/* csvout.c: a CSV field, quoted (quote, or where it holds , " CR or LF)
+ * with its quotes doubled. */
+void lp_csv_put(FILE *fp, const char *s, int quote);
+
 /* tsv.c: lp's own tab-separated files (header line, '#' comments above). */
 void lp_tsv_field(FILE *fp, const char *s);	/* escapes \t \n \r \\ */
 struct lp_tsv {
