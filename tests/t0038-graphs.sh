@@ -4,7 +4,9 @@
 # tests/gpu/explore15.sh): one CUDA graph per decode step traced whole by
 # nsys's default (g0) and per node (g1), torch.compile with and without its
 # CUDA graphs (c2, c1), the model in a spawned child process pushing its own
-# ranges (s1) and beside a parent that pushes them (s2).  Each case failed
+# ranges (s1) and beside a parent that pushes them (s2); and, from one later
+# session (tests/gpu/t0008), the eager decode (e1) and the graphed one with
+# the GPU busy over half the step (g2).  Each case failed
 # on the code before issue 26: g0 said "no kernel rows" with no cause, g1
 # advised CUDA graphs to a graphed decode and counted the per-step sync as
 # host work, s2 died in lp-procs on nsys's empty nvtx_gpu_proj_trace.
@@ -71,6 +73,25 @@ test_expect_success 'graphed decode: the decode savings add up to no more than i
 	table "$S2/g1/findings.tsv" rule saving_ns finding | awk -F"\t" "\$3 ~ /^decode_step|^decode_all/ { s += \$2 } END { print s + 0 }" >save &&
 	table "$S2/g1/stages.tsv" stage wall_total_ns kernel_ns | awk -F"\t" "\$1 == \"decode_all\" { print \$2 - \$3 }" >idle &&
 	awk -v s="$(cat save)" -v i="$(cat idle)" "BEGIN { exit !(s > 0 && s <= i) }"
+'
+
+test_expect_success 'graphed decode with the GPU busy half its time (g2): still said, bound by its kernels' '
+	lpmake RUN=g2 "IMPORT=$(imp g2)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
+	table "$S2/g2/stages.tsv" stage busy_pct | grep "^decode_step	" | awk -F"\t" "{ exit !(\$2 >= 50) }" &&
+	table "$S2/g2/findings.tsv" rule finding next_step >f &&
+	test_grep "^graph-bound	decode_step runs 100% of its kernel time from CUDA graphs and keeps the GPU busy 52.3% of its wall time: its kernels bound it" f &&
+	! grep -E "^[a-z-]+	decode" f | grep -q "Capture the stage in a CUDA graph" &&
+	! grep -q "hide launch gaps with CUDA graphs" f
+'
+
+test_expect_success 'graphed against eager (one H100 session): the step faster, on the host, same kernels' '
+	lpmake RUN=e1 "IMPORT=$(imp e1)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
+	lpmake RUN=g2 BASE=e1 compare.md >out 2>err || { cat err; false; } &&
+	grep "^decode_step	steady state" "$S2/g2/compare_stages.tsv" >row &&
+	awk -F"\t" "{ exit !(\$6 < 0.3) }" row && cut -f7 row | grep -q "^yes" &&
+	test_grep "decode_step steady state 2.421 ms -&gt; 531.51 us, 4.56x faster, significant" "$S2/g2/compare.md" &&
+	test_grep "the speed-up is on the host" "$S2/g2/compare.md" &&
+	test_grep "No kernel vanished or appeared" "$S2/g2/compare.md"
 '
 
 test_expect_success 'graphs traced whole (nsys default): refused with the cause and the fix; the stage tables still made' '

@@ -319,6 +319,16 @@ graph_pct(const struct tab *hs, size_t r)
 	return cell(hs, r, "graph_kernel_pct");
 }
 
+/* Does hostside.tsv say CUDA graphs ran half the stage's kernel time or
+ * more (its row over all instances)? */
+static int
+graphed_stage(const struct tab *hs, const char *stage)
+{
+	long a, b;
+
+	return hs && host_rows(hs, stage, &a, &b) && graph_pct(hs, (size_t)a) >= 50;
+}
+
 /* Rule graph-bound: the stage's kernels run from CUDA graphs, yet the GPU
  * idles.  No graph advice (it has them): what bounds it per instance, the
  * graph launch calls, the host's own work between replays and the time
@@ -339,26 +349,43 @@ graph_bound(const struct host *h, double busy, double bound, double load,
 	if (isnan(blocked))
 		blocked = 0;
 	own = wall - launch - blocked;	/* the host's other work */
-	x = add("graph-bound", bound, hs->path, launch >= own ?
-	    "The stage is graphed already: the host's cudaGraphLaunch is what "
-	    "the GPU waits for. Launch the next step's graph before reading "
-	    "this step's result (copy it asynchronously into pinned memory and "
-	    "read it a step later) so the launch overlaps the GPU's work, or "
-	    "capture several steps in one graph; fewer nodes (fused kernels, "
-	    "torch.compile) make a launch cheaper. nsys's node tracing "
-	    "(--cuda-graph-trace=node) lengthens each graph launch itself: the "
-	    "workload timed alone (make RUN=x alone.tsv) shows the step without "
-	    "it." : "The stage is graphed already: the host's own work between "
-	    "replays (Python, sampling, preparing the next step's inputs) is "
-	    "what the GPU waits for. Move it off the critical path: prepare the "
-	    "next step while the GPU runs this one (launch first, then read "
-	    "results a step late), keep sampling on the GPU, or capture more of "
-	    "the step in the graph.",
-	    "%s runs %.3g%% of its kernel time from CUDA graphs, yet keeps the "
-	    "GPU busy only %.3g%% of its wall time: the GPU waits for the host "
-	    "between graph replays, %.3f ms an instance in the graph launch "
-	    "calls and %.3f ms in the host's own work.", h->stage, graph_pct(hs,
-	    r), busy, ms(launch), ms(own));
+	if (busy >= 50)		/* its kernels take most of it */
+		x = add("graph-bound", bound, hs->path, "The stage is graphed "
+		    "already and its kernels take most of its time: make them "
+		    "faster (the kernel findings: fewer bytes, fuller launches, "
+		    "fusion) first. The rest is the GPU waiting for the host "
+		    "between replays: launch the next step's graph before reading "
+		    "this step's result (an asynchronous copy into pinned memory, "
+		    "read a step later), or capture several steps in one graph. "
+		    "nsys's node tracing (--cuda-graph-trace=node) lengthens each "
+		    "graph launch itself: the workload timed alone (make RUN=x "
+		    "alone.tsv) shows the step without it.",
+		    "%s runs %.3g%% of its kernel time from CUDA graphs and keeps "
+		    "the GPU busy %.3g%% of its wall time: its kernels bound it; "
+		    "between replays the GPU waits %.3f ms an instance in the "
+		    "graph launch calls and %.3f ms in the host's own work.",
+		    h->stage, graph_pct(hs, r), busy, ms(launch), ms(own));
+	else
+		x = add("graph-bound", bound, hs->path, launch >= own ?
+		    "The stage is graphed already: the host's cudaGraphLaunch is what "
+		    "the GPU waits for. Launch the next step's graph before reading "
+		    "this step's result (copy it asynchronously into pinned memory and "
+		    "read it a step later) so the launch overlaps the GPU's work, or "
+		    "capture several steps in one graph; fewer nodes (fused kernels, "
+		    "torch.compile) make a launch cheaper. nsys's node tracing "
+		    "(--cuda-graph-trace=node) lengthens each graph launch itself: the "
+		    "workload timed alone (make RUN=x alone.tsv) shows the step without "
+		    "it." : "The stage is graphed already: the host's own work between "
+		    "replays (Python, sampling, preparing the next step's inputs) is "
+		    "what the GPU waits for. Move it off the critical path: prepare the "
+		    "next step while the GPU runs this one (launch first, then read "
+		    "results a step late), keep sampling on the GPU, or capture more of "
+		    "the step in the graph.",
+		    "%s runs %.3g%% of its kernel time from CUDA graphs, yet keeps the "
+		    "GPU busy only %.3g%% of its wall time: the GPU waits for the host "
+		    "between graph replays, %.3f ms an instance in the graph launch "
+		    "calls and %.3f ms in the host's own work.", h->stage, graph_pct(hs,
+		    r), busy, ms(launch), ms(own));
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s: %.3f ms of "
 	    "kernels, %.2f graph launches (%.3f ms in launch calls), first "
 	    "kernel %.1f us after the graph launch call starts (p50); the host "
@@ -452,7 +479,10 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 		long a, b;
 		struct f *x;
 
-		if (isnan(busy) || busy >= 50 || !(wall > 0))
+		/* a stage its CUDA graphs run is said even when the GPU is
+		 * busy half its time or more: what bounds it, never silence */
+		if (isnan(busy) || !(wall > 0) || (busy >= 50 &&
+		    !graphed_stage(hs, text(s, i, "stage"))))
 			continue;
 		/* a nested stage with the same kernels adds nothing */
 		if (k == seen_k && l == seen_l)
