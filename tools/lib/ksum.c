@@ -243,8 +243,9 @@ lp_ksum_check(const char *hostside, const char *range)
 	if (check && (!strcmp(check, "graphs traced whole") ||
 	    !strcmp(check, "kernels in another process") ||
 	    !strcmp(check, "partly in another process")))
-		lp_die(LP_EXIT_DATA, "range \"%s\": %s (%s, made by lp-hostside)",
-		    range, why, hostside);
+		lp_die(LP_EXIT_DATA, "range \"%s\": %s (%s, made by lp-hostside, "
+		    "has the stage's wall time, graph launches and host side; "
+		    "stages.tsv beside it its wall time)", range, why, hostside);
 	if (why && strcmp(why, "-") && strcmp(why, "n/a") && strcmp(check, "ok"))
 		hint = lp_xstrdup(why);
 	else if (graphs)
