@@ -144,8 +144,13 @@ $(foreach w,$(LP_SET_WORDS),$(if $(filter =%,$(w)),$(error SET: "$(call lp_unspl
 # Only now, every value checked: the record.  $(file <) drops the last
 # line break, and $(file >) adds one only where the text lacks it, so a
 # value ending in one (SET=$'a=1\n') is written with one more.
-lp_write = $(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
-	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))
+# A make restarted (after re-making import.mk) has the same values: it
+# writes no record.  Rewriting one there made it newer than import.mk
+# (seen with SAN=1 and LP_BIN in the environment, make check SAN=1 on a
+# fresh clone), and make restarted until it gave up.
+LP_RESTARTED := $(filter-out undefined,$(origin MAKE_RESTARTS))
+lp_write = $(if $(LP_RESTARTED),,$(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
+	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1))))
 $(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
 
 # Presets: the runner, one nsys preset, the ncu preset of the mode (or
