@@ -25,7 +25,8 @@ static const char synopsis[] = "lp-import file ...";
 
 enum kind {
 	K_NONE, K_KSUM, K_NVTX_SUM, K_NVTX_KSUM, K_API_SUM, K_MEM_SUM,
-	K_PUSHPOP, K_PROJ, K_PROJ_SUM, K_EMPTY, K_GPU_TRACE, K_API_TRACE,
+	K_PUSHPOP, K_PROJ, K_PROJ_SUM, K_EMPTY, K_CALL_SUM, K_GPU_TRACE,
+	K_API_TRACE,
 	K_GRAPH_NODES,
 	K_NCU_KERN, K_NCU_RANGE, K_NSYS_REP, K_NCU_REP, K_NCU_REP_RANGE,
 };
@@ -61,7 +62,9 @@ static const char *const kind_name[] = {
 	"nsys nvtx_pushpop_trace", "nsys nvtx_gpu_proj_trace",
 	"nsys nvtx_gpu_proj_sum (not read)",
 	"an empty file (not read: nsys stats writes one for a report without "
-	"rows)", "nsys cuda_gpu_trace",
+	"rows)",
+	"an nsys summary of calls that are not CUDA API calls (not read: "
+	"osrt_sum, or another report lp does not read)", "nsys cuda_gpu_trace",
 	"nsys cuda_api_trace", "lp-graphnodes graph_node_trace",
 	"ncu kernel export",
 	"ncu range export (regions)", "nsys report", "ncu report",
@@ -87,6 +90,7 @@ struct file {
 	struct counts sub;	/* nvtx_kern_sum: NVTX instances by range */
 	double launches, time;	/* kernel rows of a trace, summed */
 	char *procname;
+	char *notcu;		/* a summary's first name not cuda* or cu* */
 	uint64_t *keys;		/* ncu: a hash of each result */
 	size_t nkeys;
 };
@@ -233,6 +237,9 @@ header(struct rd *d, const struct lp_csv_rec *r)
 	case K_API_TRACE:
 	case K_GRAPH_NODES:
 		d->c[4] = col(d, "Pid");
+		break;
+	case K_API_SUM:
+		d->c[0] = col(d, "Name");
 		break;
 	case K_GPU_TRACE:
 		d->c[0] = col(d, "Name");
@@ -385,6 +392,10 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 	case K_API_TRACE:
 		put(f->pids, lp_csv_field(r, d->c[4]));
 		break;
+	case K_API_SUM:	/* CUDA API calls are cuda* and cu* */
+		if (strncmp(name, "cu", 2) && !f->notcu)
+			f->notcu = lp_xstrdup(name);
+		break;
 	case K_GRAPH_NODES:	/* a create row may name no process */
 		if (*lp_csv_field(r, d->c[4]))
 			put(f->pids, lp_csv_field(r, d->c[4]));
@@ -482,6 +493,10 @@ read_file(struct file *f)
 		lp_die_at(LP_EXIT_DATA, f->path, d.last, 0, "no newline at the "
 		    "end: the export was cut off (copy it again whole)");
 	lp_close_in(fp);
+	/* the header of cuda_api_sum is also osrt_sum's (OS runtime calls:
+	 * poll, pthread_cond_timedwait): the names tell them apart */
+	if (f->kind == K_API_SUM && f->notcu)
+		f->kind = K_CALL_SUM;
 	if (!d.have)
 		lp_die_at(LP_EXIT_DATA, f->path, d.last, 0, "neither an nsys "
 		    "stats CSV report nor an ncu CSV export: no header lp knows "
@@ -587,6 +602,8 @@ shared(const struct lp_map *a, const struct lp_map *b)
 {
 	size_t i;
 
+	if (!a || !b)
+		return NULL;
 	for (i = 0; i < lp_map_len(a); i++)
 		if (lp_map_get(b, lp_map_key(a, i), -1) >= 0)
 			return lp_map_key(a, i);
@@ -615,6 +632,9 @@ check_join(const struct file *fs, size_t n, int rep)
 	if (k < 2)
 		return;
 	list_files(&b, fs, n, rep);
+	/* every file's processes first, then the pairs: a file without any
+	 * is refused whatever the order of the files (it was compared with
+	 * an earlier one first, and crashed, issue 28) */
 	for (i = 0; i < n; i++) {
 		if (fs[i].rep != rep)
 			continue;
@@ -629,6 +649,10 @@ check_join(const struct file *fs, size_t n, int rep)
 			    "(make RUN=a IMPORT='...', RUN=b ...), or STAGE= to "
 			    "look at one stage of one capture", k, rep_var[rep],
 			    lp_sb_str(&b), fs[i].path);
+	}
+	for (i = 0; i < n; i++) {
+		if (fs[i].rep != rep)
+			continue;
 		for (j = i + 1; j < n; j++) {
 			const struct lp_map *p, *q;
 			const char *s;
@@ -1050,6 +1074,8 @@ emit(const struct file *fs, size_t n)
 		    f->rep >= 0 ? rep_var[f->rep] : "");
 		if (f->details)
 			printf(" (--page details)");
+		if (f->kind == K_CALL_SUM)
+			printf(", its first call %s", f->notcu);
 		if (lp_map_len(f->pids)) {
 			size_t j;
 
@@ -1067,13 +1093,14 @@ emit(const struct file *fs, size_t n)
 	emit_var("NCUCSV", fs, n, -1, K_NCU_KERN, K_NCU_KERN);
 	emit_var("REGCSV", fs, n, -1, K_NCU_RANGE, K_NCU_RANGE);
 	emit_var("REGREP", fs, n, -1, K_NCU_REP_RANGE, K_NCU_REP_RANGE);
-	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_EMPTY);
+	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_CALL_SUM);
 	emit_aten(fs, n);
 }
 
 static void
 file_free(struct file *f)
 {
+	free(f->notcu);
 	free(f->base);
 	free(f->procname);
 	free(f->keys);

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Folders as users bring them (issue 28, items 1 and 2): whole export
+# folders imported in any order, never a crash.  An OS runtime summary
+# (osrt_sum) has cuda_api_sum's header; its names tell it apart, and it is
+# left out, said.  A report given twice where one copy has no process to
+# show it belongs is refused naming it, whichever comes first.  On the code
+# before, lp-import died with SIGSEGV on both in `ls` order.
+. "$(dirname "$0")/lib.sh"
+
+HS=$FIX/h100-hostside
+S2=$TRASH/s2
+lpmake() {
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
+# Stands for nsys stats --report osrt_sum of the same capture (the issue's
+# held-out Llama folder: poll 7.528 s, pthread_cond_timedwait): nsys
+# 2025.3.1 writes it under cuda_api_sum's very header.
+mkdir -p "$TRASH/ll"
+cp "$HS"/llama_*.csv "$TRASH/ll/"
+cat >"$TRASH/ll/llama_osrt_sum.csv" <<'CSV'
+Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name
+56.0,7528000000,75,100373333.3,100100000.0,1000,100500000,12000.0,poll
+30.0,4031000000,40,100775000.0,100000000.0,2000,100900000,15000.0,pthread_cond_timedwait
+CSV
+
+test_expect_success 'osrt_sum is named and left out, in ls order and reversed' '
+	lp-import "$TRASH"/ll/*.csv >a.mk &&
+	lp-import $(ls -r "$TRASH"/ll/*.csv) >b.mk &&
+	for m in a.mk b.mk; do
+		test_grep -x "LP_IMP_cuda_api_sum := $TRASH/ll/llama_cuda_api_sum.csv" $m &&
+		test_grep -x "LP_IMP_OTHER := $TRASH/ll/llama_osrt_sum.csv" $m &&
+		test_grep "llama_osrt_sum.csv: an nsys summary of calls that are not CUDA API calls (not read: osrt_sum, or another report lp does not read), its first call poll" $m || return 1
+	done
+'
+
+test_expect_success 'the run from that folder: the CUDA API figures are cuda_api_sum'"'"'s, not poll'"'"'s' '
+	lpmake RUN=ll "IMPORT=$(echo "$TRASH"/ll/*.csv)" MODEL=torch-decoder aggregates.tsv >out 2>err || { cat err; false; } &&
+	! grep -q poll "$S2/ll/aggregates.tsv" &&
+	test_cmp "$HS/llama_cuda_api_sum.csv" "$S2/ll/nsys/report_cuda_api_sum.csv"
+'
+
+test_expect_success 'a report twice, one copy with no process to show it belongs: refused naming it, either order' '
+	mkdir -p two && cp "$HS"/llama_*.csv two/ &&
+	cp "$HS/gpt2_cuda_gpu_kern_sum.csv" two/other_cuda_gpu_kern_sum.csv &&
+	test_expect_code 1 lp-import two/*.csv >out 2>err &&
+	test_grep "two/other_cuda_gpu_kern_sum.csv has none" err &&
+	test_expect_code 1 lp-import $(ls -r two/*.csv) >out 2>err &&
+	test_grep "two/other_cuda_gpu_kern_sum.csv has none" err
+'
+
+test_done
