@@ -175,17 +175,24 @@ test_expect_success 'check-regression: fails naming the stage that got significa
 	test_grep "REGRESSION=\"5x\": use a percentage" err
 '
 
-# mean per launch of each decode_all kernel, both runs, from nvtx_kern_sum
+# each decode_all kernel that the gate fails, both runs from nvtx_kern_sum:
+# mean per launch up by more than lim %, the two runs' mean +- one standard
+# deviation of the launches apart, and the extra time over 1 % of the
+# after run's kernel time
 means='
 FNR == 1 { file++ }
 { n = csv($0, f); if (FNR == 1) { col(f, n, a); next } if (f[a["NVTX Range"]] != "LLM:decode_all") next
-	k = f[a["Kernel Name"]]; seen[k] = 1; t[file, k] += num(f[a["Total Time (ns)"]]); c[file, k] += num(f[a["Kern Inst"]]) }
-END { for (k in seen) if (c[1, k] && c[2, k] && (t[2, k] / c[2, k]) > (t[1, k] / c[1, k]) * (1 + lim / 100)) { n = k; match(n, /^[^<(]*/); n = substr(n, 1, RLENGTH); sub(/.* /, "", n); print n } }'
+	k = f[a["Kernel Name"]]; seen[k] = 1; tt = num(f[a["Total Time (ns)"]]); cc = num(f[a["Kern Inst"]]); sd = num(f[a["StdDev (ns)"]])
+	t[file, k] += tt; c[file, k] += cc; ss[file, k] += (cc - 1) * sd * sd + (cc ? tt * tt / cc : 0); all[file] += tt }
+function sdv(i, k,    m, v) { m = t[i, k] / c[i, k]; if (c[i, k] < 2) return -1; v = (ss[i, k] - c[i, k] * m * m) / (c[i, k] - 1); return v > 0 ? sqrt(v) : 0 }
+END { for (k in seen) if (c[1, k] && c[2, k]) { m0 = t[1, k] / c[1, k]; m1 = t[2, k] / c[2, k]
+	if (!(m1 > m0 * (1 + lim / 100)) || sdv(1, k) < 0 || sdv(2, k) < 0 || m1 - sdv(2, k) <= m0 + sdv(1, k) || !((m1 - m0) * c[2, k] > 0.01 * all[2])) continue
+	n = k; match(n, /^[^<(]*/); n = substr(n, 1, RLENGTH); sub(/.* /, "", n); print n } }'
 
 test_expect_success 'lp-diff -r: the top kernels slower per launch by more than the threshold, from nvtx_kern_sum' '
 	awkc "$means" -v lim=20 "$FIX/h200-whole/tinyllm_nvtx_kern_sum.csv" "$F/fus_nvtx_kern_sum.csv" | sort >expect &&
 	test -s expect &&
-	test_expect_code 1 lp-diff -r 20 "$S2/w/kernels.tsv" "$S2/m/kernels.tsv" >out 2>err &&
+	test_expect_code 3 lp-diff -r 20 "$S2/w/kernels.tsv" "$S2/m/kernels.tsv" >out 2>err &&
 	sed -n "s/^lp-diff: regression: kernel \([^:]*\): .*more than 20 %.*/\1/p" err | sed "s/.*:://" | sort >got &&
 	test_cmp expect got &&
 	lp-diff "$S2/w/kernels.tsv" "$S2/m/kernels.tsv" >plain && test_cmp plain out &&
@@ -197,7 +204,7 @@ test_expect_success 'lp-stagediff takes its files as operands, each checked for 
 	f="stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml" &&
 	lp-stagediff $(for x in $f; do echo "$S2/unf/$x"; done) $(for x in $f; do echo "$S2/m/$x"; done) >got &&
 	sed "/^# source:/d" got >a && sed "/^# source:/d" "$S2/m/compare_stages.tsv" >b && test_cmp b a &&
-	test_expect_code 1 lp-stagediff -r 5 $(for x in $f; do echo "$S2/m/$x"; done) $(for x in $f; do echo "$S2/unf/$x"; done) >/dev/null 2>err &&
+	test_expect_code 3 lp-stagediff -r 5 $(for x in $f; do echo "$S2/m/$x"; done) $(for x in $f; do echo "$S2/unf/$x"; done) >/dev/null 2>err &&
 	test_grep "^lp-stagediff: regression: decode_step steady state" err &&
 	test_must_fail lp-stagediff $(for x in stages.tsv steps.tsv mbu.tsv mfu.tsv gpu.tsv env.json inputs.yaml; do echo "$S2/m/$x"; done) \
 		$(for x in $f; do echo "$S2/m/$x"; done) >out 2>err &&

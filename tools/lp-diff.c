@@ -5,8 +5,13 @@
  * their mangled names when both runs have one for every kernel, else on
  * their (demangled) names: a run imported without the *_mangled exports
  * has none, and keying one run by mangled and the other by demangled names
- * would match nothing.  With -r, a gate: exit 1 when a top kernel's mean
- * per launch got slower by more than the threshold.
+ * would match nothing.  With -r, a gate: exit 3 when a top kernel's mean
+ * per launch got slower by more than the threshold, outside the spread of
+ * both runs' launches (one standard deviation each side), by more than 1 %
+ * of the run's kernel time; never when the run's steady step is
+ * significantly faster (-S compare_stages.tsv).  Kernel means drift 5 to
+ * 9 % between two runs of the same kernels: a gate on the mean alone
+ * failed a 2.61x faster decode.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,14 +23,15 @@
 #include "table.h"
 
 static const char synopsis[] =
-    "lp-diff [-n N] [-r percent] before/kernels.tsv after/kernels.tsv";
+    "lp-diff [-n N] [-r percent] [-S compare_stages.tsv] before/kernels.tsv "
+    "after/kernels.tsv";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 /* One row of a kernels.tsv, as read. */
 struct in {
 	char *name, *mangled;
-	double t, calls, sm;
+	double t, calls, sm, sd;	/* sd: launches' std, NAN unknown */
 	int have_sm;
 	long line;
 };
@@ -39,7 +45,7 @@ struct side {
 
 struct k {
 	char *key, *name;
-	double t[2], calls[2], sm[2];
+	double t[2], calls[2], sm[2], sd[2];
 	int in[2], have_sm[2], merged[2];
 };
 
@@ -61,6 +67,7 @@ read_side(struct side *sd, const char *path)
 	int cc = lp_csv_need(&t.hdr, "calls", "lp-kernjoin output");
 	int cm = lp_csv_col(&t.hdr, "mangled");
 	int cs = lp_csv_col(&t.hdr, "sm_throughput_pct");
+	int cd = lp_csv_col(&t.hdr, "std_ns");
 
 	memset(sd, 0, sizeof *sd);
 	sd->path = path;
@@ -81,6 +88,8 @@ read_side(struct side *sd, const char *path)
 			lp_die_at(LP_EXIT_DATA, path, t.line, 0, "no total_ns or "
 			    "calls for \"%s\"", e->name);
 		e->have_sm = lp_tab_num(&t, cs, &e->sm);
+		if (!lp_tab_num(&t, cd, &e->sd) || e->sd < 0)
+			e->sd = NAN;
 	}
 	if (!sd->n)
 		lp_die_at(LP_EXIT_DATA, path, t.line, 0, "no kernel rows");
@@ -119,9 +128,11 @@ add_side(struct set *s, int side, const struct side *sd, int bymangled)
 			if (!k->merged[side]++)
 				s->merged++;
 			k->have_sm[side] = 0;	/* two kernels' SOL % */
+			k->sd[side] = NAN;	/* and spreads */
 		} else {
 			k->have_sm[side] = e->have_sm;
 			k->sm[side] = e->sm;
+			k->sd[side] = e->sd;
 		}
 		k->in[side] = 1;
 		k->t[side] += e->t;
@@ -176,11 +187,49 @@ both(struct lp_row *r, const struct k *k, const double *v, int dec)
 			lp_row_na(r, "not in the %s run", s ? "after" : "before");
 }
 
+/* compare_stages.tsv (lp-stagediff): does a stage's steady state run
+ * significantly faster, with none significantly slower?  Its text, or
+ * NULL. */
+static char *
+faster_step(const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "make RUN=... BASE=... compare_stages.tsv");
+	int cs = lp_csv_need(&t.hdr, "stage", "lp-stagediff output");
+	int cm = lp_csv_need(&t.hdr, "metric", "lp-stagediff output");
+	int cr = lp_csv_need(&t.hdr, "ratio", "lp-stagediff output");
+	int cg = lp_csv_need(&t.hdr, "significant", "lp-stagediff output");
+	struct lp_sb b = { 0 };
+	int slower = 0;
+	double x;
+
+	while (lp_tsv_next(&t)) {
+		if (strcmp(lp_tsv_get(&t, cm), "steady state") ||
+		    strncmp(lp_tsv_get(&t, cg), "yes", 3) || !lp_tab_num(&t, cr, &x))
+			continue;
+		if (x > 1)
+			slower = 1;
+		else if (x < 1 && !b.len)
+			lp_sb_printf(&b, "%s steady state %.3gx as long",
+			    lp_tsv_get(&t, cs), x);
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	if (slower || !b.len) {
+		lp_sb_free(&b);
+		return NULL;
+	}
+	return lp_sb_steal(&b);
+}
+
 /* The gate: each of the top kernels (the n largest of either run by total
  * time) that ran in both runs and whose mean per launch grew by more than
- * pct percent.  Said on stderr; returns how many. */
+ * pct percent, outside both runs' spread (mean +- one standard deviation
+ * of its launches), and by more than 1 % of the run's kernel time; none
+ * fails when faster (a stage's steady state significantly faster, none
+ * slower).  Said on stderr; returns how many failed. */
 static size_t
-gate(const struct set *s, long top, double pct)
+gate(const struct set *s, long top, double pct, const char *faster)
 {
 	struct k **by = lp_xcalloc(s->n + 1, sizeof *by);
 	size_t i, n = 0, bad = 0;
@@ -190,7 +239,8 @@ gate(const struct set *s, long top, double pct)
 	lp_qsort(by, s->n, sizeof *by, by_time);
 	for (i = 0; i < s->n && i < (size_t)top; i++) {
 		const struct k *k = by[i];
-		double m0, m1;
+		double m0, m1, extra;
+		const char *why = NULL;
 		char *b;
 
 		if (!k->in[0] || !k->in[1] || k->calls[0] <= 0 ||
@@ -201,18 +251,34 @@ gate(const struct set *s, long top, double pct)
 		m1 = k->t[1] / k->calls[1];
 		if (!(m0 > 0 && m1 > m0 * (1 + pct / 100)))
 			continue;
+		extra = (m1 - m0) * k->calls[1];
+		if (isnan(k->sd[0]) || isnan(k->sd[1]))
+			why = "no spread per launch to test it against (kernels.tsv "
+			    "without std_ns, one launch, or a name for several "
+			    "kernels)";
+		else if (m1 - k->sd[1] <= m0 + k->sd[0])
+			why = "within the spread of the launches (mean +- one "
+			    "standard deviation of each run overlap)";
+		else if (!(extra > 0.01 * s->total[1]))
+			why = "its extra time is under 1 % of the run's kernel time";
+		else if (faster)
+			why = faster;
 		b = lp_kname_base(k->name);
-		fprintf(stderr, "lp-diff: regression: kernel %s: mean per launch "
-		    "%.2f us -> %.2f us (%+.1f %%, more than %g %%), %.0f launches "
-		    "after (%s)\n", b, m0 / 1e3, m1 / 1e3, 100 * (m1 / m0 - 1),
-		    pct, k->calls[1], k->name);
+		fprintf(stderr, "lp-diff: %s: kernel %s: mean per launch %.2f us "
+		    "-> %.2f us (%+.1f %%, more than %g %%; std %.2f and %.2f us), "
+		    "%.0f launches after, %.3f ms more (%s)%s%s\n", why ? "not "
+		    "failing" : "regression", b, m0 / 1e3, m1 / 1e3, 100 *
+		    (m1 / m0 - 1), pct, k->sd[0] / 1e3, k->sd[1] / 1e3,
+		    k->calls[1], extra / 1e6, k->name, why ? ": " : "",
+		    why ? why : "");
 		free(b);
-		bad++;
+		bad += !why;
 	}
 	if (!bad)
 		fprintf(stderr, "lp-diff: no regression: none of the %zu top "
-		    "kernels run in both got slower per launch by more than %g "
-		    "%%\n", n, pct);
+		    "kernels run in both got slower per launch by more than %g %% "
+		    "outside the spread of the launches%s%s\n", n, pct, faster ?
+		    ", and the run is faster: " : "", faster ? faster : "");
 	free(by);
 	return bad;
 }
@@ -406,18 +472,20 @@ main(int argc, char **argv)
 	struct moved m = { 0 };
 	long top = 20;
 	double pct = 0;
+	const char *spath = NULL;
 	size_t shown_n, nrows, bad = 0;
 	int c, bymangled;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hn:r:")) != -1) {
+	while ((c = getopt(argc, argv, "hn:r:S:")) != -1) {
 		switch (c) {
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'n': top = lp_strtonum(optarg, 1, 1000000, "-n"); break;
 		case 'r': pct = lp_strtopct(optarg, "-r"); break;
+		case 'S': spath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
@@ -426,8 +494,14 @@ main(int argc, char **argv)
 	read_side(&sd[0], argv[optind]);
 	read_side(&sd[1], argv[optind + 1]);
 	bymangled = match_runs(&s, sd);
-	if (pct > 0)
-		bad = gate(&s, top, pct);
+	if (spath && !(pct > 0))
+		lp_die(LP_EXIT_USAGE, "-S goes with -r: the gate");
+	if (pct > 0) {
+		char *faster = spath ? faster_step(spath) : NULL;
+
+		bad = gate(&s, top, pct, faster);
+		free(faster);
+	}
 	lp_qsort(s.k, s.n, sizeof *s.k, by_change);
 	list_moved(&m, &s);
 	shown_n = (size_t)top < s.n ? (size_t)top : s.n;
@@ -440,5 +514,5 @@ main(int argc, char **argv)
 	lp_sb_free(&m.gone);
 	lp_sb_free(&m.came);
 	lp_tab_done(out);
-	return bad ? LP_EXIT_DATA : LP_EXIT_OK;
+	return bad ? LP_EXIT_REGRESSED : LP_EXIT_OK;
 }

@@ -5,6 +5,7 @@
  * on a normalised name that must be unique on both sides.  A kernel that
  * cannot be matched gets no metrics; it never borrows another's.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -366,6 +367,10 @@ emit_row(FILE *out, struct lp_row *row, const struct join *j, size_t i,
 		numcell(row, r ? r->sum[q] / r->launches : 0,
 		    r && r->have_sum[q], 1);
 	numcell(row, r ? (double)r->shapes : 0, r != NULL, 0);
+	/* the launches' spread in nsys (lp-diff's regression gate) */
+	numcell(row, lp_kern_std(k), !isnan(lp_kern_std(k)), 1);
+	numcell(row, k->min_ns, !isnan(k->min_ns), 0);
+	numcell(row, k->max_ns, !isnan(k->max_ns), 0);
 	lp_row_end(row, out);
 }
 
@@ -385,7 +390,7 @@ emit_table(const struct join *j, const struct opts *o)
 	    "ncu_ns_per_launch", out);
 	for (q = 0; q < NSUMS; q++)
 		fprintf(out, "\t%s_per_launch", sums[q]);
-	fputs("\tncu_shapes\n", out);
+	fputs("\tncu_shapes\tstd_ns\tmin_ns\tmax_ns\n", out);
 	for (i = 0; i < j->ks.n; i++) {
 		double share = j->ks.total_ns > 0 ? 100.0 * j->ks.k[i].total_ns /
 		    j->ks.total_ns : 0;

@@ -6,7 +6,7 @@
  * tokens/s, MFU and MBU, before and after, the change and the ratio, and
  * whether the change stands out of the instances' spread (the rule is in
  * lp-stagediff(1)).  decode_all totals grow with the number of decode
- * steps, so they are given per step as well.  With -r, a gate: exit 1 when
+ * steps, so they are given per step as well.  With -r, a gate: exit 3 when
  * a stage's steady state got significantly slower by more than the
  * threshold.
  */
@@ -378,6 +378,24 @@ judge(const struct run *a, const struct run *b, double pct, int steps_differ)
 {
 	size_t k, bad = 0, judged = 0;
 
+	/* a stage in one run only: the gate cannot say it did not regress
+	 * (its range renamed, gone, or never pushed in the other) */
+	for (k = 0; k < 3; k++) {
+		const struct lp_stagerow *x = lp_stagetab_get(a->st, a->n, known[k]);
+		const struct lp_stagerow *y = lp_stagetab_get(b->st, b->n, known[k]);
+
+		/* a row without instances: the range is not in nvtx_sum */
+		if (x && !(x->inst > 0))
+			x = NULL;
+		if (y && !(y->inst > 0))
+			y = NULL;
+		if (!x != !y)
+			lp_die(LP_EXIT_DATA, "cannot compare: stage %s is only in "
+			    "the %s run (%s): its range was renamed, is gone or "
+			    "was never pushed in the other; a gate cannot pass a "
+			    "stage it cannot see", known[k], x ? "before" : "after",
+			    x ? a->f[0] : b->f[0]);
+	}
 	for (k = 0; k < 3; k++) {
 		const struct lp_stagerow *x = lp_stagetab_get(a->st, a->n, known[k]);
 		const struct lp_stagerow *y = lp_stagetab_get(b->st, b->n, known[k]);
@@ -441,5 +459,5 @@ main(int argc, char **argv)
 	free_run(&a);
 	free_run(&b);
 	lp_tab_done(out);
-	return bad ? LP_EXIT_DATA : LP_EXIT_OK;
+	return bad ? LP_EXIT_REGRESSED : LP_EXIT_OK;
 }

@@ -4,6 +4,7 @@
  * by header name; "Total Time (us)" and friends are scaled to ns.  One entry
  * per distinct kernel name, so memory follows the number of kernels.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ struct rd {
 	struct lp_csv_hdr hdr;
 	int have_hdr;
 	int c_name, c_total, c_calls, c_range, c_pid;
+	int c_std, c_min, c_max;	/* the launches' spread, -1: none */
 	double tfactor;
 	struct lp_map *ranges;	/* distinct ranges seen, for messages */
 	long rows;
@@ -78,6 +80,9 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 	if (lp_header_time_factor(r->hdr.names[r->c_total], &r->tfactor))
 		lp_die_at(LP_EXIT_DATA, r->file, rec->line, r->c_total + 1,
 		    "unknown time unit in \"%s\"", r->hdr.names[r->c_total]);
+	r->c_std = lp_csv_col_prefix(&r->hdr, "StdDev");
+	r->c_min = lp_csv_col_prefix(&r->hdr, "Min (");
+	r->c_max = lp_csv_col_prefix(&r->hdr, "Max (");
 	lp_agree_init(&r->agree, &r->hdr);
 	if (r->range && !r->ks->per_range)
 		lp_die(LP_EXIT_USAGE, "%s: a range (-r) needs nvtx_kern_sum "
@@ -148,6 +153,9 @@ row(const struct lp_csv_rec *rec, void *ctx)
 		ks->k[i].fp = lp_xstrdup(lp_sb_str(&r->fp));
 		ks->k[i].total_ns = 0;
 		ks->k[i].calls = 0;
+		ks->k[i].sumsq = 0;
+		ks->k[i].min_ns = ks->k[i].max_ns = NAN;
+		ks->k[i].spread = r->c_std >= 0;
 		lp_map_put(ks->idx, name, i);
 	} else {
 		/* several threads ran the range: one kernel, several rows */
@@ -157,6 +165,25 @@ row(const struct lp_csv_rec *rec, void *ctx)
 		free(ks->k[i].fp);
 		ks->k[i].fp = lp_sb_steal(&b);
 	}
+	/* the launches' spread over the rows of one kernel: sums of
+	 * squares add (sample variance: (n - 1) s^2 + n mean^2 each) */
+	if (ks->k[i].spread && r->c_std >= 0 && calls > 0) {
+		double sd = num(r, rec, r->c_std, LP_DIM_TIME, r->tfactor, 0);
+		double m = total / calls;
+
+		ks->k[i].sumsq += (calls - 1) * sd * sd + calls * m * m;
+		if (r->c_min >= 0) {
+			double lo = num(r, rec, r->c_min, LP_DIM_TIME, r->tfactor, 0);
+			double hi = num(r, rec, r->c_max >= 0 ? r->c_max : r->c_min,
+			    LP_DIM_TIME, r->tfactor, 0);
+
+			if (isnan(ks->k[i].min_ns) || lo < ks->k[i].min_ns)
+				ks->k[i].min_ns = lo;
+			if (isnan(ks->k[i].max_ns) || hi > ks->k[i].max_ns)
+				ks->k[i].max_ns = hi;
+		}
+	} else
+		ks->k[i].spread = 0;
 	ks->k[i].total_ns += total;
 	ks->k[i].calls += calls;
 	ks->total_ns += total;
@@ -312,6 +339,18 @@ cmp(const void *a, const void *b)
 	if (x->total_ns != y->total_ns)
 		return x->total_ns > y->total_ns ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+double
+lp_kern_std(const struct lp_kern *k)
+{
+	double m, v;
+
+	if (!k->spread || !(k->calls > 1))
+		return NAN;
+	m = k->total_ns / k->calls;
+	v = (k->sumsq - k->calls * m * m) / (k->calls - 1);
+	return v > 0 ? sqrt(v) : 0;
 }
 
 void

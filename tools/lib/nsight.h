@@ -91,7 +91,13 @@ struct lp_kern {
 	char *fp;		/* statistics fingerprint (pairs name styles) */
 	double total_ns;
 	double calls;
+	/* the launches' spread, where the summary has StdDev (Min, Max):
+	 * the sum of their squares over all its rows, and the extremes */
+	int spread;
+	double sumsq, min_ns, max_ns;
 };
+/* A kernel's launch standard deviation (sample), NAN when not known. */
+double lp_kern_std(const struct lp_kern *k);
 struct lp_ksum {
 	struct lp_kern *k;
 	size_t n, cap;

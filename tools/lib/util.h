@@ -23,6 +23,7 @@ enum {
 	LP_EXIT_OK = 0,
 	LP_EXIT_DATA = 1,	/* bad input data */
 	LP_EXIT_USAGE = 2,	/* usage or system error */
+	LP_EXIT_REGRESSED = 3,	/* a gate (-r): the run regressed */
 };
 
 /* err.c: "lp-NAME: where: what" on stderr, named exit codes. */

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The regression gate (make RUN=b BASE=a check-regression, issue 28 items
+# 3 and 8) on real H100 runs of one workload (tests/fixtures/h100-graphs):
+# the graphed decode against the eager one (4.56x faster, one kernel
+# slower per launch), a graphed run against another (A/A-like, one 18 %
+# faster), one exported twice (A/A), the other way (slower), a run whose
+# decode_step range is gone, a broken base.  It fails only on the slower:
+# exit 3 from the tools for "regressed", 1 for "cannot compare" or bad
+# data.  On the code before, the gate said "no regression" for the run
+# without decode_step, and both tools exited 1 for a regression.
+. "$(dirname "$0")/lib.sh"
+
+G=$FIX/h100-graphs
+S2=$TRASH/s2
+lpmake() {
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
+T="kernels.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml compare_stages.tsv"
+run() {	# RUN PREFIX [SET]
+	lpmake RUN=$1 "IMPORT=$(echo "$G/$2"_*.csv)" MODEL=torch-decoder ${3:+"SET=$3"} \
+		kernels.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml >/dev/null 2>&1
+}
+stagefiles() {	# RUN
+	for x in stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml; do echo "$S2/$1/$x"; done
+}
+
+test_expect_success 'setup: the runs imported' '
+	run e1 e1 && run g1 g1 && run g2 g2 && run g2b g2 &&
+	run nostep g2 stages.decode_step.range=nosuch
+'
+
+test_expect_success 'faster (graphed against eager, 4.56x): passes, the slower kernel not failing it' '
+	lpmake RUN=g2 BASE=e1 check-regression >out 2>err &&
+	test_grep "^lp: run g2 against run e1: no regression beyond 5 %" out &&
+	test_grep "^lp-diff: not failing: kernel at::native::<unnamed>::indexSelectSmallIndex: mean per launch 1.92 us -> 2.14 us (+11.7 %" err &&
+	test_grep "and the run is faster: decode_step steady state 0.22x as long" err
+'
+
+test_expect_success 'A/A (one run exported twice) and two graphed runs of one session apart: pass' '
+	lpmake RUN=g2b BASE=g2 check-regression >out 2>err &&
+	test_grep "no regression beyond 5 %" out &&
+	lpmake RUN=g2 BASE=g1 check-regression >out 2>err &&
+	test_grep "no regression beyond 5 %" out
+'
+
+test_expect_success 'slower (g1 against g2, the step +21.7 %): fails; the tools exit 3' '
+	test_must_fail lpmake RUN=g1 BASE=g2 check-regression >out 2>err &&
+	test_grep "^lp-stagediff: regression: decode_step steady state 531.51 us -> 646.84 us (+21.7 %, more than 5 %), outside the spread of the instances" err &&
+	test_grep "^lp: run g1 regressed against run g2" err &&
+	test_expect_code 3 lp-stagediff -r 5 $(stagefiles g2) $(stagefiles g1) >/dev/null 2>/dev/null
+'
+
+test_expect_success 'decode_step gone from the run (its range renamed): cannot compare, never "no regression"' '
+	test_must_fail lpmake RUN=nostep BASE=g2 check-regression >out 2>err &&
+	test_grep "^lp-stagediff: cannot compare: stage decode_step is only in the before run" err &&
+	test_grep "cannot compare (above); the gate did not pass" err &&
+	! grep -q "no regression" out err &&
+	test_expect_code 1 lp-stagediff -r 5 $(stagefiles g2) $(stagefiles nostep) >/dev/null 2>/dev/null
+'
+
+test_expect_success 'a broken base table: a data error (exit 1), not "regressed"' '
+	mkdir -p bad && sed "s/^1	nvjet/1	nvjet	x/" "$S2/e1/kernels.tsv" >bad/kernels.tsv &&
+	test_expect_code 1 lp-diff -r 5 bad/kernels.tsv "$S2/g2/kernels.tsv" >/dev/null 2>err &&
+	! grep -q "regression" err
+'
+
+test_expect_success 'lp-diff -S needs -r; the spread columns are in kernels.tsv' '
+	test_expect_code 2 lp-diff -S "$S2/g2/compare_stages.tsv" "$S2/e1/kernels.tsv" "$S2/g2/kernels.tsv" 2>err &&
+	test_grep "\-S goes with -r" err &&
+	table "$S2/g2/kernels.tsv" kernel std_ns min_ns max_ns | grep "^nvjet_sm90_hsh_64x8_64x16_4x1_v_bz_bias_TNT	" >row &&
+	awk -F"\t" "{ exit !(\$2 > 0 && \$3 > 0 && \$4 >= \$3) }" row
+'
+
+test_done
