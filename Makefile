@@ -29,6 +29,18 @@ SAN ?=
 VALGRIND ?=
 FAULT_KILLS ?=
 V ?=
+# What is typed on the command line is data (tools/mk/settings.mk): no
+# command-line variable goes into a recipe's environment, where make would
+# expand it ('FOO=$(shell ...)' ran there), and the build's switches are
+# read raw and take only their values.
+$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(eval unexport $(v))))
+lp_switch = $(if $(filter-out $(2),$(value $(1))),$(error $(1)="$(value $(1))": use $(1)=$(firstword $(2)) or leave it out))
+$(call lp_switch,V,1)
+$(call lp_switch,SAN,1)
+$(call lp_switch,VALGRIND,1)
+$(call lp_switch,WERROR,-Werror)
+$(if $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(value FAULT_KILLS))))))))))),\
+	$(error FAULT_KILLS="$(value FAULT_KILLS)": use a whole number))
 Q := $(if $(filter 1,$(V)),,@)
 # "  CC file" lines, unless V=1 shows the commands or -s silences make
 LP_SAY = $(if $(Q),$(if $(findstring s,$(firstword -$(MAKEFLAGS))),,@echo "  $(1)"))

@@ -273,4 +273,25 @@ for f in "$ROOT"/tests/fuzz/regress/md/* "$ROOT"/tests/fuzz/regress/svg/* \
 	'
 done
 
+# GitHub links URLs, www. and e-mail addresses in text and strikes
+# ~~text~~ (issue 28: a GPU name from an ncu export became 35 live links in
+# the rendered summary): a GPU named so renders as text, with no link but
+# lp's own and no emphasis.
+test_expect_success 'a GPU name that looks like links, e-mail, strikethrough and emphasis: plain text' '
+	mkdir "$TRASH/lk" &&
+	for f in "$V2"/torch_*.csv; do
+		GNAME="https://evil.example/login?x www.evil.example a@evil.example ~~struck~~ *em* _u_" \
+			perl -pe "s/\"NVIDIA H200\"/\"\$ENV{GNAME}\"/g" "$f" >"$TRASH/lk/${f##*/}" || return 1
+	done &&
+	grep -q "evil.example" "$TRASH/lk/torch_ncu_raw.csv" &&
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" RUN=lk \
+		"IMPORT=$(echo "$TRASH"/lk/torch_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
+	grep -q "evil" "$S2/lk/stakeholder_summary.md" &&
+	cmark-gfm -e table -e autolink -e strikethrough "$S2/lk/stakeholder_summary.md" >lk.html &&
+	! grep -o "<a href=\"[^\"]*evil[^\"]*\"" lk.html &&
+	! grep -q "<del>" lk.html &&
+	! grep -q "<em>em</em>\|<em>u</em>" lk.html &&
+	grep -q "https://evil.example/login?x www.evil.example a@" lk.html
+'
+
 test_done

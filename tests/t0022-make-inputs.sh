@@ -57,6 +57,29 @@ for var in RUN BASE MODEL MODE TOPN NCU_PRESET STAGE IMPORT LP_STAGE2_DIR; do
 	'
 done
 
+# Any other variable on the command line: make exported it into every
+# recipe's environment and expanded it there, so 'FOO=$(shell ...)' ran
+# with the recipe (issue 28); the build's switches took any text.
+test_expect_success 'FOO, REGRESSION (not the gate), V, SAN, WERROR, VALGRIND: a hostile value runs nothing' '
+	lpmake RUN=fx "IMPORT=$IMPORT" MODEL=torch-decoder stages.tsv >/dev/null &&
+	for var in FOO REGRESSION; do
+		for i in $(seq '"$NPAY"'); do
+			m=$TRASH/m-$var-$i && v=$(payload $i "$m") &&
+			rm -f "$S2/fx/stages.tsv" &&
+			lpmake RUN=fx "$var=$v" stages.tsv >out 2>err || { cat err; return 1; }
+			! test -e "$m" || { echo "$var payload $i ran"; return 1; }
+		done || return 1
+	done &&
+	for var in V SAN WERROR VALGRIND FAULT_KILLS; do
+		for i in $(seq '"$NPAY"'); do
+			m=$TRASH/m-$var-$i && v=$(payload $i "$m") &&
+			test_must_fail lpmake RUN=fx "$var=$v" stages.tsv >out 2>err &&
+			test_grep "^Makefile:[0-9]*: \*\*\* $var=" err &&
+			! test -e "$m" || { echo "$var payload $i ran"; return 1; }
+		done || return 1
+	done
+'
+
 test_expect_success 'BASE: "..", ".", "-x", a blank or this run itself are refused, not recorded' '
 	for b in .. . -x .hidden "a b" rb; do
 		test_must_fail lpmake RUN=rb "BASE=$b" "IMPORT=$IMPORT" config.yaml >out 2>err &&

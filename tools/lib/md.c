@@ -4,9 +4,13 @@
  * or an export holds is read as markup: no raw HTML, no link, no code span
  * closed early, no table cell split.
  *
- *   lp_md_text    plain text: "\ ` | [ ]" backslash-escaped, "< > &" as
- *                 entities (inside a code span they would show as typed,
- *                 so only text gets them)
+ *   lp_md_text    plain text: "\ ` | [ ] * ~" backslash-escaped, and "_"
+ *                 where it could open or close emphasis, ":" before "//"
+ *                 or after "mailto" and "xmpp", "www." as
+ *                 "www\.", an e-mail address's "@" followed by a zero-width
+ *                 space (GitHub links URLs, www. and addresses in text), "<
+ *                 > &" as entities (inside a code span they would show as
+ *                 typed, so only text gets them)
  *   lp_md_code    a code span of any string: fenced with one backtick more
  *                 than the longest run inside, padded with a space where
  *                 it starts or ends with a backtick; in a table, "|" as "\|"
@@ -42,16 +46,75 @@ put(struct lp_sb *b, const char *s)
 	return n;
 }
 
+static int
+alnum(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9');
+}
+
+/* Does "@" at s start what GitHub links as an e-mail address: a domain of
+ * letters, digits, '-' and '.', with a '.' in it? */
+static int
+mail_at(const char *s, const char *e)
+{
+	int dot = 0;
+
+	if (++s >= e || !alnum((unsigned char)*s))
+		return 0;
+	for (; s < e && (alnum((unsigned char)*s) || *s == '-' || *s == '.'); s++)
+		dot |= *s == '.' && s + 1 < e && alnum((unsigned char)s[1]);
+	return dot;
+}
+
+/* Does the text before s (from s0) end in word w, any case? */
+static int
+after_word(const char *s0, const char *s, const char *w)
+{
+	size_t n = strlen(w), i;
+
+	if ((size_t)(s - s0) < n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((s[-(long)n + (long)i] | 0x20) != w[i])
+			return 0;
+	return 1;
+}
+
 static void
 text_n(struct lp_sb *b, const char *s, size_t len)
 {
-	const char *e = s + len;
+	const char *e = s + len, *s0 = s;
 
 	while (s < e)
 		switch (*s) {
 		case '\\': case '`': case '|': case '[': case ']':
+		case '*': case '~':	/* emphasis, strikethrough */
 			lp_sb_addc(b, '\\');
 			lp_sb_addc(b, *s++);
+			break;
+		case ':':	/* "scheme://", "mailto:": GitHub links them */
+			if ((s + 2 < e && s[1] == '/' && s[2] == '/') ||
+			    after_word(s0, s, "mailto") || after_word(s0, s, "xmpp"))
+				lp_sb_addc(b, '\\');
+			lp_sb_addc(b, *s++);
+			break;
+		case '_':	/* emphasis only where it can open or close */
+			if (s == s0 || s + 1 >= e || !alnum((unsigned char)s[-1]) ||
+			    !alnum((unsigned char)s[1]))
+				lp_sb_addc(b, '\\');
+			lp_sb_addc(b, *s++);
+			break;
+		case '.':	/* "www." starts a link */
+			if (s - s0 >= 3 && (s[-1] | 0x20) == 'w' &&
+			    (s[-2] | 0x20) == 'w' && (s[-3] | 0x20) == 'w')
+				lp_sb_addc(b, '\\');
+			lp_sb_addc(b, *s++);
+			break;
+		case '@':	/* an e-mail address: a zero-width space after */
+			lp_sb_addc(b, *s++);
+			if (mail_at(s - 1, e))
+				lp_sb_adds(b, "\xe2\x80\x8b");
 			break;
 		case '<': lp_sb_adds(b, "&lt;"); s++; break;
 		case '>': lp_sb_adds(b, "&gt;"); s++; break;
