@@ -93,6 +93,12 @@ $(error lp: cannot lock run $(RUN) ($(LP_STAGE2_DIR)/.lock/$(RUN)): $(or $(LP_LO
 endif
 endif
 
+# The run folder is written only through files lp creates: a symbolic
+# link planted in it (as kernels.tsv.tmp, vars/SET.tmp) would have a
+# recipe write through it to whatever it names.  One is refused, named.
+LP_LINKS := $(shell find $(R) -type l 2>/dev/null | head -3)
+$(if $(LP_LINKS),$(error run folder $(R) holds symbolic links ($(strip $(LP_LINKS))): lp writes only files it creates there; remove them (find $(R) -type l -delete), or use another RUN))
+
 # Settings given on the command line are recorded in $(R)/vars/NAME, so a
 # later "make RUN=..." without them re-uses them; NAME= clears one.  A value
 # is checked before it is recorded, so a refused one is never kept.  A file
