@@ -30,6 +30,7 @@ struct f {
 
 static struct f *fs;
 static size_t nf;
+static int host_split;	/* a stage's savings split by hostside.tsv */
 
 static char *
 fmt(const char *f, va_list ap)
@@ -477,6 +478,7 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 		    "launches_per_inst"), inst = cell(s, i, "instances");
 		size_t best = i;
 		long a, b;
+		double warm;
 		struct f *x;
 
 		/* a stage its CUDA graphs run is said even when the GPU is
@@ -497,9 +499,26 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 			if (cell(s, j, "instances") > cell(s, best, "instances") &&
 			    host_rows(hs, text(s, j, "stage"), &a, &b))
 				best = j;
-		if (hs && host_side(s, best, hs, sp))
+		if (hs && host_side(s, best, hs, sp)) {
+			host_split = 1;
 			continue;
-		x = add("launch-bound", wall - k, s->path, l > 0 && k / l < 20e3 ?
+		}
+		/* the warm-up finding of this stage, or of a nested one with the
+		 * same kernels (decode_step in decode_all), is in its idle time:
+		 * counted there once, not here again */
+		warm = 0;
+		for (j = i; j < s->n && (j == i || (cell(s, j, "kernel_ns") == k &&
+		    cell(s, j, "launches") == l)); j++) {
+			long w = row_of(sp, "stage", text(s, j, "stage"));
+			double e;
+
+			if (w >= 0 && is_warm(sp, text(s, j, "stage")) &&
+			    (e = cell(sp, (size_t)w, "first_ns") - cell(sp,
+			    (size_t)w, "steady_ns")) > warm)
+				warm = e;
+		}
+		x = add("launch-bound", wall - k - warm > 0 ? wall - k - warm : 0,
+		    s->path, l > 0 && k / l < 20e3 ?
 		    "Capture the stage in a CUDA graph (torch.cuda.CUDAGraph, "
 		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
 		    "its launches go out at once; remove host synchronisations "
@@ -513,8 +532,10 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 		    text(s, i, "stage"), busy);
 		ev(x, "%.3f ms of kernels in %.3f ms of wall time over %.0f "
 		    "launches (%.1f per instance over %.0f instance%s; mean "
-		    "kernel %.2f us)", ms(k), ms(wall), l, lpi, inst, inst == 1 ?
-		    "" : "s", l > 0 ? k / l / 1e3 : 0);
+		    "kernel %.2f us)%s", ms(k), ms(wall), l, lpi, inst, inst == 1 ?
+		    "" : "s", l > 0 ? k / l / 1e3 : 0, warm > 0 ? "; saving: the "
+		    "idle GPU time less the warm-up's excess (its own finding)" :
+		    "");
 	}
 }
 
@@ -1011,10 +1032,17 @@ emit_meta(int hostside)
 	lp_tab_meta(out, "note", "Ranked by the time each could save: wall "
 	    "time for idle GPU and warm-up, GPU time above the roofline bound "
 	    "for a kernel (which shortens the stage only once the GPU is the "
-	    "bottleneck). Findings without a time come last.%s", hostside ? " A "
-	    "stage's module loading, synchronisations and copies, the rest of "
-	    "its idle GPU time and its warm-up excess are disjoint parts of its "
-	    "wall time: their savings do not overlap (hostside.tsv)." : "");
+	    "bottleneck). Findings without a time come last. %s A kernel's "
+	    "saving is GPU time inside its stage's kernel time: it overlaps "
+	    "nothing above, and the kernels' savings add up to no more than "
+	    "the stage's kernel time.", hostside ? "A stage's module loading, "
+	    "synchronisations and copies, the rest of its idle GPU time and "
+	    "its warm-up excess are disjoint parts of its wall time "
+	    "(hostside.tsv): their savings do not overlap." : "A stage's idle "
+	    "GPU time (launch-bound) leaves out its warm-up excess (warm-up), "
+	    "its own or a nested stage's with the same kernels: the two do "
+	    "not overlap. Without the host side (hostside.tsv from nsys "
+	    "cuda_api_trace) lp cannot split the idle time further.");
 	lp_tab_meta(out, "style", "list");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 }
@@ -1112,7 +1140,7 @@ main(int argc, char **argv)
 	load_run(&run, argv + optind, (size_t)(argc - optind));
 	apply_rules(&run, (size_t)maxk, imported);
 	lp_qsort(fs, nf, sizeof *fs, by_save);
-	emit_meta(run.hs != NULL);
+	emit_meta(host_split);
 	emit_findings();
 	free_findings();
 	free_run(&run);
