@@ -127,7 +127,7 @@ test_expect_success 'the noise rule: a change within the instances spread is not
 	rows ac.tsv | grep "steady state" | cut -f7 >got &&
 	echo "no: within the spread of the instances" >expect && test_cmp expect got &&
 	rows ab.tsv | grep "launches" | cut -f7 >got &&
-	echo "n/a (no spread: one instance, or no per-instance trace)" >expect && test_cmp expect got
+	echo "n/a (no spread: one figure a run)" >expect && test_cmp expect got
 '
 
 # As seen on two H200s: the fused build's steps 441-567 us, the unfused

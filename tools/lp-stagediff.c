@@ -155,6 +155,17 @@ overlap(const struct lp_stagerow *a, const struct lp_stagerow *b)
 	return !(bhi < alo || blo > ahi);
 }
 
+/* Why two stage rows have no spread to test a change against. */
+static const char *
+nospread(const struct lp_stagerow *x, const struct lp_stagerow *y)
+{
+	if (!(x->inst > 1) || !(y->inst > 1))
+		return "one instance";
+	return "no per-instance trace, nvtx_pushpop_trace";
+}
+
+static const char *why_nospread = "one instance";
+
 static void
 row(struct lp_row *r, const char *stage, const char *metric, double x,
     double y, const char *unit, int sig)
@@ -179,9 +190,17 @@ row(struct lp_row *r, const char *stage, const char *metric, double x,
 			lp_row_g(r, y / x);
 		else
 			lp_row_na(r, "the before value is 0");
-		lp_row_text(r, sig < 0 ? "n/a (no spread: one instance, or no "
-		    "per-instance trace)" : sig ? "no: within the spread of the "
-		    "instances" : "yes: outside the spread of the instances");
+		if (sig < 0) {
+			struct lp_sb b = { 0 };
+
+			/* -2: a figure of the whole run, with no instances */
+			lp_sb_printf(&b, "n/a (no spread: %s)", sig == -2 ? "one "
+			    "figure a run" : why_nospread);
+			lp_row_text(r, lp_sb_str(&b));
+			lp_sb_free(&b);
+		} else
+			lp_row_text(r, sig ? "no: within the spread of the "
+			    "instances" : "yes: outside the spread of the instances");
 	}
 	lp_row_text(r, unit);
 	lp_row_end(r, out);
@@ -334,29 +353,30 @@ emit_stage(struct lp_row *r, const struct run *a, const struct run *b,
 		return;
 	}
 	sig = overlap(x, y);
+	why_nospread = nospread(x, y);
 	row(r, s, "wall time, median", x->median, y->median, "ns", sig);
 	row(r, s, "wall time, mean", x->mean, y->mean, "ns", sig);
 	row(r, s, "steady state", x->steady, y->steady, "ns", sig);
 	row(r, s, "GPU kernel time / instance", x->kernel / x->inst,
-	    y->kernel / y->inst, "ns", -1);
-	row(r, s, "GPU busy", x->busy, y->busy, "pct", -1);
+	    y->kernel / y->inst, "ns", -2);
+	row(r, s, "GPU busy", x->busy, y->busy, "pct", -2);
 	row(r, s, "launches / instance", x->launches / x->inst,
-	    y->launches / y->inst, "count", -1);
+	    y->launches / y->inst, "count", -2);
 	if (k == 1) {
 		/* decode_all: the same per decode step */
 		row(r, s, "wall time / decode step", x->mean / a->steps,
-		    y->mean / b->steps, "ns", -1);
+		    y->mean / b->steps, "ns", -2);
 		row(r, s, "GPU kernel time / decode step", x->kernel / x->inst /
-		    a->steps, y->kernel / y->inst / b->steps, "ns", -1);
+		    a->steps, y->kernel / y->inst / b->steps, "ns", -2);
 		row(r, s, "launches / decode step", x->launches / x->inst /
-		    a->steps, y->launches / y->inst / b->steps, "count", -1);
+		    a->steps, y->launches / y->inst / b->steps, "count", -2);
 	}
 	if (!isnan(x->tokens_per_s) || !isnan(y->tokens_per_s))
 		row(r, s, "tokens/s", x->tokens_per_s, y->tokens_per_s,
-		    "tokens/s", k == 2 ? sig : -1);
-	row(r, s, "MFU", a->mfu[k], b->mfu[k], "pct", -1);
+		    "tokens/s", k == 2 ? sig : -2);
+	row(r, s, "MFU", a->mfu[k], b->mfu[k], "pct", -2);
 	if (k)
-		row(r, s, "MBU", a->mbu[k], b->mbu[k], "pct", -1);
+		row(r, s, "MBU", a->mbu[k], b->mbu[k], "pct", -2);
 }
 
 static void

@@ -192,12 +192,19 @@ span(struct lp_sb *b, double x, double y)
 static const char *
 sigtext(const char *s)
 {
+	static struct lp_sb b;
+	const char *w = strstr(s, "no spread: ");
+
 	if (!strncmp(s, "yes", 3))
 		return "significant (outside the spread of the instances)";
 	if (!strncmp(s, "no", 2))
 		return "not significant (within the spread of the instances)";
-	return "significance not known (one instance: no spread to test "
-	    "against)";
+	/* lp-stagediff's reason: one instance, or no per-instance trace */
+	lp_sb_reset(&b);
+	lp_sb_printf(&b, "significance not known (%.*s: no spread to test "
+	    "against)", w ? (int)strcspn(w + 11, ")") : 12, w ? w + 11 :
+	    "one instance");
+	return lp_sb_str(&b);
 }
 
 /* How far a stage moved: |log after/before| of its main time. */
