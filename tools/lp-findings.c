@@ -630,9 +630,20 @@ shape_share(const struct tab *rf, size_t i)
  * several. */
 struct shape {
 	const char *cls, *roof, *name, *prec, *why, *grid;
+	const char *op;		/* its operator class (top_kernels.tsv) */
 	double frac, dram, ai, tot, share, part;
 	const char *sh;		/* " (grid ...)" for a kernel of several shapes */
 };
+
+/* Does a kernel of this operator class run in tiles (a GEMM, a
+ * convolution), so that tile sizes are advice for it?  A LayerNorm's
+ * are not. */
+static int
+tiled(const char *op)
+{
+	return op && (!strncmp(op, "GEMM", 4) || !strncmp(op, "Convolution", 11) ||
+	    !strncmp(op, "Attention", 9));
+}
 
 /* Rules memory-bound, compute-bound, alignment, under-filled, below-roof:
  * which one the shape's class says. */
@@ -672,9 +683,12 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 		    "not a multiple of 8" : "");
 	if (!strncmp(p->cls, "latency", 7))
 		return add("under-filled", save, path,
-		    strcmp(p->roof, "memory") ? "Compute units idle at this "
-		    "intensity: check occupancy and stall reasons in ncu's "
-		    "sections (NCU_PRESET=high), and tile sizes for the shape." :
+		    strcmp(p->roof, "memory") ? (tiled(p->op) ? "Compute units "
+		    "idle at this intensity: check occupancy and stall reasons "
+		    "in ncu's sections (NCU_PRESET=high), and tile sizes for the "
+		    "shape." : "Compute units idle at this intensity: check "
+		    "occupancy and stall reasons in ncu's sections "
+		    "(NCU_PRESET=high), and the launch's grid and block sizes.") :
 		    graphed ? "Too little work per launch to fill the GPU or "
 		    "hide memory latency: give it more (larger batch, fuse "
 		    "neighbouring kernels, split-K or stream-K for skinny "
@@ -730,6 +744,7 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 		p.ai = cell(rf, i, "ai");
 		p.tot = NAN;
 		p.share = NAN;
+		p.op = NULL;
 		p.part = shape_share(rf, i);
 		if (isnan(p.frac))
 			continue;
@@ -737,6 +752,7 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 			if (!strcmp(text(tk, j, "kernel"), text(rf, i, "kernel"))) {
 				p.tot = cell(tk, j, "total_ns");
 				p.share = cell(tk, j, "share_pct");
+				p.op = text(tk, j, "operator");
 			}
 		if (isnan(p.tot))
 			continue;
