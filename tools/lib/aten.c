@@ -5,6 +5,7 @@
  *    [], []], input_op_ids = [(141,0), (567,0), (140,0), (0,-1), (0,-1)]"
  *   ":aten::to, seq = 0, op_id = 308, sizes = [[32], [], [], [], []], ..."
  *   ":torchvision::_cuda_version, op_id = 1"
+ *   ":detach, op_id = 13, sizes = [[50257, 768]], input_op_ids = [(11,0)]"
  * op_id (and seq, input_op_ids) differ on every call; the op and its
  * input sizes are what one call has in common with another.
  */
@@ -15,7 +16,9 @@
 #include "util.h"
 #include "aten.h"
 
-/* "ns::name": identifier characters around one "::" */
+/* "ns::name": identifier characters around one "::"; or a name without a
+ * namespace (":detach, op_id = 13, ...", ":detach_": autograd's own), which
+ * lp_aten_parse takes only with an op_id after it */
 static size_t
 opname(const char *s)
 {
@@ -32,7 +35,7 @@ opname(const char *s)
 		sep++;
 		i += 2;
 	}
-	return sep == 1 ? i : 0;
+	return sep <= 1 ? i : 0;
 }
 
 /* The value after "key = ": bracketed (balanced) or up to the next ','. */
