@@ -263,4 +263,16 @@ test_expect_success 'findings without hostside.tsv keep today'"'"'s wording' '
 	test_cmp expect got
 '
 
+# A call longer than its range (a trace of another capture, or edited):
+# hostside.tsv said "In CUDA API 1019.34 %" and a negative host time, at
+# exit 0 (issue 28, item 9).
+test_expect_success 'a call that ends after the range it starts in: refused, naming file and line' '
+	awk -F, -v OFS=, "NR > 1 && \$3 ~ /^cudaStreamSynchronize/ && !d { \$2 = \$2 * 1000000; d = 1 } { print }" \
+		"$HS/llama_cuda_api_trace.csv" >api.csv &&
+	test_expect_code 1 lp-hostside -c "$TRASH/cfg.yaml" -a api.csv -g "$HS/llama_cuda_gpu_trace.csv" \
+		"$HS/llama_nvtx_pushpop_trace.csv" >out 2>err &&
+	test_grep "^lp-hostside: api.csv:[0-9]*:2: cudaStreamSynchronize.* ends [0-9]* ns after the instance of :LLM@.* it starts in (nvtx_pushpop_trace line [0-9]*) on its thread: not the traces of one capture" err &&
+	test_must_be_empty out
+'
+
 test_done

@@ -481,6 +481,14 @@ api_row(const struct lp_rep_row *rr, void *ctx)
 		}
 		if (!x)
 			continue;
+		/* the thread pops its range after the call returns: a call
+		 * that ends after the range is another capture's, or cut */
+		if (start + dur > x->end)
+			lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1,
+			    "%s ends %.0f ns after the instance of %s it starts in "
+			    "(nvtx_pushpop_trace line %ld) on its thread: not the "
+			    "traces of one capture", name, start + dur - x->end,
+			    g->range, x->line);
 		x->api[kind] += dur;
 		x->calls++;
 		x->launches += kind == K_LAUNCH;
