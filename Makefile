@@ -127,10 +127,14 @@ $(B)/test/%: $(B)/obj/test/%.o $(B)/liblp.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The README's test command: unit tests and CLI golden tests under prove.
+# The README's test command: unit tests and CLI golden tests under prove,
+# one file a core at once (each test works in its own folder and never
+# touches the build it tests).
+LP_JOBS := $(shell nproc 2>/dev/null || echo 2)
 check: $(BINS) $(UNITS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
-	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove --exec '' $(if $(V),-v,) $(UNITS) tests/t[0-9]*.sh
+	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec '' $(if $(V),-v,) \
+	  $(UNITS) $(sort $(wildcard tests/t[0-9]*.sh))
 
 # Time and peak memory of the parsers on growing inputs, and of the
 # multi-GPU tables at 8 to 1,024 ranks (figures only).

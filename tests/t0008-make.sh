@@ -9,13 +9,19 @@ export LP_FAKE_NSYS=$FIX/h200-live/t1
 export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv
 FAKE=$ROOT/tests/fake
 W="sh tests/fake/workload.sh"
+# The build these runs use is a copy (B=): touching a tool to see what it
+# redoes touches nothing another test file uses when prove runs them at
+# once (make check: prove -j).
+TB=$TRASH/b
+mkdir -p "$TB" && (cd "$LP_BIN" && tar cf - --exclude=./san --exclude=./fuzz --exclude=./test .) |
+	tar xf - -C "$TB" || exit 1
 lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" LP_STAGE2_DIR="$S2" "$@"
 }
 # The steps make would run: the tool that starts each command line.
 steps() {
 	lpmake -n "$@" >"$TRASH/steps.n" || return 1
-	grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' "$TRASH/steps.n" | sed 's,.*/,,; s/ $//' | sort
+	grep -oE '^([^ ]*/lp-[a-z0-9]+|cp )' "$TRASH/steps.n" | sed 's,.*/,,; s/ $//' | sort
 }
 count() {
 	grep -c "^$1" "$LP_FAKE_LOG" || true
@@ -62,13 +68,13 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 '
 
 test_expect_success 'a rebuilt tool redoes what it feeds' '
-	touch "$LP_BIN/lp-kernjoin" &&
+	touch "$TB/lp-kernjoin" &&
 	steps RUN=demo stakeholder_summary.md >got &&
 	printf "lp-%s\n" aggr findings kernjoin kernmd ops roofline \
 		roofsvg summary topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
-	touch "$LP_BIN/lp-steps" &&
+	touch "$TB/lp-steps" &&
 	steps RUN=demo stakeholder_summary.md >got &&
 	printf "lp-%s\n" findings mbu mfu steps summary >expect &&
 	test_cmp expect got &&
@@ -87,11 +93,11 @@ test_expect_success 'removing roofline.tsv redoes it and what reads it, nothing 
 
 test_expect_success 'the operator classes feed only the tables that class kernels, findings and the summary' '
 	lpmake -n -W conf/operators.yaml RUN=demo stakeholder_summary.md >lp.out &&
-		<lp.out grep -oE "^bin/(san/)?lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
+		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
 	printf "lp-%s\n" findings ops overlap ranks summary topk >expect &&
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md >lp.out &&
-		<lp.out grep -oE "^bin/(san/)?lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
+		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
 	printf "lp-%s\n" envtab findings gpu mbu mfu roofline roofsvg summary topk >expect &&
 	test_cmp expect got
 '
@@ -104,7 +110,7 @@ test_expect_success 'each table is a make target of its own' '
 	rm "$S2/demo/mbu.tsv" &&
 	lpmake RUN=demo mbu.tsv >out &&
 	test -s "$S2/demo/mbu.tsv" &&
-	grep -oE "^bin/(san/)?lp-[a-z0-9]+" out | sed "s,.*/,," >got &&
+	grep -oE "^[^ ]*/lp-[a-z0-9]+" out | sed "s,.*/,," >got &&
 	echo lp-mbu >expect && test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
@@ -184,14 +190,14 @@ test_expect_success 'an ncu setting given with SET= leaves nsys alone' '
 '
 
 test_expect_success 'a rebuilt command builder with the same command does not re-profile' '
-	touch "$LP_BIN/lp-nsyscmd" "$LP_BIN/lp-ncucmd" &&
+	touch "$TB/lp-nsyscmd" "$TB/lp-ncucmd" &&
 	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >out 2>err &&
 	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 3 &&
 	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md
 '
 
 test_expect_success 'a failing workload stops the run with its exit code, keeps what is done' '
-	test_must_fail env PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
+	test_must_fail env PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" LP_STAGE2_DIR="$S2" \
 		RUN=fail "WORK=$W --fail 3" stakeholder_summary.md >out 2>err &&
 	test_grep "nsys profile failed with exit code 3" err &&
 	test -s "$S2/fail/env.json" && test -s "$S2/fail/inputs.yaml" && test -s "$S2/fail/nsys/profile.cmd" &&
@@ -202,7 +208,7 @@ test_expect_success 'a failing workload stops the run with its exit code, keeps 
 
 test_expect_success 'ncu profiling nothing is an error showing its filters; make resumes there' '
 	: >"$LP_FAKE_LOG" &&
-	test_must_fail env LP_FAKE_NCU_NOTHING=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+	test_must_fail env LP_FAKE_NCU_NOTHING=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
 		LP_STAGE2_DIR="$S2" RUN=none "WORK=$W" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
 	test_grep "lp: ncu profiled no kernel (no report written). Filters used:" err &&
 	test_grep "^NVTX include: LLM@decode_all/" err &&
@@ -215,7 +221,7 @@ test_expect_success 'ncu profiling nothing is an error showing its filters; make
 
 test_expect_success 'ncu killed mid-run leaves no report; make resumes at ncu' '
 	: >"$LP_FAKE_LOG" &&
-	test_must_fail env LP_FAKE_NCU_KILL=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+	test_must_fail env LP_FAKE_NCU_KILL=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
 		LP_STAGE2_DIR="$S2" RUN=kill "WORK=$W" stakeholder_summary.md >out 2>err &&
 	! test -e "$S2/kill/ncu/report.ncu-rep" &&
 	PATH=$FAKE:$PATH lpmake RUN=kill stakeholder_summary.md >out 2>err &&
@@ -229,7 +235,7 @@ test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
 	# a background job of a script ignores SIGINT; perl puts it back,
 	# so make gets the signal a terminal would send it
 	( LP_FAKE_NCU_SLEEP=30 PATH=$FAKE:$PATH setsid perl -e "\$SIG{INT} = q(DEFAULT); exec @ARGV" \
-		make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+		make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
 		LP_STAGE2_DIR="$S2" RUN=intr stakeholder_summary.md >out 2>err & echo $! >pid; wait ) &
 	for i in $(seq 50); do grep -q "^ncu --target" "$LP_FAKE_LOG" && break; sleep 0.1; done &&
 	sleep 0.3 &&
@@ -244,13 +250,13 @@ test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
 '
 
 test_expect_success 'nsys that captured nothing is an error naming the command' '
-	test_must_fail env LP_FAKE_NSYS_NOREPORT=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+	test_must_fail env LP_FAKE_NSYS_NOREPORT=1 PATH=$FAKE:$PATH make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
 		LP_STAGE2_DIR="$S2" RUN=norep "WORK=$W" stakeholder_summary.md >out 2>err &&
 	test_grep "lp: nsys wrote no report: was the NVTX capture range ever pushed?" err
 '
 
 test_expect_success 'a missing nsys is named with where it was looked for' '
-	test_must_fail env PATH=/usr/bin:/bin make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} \
+	test_must_fail env PATH=/usr/bin:/bin make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
 		LP_STAGE2_DIR="$S2" RUN=nonsys "WORK=$W" stakeholder_summary.md >out 2>err &&
 	test_grep "lp: nsys not found on PATH (/usr/bin:/bin)" err
 '
