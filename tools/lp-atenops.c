@@ -619,25 +619,7 @@ on_kernel(const struct lp_rep_row *rr)
 	}
 }
 
-/* ---- -n: lp-graphnodes' graph_node_trace ---- */
-
-struct gsrc {
-	FILE *fp;
-	const char *name;
-	struct lp_csv_in *in;
-	struct lp_csv_hdr hdr;
-	struct lp_csv_rec rec;
-	int c[6];		/* Start, Event, node, CorrId, Pid, Tid */
-	int have, kernel;
-	double t, last;
-	long lastline;
-};
-
-static const char *
-gfield(const struct gsrc *g, int i)
-{
-	return lp_csv_field(&g->rec, g->c[i]);
-}
+/* ---- -n: lp-graphnodes' graph_node_trace, read as the traces are ---- */
 
 static int
 digits(const char *s, size_t max)
@@ -647,83 +629,39 @@ digits(const char *s, size_t max)
 	return n && n <= max && !s[n];
 }
 
-static void
-gnext(struct gsrc *g)
+/* The row's Event and Graph Node ID, checked: 1 for a kernel row. */
+static int
+gkind(const struct lp_rep_row *rr)
 {
-	const char *ev;
-
-	do
-		if (!(g->have = lp_csv_next(g->in, &g->rec)))
-			return;
-	while (g->rec.n == 1 && !g->rec.f[0][0]);
-	lp_csv_width(&g->hdr, g->rec.n, g->rec.line);
-	if (!lp_num_get(gfield(g, 0), &g->t) || lp_num_bad(LP_DIM_TIME, g->t, 0))
-		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[0] + 1, "Start "
-		    "(ns): expected a number from 0, got \"%s\"", gfield(g, 0));
-	if (g->t < g->last)
-		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[0] + 1, "%s: "
-		    "starts before the row on line %ld: not sorted by start time "
-		    "(as lp-graphnodes writes it)", gfield(g, 0), g->lastline);
-	g->last = g->t;
-	g->lastline = g->rec.line;
-	ev = gfield(g, 1);
-	if (strcmp(ev, "create") && strcmp(ev, "kernel"))
-		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[1] + 1, "Event: "
-		    "expected \"create\" or \"kernel\", got \"%s\"", ev);
-	g->kernel = *ev == 'k';
-	if (!digits(gfield(g, 2), 20))
-		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[2] + 1, "Graph "
-		    "Node ID: expected a whole number, got \"%s\"", gfield(g, 2));
-}
-
-static void
-gopen(struct gsrc *g)
-{
-	static const char *const cols[] = { "Start (ns)", "Event",
-		"Graph Node ID", "CorrId", "Pid", "Tid" };
-	size_t i;
-
-	g->fp = lp_open_in(A.npath, &g->name);
-	g->in = lp_csv_open(g->fp, g->name, NULL, NULL);
-	if (!lp_csv_next(g->in, &g->rec))
-		lp_die_at(LP_EXIT_DATA, g->name, 0, 0, "no header (not "
-		    "lp-graphnodes output)");
-	lp_csv_hdr_init(&g->hdr, &g->rec, g->name);
-	for (i = 0; i < 6; i++)
-		g->c[i] = lp_csv_need(&g->hdr, cols[i], "lp-graphnodes output");
-	g->last = -1;
-	gnext(g);
-}
-
-static void
-gclose(struct gsrc *g)
-{
-	lp_csv_close(g->in);
-	lp_csv_hdr_free(&g->hdr);
-	lp_close_in(g->fp);
+	if (strcmp(rr->v[1], "create") && strcmp(rr->v[1], "kernel"))
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1, "Event: "
+		    "expected \"create\" or \"kernel\", got \"%s\"", rr->v[1]);
+	if (!digits(rr->v[2], 20))
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1, "Graph "
+		    "Node ID: expected a whole number, got \"%s\"", rr->v[2]);
+	return rr->v[1][0] == 'k';
 }
 
 /* A node made by stream capture: the op open on its thread then made it. */
 static void
-on_create(const struct gsrc *g)
+on_create(const struct lp_rep_row *rr, double at)
 {
-	const char *pid = gfield(g, 4), *tid = gfield(g, 5);
+	const char *pid = lp_rep_pid(rr, 4), *tid = lp_rep_pid(rr, 5);
 	struct ent *op = NULL;
 	long in = -1;
 
-	if (lp_map_get(A.gnode, gfield(g, 2), -3) != -3)
-		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[2] + 1, "graph "
-		    "node %s: a second create row", gfield(g, 2));
+	if (lp_map_get(A.gnode, rr->v[2], -3) != -3)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1, "graph "
+		    "node %s: a second create row", rr->v[2]);
 	if (*pid || *tid) {
 		struct thr *t;
 
-		if (!lp_num_pid(pid) || !lp_num_pid(tid))
-			lp_die_at(LP_EXIT_DATA, g->name, g->rec.line,
-			    g->c[lp_num_pid(pid) ? 5 : 4] + 1, "Pid, Tid: a "
-			    "process and a thread ID in digits, got \"%s\", "
-			    "\"%s\"", pid, tid);
+		if (!*pid || !*tid)
+			lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[*pid ? 5 :
+			    4] + 1, "Pid, Tid: a process and a thread ID, or "
+			    "neither");
 		t = thread_of(pid, tid);
-		pop_until(t, g->t);
+		pop_until(t, at);
 		op = innermost_op(t);
 	}
 	if (op) {
@@ -735,37 +673,33 @@ on_create(const struct gsrc *g)
 		}
 		in = op->inst;
 	}
-	lp_map_put(A.gnode, gfield(g, 2), in);
+	lp_map_put(A.gnode, rr->v[2], in);
 }
 
 /* A replayed kernel: held until cuda_gpu_trace's row of it (same Start
  * and CorrId) comes, at the same time. */
 static void
-on_gkernel(const struct gsrc *g)
+on_gkernel(const struct lp_rep_row *rr, double at)
 {
-	const char *c = gfield(g, 3);
 	double corr;
 	size_t i, j;
 
 	A.gkrows++;
-	if (!*c) {		/* nsys knew no CorrId: nothing to pair it with */
+	if (!lp_rep_has(rr, 3)) {	/* nsys knew no CorrId: nothing to pair */
 		A.gstale++;
 		return;
 	}
-	if (!lp_num_get(c, &corr) || corr < 1 || corr > 9e15 || corr !=
-	    (double)(int64_t)corr)
-		lp_die_at(LP_EXIT_DATA, g->name, g->rec.line, g->c[3] + 1,
-		    "CorrId %s: expected a whole number from 1", c);
+	corr = (double)corr_of(rr, 3);
 	for (i = j = 0; i < A.ngk; i++)	/* kernels before t had their turn */
-		if (A.gk[i].t < g->t)
+		if (A.gk[i].t < at)
 			A.gstale++;
 		else
 			A.gk[j++] = A.gk[i];
 	A.ngk = j;
 	A.gk = lp_xreallocarray(A.gk, A.ngk + 1, sizeof *A.gk);
-	A.gk[A.ngk].t = g->t;
+	A.gk[A.ngk].t = at;
 	A.gk[A.ngk].corr = (int64_t)corr;
-	A.gk[A.ngk].inst = lp_map_get(A.gnode, gfield(g, 2), -2);
+	A.gk[A.ngk].inst = lp_map_get(A.gnode, rr->v[2], -2);
 	A.ngk++;
 }
 
@@ -778,6 +712,14 @@ struct src {
 	long lastline;
 };
 
+/* The sources' order at one time: the graph nodes (3) before the kernels
+ * (2), since a replayed kernel waits for its node's row. */
+static int
+order(int i)
+{
+	return i == 3 ? 2 : i == 2 ? 3 : i;
+}
+
 static void
 advance(struct src *s)
 {
@@ -787,7 +729,8 @@ advance(struct src *s)
 	if (s->t < s->last)
 		lp_die_at(LP_EXIT_DATA, s->rr->file, s->rr->line, s->rr->col[0] + 1,
 		    "%s: starts before the row on line %ld: the trace is not "
-		    "sorted by start time (as nsys writes it)", s->rr->v[0],
+		    "sorted by start time (as nsys and lp-graphnodes write it)",
+		    s->rr->v[0],
 		    s->lastline);
 	s->last = s->t;
 	s->lastline = s->rr->line;
@@ -800,54 +743,50 @@ load(void)
 		"TID" };
 	static const char *const acols[] = { "Start", "Name", "CorrID", "Pid",
 		"Tid" };
+	static const char *const ncols[] = { "Start", "Event", "Graph Node ID",
+		"?CorrId", "?Pid", "?Tid" };
 	static const char *const gcols[] = { "Start", "Duration", "CorrId",
 		"GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Name", "?Strm" };
-	struct src s[3];
-	struct gsrc g = { 0 };
-	int i, k;
-	double t;
+	struct src s[4];
+	int i, k, n = A.npath ? 4 : 3;
 
+	/* at one time: ranges, then launches, then graph nodes, then kernels */
 	s[0].p = lp_rep_open(A.rpath, "nsys stats --report nvtx_pushpop_trace",
 	    rcols, 5);
 	s[1].p = lp_rep_open(A.apath, "nsys stats --report cuda_api_trace",
 	    acols, 5);
 	s[2].p = lp_rep_open(A.gpath, "nsys stats --report cuda_gpu_trace",
 	    gcols, 11);
-	for (i = 0; i < 3; i++) {
+	if (A.npath) {
+		s[3].p = lp_rep_open(A.npath, "lp-graphnodes output", ncols, 6);
+		lp_rep_empty_ok(s[3].p);	/* a capture without graphs */
+	}
+	for (i = 0; i < n; i++) {
 		s[i].last = -1;
 		s[i].lastline = 0;
 		advance(&s[i]);
 	}
-	if (A.npath)
-		gopen(&g);
 	for (;;) {
-		/* ranges, then launches, then graph nodes, then kernels at
-		 * one time */
-		for (k = -1, t = 0, i = 0; i < 3; i++)
-			if (s[i].rr && (k < 0 || s[i].t < t))
-				t = s[k = i].t;
-		if (g.have && (k < 0 || g.t < t || (g.t == t && k == 2))) {
-			if (g.kernel)
-				on_gkernel(&g);
-			else
-				on_create(&g);
-			gnext(&g);
-			continue;
-		}
+		for (k = -1, i = 0; i < n; i++)	/* ties: the order above */
+			if (s[i].rr && (k < 0 || s[i].t < s[k].t || (s[i].t ==
+			    s[k].t && order(i) < order(k))))
+				k = i;
 		if (k < 0)
 			break;
 		if (k == 0)
 			on_range(s[0].rr);
 		else if (k == 1)
 			on_launch(s[1].rr, s[1].t);
-		else
+		else if (k == 2)
 			on_kernel(s[2].rr);
+		else if (gkind(s[3].rr))
+			on_gkernel(s[3].rr, s[3].t);
+		else
+			on_create(s[3].rr, s[3].t);
 		advance(&s[k]);
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < n; i++)
 		lp_rep_close(s[i].p);
-	if (A.npath)
-		gclose(&g);
 	A.gstale += (double)A.ngk;
 	if (!A.nops)
 		lp_die_at(LP_EXIT_DATA, A.rpath, 0, 0, "no PyTorch op ranges (names "

@@ -65,6 +65,9 @@ struct lp_rep_in;
 struct lp_rep_in *lp_rep_open(const char *path, const char *what,
     const char *const *cols, size_t n);
 const struct lp_rep_row *lp_rep_next(struct lp_rep_in *in);
+/* A header without rows is a whole report, not a cut one (lp-graphnodes'
+ * trace of a capture without graphs). */
+void lp_rep_empty_ok(struct lp_rep_in *in);
 void lp_rep_close(struct lp_rep_in *in);
 double lp_rep_time(const struct lp_rep_row *r, size_t i);  /* ns, >= 0 */
 double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */

@@ -28,6 +28,7 @@ struct lp_rep_in {
 	struct lp_csv_in *csv;
 	struct lp_rep_row rr;
 	long rows, last;	/* data rows; the line of the last record */
+	int empty_ok;		/* a header alone is a report (lp_rep_empty_ok) */
 	struct lp_agree agree;
 };
 
@@ -259,11 +260,18 @@ lp_rep_next(struct lp_rep_in *r)
 		lp_die_at(LP_EXIT_DATA, r->file, r->last, 0, "no header with a "
 		    "\"%s\" column (not %s)", r->cols[0] + (r->cols[0][0] == '?'),
 		    r->what);
-	if (!r->rows)
+	/* nsys stats writes an empty file, not a header alone, for a report
+	 * without rows: a header alone was cut off */
+	if (!r->rows && !r->empty_ok)
 		lp_die_at(LP_EXIT_DATA, r->file, r->last, 0, "no rows after the "
-		    "header: nsys writes no file for a report without data "
-		    "(cut off?)");
+		    "header (cut off?)");
 	return NULL;
+}
+
+void
+lp_rep_empty_ok(struct lp_rep_in *r)
+{
+	r->empty_ok = 1;
 }
 
 void
