@@ -375,20 +375,6 @@ on_range(const struct lp_rep_row *rr)
 		}
 }
 
-static int
-is_graph_launch(const char *name)
-{
-	return !strncmp(name, "cudaGraphLaunch", 15) ||
-	    !strncmp(name, "cuGraphLaunch", 13);
-}
-
-static int
-is_launch(const char *name)
-{
-	return !strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8) ||
-	    is_graph_launch(name);
-}
-
 static int64_t
 corr_of(const struct lp_rep_row *rr, size_t i)
 {
@@ -470,11 +456,11 @@ on_launch(const struct lp_rep_row *rr, double at)
 	int any = 0, graph;
 	int64_t corr;
 
-	if (!is_launch(rr->v[1]))
+	if (!lp_capi_launch(rr->v[1]))
 		return;
 	t = thread_of(lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
 	pop_until(t, at);
-	graph = is_graph_launch(rr->v[1]);
+	graph = lp_capi_graph_launch(rr->v[1]);
 	rows = pend_put(corr = corr_of(rr, 2), graph, rr->file, rr->line);
 	A.nlaunch++;
 	if (graph) {

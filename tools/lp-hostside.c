@@ -124,8 +124,6 @@ prefix(const char *s, const char *p)
 static int
 kind_of(const char *name)
 {
-	static const char *const launch[] = { "cudaLaunch", "cuLaunch",
-		"cudaGraphLaunch", "cuGraphLaunch", NULL };
 	static const char *const copy[] = { "cudaMemcpy", "cuMemcpy",
 		"cudaMemset", "cuMemset", NULL };
 	static const char *const load[] = { "cuModuleLoad", "cuLibraryLoad",
@@ -134,9 +132,8 @@ kind_of(const char *name)
 		"cuKernelGetFunction", NULL };
 	size_t i;
 
-	for (i = 0; launch[i]; i++)
-		if (prefix(name, launch[i]))
-			return K_LAUNCH;
+	if (lp_capi_launch(name))
+		return K_LAUNCH;
 	if (strstr(name, "Synchronize"))
 		return K_SYNC;
 	for (i = 0; copy[i]; i++)
@@ -146,12 +143,6 @@ kind_of(const char *name)
 		if (prefix(name, load[i]))
 			return K_LOAD;
 	return K_OTHER;
-}
-
-static int
-is_graph_launch(const char *name)
-{
-	return prefix(name, "cudaGraphLaunch") || prefix(name, "cuGraphLaunch");
 }
 
 static void
@@ -406,7 +397,7 @@ keep_call(struct st *t, const struct lp_rep_row *rr, int kind, long id,
 	rc->kmin = NAN;
 	rc->kend = NAN;
 	rc->kind = kind;
-	rc->graph = kind == K_LAUNCH && is_graph_launch(rr->v[2]);
+	rc->graph = kind == K_LAUNCH && lp_capi_graph_launch(rr->v[2]);
 	rc->name = (int)id;
 	rc->line = rr->line;
 	rc->memb = (size_t)-1;
@@ -492,7 +483,7 @@ api_row(const struct lp_rep_row *rr, void *ctx)
 		x->api[kind] += dur;
 		x->calls++;
 		x->launches += kind == K_LAUNCH;
-		x->glaunches += kind == K_LAUNCH && is_graph_launch(name);
+		x->glaunches += kind == K_LAUNCH && lp_capi_graph_launch(name);
 		if (id < 0)
 			id = name_id(t, name);
 		for (row = 0; row < 2 - x->first; row++) {
@@ -799,7 +790,7 @@ sum_row(const struct lp_rep_row *rr, void *ctx)
 	double n = lp_rep_count(rr, 1);
 
 	lp_rep_time(rr, 0);
-	if (is_graph_launch(rr->v[2]))
+	if (lp_capi_graph_launch(rr->v[2]))
 		t->cap_graphs += n;
 }
 

@@ -40,6 +40,12 @@ size_t lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
 /* Does an nsys "Range"/"NVTX Range" value name this range? */
 int lp_nvtx_range_match(const char *want, const char *got);
 
+/* capi.c: CUDA API calls by name: a kernel launch (cudaLaunch*, cuLaunch*,
+ * and the graph launches), a graph launch (cudaGraphLaunch*,
+ * cuGraphLaunch*). */
+int lp_capi_launch(const char *name);
+int lp_capi_graph_launch(const char *name);
+
 /* rep.c: nsys reports read by column name (nvtx_sum, nvtx_kern_sum, the
  * traces).  cols[0] finds the header; a name starting with '?' is optional;
  * time columns are named without their unit and scaled to ns.  A column
