@@ -39,8 +39,10 @@ $(call lp_switch,V,1)
 $(call lp_switch,SAN,1)
 $(call lp_switch,VALGRIND,1)
 $(call lp_switch,WERROR,-Werror)
-$(if $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(value FAULT_KILLS))))))))))),\
-	$(error FAULT_KILLS="$(value FAULT_KILLS)": use a whole number))
+# what is left of $(1) without its digits (tools/mk/settings.mk: TOPN too)
+lp_nondigit = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst \
+	7,,$(subst 8,,$(subst 9,,$(1)))))))))))
+$(if $(call lp_nondigit,$(value FAULT_KILLS)),$(error FAULT_KILLS="$(value FAULT_KILLS)": use a whole number))
 Q := $(if $(filter 1,$(V)),,@)
 # "  CC file" lines, unless V=1 shows the commands or -s silences make
 LP_SAY = $(if $(Q),$(if $(findstring s,$(firstword -$(MAKEFLAGS))),,@echo "  $(1)"))

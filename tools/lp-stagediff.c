@@ -164,11 +164,14 @@ nospread(const struct lp_stagerow *x, const struct lp_stagerow *y)
 	return "no per-instance trace, nvtx_pushpop_trace";
 }
 
-static const char *why_nospread = "one instance";
+/* The reason a figure of the whole run has no spread. */
+#define ONE "one figure a run"
 
+/* A row of the table: sig 1 within the spread, 0 outside, -1 not known
+ * (why says why). */
 static void
 row(struct lp_row *r, const char *stage, const char *metric, double x,
-    double y, const char *unit, int sig)
+    double y, const char *unit, int sig, const char *why)
 {
 	lp_row_text(r, stage);
 	lp_row_text(r, metric);
@@ -193,9 +196,7 @@ row(struct lp_row *r, const char *stage, const char *metric, double x,
 		if (sig < 0) {
 			struct lp_sb b = { 0 };
 
-			/* -2: a figure of the whole run, with no instances */
-			lp_sb_printf(&b, "n/a (no spread: %s)", sig == -2 ? "one "
-			    "figure a run" : why_nospread);
+			lp_sb_printf(&b, "n/a (no spread: %s)", why);
 			lp_row_text(r, lp_sb_str(&b));
 			lp_sb_free(&b);
 		} else
@@ -337,7 +338,7 @@ emit_stage(struct lp_row *r, const struct run *a, const struct run *b,
 {
 	const struct lp_stagerow *x = lp_stagetab_get(a->st, a->n, known[k]);
 	const struct lp_stagerow *y = lp_stagetab_get(b->st, b->n, known[k]);
-	const char *s = known[k];
+	const char *s = known[k], *ns;
 	int sig;
 
 	if (!x && !y)
@@ -353,30 +354,30 @@ emit_stage(struct lp_row *r, const struct run *a, const struct run *b,
 		return;
 	}
 	sig = overlap(x, y);
-	why_nospread = nospread(x, y);
-	row(r, s, "wall time, median", x->median, y->median, "ns", sig);
-	row(r, s, "wall time, mean", x->mean, y->mean, "ns", sig);
-	row(r, s, "steady state", x->steady, y->steady, "ns", sig);
+	ns = nospread(x, y);
+	row(r, s, "wall time, median", x->median, y->median, "ns", sig, ns);
+	row(r, s, "wall time, mean", x->mean, y->mean, "ns", sig, ns);
+	row(r, s, "steady state", x->steady, y->steady, "ns", sig, ns);
 	row(r, s, "GPU kernel time / instance", x->kernel / x->inst,
-	    y->kernel / y->inst, "ns", -2);
-	row(r, s, "GPU busy", x->busy, y->busy, "pct", -2);
+	    y->kernel / y->inst, "ns", -1, ONE);
+	row(r, s, "GPU busy", x->busy, y->busy, "pct", -1, ONE);
 	row(r, s, "launches / instance", x->launches / x->inst,
-	    y->launches / y->inst, "count", -2);
+	    y->launches / y->inst, "count", -1, ONE);
 	if (k == 1) {
 		/* decode_all: the same per decode step */
 		row(r, s, "wall time / decode step", x->mean / a->steps,
-		    y->mean / b->steps, "ns", -2);
+		    y->mean / b->steps, "ns", -1, ONE);
 		row(r, s, "GPU kernel time / decode step", x->kernel / x->inst /
-		    a->steps, y->kernel / y->inst / b->steps, "ns", -2);
+		    a->steps, y->kernel / y->inst / b->steps, "ns", -1, ONE);
 		row(r, s, "launches / decode step", x->launches / x->inst /
-		    a->steps, y->launches / y->inst / b->steps, "count", -2);
+		    a->steps, y->launches / y->inst / b->steps, "count", -1, ONE);
 	}
 	if (!isnan(x->tokens_per_s) || !isnan(y->tokens_per_s))
 		row(r, s, "tokens/s", x->tokens_per_s, y->tokens_per_s,
-		    "tokens/s", k == 2 ? sig : -2);
-	row(r, s, "MFU", a->mfu[k], b->mfu[k], "pct", -2);
+		    "tokens/s", k == 2 ? sig : -1, k == 2 ? ns : ONE);
+	row(r, s, "MFU", a->mfu[k], b->mfu[k], "pct", -1, ONE);
 	if (k)
-		row(r, s, "MBU", a->mbu[k], b->mbu[k], "pct", -2);
+		row(r, s, "MBU", a->mbu[k], b->mbu[k], "pct", -1, ONE);
 }
 
 static void

@@ -11,7 +11,8 @@
 # and the overrides (LP_OVR_*), each list also recorded in $(R)/vars/ so that
 # a changed one re-makes what reads it.
 #
-# Expects: LP_ARTIFACTS (the artifact goals, for "RUN is required").
+# Expects: LP_ARTIFACTS (the artifact goals, for "RUN is required") and
+# lp_nondigit (the Makefile).
 #
 # Order matters and is kept here: the lock is taken before any file of the
 # run is read; every value is checked before anything is recorded; a record
@@ -128,9 +129,7 @@ LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
 ifeq ($(filter deep light,$(LP_MODE_NOW)),)
 $(error MODE="$(LP_MODE_NOW)": use deep or light)
 endif
-lp__nondigit := $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst \
-	7,,$(subst 8,,$(subst 9,,$(LP_TOPN)))))))))))
-$(if $(LP_TOPN),$(if $(or $(lp__nondigit),$(filter 0%,$(LP_TOPN))),\
+$(if $(LP_TOPN),$(if $(or $(call lp_nondigit,$(LP_TOPN)),$(filter 0%,$(LP_TOPN))),\
 	$(error TOPN="$(LP_TOPN)": use a whole number from 1)))
 
 # SET is KEY=VALUE words; a value in double quotes keeps its blanks (one
