@@ -26,22 +26,13 @@ atenops() {
 # range's thread inside its instances; a launch goes to the op range that
 # contains its start and started last (the innermost), its kernel by
 # CorrId.  Prints op, shapes, calls, kernel ns, kernels per row.
-recompute='
-function key(nm,    s, i, r, j, op) { s = nm; sub(/^:/, "", s); i = index(s, ", ")
-	op = substr(s, 1, i - 1); i = index(s, "sizes = ")
-	if (!i) return op "\t-"
-	r = substr(s, i + 8); j = index(r, ", input_op_ids"); return op "\t" (j ? substr(r, 1, j - 1) : r) }
-FNR == 1 { file++; n = csv($0, f); delete h; col(f, n, h); next }
-file == 1 { csv($0, f); nm = f[h["Name"]]; s = f[h["Start (ns)"]] + 0; e = f[h["End (ns)"]] + 0
-	if (nm == range) { ns++; ss[ns] = s; se[ns] = e; tid = f[h["TID"]]; next }
-	if (nm !~ /, op_id = [0-9]/) next
-	no++; os[no] = s; oe[no] = e; ok[no] = key(nm); ot[no] = f[h["TID"]]; next }
+recompute="$(cat "$ROOT/tests/aten.awk")"'
 file == 2 { split($0, f, ","); nm = f[h["Name"]]
 	if (nm !~ /^(cudaLaunch|cuLaunch|cudaGraphLaunch|cuGraphLaunch)/ || f[h["Tid"]] != tid) next
 	st = f[h["Start (ns)"]] + 0
 	for (k = 1; k <= ns; k++) if (st >= ss[k] && st < se[k]) break
 	if (k > ns) next
-	best = 0; for (k = 1; k <= no; k++) if (ot[k] == tid && st >= os[k] && st < oe[k] && (!best || os[k] >= os[best])) best = k
+	best = inner(tid, st)
 	c[f[h["CorrID"]]] = best ? ok[best] : "(outside any op)\t-"; next }
 file == 3 { split($0, f, ","); if (!(f[h["CorrId"]] in c)) next
 	# Duration is the 2nd column, before any quoted name

@@ -96,19 +96,7 @@ test_expect_success 'lp-graphnodes: 132 kernel rows, the replayed kernels of cud
 # in graph_node_trace by Start and CorrId, then its root's create row),
 # one call per op range and graph launch.  Prints op, shapes, calls,
 # kernel ns, kernels per row.
-recompute='
-function key(nm,    s, i, r, j, op) { s = nm; sub(/^:/, "", s); i = index(s, ", ")
-	op = substr(s, 1, i - 1); i = index(s, "sizes = ")
-	if (!i) return op "\t-"
-	r = substr(s, i + 8); j = index(r, ", input_op_ids"); return op "\t" (j ? substr(r, 1, j - 1) : r) }
-function inner(tid, t,    best, k) { best = 0
-	for (k = 1; k <= no; k++) if (ot[k] == tid && t >= os[k] && t < oe[k] && (!best || os[k] >= os[best])) best = k
-	return best }
-FNR == 1 { file++; n = csv($0, f); delete h; col(f, n, h); next }
-file == 1 { csv($0, f); nm = f[h["Name"]]; s = f[h["Start (ns)"]] + 0; e = f[h["End (ns)"]] + 0
-	if (nm == range) { ns++; ss[ns] = s; se[ns] = e; tid = f[h["TID"]]; next }
-	if (nm !~ /, op_id = [0-9]/) next
-	no++; os[no] = s; oe[no] = e; ok[no] = key(nm); ot[no] = f[h["TID"]]; next }
+recompute="$(cat "$ROOT/tests/aten.awk")"'
 file == 2 { split($0, f, ","); nm = f[h["Name"]]
 	if (nm !~ /^(cudaLaunch|cuLaunch|cudaGraphLaunch|cuGraphLaunch)/ || f[h["Tid"]] != tid) next
 	st = f[h["Start (ns)"]] + 0
