@@ -22,6 +22,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man/man1
+MAN7DIR = $(PREFIX)/share/man/man7
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 WERROR ?=
@@ -200,12 +201,13 @@ demo: $(BINS)
 	@echo "demo: $(LP_STAGE2_DIR)/demo/kernels.md $(LP_STAGE2_DIR)/demo/stakeholder_summary.md $(LP_STAGE2_DIR)/demo/regions.md"
 
 install: $(BINS)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(TOOLS:%=tools/%.1) $(DESTDIR)$(MANDIR)/
+	install -m 644 tools/lp.7 $(DESTDIR)$(MAN7DIR)/
 
 uninstall:
-	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(TOOLS:%=$(DESTDIR)$(MANDIR)/%.1)
+	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(TOOLS:%=$(DESTDIR)$(MANDIR)/%.1) $(DESTDIR)$(MAN7DIR)/lp.7
 
 clean:
 	rm -rf bin

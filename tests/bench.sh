@@ -187,7 +187,7 @@ norm() {
 }
 
 # fold_rows (fold=1, the lp-ncu2tsv benches): lp-ncu2tsv keeps a row per
-# kernel and launch shape (grid, block; README), the references one per
+# kernel and launch shape (grid, block; lp(7)), the references one per
 # kernel name: rows of one name are summed (the columns compared are all
 # numbers), and a sum with an empty figure in it stays empty
 fold_rows() {

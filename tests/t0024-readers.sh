@@ -221,7 +221,7 @@ test_expect_success 'decode_tokens: 0: decode MFU n/a, not 0' '
 	test $(grep -c "n/a because the model config says decode_tokens: 0" got) = 2
 '
 
-# The README's way to profile a GPU that conf/gpus.yaml lacks, with its
+# lp(7)'s way to profile a GPU that conf/gpus.yaml lacks, with its
 # bandwidth only: SET="gpu.name=... gpu.hbm_tbps=...".  No FLOP peak: which
 # roof bounds a kernel is unknown, not "compute-bound" at "inf" %.
 test_expect_success 'a GPU with a bandwidth and no FLOP peak: no inf, no class' '

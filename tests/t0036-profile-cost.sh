@@ -4,7 +4,7 @@
 # kernel step stopping the workload once its kernels are profiled, ncu's
 # rules left out, nsys without OS runtime tracing.  The commands are
 # checked word for word: what ncu and nsys cost with them was measured on
-# an H100 (tests/gpu/explore5.sh to explore7.sh, README).
+# an H100 (tests/gpu/explore5.sh to explore7.sh, tests/gpu/README.md).
 . "$(dirname "$0")/lib.sh"
 
 C=$ROOT/conf

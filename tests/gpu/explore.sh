@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Probes the behaviour of real nsys and ncu that lp's command builders rely on
-# (see README "Facts checked on hardware").  Run on the GPU machine from the
+# (see tests/gpu/README.md, "Facts checked on the H200").  Run on the GPU machine from the
 # project root:  . .device/nsys-env.sh && bash tests/gpu/explore.sh
 # Writes logs and small exports under $OUT (or ./explore-out).
 set -u

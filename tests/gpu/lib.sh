@@ -65,7 +65,7 @@ tcol() {
 }
 
 # Regions of a run: every region measured, durations against nsys's
-# projection within the bounds the README gives (ncu replays with locked
+# projection within the bounds lp(7) gives (ncu replays with locked
 # clocks: it is slower, not 10x), kernel time within the region's span.
 check_regions() {
 	r=$S2/$1

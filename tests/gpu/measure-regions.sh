@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures on a GPU machine the cost of region profiling (README, "NVTX
+# Measures on a GPU machine the cost of region profiling (lp(7), "NVTX
 # regions"), for one workload: the workload alone, lp's nsys step, its
 # top-N kernel ncu step and its region step (ncu per nesting depth), and the
 # replay passes ncu reports per region run.

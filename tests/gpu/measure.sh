@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures on a GPU machine what the README reports, for one workload:
+# Measures on a GPU machine what tests/gpu/README.md reports, for one workload:
 #   - wall time of the workload alone, and of lp's nsys profile step;
 #   - lp's ncu step (top-N kernels, one launch each) against ncu on every
 #     kernel launch of the same NVTX region with the same preset;

@@ -34,7 +34,7 @@ test_expect_success 'regions: ncu per nesting depth, re-running neither nsys nor
 	test_grep "lp: profiling regions (depth 1)" log &&
 	lpmake -q RUN=tiny regions.md
 '
-# 4.29 on one H200, 5.26 on the two-H200 machine (README)
+# 4.29 on one H200, 5.26 on the two-H200 machine (tests/gpu/README.md)
 test_expect_success 'regions: each measured; ncu against nsys within bounds' 'check_regions tiny 0.2 8'
 
 test_expect_success 'a failing workload stops the run with its code; make resumes' '
