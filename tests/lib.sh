@@ -21,6 +21,11 @@ FIX=$ROOT/tests/fixtures
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/lp-test.XXXXXX")
 trap 'rm -rf "$TRASH"' EXIT
 cd "$TRASH" || exit 1
+# A test's run folders, and make on the checkout writing them there.
+S2=$TRASH/s2
+lpmake() {
+	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+}
 
 if [ "${LP_VALGRIND:-}" = 1 ]; then
 	mkdir -p "$TRASH/.vg"

@@ -3,7 +3,6 @@
 # of date, and the live path with stand-in nsys and ncu (tests/fake/).
 . "$(dirname "$0")/lib.sh"
 
-S2=$TRASH/s2
 export LP_FAKE_LOG=$TRASH/fake.log
 export LP_FAKE_NSYS=$FIX/h200-live/t1
 export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv

@@ -4,12 +4,8 @@
 # joined on mangled names.
 . "$(dirname "$0")/lib.sh"
 
-S2=$TRASH/s2
 TL=$FIX/h200-tinyllm-live
 TO=$FIX/h200-torch-live
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 # These runs predate the tensor-core counters in the presets: the command
 # of today is theirs plus those metrics.
 # Options added since these commands ran on the H200 (the tensor-core

@@ -8,10 +8,6 @@
 # two rows with the same kernel text.
 . "$(dirname "$0")/lib.sh"
 
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 # model KEY RUN: a number of the model config (inputs.yaml)
 model() {
 	awk -v k="$1" '/^model:/ { m = 1; next } /^[^ ]/ { m = 0 }

@@ -7,7 +7,6 @@
 C=$ROOT/conf
 P=$FIX/h200-probe
 W=$FIX/h200-whole
-S2=$TRASH/s2
 export LP_FAKE_LOG=$TRASH/fake.log
 export LP_FAKE_NSYS=$W/tinyllm
 export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv
@@ -15,9 +14,6 @@ export LP_FAKE_NCU_REGIONS=$TRASH/fr/d
 FAKE=$ROOT/tests/fake
 WK="sh tests/fake/workload.sh"
 mkdir -p "$TRASH/fr" && cp "$P/region_rt_raw.csv" "$TRASH/fr/d0.csv" && cp "$P/region_rr_raw.csv" "$TRASH/fr/d1.csv"
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 steps() {
 	lpmake -n "$@" >"$TRASH/steps.n" || return 1
 	grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' "$TRASH/steps.n" | sed 's,.*/,,; s/ $//' | sort

@@ -4,10 +4,6 @@
 # by awk; a run against itself; the noise rule; the make rule.
 . "$(dirname "$0")/lib.sh"
 
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 steps() {
 	lpmake -n "$@" >"$TRASH/steps.n" || return 1
 	grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' "$TRASH/steps.n" | sed 's,.*/,,; s/ $//' | sort

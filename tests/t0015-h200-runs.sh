@@ -6,10 +6,6 @@
 # exports, or is the arithmetic of the shapes (2MNK).
 . "$(dirname "$0")/lib.sh"
 
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 
 V2=$FIX/h200-torch-v2
 test_expect_success 'setup: the torch run with its regions, the prefill GEMMs, a fusion before and after' '

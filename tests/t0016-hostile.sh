@@ -14,7 +14,6 @@ V2=$FIX/h200-torch-v2			# make demo's PyTorch run on the H200
 TP=$FIX/h200-tp				# a torchrun job on two H200s
 RAW=$FIX/h200-tinyllm/dec_raw.csv	# ncu --page raw, scaled units
 DET=$FIX/h200-tinyllm/dec_details.csv	# ncu --page details (long)
-S2=$TRASH/s2
 R=$S2/b					# the run made by the setup below
 
 # ---- edits: each a filter, the real file in, the hostile one out ----

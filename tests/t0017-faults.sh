@@ -13,7 +13,6 @@ export SOURCE_DATE_EPOCH=1790000000	# env.json's time, fixed
 export LP_FAKE_LOG=$TRASH/fake.log
 export LP_FAKE_NSYS=$FIX/h200-live/t1
 export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv
-S2=$TRASH/s2
 IMPORT="$(echo "$FIX"/h200-torch-v2/torch_*.csv)"
 GOALS="stakeholder_summary.md kernels.md regions.md"
 

@@ -9,11 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/ranks.sh"
 
-S2=$TRASH/s2
 TP=$FIX/h200-tp
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 imp() {	# imp RUN PREFIX: import that capture's exports
 	lpmake RUN=$1 "IMPORT=$(echo "$TP"/$2_*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 \
 		stakeholder_summary.md >/dev/null

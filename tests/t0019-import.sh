@@ -7,10 +7,6 @@
 # renamed, combined or split as a user's folder of exports would have them.
 . "$(dirname "$0")/lib.sh"
 
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 V2=$FIX/h200-torch-v2
 PRE=$FIX/h200-prefill
 TP=$FIX/h200-tp

@@ -8,10 +8,6 @@
 # steps), h200-whole (tinyllm at 2 layers, 6 decode steps), h200-torch-live.
 . "$(dirname "$0")/lib.sh"
 
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 rows() {
 	sed "/^#/d" "$1" | sed 1d
 }

@@ -21,7 +21,6 @@ for p in cmark-gfm xmllint perl; do
 done
 
 V2=$FIX/h200-torch-v2
-S2=$TRASH/s2
 K=nvjet_sm90_hsh_64x8_64x16_4x1_v_bz_bias_TNT	# the top kernel of the run
 # The hostile kernel name, and the GPU's
 printf 'nvjet`<img src=x onerror=alert(1)>`\\|&amp;\377\357\277\276\001_TNT' >"$TRASH/kname"

@@ -9,11 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 export SOURCE_DATE_EPOCH=1790000000	# env.json's time, fixed
-S2=$TRASH/s2
 IMPORT="$(echo "$FIX"/h200-torch-v2/torch_*.csv)"
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 rows() {
 	sed "/^#/d" "$1" | sed 1d
 }

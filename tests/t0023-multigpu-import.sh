@@ -12,11 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/ranks.sh"
 
-S2=$TRASH/s2
 TP=$FIX/h200-tp
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 noproj() {	# noproj PREFIX...: the captures' exports less the projection trace
 	for p in "$@"; do
 		ls "$TP/$p"_*.csv | grep -v "_nvtx_gpu_proj_trace\.csv$"

@@ -12,7 +12,6 @@
 C=$ROOT/conf
 V2=$FIX/h200-torch-v2			# make demo's PyTorch run on the H200
 TP=$FIX/h200-tp				# a torchrun job on two H200s
-S2=$TRASH/s2
 R=$S2/b					# the run made by the setup below
 
 # refuses CODE ERE CMD...: CMD exits CODE, writes nothing on stdout, and

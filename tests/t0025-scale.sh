@@ -10,14 +10,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/ranks.sh"
 
-S2=$TRASH/s2
 TP=$FIX/h200-tp
 G=$TRASH/g8
 J=$TRASH/joined
 mkdir -p "$J"
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 # join REPORT: the 8 ranks' exports of REPORT, header once (as a
 # per-rank capture's files are joined), by awk
 join() {

@@ -8,10 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 
 HS=$FIX/h100-hostside
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/profiling/nsys/nsys.default.yaml" \
 	"$ROOT/conf/model/torch-decoder.yaml" >"$TRASH/cfg.yaml"
 

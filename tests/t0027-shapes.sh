@@ -8,10 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 
 H=$FIX/h100-hostside
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 
 # Per launch shape, from the export alone: kernel, grid, launches, tensor
 # FLOPs per launch, CTAs, the tightest occupancy limit, SMs and waves.

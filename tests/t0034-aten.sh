@@ -9,10 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 
 AT=$FIX/h100-aten
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory LP_STAGE2_DIR="$S2" "$@"
-}
 lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/profiling/nsys/nsys.default.yaml" \
 	"$ROOT/conf/model/torch-decoder.yaml" >"$TRASH/cfg.yaml"
 atenops() {
@@ -27,13 +23,7 @@ atenops() {
 # contains its start and started last (the innermost), its kernel by
 # CorrId.  Prints op, shapes, calls, kernel ns, kernels per row.
 recompute="$(cat "$ROOT/tests/aten.awk")"'
-file == 2 { split($0, f, ","); nm = f[h["Name"]]
-	if (nm !~ /^(cudaLaunch|cuLaunch|cudaGraphLaunch|cuGraphLaunch)/ || f[h["Tid"]] != tid) next
-	st = f[h["Start (ns)"]] + 0
-	for (k = 1; k <= ns; k++) if (st >= ss[k] && st < se[k]) break
-	if (k > ns) next
-	best = inner(tid, st)
-	c[f[h["CorrID"]]] = best ? ok[best] : "(outside any op)\t-"; next }
+file == 2 { launch($0); next }
 file == 3 { split($0, f, ","); if (!(f[h["CorrId"]] in c)) next
 	# Duration is the 2nd column, before any quoted name
 	t[c[f[h["CorrId"]]]] += f[2]; nk[c[f[h["CorrId"]]]]++; next }

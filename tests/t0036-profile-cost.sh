@@ -105,7 +105,6 @@ test_expect_success 'nsys: no OS runtime trace unless asked' '
 
 # The live path with the stand-in profilers (tests/fake): each step says
 # and records its wall time; profile_cost.tsv shows exactly those.
-S2=$TRASH/s2
 export LP_FAKE_LOG=$TRASH/fake.log
 export LP_FAKE_NSYS=$FIX/h200-whole/tinyllm
 export LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv

@@ -97,14 +97,7 @@ test_expect_success 'lp-graphnodes: 132 kernel rows, the replayed kernels of cud
 # one call per op range and graph launch.  Prints op, shapes, calls,
 # kernel ns, kernels per row.
 recompute="$(cat "$ROOT/tests/aten.awk")"'
-file == 2 { split($0, f, ","); nm = f[h["Name"]]
-	if (nm !~ /^(cudaLaunch|cuLaunch|cudaGraphLaunch|cuGraphLaunch)/ || f[h["Tid"]] != tid) next
-	st = f[h["Start (ns)"]] + 0
-	for (k = 1; k <= ns; k++) if (st >= ss[k] && st < se[k]) break
-	if (k > ns) next
-	best = inner(tid, st)
-	c[f[h["CorrID"]]] = best ? ok[best] : "(outside any op)\t-"
-	if (nm ~ /Graph/) graph[f[h["CorrID"]]] = 1; next }
+file == 2 { if (launch($0)) { split($0, f, ","); if (f[h["Name"]] ~ /Graph/) graph[f[h["CorrID"]]] = 1 }; next }
 file == 3 { split($0, f, ",")
 	if (f[2] == "create") { ct[f[3]] = f[1] + 0; ctid[f[3]] = f[6] }
 	else node[f[1] "," f[4]] = f[3]; next }	# keys: the digits as written

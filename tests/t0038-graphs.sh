@@ -13,10 +13,6 @@
 . "$(dirname "$0")/lib.sh"
 
 G=$FIX/h100-graphs
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 imp() {	# PREFIX: the capture's CSV exports (ncu's too, where there is one)
 	echo "$G/$1"_*.csv
 }

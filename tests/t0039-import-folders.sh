@@ -8,10 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 
 HS=$FIX/h100-hostside
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 # Stands for nsys stats --report osrt_sum of the same capture (the issue's
 # held-out Llama folder: poll 7.528 s, pthread_cond_timedwait): nsys
 # 2025.3.1 writes it under cuda_api_sum's very header.

@@ -11,10 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 
 G=$FIX/h100-graphs
-S2=$TRASH/s2
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 T="kernels.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml compare_stages.tsv"
 run() {	# RUN PREFIX [SET]
 	lpmake RUN=$1 "IMPORT=$(echo "$G/$2"_*.csv)" MODEL=torch-decoder ${3:+"SET=$3"} \

@@ -6,11 +6,7 @@
 # holding a link is refused, naming it; the target is left alone.
 . "$(dirname "$0")/lib.sh"
 
-S2=$TRASH/s2
 IMPORT="$(echo "$FIX"/h200-torch-v2/torch_*.csv)"
-lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
-}
 
 test_expect_success 'a link planted as kernels.tsv.tmp, or vars/SET.tmp: refused, the target untouched' '
 	lpmake RUN=p "IMPORT=$IMPORT" MODEL=torch-decoder stages.tsv >/dev/null &&
