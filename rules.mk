@@ -133,10 +133,20 @@ LP_RANGE = "$$($(LP_BIN)/lp-nsyscmd -r < $(R)/nsys/config.yaml)"
 # hostside.tsv says whether the stage's kernels are where nvtx_kern_sum
 # looks (not in graphs traced whole, not in another process): else an error
 # with the cause, never a table that misses them.
+# With the kernel trace, the pairs (kernel, launch configuration) of
+# shapes.tsv instead, until they carry run.cover_pct of the stage: in a
+# live run, where they are what ncu profiles (an import's ncu export holds
+# what its own profile chose; its tables show the top kernels).
+LP_SHAPES := $(if $(LP_PER_RANGE),$(if $(LP_HAVE_STATS),1,$(and $(LP_IMP_cuda_gpu_trace),$(LP_IMP_nvtx_gpu_proj_trace),1)))
+LP_SHAPES_SEL := $(and $(LP_SHAPES),$(LP_LIVE))
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
-		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
+		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) \
+		$(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
+	  $(if $(LP_SHAPES_SEL),-s $(R)/shapes.tsv -S "$$($(LP_BIN)/lp-confget run.top_n_shapes $(R)/ncu/config.yaml)" \
+	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
 
 ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
@@ -227,6 +237,16 @@ $(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
 
+# The stage's kernels per launch configuration (grid, block), each with its
+# own nsys time: the launches of cuda_gpu_trace inside the stage's GPU
+# projection (nvtx_gpu_proj_trace) on its GPU (procs.tsv), checked kernel
+# by kernel against the stage's summary.
+LP_SHAPES_DEV = "$$(awk -F'\t' '/^\# kernels: /{ p = substr($$0, 12) } !/^\#/ && p != "" && $$1 == p && $$2 !~ /^n\/a/ { print $$2 }' $(R)/procs.tsv)"
+$(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_gpu_trace) $(call lp_rep,nvtx_gpu_proj_trace) \
+		$(R)/nsys/config.yaml $(R)/procs.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd
+	$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -p $(LP_NS)nvtx_gpu_proj_trace.csv \
+	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
 
 # The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
 # reports, with the config's gpu.* overrides.
@@ -280,16 +300,16 @@ $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_
 	$(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
 	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-# The top-N tables show as many kernels as ncu profiles (TOPN, or
-# run.top_n_kernels of the runner config).
-LP_TOPN_NOW = "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/config.yaml)"
+# The top-N tables show as many kernels as ncu profiles (topn.tsv's
+# "# kernels:": TOPN kernels, or the kernels of its TOPN pairs).
+LP_TOPN_NOW = "$$(sed -n 's/^\# kernels: //p' $(R)/topn.tsv)"
 
 # Each top kernel against the roofline, and the chart of it.
 # A point per launch shape (metrics.tsv); the model config names the
 # dimension an unaligned GEMM comes from.
-$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/config.yaml \
-		$(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) $(LP_BIN)/lp-roofline $(LP_BIN)/lp-confget
-	$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
+$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/topn.tsv $(if $(LP_SHAPES),$(R)/shapes.tsv) \
+		$(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) $(LP_BIN)/lp-roofline
+	$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -g $(R)/gpu.tsv -i $(R)/inputs.yaml $(if $(LP_SHAPES),-s $(R)/shapes.tsv) \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
 	$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -299,8 +319,8 @@ $(R)/operators.tsv: $(R)/kernels.tsv conf/operators.yaml $(LP_BIN)/lp-ops
 	$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The top kernels with their roofline class (communication kernels said so).
-$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/config.yaml conf/operators.yaml \
-		$(LP_BIN)/lp-topk $(LP_BIN)/lp-confget
+$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/topn.tsv conf/operators.yaml \
+		$(LP_BIN)/lp-topk
 	$(LP_BIN)/lp-topk -n $(LP_TOPN_NOW) -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Multi-process runs: each stage per process (rank), its communication
@@ -353,14 +373,14 @@ $(R)/aten_ops.tsv: $(LP_ATEN_DEPS)
 $(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
 	$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # The summary's: the run's stage, its first rows (lp-atenops orders by time)
-$(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(R)/config.yaml $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+$(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
 	$(LP_ATEN_TOP) $(R)/aten_opnames.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/config.yaml $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+$(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
 	$(LP_ATEN_TOP) $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # Each op (and shapes) on the roofline, from its kernels' ncu figures
 $(R)/aten_roofline.tsv: $(R)/aten_ops.tsv $(R)/gpu.tsv $(LP_BIN)/lp-oproof
 	$(LP_BIN)/lp-oproof -g $(R)/gpu.tsv $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(R)/config.yaml $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+$(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
 	$(LP_ATEN_TOP) $(R)/aten_roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 # An import whose nvtx_sum has op ranges (lp-import says so) and that

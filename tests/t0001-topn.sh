@@ -12,6 +12,7 @@ test_expect_success 'ranks a real cuda_gpu_kern_sum as its totals say' '
 	cat >expect <<-EOF &&
 	# tool: lp-topn
 	# source: nsys cuda_gpu_kern_sum ($TINY)
+	# kernels: 7
 	rank	total_ns	calls	avg_ns	pct	cum_pct
 	1	809177	128	6321.7	54.28	54.28
 	2	316155	64	4939.9	21.21	75.48

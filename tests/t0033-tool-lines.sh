@@ -62,14 +62,14 @@ test_expect_success 'lp-ncucmd -k takes only lp-topn output' '
 	refused lp-topn 3 "$TRASH/m.tsv" lp-ncucmd -k "$TRASH/m.tsv" -o b -- w <"$TRASH/ncu.yaml" &&
 	test_grep "its \"# tool:\" line names another" err &&
 	sed 1d "$TRASH/topn.tsv" >notool.tsv &&
-	refused lp-topn 2 notool.tsv lp-ncucmd -k notool.tsv -o b -- w <"$TRASH/ncu.yaml" &&
+	refused lp-topn 3 notool.tsv lp-ncucmd -k notool.tsv -o b -- w <"$TRASH/ncu.yaml" &&
 	test_grep "no \"# tool:\" line" err
 '
 
 test_expect_success 'lp-kernjoin -m and lp-roofline -m take only lp-ncu2tsv output' '
-	refused lp-ncu2tsv 3 "$TRASH/topn.tsv" \
+	refused lp-ncu2tsv 4 "$TRASH/topn.tsv" \
 		lp-kernjoin -r :LLM@decode_all -m "$TRASH/topn.tsv" "$V2/torch_nvtx_kern_sum_mangled.csv" &&
-	refused lp-ncu2tsv 3 "$TRASH/topn.tsv" \
+	refused lp-ncu2tsv 4 "$TRASH/topn.tsv" \
 		lp-roofline -g "$TRASH/gpu.tsv" -m "$TRASH/topn.tsv" "$TRASH/k.tsv"
 '
 

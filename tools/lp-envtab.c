@@ -231,9 +231,12 @@ emit_stage(struct lp_row *r, const struct envtab *e)
 		lp_sb_adds(&v, ", imported exports (lp selected no kernels for "
 		    "ncu: the ncu export holds what its profile chose)");
 	else
-		lp_sb_printf(&v, ", mode %s, top %ld kernels", lp_yaml_str(e->cfg,
-		    "run.mode", "?"), lp_cfg_long(e->cfg, "run.top_n_kernels", 10,
-		    1, 100000, e->cpath));
+		lp_sb_printf(&v, ", mode %s, ncu on the launch configurations "
+		    "carrying %ld %% of the stage's kernel time (at most %ld "
+		    "kernel and configuration pairs; topn.tsv)", lp_yaml_str(e->cfg,
+		    "run.mode", "?"), lp_cfg_long(e->cfg, "run.cover_pct", 95, 1,
+		    100, e->cpath), lp_cfg_long(e->cfg, "run.top_n_shapes", 40, 1,
+		    100000, e->cpath));
 	item(r, "Profiled stage", lp_sb_str(&v), "config.yaml", "");
 	lp_sb_free(&v);
 }

@@ -603,13 +603,21 @@ warmup(const struct tab *t, const struct tab *s, const struct tab *hs)
 }
 
 /* The share of a kernel's nsys time that one roofline point (a launch
- * shape) stands for: nsys does not tell shapes apart, so by ncu time. */
+ * shape) stands for: its own nsys time where roofline.tsv has it (the
+ * launch configurations of cuda_gpu_trace, lp-shapes), else by ncu time. */
 static double
 shape_share(const struct tab *rf, size_t i)
 {
 	double all = 0, mine = NAN;
 	size_t j;
 
+	if (!isnan(cell(rf, i, "nsys_ns"))) {
+		for (j = 0; j < rf->n; j++)
+			if (!strcmp(text(rf, j, "kernel"), text(rf, i, "kernel")) &&
+			    !isnan(cell(rf, j, "nsys_ns")))
+				all += cell(rf, j, "nsys_ns");
+		return all > 0 ? cell(rf, i, "nsys_ns") / all : 1;
+	}
 	for (j = 0; j < rf->n; j++) {
 		double v = cell(rf, j, "ncu_launches") * cell(rf, j,
 		    "ncu_ns_per_launch");
@@ -732,6 +740,7 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 		struct shape p;
 		struct lp_sb sh = { 0 };
 		struct f *x;
+		int own;
 
 		p.cls = text(rf, i, "class");
 		p.roof = text(rf, i, "roof");
@@ -757,10 +766,18 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 		if (isnan(p.tot))
 			continue;
 		done++;
-		/* a kernel of several shapes: this shape's part of its time */
+		/* a kernel of several shapes: this shape's part of its time,
+		 * its own nsys time where roofline.tsv has it */
+		own = !isnan(cell(rf, i, "nsys_ns"));
+		if (own) {
+			p.tot = cell(rf, i, "nsys_ns");
+			p.share = cell(rf, i, "stage_pct");
+		}
 		if (p.part < 1) {
-			p.tot *= p.part;
-			p.share *= p.part;
+			if (!own) {
+				p.tot *= p.part;
+				p.share *= p.part;
+			}
 			lp_sb_printf(&sh, " (grid %s)", p.grid);
 		} else
 			lp_sb_adds(&sh, "");
@@ -768,8 +785,10 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 		x = roof_finding(rf->path, &p, graphed);
 		ev(x, "%.3f ms in the stage (%.3g%% of its GPU time%s); AI %.4g "
 		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)%s%s", ms(p.tot),
-		    p.share, p.part < 1 ? ", the shape's part by ncu time" : "",
-		    p.ai, p.prec, p.dram, *p.why ? "; " : "", p.why);
+		    p.share, own ? (p.part < 1 ? ", this launch configuration's "
+		    "own (nsys cuda_gpu_trace)" : "") : p.part < 1 ? ", the "
+		    "shape's part by ncu time" : "", p.ai, p.prec, p.dram,
+		    *p.why ? "; " : "", p.why);
 		lp_sb_free(&sh);
 	}
 }
@@ -790,7 +809,9 @@ dominant(const struct tab *tk, int imported)
 	/* communication: a collective's time is the ranks waiting; rules
 	 * straggler and communication speak for it */
 	if (!strncmp(cls, "memory", 6) || !strncmp(cls, "compute", 7) ||
-	    !strncmp(cls, "latency", 7) || !strncmp(cls, "communication", 13))
+	    !strncmp(cls, "latency", 7) || !strncmp(cls, "communication", 13) ||
+	    !strncmp(cls, "mixed", 5) || !strncmp(cls, "alignment", 9) ||
+	    !strncmp(cls, "below roof", 10))
 		return;
 	profiled = !isnan(cell(tk, 0, "sm_pct"));
 	x = add("dominant", NAN, tk->path, profiled && imported ? "Profile it "

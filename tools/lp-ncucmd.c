@@ -64,6 +64,7 @@ opt(struct lp_av *av, const char *name, const char *fmt, ...)
 struct sel {
 	char **names;
 	size_t n;
+	size_t pairs;	/* (kernel, launch configuration) rows; 0: kernels */
 };
 
 /* The kernel column of lp-topn's TSV. */
@@ -73,23 +74,32 @@ read_sel(struct sel *s, const char *path)
 	struct lp_tsv t;
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
-	int ck;
+	struct lp_map *seen;
+	int ck, cg;
 
 	lp_tsv_open(&t, fp, name);
 	lp_tab_expect(&t, "lp-topn");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-topn output");
+	seen = lp_map_new();
+	cg = lp_csv_col(&t.hdr, "grid");
 	while (lp_tsv_next(&t)) {
 		const char *k = lp_tsv_get(&t, ck);
 
 		if (!*k)
 			lp_die_at(LP_EXIT_DATA, name, t.line, ck + 1,
 			    "empty kernel name");
+		if (cg >= 0)
+			s->pairs++;
+		if (lp_map_get(seen, k, 0))
+			continue;	/* another launch configuration of it */
+		lp_map_put(seen, k, 1);
 		s->names = lp_xreallocarray(s->names, s->n + 1, sizeof *s->names);
 		s->names[s->n++] = lp_xstrdup(k);
 	}
 	if (!s->n)
 		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernels selected: "
 		    "ncu would profile nothing");
+	lp_map_free(seen);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
 }
@@ -142,7 +152,19 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 	lp_sel_regex(&re, s->names, s->n);
 	for (i = 0; i < s->n; i++)
 		colon |= strchr(s->names[i], ':') != NULL;
-	if (per == 1 && skip == 0 && !colon) {
+	if (s->pairs) {
+		/* launch configurations: ncu's per-launch-config filter
+		 * counts each (kernel, grid, block, shared memory) apart, so
+		 * every configuration of the selected kernels in the stage is
+		 * profiled per times; when that is done is not known
+		 * beforehand, so nothing is killed */
+		opt(av, "--kernel-name", "%s", lp_sb_str(&re));
+		opt(av, "--filter-mode", "%s", "per-launch-config");
+		if (skip)
+			opt(av, "--launch-skip", "%ld", skip);
+		opt(av, "--launch-count", "%ld", per);
+		stop = 0;
+	} else if (per == 1 && skip == 0 && !colon) {
 		/* ncu counts invocations per kernel here; the invocation
 		 * number takes no regex (ncu 2025.3), so 1 is the only count
 		 * that is per kernel.  ':' separates the fields of a kernel
@@ -454,7 +476,10 @@ describe(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 	printf("%s\nkernel filter:", inc.n ? "" : " (none)");
 	for (i = 0; i < kf.n; i++)
 		printf(" %s", kf.w[i]);
-	printf("\nselected kernels: %zu (from %s)\n", s->n, topn);
+	printf("\nselected kernels: %zu", s->n);
+	if (s->pairs)
+		printf(", in %zu launch configurations (every configuration of them in the stage is profiled)", s->pairs);
+	printf(" (from %s)\n", topn);
 	lp_av_free(&inc);
 	lp_av_free(&kf);
 }

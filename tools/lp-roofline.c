@@ -17,7 +17,7 @@
 
 static const char synopsis[] =
     "lp-roofline -g gpu.tsv [-i inputs.yaml] [-m metrics.tsv] [-n N] "
-    "[kernels.tsv]";
+    "[-s shapes.tsv] [kernels.tsv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -29,7 +29,20 @@ struct k {
 	double f[LP_FP_N], flop, bytes, ns, tensor, launches, ctas, waves;
 	int have_f[LP_FP_N], have_flop, have_bytes, have_ns, metrics;
 	int have_tensor, have_launches, have_ctas, have_waves;
+	double nsys_ns, nsys_calls, nsys_pct;	/* -s: the shape's in the stage */
+	int have_nsys, unmeasured;	/* -s: a configuration ncu did not meet */
 };
+
+/* -s: lp-shapes(1)'s launch configurations of the stage, by "kernel
+ * \x1f grid \x1f block"; which ones a point took, and their total. */
+static struct {
+	struct lp_map *idx;
+	double *ns, *calls, *pct, total;
+	int *taken, *measured;
+	size_t n;
+	const char *path;
+	char *why;		/* lp-shapes says why it has none */
+} SH;
 
 static struct k *ks;
 static size_t nk;
@@ -192,6 +205,69 @@ read_shapes(const char *path, struct shapes *sh)
 	lp_close_in(fp);
 }
 
+static void
+read_stage_shapes(const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-shapes");
+	int ck, cg, cb, ct, cc, cp;
+	struct lp_sb key = { 0 };
+
+	lp_tab_expect(&t, "lp-shapes");
+	if (lp_tsv_comment(&t, "unavailable")) {
+		SH.why = lp_xstrdup(lp_tsv_comment(&t, "unavailable"));
+		lp_tsv_close(&t);
+		fclose(fp);
+		return;
+	}
+	ck = lp_csv_need(&t.hdr, "kernel", "lp-shapes output");
+	cg = lp_csv_need(&t.hdr, "grid", "lp-shapes output");
+	cb = lp_csv_need(&t.hdr, "block", "lp-shapes output");
+	ct = lp_csv_need(&t.hdr, "total_ns", "lp-shapes output");
+	cc = lp_csv_need(&t.hdr, "calls", "lp-shapes output");
+	cp = lp_csv_need(&t.hdr, "pct", "lp-shapes output");
+	SH.idx = lp_map_new();
+	SH.path = path;
+	while (lp_tsv_next(&t)) {
+		size_t i = SH.n++;
+
+		SH.ns = lp_xreallocarray(SH.ns, SH.n, sizeof *SH.ns);
+		SH.calls = lp_xreallocarray(SH.calls, SH.n, sizeof *SH.calls);
+		SH.pct = lp_xreallocarray(SH.pct, SH.n, sizeof *SH.pct);
+		if (!lp_tab_num(&t, ct, &SH.ns[i]) || !lp_tab_num(&t, cc,
+		    &SH.calls[i]) || !lp_tab_num(&t, cp, &SH.pct[i]))
+			lp_die_at(LP_EXIT_DATA, path, t.line, 0, "total_ns, calls "
+			    "and pct: expected numbers");
+		SH.total += SH.ns[i];
+		lp_sb_reset(&key);
+		lp_sb_printf(&key, "%s\x1f%s\x1f%s", lp_tsv_get(&t, ck),
+		    lp_tsv_get(&t, cg), lp_tsv_get(&t, cb));
+		if (lp_map_get(SH.idx, lp_sb_str(&key), -1) >= 0)
+			lp_die_at(LP_EXIT_DATA, path, t.line, ck + 1, "a launch "
+			    "configuration listed twice");
+		lp_map_put(SH.idx, lp_sb_str(&key), (long)i);
+	}
+	SH.taken = lp_xcalloc(SH.n + 1, sizeof *SH.taken);
+	SH.measured = lp_xcalloc(SH.n + 1, sizeof *SH.measured);
+	lp_sb_free(&key);
+	lp_tsv_close(&t);
+	fclose(fp);
+}
+
+static long
+stage_shape(const char *kernel, const char *grid, const char *block)
+{
+	struct lp_sb key = { 0 };
+	long i;
+
+	if (!SH.idx)
+		return -1;
+	lp_sb_printf(&key, "%s\x1f%s\x1f%s", kernel, grid, block);
+	i = lp_map_get(SH.idx, lp_sb_str(&key), -1);
+	lp_sb_free(&key);
+	return i;
+}
+
 /* The model's dimensions that are not a multiple of 8 (inputs.yaml):
  * a GEMM over one gets cuBLAS's alignment-1 kernels. */
 static struct { const char *key; double v; } dims[3];
@@ -263,23 +339,109 @@ static const struct lp_col cols[] = {
 	{ "ncu_launches", "ncu launches", "int" },
 	{ "ctas", "CTAs", "int" }, { "waves", "Waves", "num2" },
 	{ "flop_counters", "FLOPs counted", "text" },
+	{ "nsys_ns", "nsys time in the stage (ms)", "ms" },
+	{ "nsys_calls", "nsys launches", "int" },
+	{ "stage_pct", "% of stage kernel time", "pct" },
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
+/* The nsys time of the points of one kernel (ks[from..nk)) from -s: each
+ * point's launch configuration; where ncu gave one configuration several
+ * points (FLOPs per launch differ), split by its launch counts. */
+static void
+nsys_times(size_t from, const char *nsys_name)
+{
+	size_t i, j;
+
+	for (i = from; i < nk; i++) {
+		long s = stage_shape(nsys_name, ks[i].grid, ks[i].block);
+		double l = 0;
+
+		if (s < 0)
+			continue;
+		for (j = from; j < nk; j++)
+			if (!strcmp(ks[j].grid, ks[i].grid) && !strcmp(ks[j].block,
+			    ks[i].block))
+				l += ks[j].launches;
+		ks[i].have_nsys = 1;
+		ks[i].nsys_ns = SH.ns[s] * (l > 0 ? ks[i].launches / l : 1);
+		ks[i].nsys_calls = SH.calls[s] * (l > 0 ? ks[i].launches / l : 1);
+		ks[i].nsys_pct = SH.pct[s] * (l > 0 ? ks[i].launches / l : 1);
+		SH.taken[s] = 1;
+	}
+}
+
+static int
+cmp_nsys(const void *a, const void *b)
+{
+	const struct k *x = a, *y = b;
+
+	if (x->have_nsys != y->have_nsys)
+		return x->have_nsys ? -1 : 1;
+	return x->nsys_ns > y->nsys_ns ? -1 : x->nsys_ns < y->nsys_ns;
+}
+
+/* -s: the kernel's launch configurations in the stage that ncu did not
+ * measure, as points without metrics, so its points add up to its time. */
+static void
+unmeasured(const char *nsys_name, const char *kernel, long rank)
+{
+	size_t i;
+
+	for (i = 0; i < SH.n; i++) {
+		const char *key = lp_map_key(SH.idx, i), *g, *b;
+		size_t kl = strcspn(key, "\x1f");
+		struct k *k;
+
+		if (SH.taken[i] || strncmp(key, nsys_name, kl) || nsys_name[kl])
+			continue;
+		g = key + kl + 1;
+		b = g + strcspn(g, "\x1f") + 1;
+		k = knew();
+		k->rank = rank;
+		k->kernel = lp_xstrdup(kernel);
+		k->grid = lp_xstrndup(g, (size_t)(b - 1 - g));
+		k->block = lp_xstrdup(b);
+		k->unmeasured = 1;
+		k->have_nsys = 1;
+		k->nsys_ns = SH.ns[i];
+		k->nsys_calls = SH.calls[i];
+		k->nsys_pct = SH.pct[i];
+		SH.taken[i] = 1;
+	}
+}
+
 /* The top kernels of kernels.tsv as points (ks): with -m, a point per
- * launch shape of the kernel, largest ncu time first; else one from the
- * kernel's per-launch columns. Returns the number of kernels. */
+ * launch shape of the kernel (with -s, largest nsys time first, then the
+ * configurations ncu did not measure), else largest ncu time first; else
+ * one from the kernel's per-launch columns. The rows past the top feed
+ * the coverage alone.  Returns the number of kernels. */
 static size_t
 load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
     const char *mpath, long top)
 {
+	int cm = lp_csv_col(&t->hdr, "mangled");
 	size_t n = 0;
 
-	while (lp_tsv_next(t) && n < (size_t)top) {
+	while (lp_tsv_next(t)) {
 		struct k *k;
 		const char *nk_name = cnk >= 0 ? lp_tsv_get(t, cnk) : "";
-		size_t j, got = 0;
+		/* the name nsys's tables (and shapes.tsv) give it */
+		const char *ns_name = cm >= 0 && *lp_tsv_get(t, cm) ?
+		    lp_tsv_get(t, cm) : lp_tsv_get(t, ck);
+		size_t j, got = 0, from = nk;
 
+		if (n >= (size_t)top) {	/* coverage: which were measured */
+			for (j = 0; mpath && *nk_name && j < sh->n; j++)
+				if (!strcmp(sh->r[j].kernel, nk_name)) {
+					long s = stage_shape(ns_name,
+					    sh->r[j].grid, sh->r[j].block);
+
+					if (s >= 0)
+						SH.measured[s] = 1;
+				}
+			continue;
+		}
 		n++;
 		for (j = 0; mpath && *nk_name && j < sh->n; j++) {
 			if (strcmp(sh->r[j].kernel, nk_name))
@@ -291,6 +453,16 @@ load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
 			k->block = lp_xstrdup(k->block);
 			k->rank = (long)n;
 			got++;
+		}
+		if (SH.idx) {
+			nsys_times(from, ns_name);
+			for (j = from; j < nk; j++)
+				if (ks[j].have_nsys)
+					SH.measured[stage_shape(ns_name,
+					    ks[j].grid, ks[j].block)] = 1;
+			qsort(ks + from, nk - from, sizeof *ks, cmp_nsys);
+			unmeasured(ns_name, lp_tsv_get(t, ck), (long)n);
+			got += nk - from > got;
 		}
 		if (got)
 			continue;
@@ -332,14 +504,15 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 	    "bounds a kernel is DRAM bandwidth x AI below the ridge (peak / "
 	    "bandwidth), the peak of its dominant precision above it. A kernel "
 	    "launched with several grids or FLOPs per launch has a point per "
-	    "shape (its nsys time stays whole in the kernel tables). Waves = "
+	    "shape%s. Waves = "
 	    "CTAs / (SMs x CTAs one SM holds). Class: memory-bound or "
 	    "compute-bound at 50%% of that roof or more; below it, latency / "
 	    "under-filled when under one wave or shorter than 5 us, "
 	    "alignment-limited for a GEMM kernel built for unaligned operands "
 	    "(align1/2/4), else below roof with a full GPU. ncu replays each "
 	    "kernel alone with locked clocks, so its duration is ncu's, not "
-	    "the run's.");
+	    "the run's.", SH.idx ? " with its own nsys time" : " (its nsys "
+	    "time stays whole in the kernel tables)");
 	if (tonly)
 		lp_tab_meta(out, "note", "FLOPs: %zu points count tensor-core "
 		    "FLOPs only: their ncu export lacks the SASS counters of "
@@ -350,6 +523,25 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 		    "counters; profile them with those counters (lp's default "
 		    "ncu preset has them; ncu --set roofline for an export to "
 		    "import)", nocount);
+	if (SH.idx) {
+		double cov = 0;
+		size_t nm = 0;
+
+		for (i = 0; i < SH.n; i++)
+			if (SH.measured[i]) {
+				cov += SH.ns[i];
+				nm++;
+			}
+		lp_tab_meta(out, "coverage", "ncu measured launch configurations "
+		    "carrying %.1f %% of the stage's kernel time (%zu of its %zu "
+		    "configurations; %s)", SH.total > 0 ? 100 * cov / SH.total :
+		    0, nm, SH.n, SH.path);
+		lp_tab_meta(out, "note", "A kernel's points are its launch "
+		    "configurations in the stage (nsys cuda_gpu_trace, %s), each "
+		    "with its own nsys time; those ncu did not measure are listed "
+		    "with n/a metrics, so a kernel's points add up to its time.",
+		    SH.path);
+	}
 	lp_tab_meta(out, "link", "roofline.svg");
 	lp_tab_header(out, cols, NCOLS);
 }
@@ -442,6 +634,11 @@ roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
 	struct lp_roof rf;
 	int dom;
 
+	if (k->unmeasured) {
+		lp_row_na(r, "ncu did not profile this launch configuration "
+		    "(grid %s, block %s) in the stage", k->grid, k->block);
+		return;
+	}
 	if (!k->metrics) {
 		lp_row_na(r, "ncu did not profile it (outside the top-N "
 		    "selection, or not matched by name)");
@@ -527,6 +724,8 @@ shape_cells(struct lp_row *sr, const struct k *k, const char *mpath)
 		lp_row_text(sr, "n/a");
 	if (k->have_launches)
 		lp_row_num(sr, k->launches, 0);
+	else if (k->unmeasured)
+		lp_row_num(sr, 0, 0);
 	else
 		lp_row_text(sr, "n/a");
 	if (k->have_ctas)
@@ -548,6 +747,16 @@ shape_cells(struct lp_row *sr, const struct k *k, const char *mpath)
 		    "tensor cores only (no SASS counters)");
 	else
 		lp_row_text(sr, "n/a");
+	if (k->have_nsys) {
+		lp_row_num(sr, k->nsys_ns, 0);
+		lp_row_num(sr, k->nsys_calls, 0);
+		lp_row_num(sr, k->nsys_pct, 2);
+	} else
+		for (int i = 0; i < 3; i++)
+			lp_row_na(sr, "%s", SH.why ? SH.why : !SH.idx ? "no launch "
+			    "configurations from nsys (lp-roofline -s shapes.tsv; "
+			    "the run lacks cuda_gpu_trace)" : !*k->grid ? "no launch shape" :
+			    "nsys saw no launch of this configuration in the stage");
 }
 
 /* A row per point, of the n kernels loaded. */
@@ -572,7 +781,7 @@ emit_points(size_t n, const struct lp_peaks *pk, const char *mpath)
 		lp_row_text(&r, shown[k->rank - 1]);
 		lp_row_text(&r, k->kernel);
 		roof_cells(&r, k, pk, &w);
-		while (r.n < NCOLS - 6)
+		while (r.n < NCOLS - 9)
 			lp_row_text(&r, "n/a");
 		shape_cells(&sr, k, mpath);
 		lp_sb_addc(&r.b, '\t');
@@ -613,7 +822,8 @@ free_points(struct shapes *sh)
 int
 main(int argc, char **argv)
 {
-	const char *gpath = NULL, *ipath = NULL, *mpath = NULL, *name;
+	const char *gpath = NULL, *ipath = NULL, *mpath = NULL, *spath = NULL;
+	const char *name;
 	struct lp_peaks pk;
 	struct lp_tsv t;
 	struct shapes shapes = { 0 };
@@ -624,7 +834,7 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "g:hi:m:n:")) != -1) {
+	while ((c = getopt(argc, argv, "g:hi:m:n:s:")) != -1) {
 		switch (c) {
 		case 'g': gpath = optarg; break;
 		case 'h':
@@ -633,6 +843,7 @@ main(int argc, char **argv)
 		case 'i': ipath = optarg; break;
 		case 'm': mpath = optarg; break;
 		case 'n': top = lp_strtonum(optarg, 1, 100000, "-n"); break;
+		case 's': spath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
@@ -647,6 +858,8 @@ main(int argc, char **argv)
 	cnk = lp_csv_col(&t.hdr, "ncu_kernel");
 	if (mpath)
 		read_shapes(mpath, &shapes);
+	if (spath)
+		read_stage_shapes(spath);
 	n = load_points(&t, ck, cnk, &shapes, mpath, top);
 	if (!n)
 		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");

@@ -76,6 +76,13 @@ add_class(struct k *k, const char *cl, const char *g)
 {
 	struct lp_sb b = { 0 };
 
+	if (k->cls && !strncmp(cl, "n/a", 3))
+		return;		/* a configuration ncu did not measure */
+	if (k->cls && !strncmp(k->cls, "n/a", 3)) {
+		free(k->cls);
+		free(k->grid1);
+		k->cls = NULL;
+	}
 	if (!k->cls) {
 		k->cls = lp_xstrdup(cl);
 		k->grid1 = lp_xstrdup(g);
@@ -84,7 +91,7 @@ add_class(struct k *k, const char *cl, const char *g)
 	if (!k->mixed && !strcmp(k->cls, cl))
 		return;
 	if (!k->mixed)
-		lp_sb_printf(&b, "per shape: %s (grid %s)", k->cls, k->grid1);
+		lp_sb_printf(&b, "mixed: %s (grid %s)", k->cls, k->grid1);
 	else
 		lp_sb_adds(&b, k->cls);
 	lp_sb_printf(&b, "; %s (grid %s)", cl, g);

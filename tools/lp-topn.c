@@ -2,6 +2,7 @@
  * lp-topn: the kernels that dominate an nsys kernel summary, ranked by total
  * GPU time, as TSV, as an ncu --kernel-name regex, or as bare names.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,33 @@
 
 static const char synopsis[] =
     "lp-topn [-f tsv|regex|names] [-H hostside.tsv] [-n N] [-P PID] [-p PCT] "
-    "[-r RANGE] [-x operators.yaml] [file]";
+    "[-r RANGE] [-s shapes.tsv] [-x operators.yaml] [file]";
 
 struct opts {
-	const char *fmt, *range, *xpath, *pid;
-	long n;
+	const char *fmt, *range, *xpath, *pid, *spath;
+	long n, npairs;
 	double pct;
 };
+
+/* A shapes.tsv that says why it has none (no trace): kernels instead, the
+ * reason kept for the table's # lines. */
+static const char *unavail;
+
+static int
+shapes_unavailable(const char *path, const struct opts *o)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-shapes");
+	const char *u;
+
+	(void)o;
+	lp_tab_expect(&t, "lp-shapes");
+	if ((u = lp_tsv_comment(&t, "unavailable")))
+		unavail = lp_xstrdup(u);
+	lp_tsv_close(&t);
+	fclose(fp);
+	return unavail != NULL;
+}
 
 /* The kernels lp keeps: all but, with -x, the communication kernels (NCCL);
  * shares stay of all.  Caller frees. */
@@ -90,6 +111,10 @@ emit_tsv(const struct lp_ksum *ks, const struct lp_kern *kept, size_t keep,
 	lp_tab_meta(out, "source", "nsys %s (%s)%s%s%s%s", ks->report, name,
 	    o->range ? ", NVTX range " : "", o->range ? o->range : "",
 	    o->pid && *o->pid ? ", process " : "", o->pid ? o->pid : "");
+	if (unavail)
+		lp_tab_meta(out, "shapes", "n/a because %s: the top %zu kernels, "
+		    "one launch each", unavail, keep);
+	lp_tab_meta(out, "kernels", "%zu", keep);
 	fputs("rank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct\n", out);
 	for (i = 0; i < keep; i++) {
 		const struct lp_kern *k = &kept[i];
@@ -110,10 +135,92 @@ emit_tsv(const struct lp_ksum *ks, const struct lp_kern *kept, size_t keep,
 	lp_tab_done(out);
 }
 
+/* With -s: the (kernel, launch configuration) pairs of lp-shapes(1)'s
+ * table, largest first, of the kernels kept, until -p's share of the
+ * stage's kernel time or -n pairs. */
+static void
+emit_shapes(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
+    const char *name, const struct opts *o)
+{
+	FILE *out = lp_tab_out(), *fp, *body;
+	char *buf = NULL;
+	size_t blen = 0;
+	struct lp_map *keep = lp_map_new(), *kerns = lp_map_new();
+	struct lp_row r = { 0 };
+	struct lp_tsv t;
+	double cum = 0, v[5], all = 0;
+	size_t i, n = 0;
+	int c[9];
+	static const char *const cols[] = { "kernel", "grid", "block",
+		"total_ns", "calls", "avg_ns", "pct" };
+
+	for (i = 0; i < nk; i++)
+		lp_map_put(keep, kept[i].name, 1);
+	fp = lp_tab_open(&t, o->spath, "lp-shapes");
+	lp_tab_expect(&t, "lp-shapes");
+	for (i = 0; i < 7; i++)
+		c[i] = lp_csv_need(&t.hdr, cols[i], "lp-shapes output");
+	lp_tab_meta(out, "tool", "lp-topn");
+	lp_tab_meta(out, "source", "nsys %s (%s)%s%s%s%s; launch configurations "
+	    "from %s", ks->report, name, o->range ? ", NVTX range " : "",
+	    o->range ? o->range : "", o->pid && *o->pid ? ", process " : "",
+	    o->pid ? o->pid : "", o->spath);
+	lp_tab_meta(out, "select", "the (kernel, launch configuration) pairs "
+	    "with the most GPU time in the stage, until they carry %g %% of it "
+	    "or %ld pairs%s", o->pct > 0 ? o->pct : 100, o->npairs, o->xpath ?
+	    "; communication kernels left out" : "");
+	if (!(body = open_memstream(&buf, &blen)))
+		lp_die(LP_EXIT_USAGE, "open_memstream: %s", strerror(errno));
+	while (lp_tsv_next(&t)) {
+		const char *k = lp_tsv_get(&t, c[0]);
+
+		for (i = 0; i < 4; i++)
+			if (!lp_tab_num(&t, c[3 + i], &v[i]))
+				lp_die_at(LP_EXIT_DATA, o->spath, t.line, c[3 + i] + 1,
+				    "%s: expected a number", cols[3 + i]);
+		all += v[0];
+		if (!lp_map_get(keep, k, 0) || (o->npairs && n >= (size_t)o->npairs) ||
+		    (o->pct > 0 && cum >= o->pct - 1e-9))
+			continue;
+		cum += v[3];
+		lp_map_put(kerns, k, 1);
+		lp_row_num(&r, (double)++n, 0);
+		lp_row_text(&r, k);
+		lp_row_text(&r, lp_tsv_get(&t, c[1]));
+		lp_row_text(&r, lp_tsv_get(&t, c[2]));
+		lp_row_num(&r, v[0], 0);
+		lp_row_num(&r, v[1], 0);
+		lp_row_num(&r, v[2], 1);
+		lp_row_num(&r, v[3], 2);
+		lp_row_num(&r, fmin(cum, 100.0), 2);
+		lp_row_end(&r, body);
+	}
+	if (fclose(body))
+		lp_die(LP_EXIT_USAGE, "open_memstream: %s", strerror(errno));
+	if (fabs(all - ks->total_ns) > fmax(1e3, 0.01 * ks->total_ns))
+		lp_die_at(LP_EXIT_DATA, o->spath, 0, 0, "its shapes carry %.0f ns, "
+		    "%s %.0f ns: not the same stage", all, name, ks->total_ns);
+	if (!n)
+		lp_die_at(LP_EXIT_DATA, o->spath, 0, 0, "no launch configuration "
+		    "of a kept kernel");
+	lp_tab_meta(out, "kernels", "%zu", lp_map_len(kerns));
+	lp_tab_meta(out, "cover", "%.2f", fmin(cum, 100.0));
+	fputs("rank\tkernel\tgrid\tblock\ttotal_ns\tcalls\tavg_ns\tpct\t"
+	    "cum_pct\n", out);
+	fwrite(buf, 1, blen, out);
+	free(buf);
+	lp_tsv_close(&t);
+	fclose(fp);
+	lp_map_free(keep);
+	lp_map_free(kerns);
+	lp_sb_free(&r.b);
+	lp_tab_done(out);
+}
+
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tsv", NULL, NULL, NULL, 10, 0 };
+	struct opts o = { "tsv", NULL, NULL, NULL, NULL, 10, 40, 0 };
 	struct lp_ksum ks;
 	struct lp_kern *kept;
 	const char *name, *hpath = NULL;
@@ -122,7 +229,7 @@ main(int argc, char **argv)
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "f:H:hn:P:p:r:x:")) != -1) {
+	while ((c = getopt(argc, argv, "f:H:hn:P:p:r:S:s:x:")) != -1) {
 		switch (c) {
 		case 'f': o.fmt = optarg; break;
 		case 'H': hpath = optarg; break;
@@ -131,6 +238,8 @@ main(int argc, char **argv)
 		case 'P': o.pid = optarg; break;
 		case 'p': o.pct = lp_strtopct(optarg, "-p"); break;
 		case 'r': o.range = optarg; break;
+		case 'S': o.npairs = lp_strtonum(optarg, 0, 1000000, "-S"); break;
+		case 's': o.spath = optarg; break;
 		case 'x': o.xpath = optarg; break;
 		default: lp_usage(synopsis);
 		}
@@ -151,7 +260,16 @@ main(int argc, char **argv)
 	lp_ksum_sort(&ks);
 	kept = keep_kernels(&ks, o.xpath, &nk);
 	keep = count_top(&ks, kept, nk, o.n, o.pct);
-	if (!strcmp(o.fmt, "tsv")) {
+	if (o.spath && strcmp(o.fmt, "tsv"))
+		lp_die(LP_EXIT_USAGE, "-s: the pairs are TSV only (-f tsv)");
+	if (o.spath && shapes_unavailable(o.spath, &o)) {
+		o.spath = NULL;
+		o.pct = 0;
+		keep = count_top(&ks, kept, nk, o.n, 0);
+	}
+	if (o.spath) {
+		emit_shapes(&ks, kept, nk, name, &o);
+	} else if (!strcmp(o.fmt, "tsv")) {
 		emit_tsv(&ks, kept, keep, name, &o);
 	} else {
 		if (!strcmp(o.fmt, "regex"))

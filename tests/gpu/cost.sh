@@ -6,7 +6,8 @@
 # make RUN=x regions.md after it; then lp's own profile_cost.tsv.
 # usage: tests/gpu/cost.sh RUN MODEL WORK...   ($OUT: also writes
 # $OUT/cost-RUN.txt and the run's profile_cost.tsv; COST_SET='k=v ...':
-# the run's SET=, e.g. to measure a setting against the default)
+# the run's SET=, e.g. to measure a setting against the default;
+# COST_PRESET=name: the run's NCU_PRESET=)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 run=$1 model=$2; shift 2
@@ -17,7 +18,7 @@ m() { make -C "$root" --no-print-directory LP_STAGE2_DIR="$s2" RUN="$run" "$@"; 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 rm -rf "$r"
-m WORK="$work" MODEL="$model" SET="${COST_SET:-}" inputs.yaml >/dev/null || exit 1
+m WORK="$work" MODEL="$model" SET="${COST_SET:-}" NCU_PRESET="${COST_PRESET:-}" inputs.yaml >/dev/null || exit 1
 mapfile -d '' argv < <("$root/bin/lp-confget" -0 workload.argv "$r/inputs.yaml")
 (cd "$root" && "${argv[@]}" >/dev/null 2>&1)	# the warm-up, not timed
 m alone.tsv >/dev/null || exit 1	# lp times the workload alone itself
@@ -31,7 +32,7 @@ if [ "${REGIONS:-0}" = 1 ]; then
 fi
 m profile_cost.tsv >/dev/null 2>&1
 {
-	echo "run $run ($model): $work${COST_SET:+ (SET=$COST_SET)}"
+	echo "run $run ($model): $work${COST_SET:+ (SET=$COST_SET)}${COST_PRESET:+ (NCU_PRESET=$COST_PRESET)}"
 	echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); $(nsys --version); $(ncu --version | tail -1)"
 	printf '%-44s %10s\n' "workload alone (wall, s)" "$alone" \
 		"deep profile, make stakeholder_summary.md" "$deep" \

@@ -38,7 +38,7 @@ lp_unsafe_word = $(or $(call lp_unsafe,$(1),$(2)),$(if $(word 2,x$(value $(1))x)
 # What is typed on the command line is data: make never expands it and it
 # is never exported into a recipe's environment (make would expand it there,
 # running any "$(shell ...)" it holds).  Each is read raw, with $(value).
-LP_VARS := WORK IMPORT MODEL MODE TOPN NCU_PRESET STAGE SET BASE OPS
+LP_VARS := WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS
 unexport RUN LP_STAGE2_DIR $(LP_VARS)
 lp_cmdline = $(filter command line,$(origin $(1)))
 # Non-empty when the strings $(1) and $(2) differ.
@@ -111,7 +111,7 @@ $(foreach v,$(LP_VARS),$(eval LP_$(v) := $$(if $$(call lp_cmdline,$(v)),$$(value
 # (import.mk re-made), which drops a trailing blank, finds it unchanged.
 LP_IMPORT := $(strip $(subst $(nl),$(space),$(LP_IMPORT)))
 
-$(foreach v,MODEL MODE TOPN NCU_PRESET STAGE,$(if $(call lp_unsafe_word,LP_$(v),),\
+$(foreach v,MODEL MODE TOPN COVER NCU_PRESET STAGE,$(if $(call lp_unsafe_word,LP_$(v),),\
 	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
 $(if $(findstring $(nl),$(LP_WORK)),$(error WORK holds a line break: give the workload as one command line))
 # IMPORT's paths go into recipes: the block below reads what each file is;
@@ -131,6 +131,8 @@ $(error MODE="$(LP_MODE_NOW)": use deep or light)
 endif
 $(if $(LP_TOPN),$(if $(or $(call lp_nondigit,$(LP_TOPN)),$(filter 0%,$(LP_TOPN))),\
 	$(error TOPN="$(LP_TOPN)": use a whole number from 1)))
+$(if $(LP_COVER),$(if $(or $(call lp_nondigit,$(LP_COVER)),$(filter 0%,$(LP_COVER)),$(word 2,$(filter-out 100,$(LP_COVER)) $(filter ___%,$(subst 0,_,$(subst 1,_,$(subst 2,_,$(subst 3,_,$(subst 4,_,$(subst 5,_,$(subst 6,_,$(subst 7,_,$(subst 8,_,$(subst 9,_,$(LP_COVER)))))))))))))),\
+	$(error COVER="$(LP_COVER)": use a whole percentage from 1 to 100)))
 
 # SET is KEY=VALUE words; a value in double quotes keeps its blanks (one
 # space each), \" and \\ in it being a quote and a backslash.  lp_split
@@ -174,7 +176,7 @@ $(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f
 # re-runs nsys.  Each list is one KEY=VALUE a line (lp-confmerge -S), a
 # quoted value with its blanks.
 LP_OVR_ALL := $(if $(LP_MODE),run.mode=$(LP_MODE)) \
-	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN)) \
+	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN) run.top_n_shapes=$(LP_TOPN)) $(if $(LP_COVER),run.cover_pct=$(LP_COVER)) \
 	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS) \
 	$(if $(LP_OPS),nsys_cli.pytorch=autograd-shapes-nvtx)
 LP_OVR_NSYS := $(filter nsys_cli.% stages.% run.stage=%,$(LP_OVR_ALL))
