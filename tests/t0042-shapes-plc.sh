@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Issue 27: ncu per (kernel, launch configuration).  Real exports of one
+# H100 run (tests/fixtures/h100-plc: the TinyLlama-shaped bf16 Llama, nsys
+# traces and an ncu export with --filter-mode per-launch-config, one launch
+# of every configuration in a decode step): the stage's time split by
+# configuration, the selection until COVER, one roofline point per
+# configuration with its own nsys time, coverage, savings per shape, the
+# class "mixed".  Numbers recomputed by awk from the CSVs.
+. "$(dirname "$0")/lib.sh"
+
+P=$FIX/h100-plc
+I=$TRASH/imp
+mkdir -p "$I" &&
+for f in "$P"/llama_*.csv; do cp "$f" "$I/"; done &&
+gzip -dc "$P/llama_cuda_gpu_trace.csv.gz" >"$I/llama_cuda_gpu_trace.csv" &&
+gzip -dc "$P/llama_cuda_api_trace.csv.gz" >"$I/llama_cuda_api_trace.csv" &&
+cp "$P/plc1_ncu_raw.csv" "$I/"
+R=:LLM@decode_all
+
+# The trace's kernel launches that start in decode_all's GPU spans, by
+# (kernel, grid, block): demangled name, grid, block, ns, launches.
+spans_awk='
+FNR == 1 { f++ }
+f == 1 && FNR == 1 { n = csv($0, h); col(h, n, c); next }
+f == 1 { n = csv($0, x); if (x[c["Name"]] == R) { a[++w] = x[c["Projected Start (ns)"]] + 0; b[w] = a[w] + x[c["Projected Duration (ns)"]] } next }
+f == 2 && FNR == 1 { n = csv($0, h); delete c; col(h, n, c); next }
+f == 2 { n = csv($0, x); if (x[c["GrdX"]] == "") next; t = x[c["Start (ns)"]] + 0
+	for (i = 1; i <= w; i++) if (t >= a[i] && t <= b[i]) {
+		k = x[c["Name"]] "\t(" x[c["GrdX"]] ", " x[c["GrdY"]] ", " x[c["GrdZ"]] ")\t(" x[c["BlkX"]] ", " x[c["BlkY"]] ", " x[c["BlkZ"]] ")"
+		ns[k] += x[c["Duration (ns)"]]; l[k]++; break } }
+END { for (k in ns) print k "\t" ns[k] "\t" l[k] }'
+
+test_expect_success 'lp-shapes: decode_all by launch configuration, each the trace'"'"'s own time; shapes add up to nvtx_kern_sum' '
+	lp-shapes -r "$R" -p "$I/llama_nvtx_gpu_proj_trace.csv" -k "$I/llama_nvtx_kern_sum_mangled.csv" \
+		-d "$I/llama_nvtx_kern_sum.csv" "$I/llama_cuda_gpu_trace.csv" >"$TRASH/shapes.tsv" 2>err &&
+	test_must_be_empty err &&
+	A -v R="$R" "$spans_awk" "$I/llama_nvtx_gpu_proj_trace.csv" "$I/llama_cuda_gpu_trace.csv" |
+		awk -F"\t" "{ print \$2 \"\t\" \$3 \"\t\" \$4 \"\t\" \$5 }" | sort >expect &&
+	table "$TRASH/shapes.tsv" grid block total_ns calls | sort >got &&
+	test_cmp expect got &&
+	test $(wc -l <got) = 50 &&
+	# the top GEMM kernel: three projections, two grids in decode
+	table "$TRASH/shapes.tsv" kernel grid total_ns | grep "^nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT	" >gemm &&
+	test $(wc -l <gemm) = 2 &&
+	grep -F "(4, 22, 1)	7439011" gemm && grep -F "(4, 8, 1)	4262525" gemm &&
+	# its configurations add up to its nvtx_kern_sum total in the range
+	awk -F"\t" "{ s += \$3 } END { print s }" gemm >sum &&
+	grep -F ":LLM@decode_all" "$I/llama_nvtx_kern_sum_mangled.csv" | grep -F ",nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT" |
+		awk -F, "{ print \$7 }" >expect &&
+	test_cmp expect sum
+'
+
+test_expect_success 'lp-topn -s: pairs by nsys time until they carry COVER of the stage, at most -S' '
+	lp-topn -x "$ROOT/conf/operators.yaml" -r "$R" -s "$TRASH/shapes.tsv" -S 40 -p 95 "$I/llama_nvtx_kern_sum_mangled.csv" >"$TRASH/topn.tsv" &&
+	table "$TRASH/topn.tsv" cum_pct >cum &&
+	test $(wc -l <cum) = 23 &&
+	test "$(sed -n 22p cum | cut -d. -f1)" -lt 95 &&
+	test "$(tail -1 cum | cut -d. -f1)" -ge 95 &&
+	test_grep "^# kernels: 19$" "$TRASH/topn.tsv" &&
+	table "$TRASH/topn.tsv" kernel grid | head -2 >top2 &&
+	printf "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT\t(4, 22, 1)\nnvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT\t(4, 8, 1)\n" >expect &&
+	test_cmp expect top2 &&
+	lp-topn -r "$R" -s "$TRASH/shapes.tsv" -S 5 -p 95 "$I/llama_nvtx_kern_sum_mangled.csv" >t5.tsv &&
+	test $(table t5.tsv rank | wc -l) = 5
+'
+
+test_expect_success 'lp-ncucmd: the pairs become ncu'"'"'s per-launch-config filter on their kernels' '
+	printf "run:\n  stage: decode_all\nstages:\n  decode_all: {domain: \"\", range: LLM@decode_all}\nncu_cli:\n  launches_per_kernel: 1\n  stop_when_done: true\n" >ncu.yaml &&
+	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <ncu.yaml >cmd &&
+	test_grep " --filter-mode per-launch-config --launch-count 1 " cmd &&
+	! grep -e "--kill" -e "--kernel-id" cmd &&
+	lp-ncucmd -d -k "$TRASH/topn.tsv" <ncu.yaml >d &&
+	test_grep "selected kernels: 19, in 23 launch configurations" d
+'
+
+test_expect_success 'an import of the run: a roofline point per launch configuration with its own nsys time' '
+	lpmake RUN=plc "IMPORT=$(echo "$I"/*.csv)" MODEL=hf-llama stakeholder_summary.md >out 2>err || { cat err; false; } &&
+	r=$S2/plc &&
+	# the GEMM kernel: two points, 16.78 % and 9.62 %, adding up to the kernel
+	table "$r/roofline.tsv" kernel grid class nsys_ns stage_pct | grep "^nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT	" >pts &&
+	test $(wc -l <pts) = 2 &&
+	grep -F "(4, 22, 1)	memory-bound	7439011	16.78" pts &&
+	grep -F "(4, 8, 1)	latency / under-filled	4262525	9.62" pts &&
+	awk -F"\t" "{ s += \$4 } END { print s }" pts >sum &&
+	table "$r/kernels.tsv" kernel total_ns | grep "^nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT	" | cut -f2 >expect &&
+	test_cmp expect sum &&
+	# every point of every kernel: its own nsys time, from the trace
+	test_grep "^# coverage: ncu measured launch configurations carrying 100.0 % of the stage.s kernel time (50 of its 50 configurations" "$r/roofline.tsv" &&
+	# the class of a kernel whose shapes differ
+	table "$r/top_kernels.tsv" class | head -1 >cls &&
+	echo "mixed: memory-bound (grid (4, 22, 1)); latency / under-filled (grid (4, 8, 1))" >expect &&
+	test_cmp expect cls
+'
+
+test_expect_success 'findings: a saving per shape from its own time, none above it, the kernel'"'"'s the sum' '
+	r=$S2/plc &&
+	table "$r/findings.tsv" finding saving_ns evidence | grep "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT. (grid" >f &&
+	test $(wc -l <f) = 2 &&
+	# memory-bound (4, 22, 1): 7.439 ms x (1 - 57.38 %); under-filled (4, 8, 1): 4.263 ms x (1 - 29.64 %)
+	awk -F"\t" "/4, 22, 1/ { a = \$2 } /4, 8, 1/ { b = \$2 } END { printf \"%d %d\n\", a, b }" f >got &&
+	table "$r/roofline.tsv" kernel grid nsys_ns roof_pct | grep "^nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT	" |
+		awk -F"\t" "{ s[\$2] = \$3 * (1 - \$4 / 100) } END { printf \"%d %d\n\", s[\"(4, 22, 1)\"], s[\"(4, 8, 1)\"] }" >expect &&
+	awk "{ print int(\$1 / 1000), int(\$2 / 1000) }" expect >e && awk "{ print int(\$1 / 1000), int(\$2 / 1000) }" got >g &&
+	test_cmp e g &&
+	grep -F "7.439 ms in the stage (16.8% of its GPU time, this launch configuration" f &&
+	# no finding saves more than the time it comes from
+	table "$r/findings.tsv" rule saving_ns evidence | awk -F"\t" "\$1 ~ /bound|filled/ && \$3 ~ /ms in the stage/ {
+		split(\$3, m, \" ms\"); if (\$2 / 1e6 > m[1] + 0.001) bad++ } END { exit bad > 0 }"
+'
+
+test_expect_success 'unavailable: no trace, kernels as before; a trace that does not match the summary is said, not used' '
+	lp-shapes -r "$R" -p "$I/nope.csv" -k "$I/llama_nvtx_kern_sum_mangled.csv" "$I/llama_cuda_gpu_trace.csv" >u.tsv &&
+	test_grep "^# unavailable: no launch configurations: the run has no " u.tsv &&
+	lp-topn -r "$R" -s u.tsv -n 7 "$I/llama_nvtx_kern_sum_mangled.csv" >k.tsv &&
+	test $(table k.tsv rank | wc -l) = 7 && test_grep "^# shapes: n/a because" k.tsv &&
+	! grep grid k.tsv &&
+	lp-shapes -r :LLM@prefill -p "$I/llama_nvtx_gpu_proj_trace.csv" -k "$I/llama_nvtx_kern_sum_mangled.csv" \
+		-d "$I/llama_nvtx_kern_sum.csv" "$I/llama_cuda_gpu_trace.csv" >pre.tsv &&
+	table pre.tsv total_ns | awk "{ s += \$1 } END { print s }" >got &&
+	grep -F ":LLM@prefill," "$I/llama_nvtx_kern_sum_mangled.csv" | awk -F, "{ s += \$7 } END { print s }" >expect &&
+	test_cmp expect got &&
+	sed "s/,:LLM@decode_all,/,:LLM@decode_all,/" "$I/llama_nvtx_kern_sum_mangled.csv" |
+		awk -F, -v OFS=, "\$1 == \":LLM@decode_all\" && \$13 ~ /^nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT/ { \$7 = \$7 * 2; \$8 = \$8 * 2; \$9 = \$9 * 2; \$10 = \$10 * 2; \$11 = \$11 * 2; \$12 = \$12 * 2 } { print }" >k2.csv &&
+	lp-shapes -r "$R" -p "$I/llama_nvtx_gpu_proj_trace.csv" -k k2.csv "$I/llama_cuda_gpu_trace.csv" >m.tsv &&
+	test_grep "^# unavailable: no launch configurations: nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT: 11701536 ns start inside" m.tsv
+'
+
+test_done
