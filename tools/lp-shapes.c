@@ -313,6 +313,29 @@ emit(const struct opts *o, const char **names)
 	lp_tab_done(out);
 }
 
+/* names: the trace's names, or copies where -d paired them */
+static void
+free_all(const char **names, struct lp_ksum *ks)
+{
+	size_t i, nk = lp_map_len(S.kidx);
+
+	for (i = 0; i < nk; i++)
+		if (names[i] != lp_map_key(S.kidx, i))
+			free((char *)names[i]);
+	free(names);
+	for (i = 0; i < S.ns; i++) {
+		free(S.s[i].grid);
+		free(S.s[i].block);
+	}
+	free(S.s);
+	free(S.w);
+	free(S.kns);
+	free(S.devs);
+	lp_map_free(S.idx);
+	lp_map_free(S.kidx);
+	lp_ksum_free(ks);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -351,6 +374,7 @@ main(int argc, char **argv)
 		lp_sb_printf(&b, "the run has no %s (nsys stats wrote none)",
 		    access(o.ppath, F_OK) ? o.ppath : argv[optind]);
 		unavailable(lp_sb_str(&b));
+		lp_sb_free(&b);
 		return 0;
 	}
 	windows(&o);
@@ -361,6 +385,7 @@ main(int argc, char **argv)
 		    o.ppath, o.range, o.pid && *o.pid ? " in process " : "",
 		    o.pid ? o.pid : "");
 		unavailable(lp_sb_str(&b));
+		lp_sb_free(&b);
 		return 0;
 	}
 	S.tfile = optind < argc ? argv[optind] : "<stdin>";
@@ -375,14 +400,17 @@ main(int argc, char **argv)
 		lp_sb_printf(&b, "no kernel of %s starts inside the GPU span of "
 		    "\"%s\" (%s)", S.tfile, o.range, o.ppath);
 		unavailable(lp_sb_str(&b));
+		lp_sb_free(&b);
 		return 0;
 	}
 	names = summary_names(&o, &ks);
 	if ((why = check(&o, &ks, names))) {
 		unavailable(why);
+		free(why);
+		free_all(names, &ks);
 		return 0;
 	}
 	emit(&o, names);
-	lp_ksum_free(&ks);
+	free_all(names, &ks);
 	return 0;
 }
