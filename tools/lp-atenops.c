@@ -795,9 +795,9 @@ static void
 load_names(void)
 {
 	struct lp_ksum d, m;
-	struct lp_map *fp = lp_map_new();
 	FILE *f;
 	const char *name;
+	long *to;
 	size_t i;
 
 	f = lp_open_in(A.dpath, &name);
@@ -806,22 +806,16 @@ load_names(void)
 	f = lp_open_in(A.Dpath, &name);
 	lp_ksum_read(&m, f, name, NULL, NULL);
 	lp_close_in(f);
-	/* a statistics fingerprint that two kernels share pairs nothing */
+	to = lp_ksum_pair(&d, &m);
 	for (i = 0; i < d.n; i++)
-		lp_map_put(fp, d.k[i].fp, lp_map_get(fp, d.k[i].fp, -1) == -1 ?
-		    (long)i : -2);
-	for (i = 0; i < m.n; i++) {
-		long j = lp_map_get(fp, m.k[i].fp, -1);
-
-		if (j >= 0)
-			lp_map_put(A.mangled, d.k[j].name, (long)i);
-	}
+		if (to[i] >= 0)
+			lp_map_put(A.mangled, d.k[i].name, to[i]);
+	free(to);
 	A.mangled_names = lp_xcalloc(m.n + 1, sizeof *A.mangled_names);
 	for (i = 0; i < m.n; i++)
 		A.mangled_names[i] = lp_xstrdup(m.k[i].name);
 	lp_ksum_free(&d);
 	lp_ksum_free(&m);
-	lp_map_free(fp);
 }
 
 static void

@@ -806,12 +806,10 @@ dominant(const struct tab *tk, int imported)
 	if (!tk || !tk->n || !((share = cell(tk, 0, "share_pct")) >= 25))
 		return;
 	cls = text(tk, 0, "class");
-	/* communication: a collective's time is the ranks waiting; rules
-	 * straggler and communication speak for it */
-	if (!strncmp(cls, "memory", 6) || !strncmp(cls, "compute", 7) ||
-	    !strncmp(cls, "latency", 7) || !strncmp(cls, "communication", 13) ||
-	    !strncmp(cls, "mixed", 5) || !strncmp(cls, "alignment", 9) ||
-	    !strncmp(cls, "below roof", 10))
+	/* a class is a roofline point (lp-topk writes "n/a because ..."
+	 * otherwise), or communication: a collective's time is the ranks
+	 * waiting; rules straggler and communication speak for it */
+	if (strncmp(cls, "n/a", 3))
 		return;
 	profiled = !isnan(cell(tk, 0, "sm_pct"));
 	x = add("dominant", NAN, tk->path, profiled && imported ? "Profile it "

@@ -216,9 +216,9 @@ static const char *const hows[] = { "-", "mangled", "exact", "normalised" };
 static void
 pair_names(struct join *j, const struct opts *o)
 {
-	struct lp_map *fp_nsys, *fp_dem;
 	const char *dname;
 	FILE *dfp;
+	long *to;
 	size_t i;
 
 	j->display = lp_xcalloc(j->ks.n, sizeof *j->display);
@@ -227,27 +227,16 @@ pair_names(struct join *j, const struct opts *o)
 		j->display[i] = j->ks.k[i].name;
 	if (!o->dpath)
 		return;
-	fp_nsys = lp_map_new();
-	fp_dem = lp_map_new();
 	dfp = lp_open_in(o->dpath, &dname);
 	lp_ksum_read(&j->dks, dfp, dname, o->range, o->pid);
 	lp_close_in(dfp);
+	to = lp_ksum_pair(&j->ks, &j->dks);
 	for (i = 0; i < j->ks.n; i++)
-		lp_map_put(fp_nsys, j->ks.k[i].fp, lp_map_get(fp_nsys,
-		    j->ks.k[i].fp, -1) == -1 ? (long)i : -2);
-	for (i = 0; i < j->dks.n; i++)
-		lp_map_put(fp_dem, j->dks.k[i].fp, lp_map_get(fp_dem,
-		    j->dks.k[i].fp, -1) == -1 ? (long)i : -2);
-	for (i = 0; i < j->ks.n; i++) {
-		long d = lp_map_get(fp_dem, j->ks.k[i].fp, -1);
-
-		if (d >= 0 && lp_map_get(fp_nsys, j->ks.k[i].fp, -1) >= 0)
-			j->display[i] = j->dks.k[d].name;
+		if (to[i] >= 0)
+			j->display[i] = j->dks.k[to[i]].name;
 		else
 			j->ambiguous++;
-	}
-	lp_map_free(fp_nsys);
-	lp_map_free(fp_dem);
+	free(to);
 }
 
 /* Each nsys kernel's ncu record: by mangled name, then exact, then by a

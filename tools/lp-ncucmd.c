@@ -478,7 +478,8 @@ describe(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 		printf(" %s", kf.w[i]);
 	printf("\nselected kernels: %zu", s->n);
 	if (s->pairs)
-		printf(", in %zu launch configurations (every configuration of them in the stage is profiled)", s->pairs);
+		printf(", in %zu launch configurations (every configuration "
+		    "of them in the stage is profiled)", s->pairs);
 	printf(" (from %s)\n", topn);
 	lp_av_free(&inc);
 	lp_av_free(&kf);

@@ -33,13 +33,19 @@ struct k {
 	int have_nsys, unmeasured;	/* -s: a configuration ncu did not meet */
 };
 
-/* -s: lp-shapes(1)'s launch configurations of the stage, by "kernel
- * \x1f grid \x1f block"; which ones a point took, and their total. */
+/* -s: lp-shapes(1)'s launch configurations of the stage (by "kernel \x1f
+ * grid \x1f block" in idx); whether a point took one, whether ncu measured
+ * it. */
+struct sshape {
+	char *kernel, *grid, *block;
+	double ns, calls, pct;
+	int taken, measured;
+};
 static struct {
 	struct lp_map *idx;
-	double *ns, *calls, *pct, total;
-	int *taken, *measured;
+	struct sshape *s;
 	size_t n;
+	double total;
 	const char *path;
 	char *why;		/* lp-shapes says why it has none */
 } SH;
@@ -205,6 +211,20 @@ read_shapes(const char *path, struct shapes *sh)
 	lp_close_in(fp);
 }
 
+static long
+stage_shape(const char *kernel, const char *grid, const char *block)
+{
+	struct lp_sb key = { 0 };
+	long i;
+
+	if (!SH.idx)
+		return -1;
+	lp_sb_printf(&key, "%s\x1f%s\x1f%s", kernel, grid, block);
+	i = lp_map_get(SH.idx, lp_sb_str(&key), -1);
+	lp_sb_free(&key);
+	return i;
+}
+
 static void
 read_stage_shapes(const char *path)
 {
@@ -229,43 +249,29 @@ read_stage_shapes(const char *path)
 	SH.idx = lp_map_new();
 	SH.path = path;
 	while (lp_tsv_next(&t)) {
-		size_t i = SH.n++;
+		struct sshape *x;
 
-		SH.ns = lp_xreallocarray(SH.ns, SH.n, sizeof *SH.ns);
-		SH.calls = lp_xreallocarray(SH.calls, SH.n, sizeof *SH.calls);
-		SH.pct = lp_xreallocarray(SH.pct, SH.n, sizeof *SH.pct);
-		if (!lp_tab_num(&t, ct, &SH.ns[i]) || !lp_tab_num(&t, cc,
-		    &SH.calls[i]) || !lp_tab_num(&t, cp, &SH.pct[i]))
+		SH.s = lp_xreallocarray(SH.s, SH.n + 1, sizeof *SH.s);
+		x = &SH.s[SH.n];
+		memset(x, 0, sizeof *x);
+		if (!lp_tab_num(&t, ct, &x->ns) || !lp_tab_num(&t, cc, &x->calls) ||
+		    !lp_tab_num(&t, cp, &x->pct))
 			lp_die_at(LP_EXIT_DATA, path, t.line, 0, "total_ns, calls "
 			    "and pct: expected numbers");
-		SH.total += SH.ns[i];
-		lp_sb_reset(&key);
-		lp_sb_printf(&key, "%s\x1f%s\x1f%s", lp_tsv_get(&t, ck),
-		    lp_tsv_get(&t, cg), lp_tsv_get(&t, cb));
-		if (lp_map_get(SH.idx, lp_sb_str(&key), -1) >= 0)
+		x->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
+		x->grid = lp_xstrdup(lp_tsv_get(&t, cg));
+		x->block = lp_xstrdup(lp_tsv_get(&t, cb));
+		if (stage_shape(x->kernel, x->grid, x->block) >= 0)
 			lp_die_at(LP_EXIT_DATA, path, t.line, ck + 1, "a launch "
 			    "configuration listed twice");
-		lp_map_put(SH.idx, lp_sb_str(&key), (long)i);
+		lp_sb_reset(&key);
+		lp_sb_printf(&key, "%s\x1f%s\x1f%s", x->kernel, x->grid, x->block);
+		lp_map_put(SH.idx, lp_sb_str(&key), (long)SH.n++);
+		SH.total += x->ns;
 	}
-	SH.taken = lp_xcalloc(SH.n + 1, sizeof *SH.taken);
-	SH.measured = lp_xcalloc(SH.n + 1, sizeof *SH.measured);
 	lp_sb_free(&key);
 	lp_tsv_close(&t);
 	fclose(fp);
-}
-
-static long
-stage_shape(const char *kernel, const char *grid, const char *block)
-{
-	struct lp_sb key = { 0 };
-	long i;
-
-	if (!SH.idx)
-		return -1;
-	lp_sb_printf(&key, "%s\x1f%s\x1f%s", kernel, grid, block);
-	i = lp_map_get(SH.idx, lp_sb_str(&key), -1);
-	lp_sb_free(&key);
-	return i;
 }
 
 /* The model's dimensions that are not a multiple of 8 (inputs.yaml):
@@ -364,11 +370,26 @@ nsys_times(size_t from, const char *nsys_name)
 			    ks[i].block))
 				l += ks[j].launches;
 		ks[i].have_nsys = 1;
-		ks[i].nsys_ns = SH.ns[s] * (l > 0 ? ks[i].launches / l : 1);
-		ks[i].nsys_calls = SH.calls[s] * (l > 0 ? ks[i].launches / l : 1);
-		ks[i].nsys_pct = SH.pct[s] * (l > 0 ? ks[i].launches / l : 1);
-		SH.taken[s] = 1;
+		ks[i].nsys_ns = SH.s[s].ns * (l > 0 ? ks[i].launches / l : 1);
+		ks[i].nsys_calls = SH.s[s].calls * (l > 0 ? ks[i].launches / l : 1);
+		ks[i].nsys_pct = SH.s[s].pct * (l > 0 ? ks[i].launches / l : 1);
+		SH.s[s].taken = 1;
 	}
+}
+
+/* The configurations ncu measured of a kernel of kernels.tsv (nsys name,
+ * ncu name), top or not: the coverage. */
+static void
+mark_measured(const char *nsys_name, const char *ncu_name,
+    const struct shapes *sh)
+{
+	size_t j;
+	long s;
+
+	for (j = 0; *ncu_name && j < sh->n; j++)
+		if (!strcmp(sh->r[j].kernel, ncu_name) && (s = stage_shape(nsys_name,
+		    sh->r[j].grid, sh->r[j].block)) >= 0)
+			SH.s[s].measured = 1;
 }
 
 static int
@@ -389,25 +410,22 @@ unmeasured(const char *nsys_name, const char *kernel, long rank)
 	size_t i;
 
 	for (i = 0; i < SH.n; i++) {
-		const char *key = lp_map_key(SH.idx, i), *g, *b;
-		size_t kl = strcspn(key, "\x1f");
+		struct sshape *x = &SH.s[i];
 		struct k *k;
 
-		if (SH.taken[i] || strncmp(key, nsys_name, kl) || nsys_name[kl])
+		if (x->taken || strcmp(x->kernel, nsys_name))
 			continue;
-		g = key + kl + 1;
-		b = g + strcspn(g, "\x1f") + 1;
 		k = knew();
 		k->rank = rank;
 		k->kernel = lp_xstrdup(kernel);
-		k->grid = lp_xstrndup(g, (size_t)(b - 1 - g));
-		k->block = lp_xstrdup(b);
+		k->grid = lp_xstrdup(x->grid);
+		k->block = lp_xstrdup(x->block);
 		k->unmeasured = 1;
 		k->have_nsys = 1;
-		k->nsys_ns = SH.ns[i];
-		k->nsys_calls = SH.calls[i];
-		k->nsys_pct = SH.pct[i];
-		SH.taken[i] = 1;
+		k->nsys_ns = x->ns;
+		k->nsys_calls = x->calls;
+		k->nsys_pct = x->pct;
+		x->taken = 1;
 	}
 }
 
@@ -429,19 +447,12 @@ load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
 		/* the name nsys's tables (and shapes.tsv) give it */
 		const char *ns_name = cm >= 0 && *lp_tsv_get(t, cm) ?
 		    lp_tsv_get(t, cm) : lp_tsv_get(t, ck);
-		size_t j, got = 0, from = nk;
+		size_t j, from = nk;
 
-		if (n >= (size_t)top) {	/* coverage: which were measured */
-			for (j = 0; mpath && *nk_name && j < sh->n; j++)
-				if (!strcmp(sh->r[j].kernel, nk_name)) {
-					long s = stage_shape(ns_name,
-					    sh->r[j].grid, sh->r[j].block);
-
-					if (s >= 0)
-						SH.measured[s] = 1;
-				}
-			continue;
-		}
+		if (SH.idx && mpath)
+			mark_measured(ns_name, nk_name, sh);
+		if (n >= (size_t)top)
+			continue;	/* past the top: the coverage alone */
 		n++;
 		for (j = 0; mpath && *nk_name && j < sh->n; j++) {
 			if (strcmp(sh->r[j].kernel, nk_name))
@@ -452,20 +463,14 @@ load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
 			k->grid = lp_xstrdup(k->grid);
 			k->block = lp_xstrdup(k->block);
 			k->rank = (long)n;
-			got++;
 		}
 		if (SH.idx) {
 			nsys_times(from, ns_name);
-			for (j = from; j < nk; j++)
-				if (ks[j].have_nsys)
-					SH.measured[stage_shape(ns_name,
-					    ks[j].grid, ks[j].block)] = 1;
 			qsort(ks + from, nk - from, sizeof *ks, cmp_nsys);
 			unmeasured(ns_name, lp_tsv_get(t, ck), (long)n);
-			got += nk - from > got;
 		}
-		if (got)
-			continue;
+		if (nk > from)
+			continue;	/* its shapes are its points */
 		k = knew();
 		k->rank = (long)n;
 		k->kernel = lp_xstrdup(lp_tsv_get(t, ck));
@@ -528,8 +533,8 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 		size_t nm = 0;
 
 		for (i = 0; i < SH.n; i++)
-			if (SH.measured[i]) {
-				cov += SH.ns[i];
+			if (SH.s[i].measured) {
+				cov += SH.s[i].ns;
 				nm++;
 			}
 		lp_tab_meta(out, "coverage", "ncu measured launch configurations "
@@ -817,6 +822,14 @@ free_points(struct shapes *sh)
 	}
 	free(sh->r);
 	free(ks);
+	for (i = 0; i < SH.n; i++) {
+		free(SH.s[i].kernel);
+		free(SH.s[i].grid);
+		free(SH.s[i].block);
+	}
+	free(SH.s);
+	free(SH.why);
+	lp_map_free(SH.idx);
 }
 
 int

@@ -167,8 +167,9 @@ summary_names(const struct opts *o, const struct lp_ksum *ks)
 	size_t nk = lp_map_len(S.kidx), i;
 	const char **out = lp_xcalloc(nk + 1, sizeof *out);
 	struct lp_ksum dks;
-	struct lp_map *fpm, *dn;
+	struct lp_map *dn;
 	const char *name;
+	long *to;
 	FILE *fp;
 
 	for (i = 0; i < nk; i++)
@@ -178,25 +179,18 @@ summary_names(const struct opts *o, const struct lp_ksum *ks)
 	fp = lp_open_in(o->dpath, &name);
 	lp_ksum_read(&dks, fp, name, o->range, o->pid);
 	lp_close_in(fp);
-	fpm = lp_map_new();
+	to = lp_ksum_pair(&dks, ks);
 	dn = lp_map_new();
-	/* a fingerprint two kernels share pairs nothing */
-	for (i = 0; i < ks->n; i++)
-		lp_map_put(fpm, ks->k[i].fp, lp_map_get(fpm, ks->k[i].fp, -1) ==
-		    -1 ? (long)i : -2);
-	for (i = 0; i < dks.n; i++) {
-		long m = lp_map_get(fpm, dks.k[i].fp, -1);
-
-		if (m >= 0)
-			lp_map_put(dn, dks.k[i].name, m);
-	}
+	for (i = 0; i < dks.n; i++)
+		if (to[i] >= 0)
+			lp_map_put(dn, dks.k[i].name, to[i]);
 	for (i = 0; i < nk; i++) {
 		long m = lp_map_get(dn, out[i], -1);
 
 		if (m >= 0)
 			out[i] = lp_xstrdup(ks->k[m].name);
 	}
-	lp_map_free(fpm);
+	free(to);
 	lp_map_free(dn);
 	lp_ksum_free(&dks);
 	return out;

@@ -15,7 +15,7 @@
 
 static const char synopsis[] =
     "lp-topn [-f tsv|regex|names] [-H hostside.tsv] [-n N] [-P PID] [-p PCT] "
-    "[-r RANGE] [-s shapes.tsv] [-x operators.yaml] [file]";
+    "[-r RANGE] [-S N] [-s shapes.tsv] [-x operators.yaml] [file]";
 
 struct opts {
 	const char *fmt, *range, *xpath, *pid, *spath;
@@ -23,25 +23,9 @@ struct opts {
 	double pct;
 };
 
-/* A shapes.tsv that says why it has none (no trace): kernels instead, the
- * reason kept for the table's # lines. */
+/* -s given, but its table says why it has no configurations (no trace):
+ * the kernels instead, with that reason in the table's # lines. */
 static const char *unavail;
-
-static int
-shapes_unavailable(const char *path, const struct opts *o)
-{
-	struct lp_tsv t;
-	FILE *fp = lp_tab_open(&t, path, "lp-shapes");
-	const char *u;
-
-	(void)o;
-	lp_tab_expect(&t, "lp-shapes");
-	if ((u = lp_tsv_comment(&t, "unavailable")))
-		unavail = lp_xstrdup(u);
-	lp_tsv_close(&t);
-	fclose(fp);
-	return unavail != NULL;
-}
 
 /* The kernels lp keeps: all but, with -x, the communication kernels (NCCL);
  * shares stay of all.  Caller frees. */
@@ -139,15 +123,15 @@ emit_tsv(const struct lp_ksum *ks, const struct lp_kern *kept, size_t keep,
  * table, largest first, of the kernels kept, until -p's share of the
  * stage's kernel time or -n pairs. */
 static void
-emit_shapes(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
-    const char *name, const struct opts *o)
+emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
+    const struct lp_kern *kept, size_t nk, const char *name,
+    const struct opts *o)
 {
-	FILE *out = lp_tab_out(), *fp, *body;
+	FILE *out = lp_tab_out(), *body;
 	char *buf = NULL;
 	size_t blen = 0;
 	struct lp_map *keep = lp_map_new(), *kerns = lp_map_new();
 	struct lp_row r = { 0 };
-	struct lp_tsv t;
 	double cum = 0, v[5], all = 0;
 	size_t i, n = 0;
 	int c[9];
@@ -156,10 +140,8 @@ emit_shapes(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
 
 	for (i = 0; i < nk; i++)
 		lp_map_put(keep, kept[i].name, 1);
-	fp = lp_tab_open(&t, o->spath, "lp-shapes");
-	lp_tab_expect(&t, "lp-shapes");
 	for (i = 0; i < 7; i++)
-		c[i] = lp_csv_need(&t.hdr, cols[i], "lp-shapes output");
+		c[i] = lp_csv_need(&t->hdr, cols[i], "lp-shapes output");
 	lp_tab_meta(out, "tool", "lp-topn");
 	lp_tab_meta(out, "source", "nsys %s (%s)%s%s%s%s; launch configurations "
 	    "from %s", ks->report, name, o->range ? ", NVTX range " : "",
@@ -171,12 +153,12 @@ emit_shapes(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
 	    "; communication kernels left out" : "");
 	if (!(body = open_memstream(&buf, &blen)))
 		lp_die(LP_EXIT_USAGE, "open_memstream: %s", strerror(errno));
-	while (lp_tsv_next(&t)) {
-		const char *k = lp_tsv_get(&t, c[0]);
+	while (lp_tsv_next(t)) {
+		const char *k = lp_tsv_get(t, c[0]);
 
 		for (i = 0; i < 4; i++)
-			if (!lp_tab_num(&t, c[3 + i], &v[i]))
-				lp_die_at(LP_EXIT_DATA, o->spath, t.line, c[3 + i] + 1,
+			if (!lp_tab_num(t, c[3 + i], &v[i]))
+				lp_die_at(LP_EXIT_DATA, o->spath, t->line, c[3 + i] + 1,
 				    "%s: expected a number", cols[3 + i]);
 		all += v[0];
 		if (!lp_map_get(keep, k, 0) || (o->npairs && n >= (size_t)o->npairs) ||
@@ -186,8 +168,8 @@ emit_shapes(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
 		lp_map_put(kerns, k, 1);
 		lp_row_num(&r, (double)++n, 0);
 		lp_row_text(&r, k);
-		lp_row_text(&r, lp_tsv_get(&t, c[1]));
-		lp_row_text(&r, lp_tsv_get(&t, c[2]));
+		lp_row_text(&r, lp_tsv_get(t, c[1]));
+		lp_row_text(&r, lp_tsv_get(t, c[2]));
 		lp_row_num(&r, v[0], 0);
 		lp_row_num(&r, v[1], 0);
 		lp_row_num(&r, v[2], 1);
@@ -209,8 +191,6 @@ emit_shapes(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
 	    "cum_pct\n", out);
 	fwrite(buf, 1, blen, out);
 	free(buf);
-	lp_tsv_close(&t);
-	fclose(fp);
 	lp_map_free(keep);
 	lp_map_free(kerns);
 	lp_sb_free(&r.b);
@@ -224,6 +204,8 @@ main(int argc, char **argv)
 	struct lp_ksum ks;
 	struct lp_kern *kept;
 	const char *name, *hpath = NULL;
+	struct lp_tsv st;
+	FILE *sfp = NULL;
 	size_t i, keep, nk;
 	FILE *fp;
 	int c;
@@ -262,13 +244,14 @@ main(int argc, char **argv)
 	keep = count_top(&ks, kept, nk, o.n, o.pct);
 	if (o.spath && strcmp(o.fmt, "tsv"))
 		lp_die(LP_EXIT_USAGE, "-s: the pairs are TSV only (-f tsv)");
-	if (o.spath && shapes_unavailable(o.spath, &o)) {
-		o.spath = NULL;
-		o.pct = 0;
-		keep = count_top(&ks, kept, nk, o.n, 0);
-	}
 	if (o.spath) {
-		emit_shapes(&ks, kept, nk, name, &o);
+		sfp = lp_tab_open(&st, o.spath, "lp-shapes");
+		lp_tab_expect(&st, "lp-shapes");
+		if ((unavail = lp_tsv_comment(&st, "unavailable")))
+			keep = count_top(&ks, kept, nk, o.n, 0);
+	}
+	if (o.spath && !unavail) {
+		emit_shapes(&st, &ks, kept, nk, name, &o);
 	} else if (!strcmp(o.fmt, "tsv")) {
 		emit_tsv(&ks, kept, keep, name, &o);
 	} else {
@@ -278,6 +261,10 @@ main(int argc, char **argv)
 			for (i = 0; i < keep; i++)
 				puts(kept[i].name);
 		lp_close_stdout();
+	}
+	if (sfp) {
+		lp_tsv_close(&st);
+		fclose(sfp);
 	}
 	free(kept);
 	lp_ksum_free(&ks);

@@ -380,3 +380,33 @@ lp_ksum_free(struct lp_ksum *ks)
 	lp_map_free(ks->idx);
 	memset(ks, 0, sizeof *ks);
 }
+
+/* Where fingerprints are unique (n >= 0) or shared (-2), in one map. */
+static struct lp_map *
+fp_index(const struct lp_ksum *ks)
+{
+	struct lp_map *m = lp_map_new();
+	size_t i;
+
+	for (i = 0; i < ks->n; i++)
+		lp_map_put(m, ks->k[i].fp, lp_map_get(m, ks->k[i].fp, -1) == -1 ?
+		    (long)i : -2);
+	return m;
+}
+
+long *
+lp_ksum_pair(const struct lp_ksum *a, const struct lp_ksum *b)
+{
+	struct lp_map *fa = fp_index(a), *fb = fp_index(b);
+	long *to = lp_xcalloc(a->n + 1, sizeof *to);
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		to[i] = lp_map_get(fb, a->k[i].fp, -1);
+		if (to[i] < 0 || lp_map_get(fa, a->k[i].fp, -1) < 0)
+			to[i] = -1;	/* none, or a fingerprint two kernels share */
+	}
+	lp_map_free(fa);
+	lp_map_free(fb);
+	return to;
+}

@@ -128,6 +128,11 @@ void lp_ksum_sort(struct lp_ksum *ks);	/* total desc, then name */
  * empty stage, for "no kernel rows" to say why. */
 void lp_ksum_check(const char *hostside, const char *range);
 void lp_ksum_free(struct lp_ksum *ks);
+/* The same kernels in two spellings of one summary (mangled and demangled
+ * names): for each kernel of a, the index in b of the one with its
+ * statistics fingerprint, or -1 where it has none or shares it with
+ * another kernel on either side.  Caller frees. */
+long *lp_ksum_pair(const struct lp_ksum *a, const struct lp_ksum *b);
 
 /* ncuin.c: ncu CSV exports as a stream of results (kernel launches, or
  * range instances in range replay), values in base units. */

@@ -131,7 +131,9 @@ $(error MODE="$(LP_MODE_NOW)": use deep or light)
 endif
 $(if $(LP_TOPN),$(if $(or $(call lp_nondigit,$(LP_TOPN)),$(filter 0%,$(LP_TOPN))),\
 	$(error TOPN="$(LP_TOPN)": use a whole number from 1)))
-$(if $(LP_COVER),$(if $(or $(call lp_nondigit,$(LP_COVER)),$(filter 0%,$(LP_COVER)),$(word 2,$(filter-out 100,$(LP_COVER)) $(filter ___%,$(subst 0,_,$(subst 1,_,$(subst 2,_,$(subst 3,_,$(subst 4,_,$(subst 5,_,$(subst 6,_,$(subst 7,_,$(subst 8,_,$(subst 9,_,$(LP_COVER)))))))))))))),\
+# COVER: one of the words 1 to 100
+lp_pcts := $(foreach a,1 2 3 4 5 6 7 8 9,$(a) $(foreach b,0 1 2 3 4 5 6 7 8 9,$(a)$(b))) 100
+$(if $(LP_COVER),$(if $(filter $(LP_COVER),$(lp_pcts)),,\
 	$(error COVER="$(LP_COVER)": use a whole percentage from 1 to 100)))
 
 # SET is KEY=VALUE words; a value in double quotes keeps its blanks (one
