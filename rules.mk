@@ -147,7 +147,6 @@ $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operat
 	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-
 ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
 # said (in profile.cmd and the summary), never left to fail the run.

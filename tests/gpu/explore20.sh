@@ -22,7 +22,7 @@ timed() {	# NAME COMMAND-FILE
 echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); $(ncu --version | tail -1)"
 $L >/dev/null 2>&1	# warm-up
 t0=$(now); $L >/dev/null 2>&1; t1=$(now); echo "alone: $(secs $t0 $t1) s"
-make --no-print-directory LP_STAGE2_DIR=$S RUN=ll "WORK=$L" MODEL=hf-llama ncu/profile.cmd >$S.make.log 2>&1 || tail -5 $S.make.log
+make --no-print-directory LP_STAGE2_DIR=$S RUN=ll "WORK=$L" MODEL=hf-llama $S/ll/ncu/profile.cmd >$S.make.log 2>&1 || tail -5 $S.make.log
 c=$S/ll/ncu/profile.cmd
 grep -v '^#' $c >$S/default.sh
 sed 's/^ncu /ncu --cache-control none --clock-control none /' $S/default.sh >$S/noctl.sh
