@@ -242,8 +242,8 @@ LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
 # by kernel against the stage's summary.
 LP_SHAPES_DEV = "$$(awk -F'\t' '/^\# kernels: /{ p = substr($$0, 12) } !/^\#/ && p != "" && $$1 == p && $$2 !~ /^n\/a/ { print $$2 }' $(R)/procs.tsv)"
 $(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_gpu_trace) $(call lp_rep,nvtx_gpu_proj_trace) \
-		$(R)/nsys/config.yaml $(R)/procs.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd
-	$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -p $(LP_NS)nvtx_gpu_proj_trace.csv \
+		$(R)/nsys/config.yaml $(R)/procs.tsv $(R)/hostside.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd
+	$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -H $(R)/hostside.tsv -p $(LP_NS)nvtx_gpu_proj_trace.csv \
 	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 

@@ -16,10 +16,11 @@
 
 static const char synopsis[] =
     "lp-shapes -r RANGE -p nvtx_gpu_proj_trace.csv -k kernsum.csv "
-    "[-d demangled.csv] [-g DEVICE] [-P PID] [cuda_gpu_trace.csv]";
+    "[-d demangled.csv] [-g DEVICE] [-H hostside.tsv] [-P PID] "
+    "[cuda_gpu_trace.csv]";
 
 struct opts {
-	const char *range, *ppath, *kpath, *dpath, *dev, *pid;
+	const char *range, *ppath, *kpath, *dpath, *dev, *pid, *hpath;
 };
 
 struct win {
@@ -343,10 +344,11 @@ main(int argc, char **argv)
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "d:g:hk:P:p:r:")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:H:hk:P:p:r:")) != -1) {
 		switch (c) {
 		case 'd': o.dpath = optarg; break;
 		case 'g': o.dev = *optarg ? optarg : NULL; break;
+		case 'H': o.hpath = optarg; break;
 		case 'h': printf("usage: %s\n", synopsis); return 0;
 		case 'k': o.kpath = optarg; break;
 		case 'P': o.pid = optarg; break;
@@ -357,6 +359,11 @@ main(int argc, char **argv)
 	}
 	if (!o.range || !o.ppath || !o.kpath || argc - optind > 1)
 		lp_usage(synopsis);
+	/* as lp-topn and lp-kernjoin: a stage whose kernels are not where
+	 * the summary looks (graphs traced whole, another process) is said
+	 * with its cause, not as a summary without rows */
+	if (o.hpath)
+		lp_ksum_check(o.hpath, o.range);
 	S.idx = lp_map_new();
 	S.kidx = lp_map_new();
 	/* nsys stats writes no trace where the capture has no data for it:
