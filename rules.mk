@@ -213,9 +213,9 @@ $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
 	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-# kernels.md from kernels.tsv.
-$(R)/kernels.md: $(R)/kernels.tsv $(LP_BIN)/lp-kernmd
-	$(LP_BIN)/lp-kernmd -n 25 $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+# kernels.md from kernels.tsv, with each kernel's roofline class.
+$(R)/kernels.md: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_BIN)/lp-kernmd
+	$(LP_BIN)/lp-kernmd -n 25 -r $(R)/roofline.tsv $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- the summary's tables: one filter each, exactly its inputs ----
 
@@ -400,11 +400,11 @@ LP_COST_TIMES := $(R)/nsys/profile.time $(R)/nsys/stats.time $(R)/ncu/metrics.av
 	$(R)/ncu/profile.time $(R)/ncu/export.time
 LP_COST_REG := $(wildcard $(R)/ncu/regions/exports.list)
 $(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
-		$(R)/ncu/report.ncu-rep $(R)/ncu/report.csv $(LP_COST_REG) $(wildcard $(R)/alone.tsv) \
+		$(R)/ncu/report.ncu-rep $(R)/ncu/report.csv $(R)/roofline.tsv $(LP_COST_REG) $(wildcard $(R)/alone.tsv) \
 		$(LP_BIN)/lp-cost $(LP_BIN)/lp-confget
 	$(Q)$(LP_TRAP)set -- $(foreach f,$(LP_COST_TIMES),$$([ -f $(f) ] && echo $(f))) \
 	  $(if $(LP_COST_REG),$$(sed 's/\.csv$$/.time/' $(LP_COST_REG))); \
-	$(LP_BIN)/lp-cost $$([ -f $(R)/ncu/profile.time ] && echo -k $(R)/ncu/report.csv) \
+	$(LP_BIN)/lp-cost $$([ -f $(R)/ncu/profile.time ] && echo -k $(R)/ncu/report.csv -c $(R)/roofline.tsv) \
 	  $(if $(LP_COST_REG),-r $(LP_COST_REG) -m "$$($(LP_BIN)/lp-confget ncu_regions.replay_mode $(R)/ncu/regions/config.yaml)") \
 	  $(if $(wildcard $(R)/alone.tsv),-a $(R)/alone.tsv) "$$@" > $@.tmp && mv $@.tmp $@
 

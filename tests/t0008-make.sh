@@ -84,7 +84,8 @@ test_expect_success 'removing roofline.tsv redoes it and what reads it, nothing 
 	rm "$S2/demo/roofline.tsv" &&
 	test_expect_code 1 lpmake -q RUN=demo stakeholder_summary.md &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" findings roofline roofsvg summary topk >expect &&
+	# kernels.md reads it too: the roofline class of each kernel
+	printf "lp-%s\n" findings kernmd roofline roofsvg summary topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	lpmake -q RUN=demo stakeholder_summary.md
@@ -95,11 +96,11 @@ test_expect_success 'the operator classes feed only the tables that class kernel
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
 	# and the selection (topn.tsv: communication kernels left out), whose
 	# kernels the roofline shows
-	printf "lp-%s\n" findings ops overlap ranks roofline roofsvg summary topk topn >expect &&
+	printf "lp-%s\n" findings kernmd ops overlap ranks roofline roofsvg summary topk topn >expect &&
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
-	printf "lp-%s\n" envtab findings gpu mbu mfu roofline roofsvg summary topk >expect &&
+	printf "lp-%s\n" envtab findings gpu kernmd mbu mfu roofline roofsvg summary topk >expect &&
 	test_cmp expect got
 '
 

@@ -85,11 +85,19 @@ test_expect_success 'an import of the run: a roofline point per launch configura
 	table "$r/kernels.tsv" kernel total_ns | grep "^nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT	" | cut -f2 >expect &&
 	test_cmp expect sum &&
 	# every point of every kernel: its own nsys time, from the trace
-	test_grep "^# coverage: ncu measured launch configurations carrying 100.0 % of the stage.s kernel time (50 of its 50 configurations" "$r/roofline.tsv" &&
+	test_grep "^# coverage: 100.0 % of :LLM@decode_all (50 of 50 launch configurations" "$r/roofline.tsv" &&
+	# the summary says it, and the ncu step'"'"'s cost says what it reached
+	test_grep "^ncu measured the launch configurations carrying 100.0 % of :LLM@decode_all.s kernel time (50 of its 50 configurations, 50 launches profiled)" \
+		"$r/stakeholder_summary.md" &&
+	printf "ncu profile\t31.64\t1\n" >ncu.time &&
+	lp-cost -k "$I/plc1_ncu_raw.csv" -c "$r/roofline.tsv" ncu.time >cost.tsv &&
+	test_grep "^# note: ncu profile: 50 kernels x 4 passes, the launch configurations carrying 100.0 % of :LLM@decode_all of kernel time (roofline.tsv);" cost.tsv &&
 	# the class of a kernel whose shapes differ
 	table "$r/top_kernels.tsv" class | head -1 >cls &&
 	echo "mixed: memory-bound (grid (4, 22, 1)); latency / under-filled (grid (4, 8, 1))" >expect &&
-	test_cmp expect cls
+	test_cmp expect cls &&
+	grep "^| 1 | .nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT. |" "$r/kernels.md" | awk -F" [|] " "{ print \$NF }" | sed "s/ |\$//" >kcls &&
+	test_cmp expect kcls
 '
 
 test_expect_success 'findings: a saving per shape from its own time, none above it, the kernel'"'"'s the sum' '

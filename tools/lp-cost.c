@@ -14,8 +14,8 @@
 #include "table.h"
 
 static const char synopsis[] =
-    "lp-cost [-a alone.tsv] [-k kernels.csv] [-m app-range|range] "
-    "[-r exports.list] timing.tsv...";
+    "lp-cost [-a alone.tsv] [-c roofline.tsv] [-k kernels.csv] "
+    "[-m app-range|range] [-r exports.list] timing.tsv...";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -57,7 +57,8 @@ struct cost {
 	struct passes *reg;	/* one per depth, in list order */
 	size_t nreg;
 	struct step alone;
-	const char *apath, *kpath, *mode, *rpath;
+	const char *apath, *kpath, *mode, *rpath, *cpath;
+	char *coverage;		/* -c: roofline.tsv's "# coverage:" */
 };
 
 #define REGION_PREFIX "ncu regions depth "
@@ -479,9 +480,11 @@ emit_notes(const struct cost *c)
 
 	if (c->kpath) {
 		describe(&b, &c->kern, "kernels");
-		lp_tab_meta(out, "note", "ncu profile: %s; kernel replay runs "
-		    "the application once and replays each kernel.",
-		    lp_sb_str(&b));
+		lp_tab_meta(out, "note", "ncu profile: %s%s%s%s; kernel replay "
+		    "runs the application once and replays each kernel.",
+		    lp_sb_str(&b), c->coverage ? ", the launch configurations "
+		    "carrying " : "", c->coverage ? c->coverage : "",
+		    c->coverage ? " of kernel time (roofline.tsv)" : "");
 	}
 	for (i = 0; i < c->nreg; i++) {
 		lp_sb_reset(&b);
@@ -516,6 +519,25 @@ emit_table(const struct cost *c)
 	emit_rows(c);
 }
 
+/* The share of the stage's kernel time whose launch configurations ncu
+ * measured: roofline.tsv's "# coverage:" line, up to its " (" (none
+ * where the run had no kernel trace). */
+static void
+load_coverage(struct cost *c)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, c->cpath, "lp-roofline");
+	const char *v;
+
+	lp_tab_expect(&t, "lp-roofline");
+	if ((v = lp_tsv_comment(&t, "coverage")))
+		c->coverage = lp_xstrndup(v, strcspn(v, "("));
+	if (c->coverage && *c->coverage)
+		c->coverage[strlen(c->coverage) - 1] = '\0';	/* the blank */
+	lp_tsv_close(&t);
+	fclose(fp);
+}
+
 static void
 free_cost(struct cost *c)
 {
@@ -528,6 +550,7 @@ free_cost(struct cost *c)
 		free(c->reg[i].path);
 	free(c->reg);
 	free(c->alone.name);
+	free(c->coverage);
 }
 
 int
@@ -538,9 +561,10 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((ch = getopt(argc, argv, "a:hk:m:r:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:c:hk:m:r:")) != -1) {
 		switch (ch) {
 		case 'a': c.apath = optarg; break;
+		case 'c': c.cpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
@@ -567,6 +591,8 @@ main(int argc, char **argv)
 		load_regions(&c);
 	if (c.apath)
 		load_alone(&c);
+	if (c.cpath)
+		load_coverage(&c);
 	check_join(&c);
 	emit_table(&c);
 	free_cost(&c);

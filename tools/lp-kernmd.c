@@ -9,8 +9,10 @@
 #include "util.h"
 #include "esc.h"
 #include "table.h"
+#include "run.h"
 
-static const char synopsis[] = "lp-kernmd [-n N] [-w WIDTH] [file]";
+static const char synopsis[] =
+    "lp-kernmd [-n N] [-r roofline.tsv] [-w WIDTH] [file]";
 
 struct row {
 	char *kernel, *device, *match;
@@ -129,7 +131,7 @@ emit_source(const struct lp_tsv *t, const char *name, int ncu_time)
 
 static void
 emit_row(struct lp_sb *b, size_t i, const struct row *r, const char *shown,
-    double sum)
+    double sum, const char *const *cls)
 {
 	lp_sb_reset(b);
 	lp_sb_printf(b, "| %zu | ", i + 1);
@@ -149,6 +151,12 @@ emit_row(struct lp_sb *b, size_t i, const struct row *r, const char *shown,
 	lp_sb_adds(b, " | ");
 	lp_fmt_known(b, r->have_dram, r->dram, 1);
 	lp_sb_adds(b, " |");
+	if (cls) {	/* -r: its roofline class, "n/a" where ncu measured none */
+		lp_sb_addc(b, ' ');
+		lp_md_text(b, !cls[i] ? "-" : strncmp(cls[i], "n/a", 3) ? cls[i] :
+		    "n/a");
+		lp_sb_adds(b, " |");
+	}
 	puts(lp_sb_str(b));
 }
 
@@ -156,25 +164,33 @@ emit_row(struct lp_sb *b, size_t i, const struct row *r, const char *shown,
  * text, and the line that says how much of the time they are. */
 static void
 emit_table(const struct row *rows, size_t shown, size_t n, double sum,
-    long width)
+    long width, const char *rpath)
 {
 	struct lp_sb b = { 0 };
-	char **names, **short_names;
+	char **names, **short_names, **cls = NULL;
 	double shown_sum = 0;
 	size_t i;
 
-	puts("\n| # | Kernel | Device | Total (ms) | Calls | Mean (ms) | Share | SM % | DRAM % |");
-	puts("|--:|:-------|:-------|-----------:|------:|----------:|------:|-----:|-------:|");
+	printf("\n| # | Kernel | Device | Total (ms) | Calls | Mean (ms) | "
+	    "Share | SM %% | DRAM %% |%s\n", rpath ? " Roofline class |" : "");
+	printf("|--:|:-------|:-------|-----------:|------:|----------:|------:|"
+	    "-----:|-------:|%s\n", rpath ? ":-------|" : "");
 	names = lp_xcalloc(shown + 1, sizeof *names);
 	short_names = lp_xcalloc(shown + 1, sizeof *short_names);
 	for (i = 0; i < shown; i++)
 		names[i] = rows[i].kernel;
 	lp_kname_unique(names, shown, (size_t)width, short_names);
+	if (rpath)
+		cls = lp_roof_classes(rpath, names, shown);
 	for (i = 0; i < shown; i++) {
-		emit_row(&b, i, &rows[i], short_names[i], sum);
+		emit_row(&b, i, &rows[i], short_names[i], sum,
+		    (const char *const *)cls);
 		free(short_names[i]);
 		shown_sum += rows[i].total;
 	}
+	for (i = 0; cls && i < shown; i++)
+		free(cls[i]);
+	free(cls);
 	lp_sb_reset(&b);
 	lp_fmt_num(&b, sum > 0 ? 100.0 * shown_sum / sum : 0, 1);
 	printf("\n%zu of %zu kernels shown, %s%% of the GPU time above. "
@@ -182,7 +198,11 @@ emit_table(const struct row *rows, size_t shown, size_t n, double sum,
 	lp_sb_reset(&b);
 	lp_fmt_ms(&b, sum);
 	printf("%s ms). Long names are shortened here, keeping what tells two "
-	    "apart; the TSV keeps them whole.\n", lp_sb_str(&b));
+	    "apart; the TSV keeps them whole.%s\n", lp_sb_str(&b), rpath ?
+	    " Roofline class from roofline.tsv: \"mixed\" lists the classes "
+	    "of a kernel's launch configurations where they differ; n/a where "
+	    "ncu measured none of them (roofline.tsv says why); - where it has "
+	    "no point." : "");
 	free(names);
 	free(short_names);
 	lp_sb_free(&b);
@@ -221,18 +241,22 @@ main(int argc, char **argv)
 	const char *name;
 	size_t n, i, shown;
 	long top = 25, width = 90;
+	const char *rpath = NULL;
 	double sum;
 	int c, ncu_time;
 	FILE *fp;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "hn:w:")) != -1) {
+	while ((c = getopt(argc, argv, "hn:r:w:")) != -1) {
 		switch (c) {
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'n':
 			top = lp_strtonum(optarg, 0, 1000000, "-n");
+			break;
+		case 'r':
+			rpath = optarg;
 			break;
 		case 'w':
 			width = lp_strtonum(optarg, 20, 100000, "-w");
@@ -249,7 +273,7 @@ main(int argc, char **argv)
 	shown = top && (size_t)top < n ? (size_t)top : n;
 
 	emit_source(&t, name, ncu_time);
-	emit_table(rows, shown, n, sum, width);
+	emit_table(rows, shown, n, sum, width, rpath);
 	emit_unmatched(&t, width);
 
 	for (i = 0; i < n; i++) {

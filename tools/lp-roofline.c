@@ -48,6 +48,7 @@ static struct {
 	double total;
 	const char *path;
 	char *why;		/* lp-shapes says why it has none */
+	char *range;		/* the stage's range, as lp-shapes names it */
 } SH;
 
 static struct k *ks;
@@ -248,6 +249,8 @@ read_stage_shapes(const char *path)
 	cp = lp_csv_need(&t.hdr, "pct", "lp-shapes output");
 	SH.idx = lp_map_new();
 	SH.path = path;
+	SH.range = lp_xstrdup(lp_tsv_comment(&t, "range") ?
+	    lp_tsv_comment(&t, "range") : "the stage");
 	while (lp_tsv_next(&t)) {
 		struct sshape *x;
 
@@ -485,9 +488,13 @@ load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
  * how many profiled points lack counters. */
 static void
 emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
-    const struct lp_peaks *pk)
+    const struct lp_peaks *pk, const struct shapes *sh)
 {
 	size_t i, nocount = 0, tonly = 0;
+	double launches = 0;
+
+	for (i = 0; i < sh->n; i++)
+		launches += sh->r[i].launches;
 
 	for (i = 0; i < nk; i++) {
 		if (ks[i].metrics && !ks[i].have_flop && ks[i].have_tensor &&
@@ -537,10 +544,13 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 				cov += SH.s[i].ns;
 				nm++;
 			}
-		lp_tab_meta(out, "coverage", "ncu measured launch configurations "
-		    "carrying %.1f %% of the stage's kernel time (%zu of its %zu "
-		    "configurations; %s)", SH.total > 0 ? 100 * cov / SH.total :
-		    0, nm, SH.n, SH.path);
+		cov = SH.total > 0 ? 100 * cov / SH.total : 0;
+		lp_tab_meta(out, "coverage", "%.1f %% of %s (%zu of %zu launch "
+		    "configurations; %s)", cov, SH.range, nm, SH.n, SH.path);
+		lp_tab_meta(out, "note", "ncu measured the launch configurations "
+		    "carrying %.1f %% of %s's kernel time (%zu of its %zu "
+		    "configurations, %.0f launches profiled); the roofline's "
+		    "numbers speak for those.", cov, SH.range, nm, SH.n, launches);
 		lp_tab_meta(out, "note", "A kernel's points are its launch "
 		    "configurations in the stage (nsys cuda_gpu_trace, %s), each "
 		    "with its own nsys time; those ncu did not measure are listed "
@@ -829,6 +839,7 @@ free_points(struct shapes *sh)
 	}
 	free(SH.s);
 	free(SH.why);
+	free(SH.range);
 	lp_map_free(SH.idx);
 }
 
@@ -879,7 +890,7 @@ main(int argc, char **argv)
 	if (ipath)
 		read_model(ipath);
 
-	emit_meta(&t, mpath, gpath, &pk);
+	emit_meta(&t, mpath, gpath, &pk, &shapes);
 	emit_points(n, &pk, mpath);
 	free_points(&shapes);
 	lp_tsv_close(&t);

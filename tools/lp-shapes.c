@@ -274,6 +274,7 @@ emit(const struct opts *o, const char **names)
 	    "(%s, %zu span%s)%s%s%s%s", S.tfile, o->range, o->ppath, S.nw,
 	    S.nw == 1 ? "" : "s", o->pid && *o->pid ? ", process " : "",
 	    o->pid ? o->pid : "", S.devs ? ", GPU " : "", S.devs ? S.devs : "");
+	lp_tab_meta(out, "range", "%s", o->range);
 	lp_tab_meta(out, "check", "each kernel's time equals the range's in "
 	    "%s (within 1 %%)", o->kpath);
 	lp_tab_meta(out, "note", "A launch configuration is a kernel's grid and "

@@ -17,9 +17,9 @@ static const char synopsis[] =
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 struct k {
-	char *kernel, *cls, *grid1;	/* grid1: the first shape's grid */
+	char *kernel, *cls;
 	double total, calls, sm, dram;
-	int have_sm, have_dram, mixed;
+	int have_sm, have_dram;
 };
 
 static const struct lp_col cols[] = {
@@ -69,56 +69,19 @@ load_kernels(struct lp_tsv *t, const char *name, long top, struct k **ks,
 	return n;
 }
 
-/* A roofline class of one launch shape of k (grid g): a kernel with several
- * shapes gets their classes, each with its grid, when they differ. */
-static void
-add_class(struct k *k, const char *cl, const char *g)
-{
-	struct lp_sb b = { 0 };
-
-	if (k->cls && !strncmp(cl, "n/a", 3))
-		return;		/* a configuration ncu did not measure */
-	if (k->cls && !strncmp(k->cls, "n/a", 3)) {
-		free(k->cls);
-		free(k->grid1);
-		k->cls = NULL;
-	}
-	if (!k->cls) {
-		k->cls = lp_xstrdup(cl);
-		k->grid1 = lp_xstrdup(g);
-		return;
-	}
-	if (!k->mixed && !strcmp(k->cls, cl))
-		return;
-	if (!k->mixed)
-		lp_sb_printf(&b, "mixed: %s (grid %s)", k->cls, k->grid1);
-	else
-		lp_sb_adds(&b, k->cls);
-	lp_sb_printf(&b, "; %s (grid %s)", cl, g);
-	free(k->cls);
-	k->cls = lp_sb_steal(&b);
-	k->mixed = 1;
-}
-
 static void
 load_classes(const char *rpath, struct k *ks, size_t n)
 {
-	struct lp_tsv rt;
-	FILE *rf = lp_tab_open(&rt, rpath, "lp-roofline, make RUN=... "
-	    "roofline.tsv");
-	int rk = lp_csv_need(&rt.hdr, "kernel", "lp-roofline output");
-	int rcl = lp_csv_need(&rt.hdr, "class", "lp-roofline output");
-	int rg = lp_csv_col(&rt.hdr, "grid");
+	char **names = lp_xcalloc(n + 1, sizeof *names), **cls;
 	size_t i;
 
-	lp_tab_expect(&rt, "lp-roofline");
-	while (lp_tsv_next(&rt))
-		for (i = 0; i < n; i++)
-			if (!strcmp(ks[i].kernel, lp_tsv_get(&rt, rk)))
-				add_class(&ks[i], lp_tsv_get(&rt, rcl),
-				    rg >= 0 ? lp_tsv_get(&rt, rg) : "");
-	lp_tsv_close(&rt);
-	fclose(rf);
+	for (i = 0; i < n; i++)
+		names[i] = ks[i].kernel;
+	cls = lp_roof_classes(rpath, names, n);
+	for (i = 0; i < n; i++)
+		ks[i].cls = cls[i];
+	free(cls);
+	free(names);
 }
 
 static void
@@ -251,7 +214,6 @@ main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		free(ks[i].kernel);
 		free(ks[i].cls);
-		free(ks[i].grid1);
 	}
 	free(ks);
 	if (opath)

@@ -124,6 +124,13 @@ struct lp_roof {
 void lp_roof_at(const struct lp_peaks *p, int fp, double flop, double bytes,
     double ns, struct lp_roof *r);
 
+/* roofcls.c: each of n kernels' roofline class from roofline.tsv (by its
+ * "kernel" column): its points' class, "mixed: A (grid g1); B (grid g2)"
+ * where its launch shapes' differ, "n/a ..." where ncu measured none of
+ * them, NULL where the table has no row for it.  Caller frees each and
+ * the array. */
+char **lp_roof_classes(const char *rpath, char *const *kernels, size_t n);
+
 /* perf.c: what the utilisation tables (lp-mfu, lp-mbu) divide, read from
  * the options they share: -g gpu.tsv -i inputs.yaml -s stages.tsv
  * [-t steps.tsv]. */
