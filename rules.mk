@@ -16,7 +16,9 @@
 #   aggregates.tsv stages.tsv steps.tsv hostside.tsv procs.tsv ranks.tsv
 #   overlap.tsv mfu.tsv mbu.tsv roofline.tsv
 #   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
-#   stakeholder_summary.md (lp-summary renders the tables)
+#   details.md (lp-summary renders the tables), and the brief a person
+#   opens first: waterfall.tsv brief.tsv findings_top.tsv
+#   stakeholder_summary.md
 #   on request: ncu/regions/* regions.tsv region_work.tsv
 #   region_instances.tsv regions.md (make RUN=x regions.md), and
 #   compare.tsv compare_stages.tsv compare_verdict.tsv compare.md (make RUN=x
@@ -33,9 +35,9 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
-	operators_roofline.tsv
+	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
-	stakeholder_summary.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
+	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare.md
 LP_BIN := $(B)
@@ -388,7 +390,7 @@ LP_OPS_NOW := $(or $(LP_OPS),$(if $(and $(LP_IMP_ATEN),$(LP_IMP_nvtx_pushpop_tra
 	$(LP_IMP_cuda_api_trace),$(LP_IMP_cuda_gpu_trace)),aten))
 LP_OPS_TABLES := $(if $(LP_OPS_NOW),$(R)/operators_aten.tsv $(R)/operators_shapes.tsv \
 	$(if $(LP_ATEN_NCU),$(R)/operators_roofline.tsv),$(R)/operators.tsv)
-$(R)/stakeholder_summary.md: $(if $(LP_OPS_NOW),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv \
+$(R)/details.md: $(if $(LP_OPS_NOW),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv \
 	$(if $(LP_ATEN_NCU),$(R)/aten_roofline.tsv))
 
 # What the profile cost (live runs): each profiling step's wall time, as
@@ -427,8 +429,26 @@ LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stag
 	$(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
-$(R)/stakeholder_summary.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary
-	$(LP_BIN)/lp-summary -t "Stakeholder summary: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md $(LP_BIN)/lp-summary
+	$(LP_BIN)/lp-summary -t "Details: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
+# The brief, the one screen a person opens first: a verdict and key numbers
+# (lp-brief), each step against its physical floor (lp-waterfall), the top
+# three findings (lp-tabtop), the roofline as an image, links to the rest.
+$(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
+		$(if $(LP_OPS_NOW),,$(R)/operators.tsv) $(LP_BIN)/lp-waterfall
+	$(LP_BIN)/lp-waterfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
+$(R)/brief.tsv: $(R)/config.yaml $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
+		$(R)/top_kernels.tsv $(LP_BIN)/lp-brief
+	$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	  -b $(R)/mbu.tsv -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
+	$(LP_BIN)/lp-tabtop -q -n 3 -H evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv $(LP_BIN)/lp-summary \
+		| $(R)/details.md $(R)/kernels.md $(R)/roofline.svg
+	$(LP_BIN)/lp-summary $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
 

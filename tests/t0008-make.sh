@@ -31,7 +31,7 @@ test_expect_success 'make demo: kernels.md, the summary with every section, regi
 	! grep "warning:" out err &&
 	test_grep "^# Top GPU kernels" "$S2/demo/kernels.md" &&
 	test_grep "^# Regions: run demo" "$S2/demo/regions.md" &&
-	grep "^## " "$S2/demo/stakeholder_summary.md" >got &&
+	grep "^## " "$S2/demo/details.md" >got &&
 	printf "## %s\n" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
 		"Steady State and Warm-up" "Host Side of Each Stage" MFU MBU Roofline "Top Operators" \
 		"Top Kernels" Regions "Findings and Recommendations" >expect &&
@@ -60,8 +60,9 @@ test_expect_success 'removing kernels.md redoes lp-kernmd and what follows, noth
 test_expect_success 'removing the ncu metrics redoes the join, not the imports' '
 	rm "$S2/demo/ncu/metrics.tsv" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" aggr findings kernjoin kernmd ncu2tsv ops roofline \
-		roofsvg summary topk >expect &&
+	# the brief reads top_kernels.tsv, its findings and waterfall the rest
+	printf "lp-%s\n" aggr brief findings kernjoin kernmd ncu2tsv ops roofline \
+		roofsvg summary summary tabtop topk waterfall >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
@@ -69,13 +70,14 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 test_expect_success 'a rebuilt tool redoes what it feeds' '
 	touch "$TB/lp-kernjoin" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" aggr findings kernjoin kernmd ops roofline \
-		roofsvg summary topk >expect &&
+	printf "lp-%s\n" aggr brief findings kernjoin kernmd ops roofline \
+		roofsvg summary summary tabtop topk waterfall >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	touch "$TB/lp-steps" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" findings mbu mfu steps summary >expect &&
+	printf "lp-%s\n" brief findings mbu mfu steps summary summary tabtop \
+		waterfall >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
@@ -85,7 +87,8 @@ test_expect_success 'removing roofline.tsv redoes it and what reads it, nothing 
 	test_expect_code 1 lpmake -q RUN=demo stakeholder_summary.md &&
 	steps RUN=demo stakeholder_summary.md >got &&
 	# kernels.md reads it too: the roofline class of each kernel
-	printf "lp-%s\n" findings kernmd roofline roofsvg summary topk >expect &&
+	printf "lp-%s\n" brief findings kernmd roofline roofsvg summary summary \
+		tabtop topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	lpmake -q RUN=demo stakeholder_summary.md
@@ -96,17 +99,20 @@ test_expect_success 'the operator classes feed only the tables that class kernel
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
 	# and the selection (topn.tsv: communication kernels left out), whose
 	# kernels the roofline shows
-	printf "lp-%s\n" findings kernmd ops overlap ranks roofline roofsvg summary topk topn >expect &&
+	printf "lp-%s\n" brief findings kernmd ops overlap ranks roofline roofsvg summary \
+		summary tabtop topk topn waterfall >expect &&
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
-	printf "lp-%s\n" envtab findings gpu kernmd mbu mfu roofline roofsvg summary topk >expect &&
+	printf "lp-%s\n" brief envtab findings gpu kernmd mbu mfu roofline roofsvg \
+		summary summary tabtop topk waterfall >expect &&
 	test_cmp expect got
 '
 
 test_expect_success 'each table is a make target of its own' '
 	for a in environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv mfu.tsv mbu.tsv \
-		roofline.tsv roofline.svg operators.tsv top_kernels.tsv findings.tsv; do
+		roofline.tsv roofline.svg operators.tsv top_kernels.tsv findings.tsv \
+		waterfall.tsv brief.tsv findings_top.tsv details.md; do
 		lpmake -q RUN=demo $a || { echo "$a is not up to date"; return 1; }
 	done &&
 	rm "$S2/demo/mbu.tsv" &&
@@ -166,7 +172,7 @@ test_expect_success 'live run with stand-in nsys and ncu: every artifact, each t
 	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
 	test "$(count "ncu --target")" = 1 && test "$(count "ncu --import")" = 1 &&
 	test_grep "^# match: 2 of 2 ncu kernels matched (mangled 2" "$S2/live/kernels.tsv" &&
-	test_grep "| GPU | NVIDIA H200 | env.json (nvidia-smi) |" "$S2/live/stakeholder_summary.md"
+	test_grep "| GPU | NVIDIA H200 | env.json (nvidia-smi) |" "$S2/live/details.md"
 '
 
 test_expect_success 'a later make needs no WORK and does nothing' '
@@ -205,7 +211,7 @@ test_expect_success 'a failing workload stops the run with its exit code, keeps 
 	test -s "$S2/fail/env.json" && test -s "$S2/fail/inputs.yaml" && test -s "$S2/fail/nsys/profile.cmd" &&
 	! test -e "$S2/fail/nsys/report.nsys-rep" &&
 	PATH=$FAKE:$PATH lpmake RUN=fail "WORK=$W" stakeholder_summary.md >out 2>err &&
-	test -s "$S2/fail/stakeholder_summary.md"
+	test -s "$S2/fail/details.md"
 '
 
 test_expect_success 'ncu profiling nothing is an error showing its filters; make resumes there' '
@@ -228,7 +234,7 @@ test_expect_success 'ncu killed mid-run leaves no report; make resumes at ncu' '
 	! test -e "$S2/kill/ncu/report.ncu-rep" &&
 	PATH=$FAKE:$PATH lpmake RUN=kill stakeholder_summary.md >out 2>err &&
 	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 2 &&
-	test -s "$S2/kill/stakeholder_summary.md"
+	test -s "$S2/kill/details.md"
 '
 
 test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
@@ -248,7 +254,7 @@ test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
 	! test -e "$S2/intr/ncu/report.csv" &&
 	! test -e "$S2/intr/kernels.tsv" &&
 	PATH=$FAKE:$PATH lpmake RUN=intr stakeholder_summary.md >/dev/null 2>&1 &&
-	test -s "$S2/intr/stakeholder_summary.md"
+	test -s "$S2/intr/details.md"
 '
 
 test_expect_success 'nsys that captured nothing is an error naming the command' '
@@ -282,7 +288,7 @@ test_expect_success 'IMPORT of .nsys-rep and .ncu-rep reports: exported with the
 	test "$(count "nsys stats")" = 1 && test "$(count "ncu --import")" = 1 &&
 	test "$(count "nsys profile")" = 0 && test "$(count "ncu --target")" = 0 &&
 	test_grep "^# match: 2 of 2 ncu kernels matched (mangled 2" "$S2/reps/kernels.tsv" &&
-	test_grep "| Workload | imported:" "$S2/reps/stakeholder_summary.md"
+	test_grep "| Workload | imported:" "$S2/reps/details.md"
 '
 
 test_done

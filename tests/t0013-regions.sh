@@ -155,8 +155,8 @@ test_expect_success 'live, stand-in profilers: regions after the run re-run neit
 	PATH=$FAKE:$PATH lpmake -q RUN=live regions.md &&
 	test_expect_code 1 lpmake -q RUN=live stakeholder_summary.md &&
 	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >/dev/null &&
-	test_grep "^## Regions$" "$S2/live/stakeholder_summary.md" &&
-	test_grep "^See \[regions.md\](regions.md).$" "$S2/live/stakeholder_summary.md" &&
+	test_grep "^## Regions$" "$S2/live/details.md" &&
+	test_grep "^See \[regions.md\](regions.md).$" "$S2/live/details.md" &&
 	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md
 '
 

@@ -52,7 +52,7 @@ untimed() {
 	case $1 in
 	*.time|*/alone.tsv) cut -f1,3 ;;
 	*/profile_cost.tsv) sed "/^#/d" | cut -f1,3,4 ;;
-	*/stakeholder_summary.md) sed "/^## Profile Cost/,\$d" ;;
+	*/details.md) sed "/^## Profile Cost/,\$d" ;;
 	*) cat ;;
 	esac
 }

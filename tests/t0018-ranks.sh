@@ -74,8 +74,8 @@ test_expect_success 'the straggler made on purpose is named, with its gap and wh
 	test_grep "^decode_step	1260	NVIDIA H200 (1)	yes$" got &&
 	test_grep "	straggler	.*	Process 1260 (NVIDIA H200 (1)) is the straggler of decode_step: 4.316 ms per instance more .*	Its GPU is idle while the others wait" \
 		"$S2/tpz/findings.tsv" &&
-	test_grep "^## Ranks: each stage per process$" "$S2/tps/stakeholder_summary.md" &&
-	test_grep "^## Communication and Compute Overlap$" "$S2/tps/stakeholder_summary.md"
+	test_grep "^## Ranks: each stage per process$" "$S2/tps/details.md" &&
+	test_grep "^## Communication and Compute Overlap$" "$S2/tps/details.md"
 '
 
 test_expect_success 'gap: each process outside communication less the least, by awk' '
@@ -152,8 +152,8 @@ test_expect_success 'ncu is kept off the NCCL kernels and on one GPU' '
 
 test_expect_success 'one GPU: no multi-GPU sections in the summary, ranks and overlap omitted' '
 	lpmake RUN=one "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
-	! grep -q "^## Ranks" "$S2/one/stakeholder_summary.md" &&
-	! grep -q "^## Communication and Compute Overlap" "$S2/one/stakeholder_summary.md" &&
+	! grep -q "^## Ranks" "$S2/one/details.md" &&
+	! grep -q "^## Communication and Compute Overlap" "$S2/one/details.md" &&
 	test_grep "^# omit: " "$S2/one/ranks.tsv" &&
 	! grep -q "^# processes" "$S2/one/stages.tsv"
 '

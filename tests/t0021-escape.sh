@@ -104,8 +104,8 @@ test_expect_success 'setup: the demo run, and the same exports renamed' '
 		compare.md >/dev/null
 '
 
-for doc in h/kernels.md h/stakeholder_summary.md h/regions.md h/compare.md a/compare.md \
-	a/kernels.md a/stakeholder_summary.md; do
+for doc in h/kernels.md h/details.md h/regions.md h/compare.md a/compare.md \
+	a/kernels.md a/details.md; do
 	test_expect_success "$doc: no markup from a name, whole rows" "md_safe \"\$S2/$doc\""
 done
 
@@ -115,9 +115,9 @@ test_expect_success 'kernels.md shows the name whole in one code span' '
 '
 
 test_expect_success 'the summary shows the kernel and the GPU as they are' '
-	md_safe "$S2/h/stakeholder_summary.md" &&
-	test_grep -F ">$(cat "$TRASH/kname.html")</td>" "$S2/h/stakeholder_summary.md.html" &&
-	test_grep -F ">$(cat "$TRASH/gname.html")</td>" "$S2/h/stakeholder_summary.md.html"
+	md_safe "$S2/h/details.md" &&
+	test_grep -F ">$(cat "$TRASH/kname.html")</td>" "$S2/h/details.md.html" &&
+	test_grep -F ">$(cat "$TRASH/gname.html")</td>" "$S2/h/details.md.html"
 '
 
 test_expect_success 'compare.md: the renamed kernel in the notes, as a code span' '
@@ -130,7 +130,7 @@ test_expect_success 'compare.md: the renamed kernel in the notes, as a code span
 # Templates keep their < > inside code spans, as before: no entities there
 test_expect_success 'ordinary names render as they did' '
 	test_grep -F "| 2 | \`void at::native::<...>::vectorized_layer_norm_kernel<...>...\` |" \
-		"$S2/a/stakeholder_summary.md" &&
+		"$S2/a/details.md" &&
 	test_grep -F "| 1 | \`$K\` | 0 | 1.705 | 384 |" "$S2/a/kernels.md"
 '
 
@@ -285,8 +285,8 @@ test_expect_success 'a GPU name that looks like links, e-mail, strikethrough and
 	grep -q "evil.example" "$TRASH/lk/torch_ncu_raw.csv" &&
 	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" RUN=lk \
 		"IMPORT=$(echo "$TRASH"/lk/torch_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
-	grep -q "evil" "$S2/lk/stakeholder_summary.md" &&
-	cmark-gfm -e table -e autolink -e strikethrough "$S2/lk/stakeholder_summary.md" >lk.html &&
+	grep -q "evil" "$S2/lk/details.md" &&
+	cmark-gfm -e table -e autolink -e strikethrough "$S2/lk/details.md" >lk.html &&
 	! grep -o "<a href=\"[^\"]*evil[^\"]*\"" lk.html &&
 	! grep -q "<del>" lk.html &&
 	! grep -q "<em>em</em>\|<em>u</em>" lk.html &&

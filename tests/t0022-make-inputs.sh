@@ -245,7 +245,7 @@ test_expect_success 'a make killed while it holds the lock does not stop the nex
 	timeout 120 make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
 		RUN=killed stakeholder_summary.md >/dev/null 2>err || { cat err; return 1; }
 	! grep "waiting" err &&
-	test -s "$S2/killed/stakeholder_summary.md"
+	test -s "$S2/killed/details.md"
 '
 
 test_expect_success 'TOPN sizes the roofline and top-kernel tables as it does topn.tsv' '

@@ -42,7 +42,7 @@ for r in tpm tps tpz; do
 		overlap "$TP/'$r'_cuda_gpu_trace_mangled.csv" >expect &&
 		table "$S2/n'$r'/overlap.tsv" $OCOLS | sort >got &&
 		test_cmp expect got &&
-		test_grep "^## Communication and Compute Overlap$" "$S2/n'$r'/stakeholder_summary.md"
+		test_grep "^## Communication and Compute Overlap$" "$S2/n'$r'/details.md"
 	'
 	test_expect_success "n$r: each process on its GPU, as the left-out projection trace has it (ranks.tsv by awk)" '
 		ranks "$TP/'$r'_nvtx_gpu_proj_trace.csv" "$TP/'$r'_cuda_gpu_trace_mangled.csv" \
@@ -174,8 +174,8 @@ test_expect_success 'the GPU named by the trace: peaks found, one GPU name in th
 	table "$S2/ntps/environment.tsv" item value | grep "^GPU	" >got &&
 	echo "GPU	NVIDIA H200" >expect &&
 	test_cmp expect got &&
-	! grep -q "GPU | n/a" "$S2/ntps/stakeholder_summary.md" &&
-	! grep -q "GPU is unknown" "$S2/ntps/stakeholder_summary.md" &&
+	! grep -q "GPU | n/a" "$S2/ntps/details.md" &&
+	! grep -q "GPU is unknown" "$S2/ntps/details.md" &&
 	test_grep "^# note: 2 processes (one GPU each) share the model.s work: the peak is 2 GPUs" "$S2/ntps/mfu.tsv" &&
 	# MFU of decode_step = model FLOPs / (mean wall x 2 x the H200 dense
 	# fp16 peak of conf/gpus.yaml, 989.4 TFLOP/s), to the 4 digits lp prints

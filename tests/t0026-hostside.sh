@@ -123,8 +123,8 @@ test_expect_success 'make: an import with the API trace gives hostside.tsv, the 
 		-g "$HS/llama_cuda_gpu_trace.csv" "$HS/llama_nvtx_pushpop_trace.csv" | grep -v "^# source" >expect &&
 	grep -v "^# source" "$S2/ll/hostside.tsv" >got &&
 	test_cmp expect got &&
-	test_grep "^## Host Side of Each Stage" "$S2/ll/stakeholder_summary.md" &&
-	test_grep "^| decode_step:steady | 15 | " "$S2/ll/stakeholder_summary.md"
+	test_grep "^## Host Side of Each Stage" "$S2/ll/details.md" &&
+	test_grep "^| decode_step:steady | 15 | " "$S2/ll/details.md"
 '
 
 test_expect_success 'no cuda_api_trace (the demo'"'"'s exports): n/a because the run has none' '

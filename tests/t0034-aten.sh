@@ -96,7 +96,7 @@ test_expect_success 'by op name (-N): the shape rows summed; lp-tabtop keeps one
 	! grep "more rows" whole.tsv &&
 	test_expect_code 1 lp-tabtop -w nosuch=1 n.tsv 2>err &&
 	test_grep "n.tsv.*nosuch" err &&
-	test_expect_code 2 lp-tabtop -n 3 n.tsv &&
+	test_expect_code 2 lp-tabtop -w stage -n 3 n.tsv &&
 	test_expect_code 1 lp-tabtop -w stage=nope n.tsv >out 2>err &&
 	test_grep "n.tsv:.*no row has stage \"nope\" (the rows have: \"prefill\", \"decode_all\"" err &&
 	test_must_be_empty out
@@ -159,14 +159,14 @@ test_expect_success 'make: aten_roofline.tsv and the summary'"'"'s operators_roo
 	table "$r/operators_roofline.tsv" stage | sort -u >got &&
 	echo prefill >expect &&
 	test_cmp expect got &&
-	test_grep "^## Operators on the roofline" "$r/stakeholder_summary.md" &&
+	test_grep "^## Operators on the roofline" "$r/details.md" &&
 	lpmake -q RUN=oproof stakeholder_summary.md &&
 	rm "$r/aten_roofline.tsv" &&
 	lpmake RUN=oproof stakeholder_summary.md >log 2>&1 &&
 	grep -o "[a-z_]*\.tsv.tmp" log | sort -u >got &&
 	printf "%s\n" aten_roofline.tsv.tmp operators_roofline.tsv.tmp >expect &&
 	test_cmp expect got &&
-	test_grep "stakeholder_summary.md.tmp" log &&
+	test_grep "details.md.tmp" log &&
 	lpmake -q RUN=oproof stakeholder_summary.md
 '
 
@@ -196,10 +196,10 @@ test_expect_success 'stage tables unchanged beside op ranges: the same exports w
 	# ":detach, op_id = ..." (32 of them: 2518 before issue 28 counted them)
 	test_grep "^# note: $(grep -c "op_id = " "$AT/gpt2_nvtx_sum.csv") PyTorch op ranges in nvtx_sum" "$S2/ops/stages.tsv" &&
 	test $(grep -c "op_id = " "$AT/gpt2_nvtx_sum.csv") = 2550 &&
-	test_grep "^## Top Operators (PyTorch ops, by name)" "$S2/ops/stakeholder_summary.md" &&
-	test_grep "^## Top Operators (PyTorch ops by input shapes)" "$S2/ops/stakeholder_summary.md" &&
+	test_grep "^## Top Operators (PyTorch ops, by name)" "$S2/ops/details.md" &&
+	test_grep "^## Top Operators (PyTorch ops by input shapes)" "$S2/ops/details.md" &&
 	test -s "$S2/ops/aten_ops.tsv" && test -s "$S2/ops/aten_opnames.tsv" &&
-	test_grep "^## Top Operators$" "$S2/noops/stakeholder_summary.md"
+	test_grep "^## Top Operators$" "$S2/noops/details.md"
 '
 
 test_expect_success 'with and without op ranges (gpt2 against gpt2_plain): kernels and launches per stage within 0.5%' '
@@ -245,11 +245,11 @@ test_expect_success 'an import with op ranges and the three traces gets the op t
 	lpmake RUN=auto "IMPORT=$(ls "$AT"/gpt2_*.csv | grep -v plain)" MODEL=hf-gpt2 stakeholder_summary.md >out 2>err &&
 	test_grep "^LP_IMP_ATEN := 1$" "$S2/auto/import.mk" &&
 	test_grep "^# [0-9]* PyTorch op ranges" "$S2/auto/import.mk" &&
-	test_grep "^## Top Operators (PyTorch ops, by name)$" "$S2/auto/stakeholder_summary.md" &&
+	test_grep "^## Top Operators (PyTorch ops, by name)$" "$S2/auto/details.md" &&
 	test -s "$S2/auto/aten_ops.tsv" &&
 	lpmake RUN=plain "IMPORT=$(ls "$AT"/gpt2_plain_*.csv)" MODEL=hf-gpt2 stakeholder_summary.md >out 2>err &&
 	! grep -q "^LP_IMP_ATEN" "$S2/plain/import.mk" &&
-	! grep -q "PyTorch ops" "$S2/plain/stakeholder_summary.md" &&
+	! grep -q "PyTorch ops" "$S2/plain/details.md" &&
 	lpmake -q RUN=auto stakeholder_summary.md
 '
 

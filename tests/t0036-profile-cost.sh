@@ -137,7 +137,7 @@ test_expect_success 'live run: profile_cost.tsv has each step make timed, in the
 	costrows "$S2/c/profile_cost.tsv" >rows &&
 	test_cmp said rows &&
 	test_grep "^# tool: lp-cost" "$S2/c/profile_cost.tsv" &&
-	test_grep "^## Profile Cost" "$S2/c/stakeholder_summary.md" &&
+	test_grep "^## Profile Cost" "$S2/c/details.md" &&
 	awk -F"\t" "\$1 == \"ncu profile\" { print \$3, \$4 }" "$S2/c/profile_cost.tsv" >got &&
 	echo "1 $(passes sum "$LP_FAKE_NCU_CSV")" >want &&
 	test_cmp want got &&

@@ -101,7 +101,7 @@ test_expect_success 'graphs traced whole (nsys default): refused with the cause 
 	printf "decode_all\t32\t0\tgraphs traced whole\n" >expect &&
 	test_cmp expect got &&
 	table "$S2/g0/stages.tsv" stage instances | grep -q "^decode_step	32$" &&
-	test ! -e "$S2/g0/kernels.tsv" && test ! -e "$S2/g0/stakeholder_summary.md"
+	test ! -e "$S2/g0/kernels.tsv" && test ! -e "$S2/g0/details.md"
 '
 
 test_expect_success 'graphs traced whole, the summaries alone: "no kernel rows" says what the capture launched' '
@@ -115,7 +115,7 @@ test_expect_success 'the model in a child process that pushes its ranges: found 
 	table "$S2/s1/hostside.tsv" stage process stage_check | grep "^decode_all	" >got &&
 	printf "decode_all\t5037 (thread 5037)\tok\n" >expect &&
 	test_cmp expect got &&
-	grep "^| decode_all |" "$S2/s1/stakeholder_summary.md" | grep -q "| 5037 (thread 5037) |"
+	grep "^| decode_all |" "$S2/s1/details.md" | grep -q "| 5037 (thread 5037) |"
 '
 
 test_expect_success 'ranges pushed by the parent, kernels run by the child: refused naming both processes' '
@@ -153,7 +153,7 @@ test_expect_success 'graphed decode with op ranges, imported with lp-graphnodes'
 	lpmake RUN=a2 "IMPORT=$(imp a2)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
 	test_grep "a2_graph_node_trace.csv: lp-graphnodes graph_node_trace" "$S2/a2/import.mk" &&
 	test_grep "^# coverage: decode_all: 100.0 % of its kernel time (132 kernels, of which 132 from CUDA graphs) in ops with input shapes$" "$S2/a2/aten_ops.tsv" &&
-	test_grep "^Coverage of decode_all: 100.0 % of its kernel time" "$S2/a2/stakeholder_summary.md" &&
+	test_grep "^Coverage of decode_all: 100.0 % of its kernel time" "$S2/a2/details.md" &&
 	table "$S2/a2/aten_ops.tsv" stage op | grep "^decode_all	" >ops &&
 	! grep -q "(outside any op)" ops && grep -q "aten::addmm" ops
 '

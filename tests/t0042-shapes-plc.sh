@@ -88,7 +88,7 @@ test_expect_success 'an import of the run: a roofline point per launch configura
 	test_grep "^# coverage: 100.0 % of :LLM@decode_all (50 of 50 launch configurations" "$r/roofline.tsv" &&
 	# the summary says it, and the ncu step'"'"'s cost says what it reached
 	test_grep "^ncu measured the launch configurations carrying 100.0 % of :LLM@decode_all.s kernel time (50 of its 50 configurations, 50 launches profiled)" \
-		"$r/stakeholder_summary.md" &&
+		"$r/details.md" &&
 	printf "ncu profile\t31.64\t1\n" >ncu.time &&
 	lp-cost -k "$I/plc1_ncu_raw.csv" -c "$r/roofline.tsv" ncu.time >cost.tsv &&
 	test_grep "^# note: ncu profile: 50 kernels x 4 passes, the launch configurations carrying 100.0 % of :LLM@decode_all of kernel time (roofline.tsv);" cost.tsv &&

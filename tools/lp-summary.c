@@ -17,6 +17,7 @@
 static const char synopsis[] = "lp-summary [-t title] file.tsv...";
 
 static FILE *out;	/* the document, written out when whole (lp_tab_out) */
+static int brief;	/* a brief (lp-brief's verdict): one screen, short headings */
 #define putc_out(c) fputc((c), out)
 
 /* 1.23 GFLOP, 4.5 TB/s: three significant digits and an SI prefix. */
@@ -121,7 +122,7 @@ base(const char *p)
 }
 
 static void
-list(struct lp_tsv *t)
+list(struct lp_tsv *t, char **show, size_t ns)
 {
 	int cf = lp_csv_need(&t->hdr, "finding", "a list table");
 	int ce = lp_csv_col(&t->hdr, "evidence"), ca = lp_csv_col(&t->hdr,
@@ -130,6 +131,12 @@ list(struct lp_tsv *t)
 	struct lp_sb b = { 0 };
 	double v;
 	int k = 0;
+
+	/* a column the table hides (a brief's short list) is left out */
+	if (ce >= 0 && (size_t)ce < ns && !strcmp(show[ce], "hide"))
+		ce = -1;
+	if (cn >= 0 && (size_t)cn < ns && !strcmp(show[cn], "hide"))
+		cn = -1;
 
 	while (lp_tsv_next(t)) {
 		lp_tab_check_row(t);
@@ -188,27 +195,85 @@ check_columns(const char *path, const struct lp_tsv *t, char **show,
 	}
 }
 
-/* The section's heading, where its numbers come from, and its link. */
+/* A file beside the table, named plainly: the only names linked. */
+static int
+plain(const char *f)
+{
+	return *f && *f != '.' && strspn(f, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(f);
+}
+
+/* The source with the table's own folder left out of the paths it names:
+ * the report lies in that folder, so "stages.tsv" is where to look. */
 static void
-heading(const char *path, const char *title, const char *tool,
-    const char *src, const char *link)
+source(struct lp_sb *b, const char *path, const char *src)
+{
+	const char *slash = strrchr(path, '/'), *p = src;
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+	struct lp_sb s = { 0 };
+
+	if (!dl) {
+		lp_md_inline(b, src, 0);
+		return;
+	}
+	while (*p) {
+		if (!strncmp(p, path, dl) && (p == src || strchr(" (,;", p[-1])))
+			p += dl;
+		else
+			lp_sb_addc(&s, *p++);
+	}
+	lp_md_inline(b, lp_sb_str(&s), 0);
+	lp_sb_free(&s);
+}
+
+/* The section's heading, where its numbers come from, its links (the
+ * table's "# link:" lines) and its images ("# image:"). */
+static void
+heading(const char *path, const struct lp_tsv *t, const char *title,
+    const char *tool, const char *src)
 {
 	struct lp_sb b = { 0 };
+	size_t j;
+	int nl = 0;
 
-	lp_sb_adds(&b, "## ");
-	lp_md_inline(&b, title, 0);
-	lp_sb_adds(&b, "\n\nSource: ");
-	lp_md_inline(&b, src ? src : "not said", 0);
-	lp_sb_adds(&b, " (");
-	lp_md_code(&b, base(path), 0);
-	lp_sb_adds(&b, ", made by ");
-	lp_md_text(&b, tool);
-	lp_sb_adds(&b, ").\n\n");
-	/* a link only to a file beside the table, named plainly */
-	if (link && *link && strspn(link, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(link) &&
-	    *link != '.')
-		lp_sb_printf(&b, "See [%s](%s).\n\n", link, link);
+	if (brief) {	/* one line: the table's file says where from */
+		lp_sb_adds(&b, "**");
+		lp_md_inline(&b, title, 0);
+		lp_sb_adds(&b, "** (");
+		lp_md_code(&b, base(path), 0);
+		lp_sb_adds(&b, ", made by ");
+		lp_md_text(&b, tool);
+		lp_sb_adds(&b, ", with its sources)");
+	} else {
+		lp_sb_adds(&b, "## ");
+		lp_md_inline(&b, title, 0);
+		lp_sb_adds(&b, "\n\nSource: ");
+		if (src)
+			source(&b, path, src);
+		else
+			lp_sb_adds(&b, "not said");
+		lp_sb_adds(&b, " (");
+		lp_md_code(&b, base(path), 0);
+		lp_sb_adds(&b, ", made by ");
+		lp_md_text(&b, tool);
+		lp_sb_adds(&b, ").");
+	}
+	for (j = 0; j < t->ncomments; j++) {
+		const char *c = t->comments[j];
+
+		if (!strncmp(c, "link: ", 6) && plain(c + 6))
+			lp_sb_printf(&b, "%s[%s](%s)", nl++ ? ", " : brief ?
+			    " See " : "\n\nSee ", c + 6, c + 6);
+	}
+	lp_sb_adds(&b, nl ? ".\n\n" : "\n\n");
+	for (j = 0; j < t->ncomments; j++) {
+		const char *c = t->comments[j];
+
+		if (!strncmp(c, "image: ", 7) && plain(c + 7))
+			lp_sb_printf(&b, "<a href=\"%s\"><img src=\"%s\" "
+			    "alt=\"%s\" width=\"320\" align=\"right\"></a>\n\n",
+			    c + 7, c + 7, c + 7);
+	}
 	fputs(lp_sb_str(&b), out);
 	lp_sb_free(&b);
 }
@@ -294,10 +359,9 @@ section(const char *path)
 		    "tool:\" lines: not a table an lp tool made");
 	if (!lp_tsv_comment(&t, "omit")) {	/* its tool says it adds nothing */
 		check_columns(path, &t, show, ns, nl);
-		heading(path, title, tool, lp_tsv_comment(&t, "source"),
-		    lp_tsv_comment(&t, "link"));
+		heading(path, &t, title, tool, lp_tsv_comment(&t, "source"));
 		if (style && !strcmp(style, "list"))
-			list(&t);
+			list(&t, show, ns);
 		else
 			table(&t, labels, nl, show);
 		notes(&t);
@@ -310,15 +374,40 @@ section(const char *path)
 	fclose(fp);
 }
 
-/* The document's title and what it is made of. */
+/* The document's title and what it is made of: -t's title, or the first
+ * table's verdict ("# verdict:", lp-brief) with its "# identity:" line. */
 static void
-preamble(const char *title)
+preamble(const char *title, const char *first)
 {
 	struct lp_sb b = { 0 };
+	const char *verdict = NULL, *ident = NULL;
+	struct lp_tsv t;
+	FILE *fp = NULL;
 
-	lp_md_text(&b, title ? title : "Stakeholder summary");
+	if (!title) {
+		fp = lp_tab_open(&t, first, "its lp tool");
+		verdict = lp_tsv_comment(&t, "verdict");
+		ident = lp_tsv_comment(&t, "identity");
+	}
+	if (title || !verdict)
+		lp_md_text(&b, title ? title : "Stakeholder summary");
+	else
+		lp_md_inline(&b, verdict, 0);
 	fprintf(out, "# %s\n\n", lp_sb_str(&b));
+	lp_sb_reset(&b);
+	if (ident) {
+		lp_md_inline(&b, ident, 0);
+		fprintf(out, "%s.\n\n", lp_sb_str(&b));
+	}
 	lp_sb_free(&b);
+	if (fp) {
+		lp_tsv_close(&t);
+		fclose(fp);
+	}
+	if (verdict) {	/* a brief: each table says where it comes from */
+		brief = 1;
+		return;
+	}
 	fprintf(out, "Made by lp-summary from the run's tables; every number below "
 	    "is in the table file each section names (base units there: ns, "
 	    "bytes, FLOP), with where it came from.\n\n");
@@ -343,7 +432,7 @@ main(int argc, char **argv)
 	}
 	if (optind == argc)
 		lp_usage(synopsis);
-	preamble(title);
+	preamble(title, argv[optind]);
 	for (i = optind; i < argc; i++)
 		section(argv[i]);
 	lp_tab_done(out);

@@ -14,13 +14,50 @@
 #include "table.h"
 
 static const char synopsis[] =
-    "lp-tabtop -w column=value [-n rows] [-l link] [table.tsv]";
+    "lp-tabtop [-q] [-w column=value] [-H column,...] [-n rows] [-l link] "
+    "[table.tsv]";
 
 /* The "# ..." lines above the header, the note of what was left out
  * before its labels (where lp-summary prints notes), then the header. */
+/* Is column name in the comma-separated list? */
+static int
+listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* The "# show:" line with the columns of hide shown as "hide". */
+static void
+emit_show(FILE *out, const struct lp_tsv *t, const char *show,
+    const char *hide)
+{
+	size_t i = 0;
+
+	fputs("# show:", out);
+	while (show) {
+		const char *tab = strchr(show, '\t');
+		int n = tab ? (int)(tab - show) : (int)strlen(show);
+
+		fprintf(out, "%s", i ? "\t" : " ");
+		if (i < t->hdr.n && listed(hide, t->hdr.names[i]))
+			fputs("hide", out);
+		else
+			fprintf(out, "%.*s", n, show);
+		show = tab ? tab + 1 : NULL;
+		i++;
+	}
+	putc('\n', out);
+}
+
 static void
 emit_head(FILE *out, const struct lp_tsv *t, size_t more, const char *link,
-    const char *value)
+    const char *value, const char *hide, int quiet)
 {
 	size_t i, vl = strlen(value);
 	int noted = 0;
@@ -40,7 +77,11 @@ emit_head(FILE *out, const struct lp_tsv *t, size_t more, const char *link,
 		    vl) && !strncmp(c + 10 + vl, ": ", 2))
 			lp_tab_meta(out, "note", "Coverage of %s: %s", value,
 			    c + 10 + vl + 2);
-		if (c)
+		if (c && quiet && !strncmp(c, "note: ", 6))
+			continue;
+		if (c && hide && !strncmp(c, "show: ", 6))
+			emit_show(out, t, c + 6, hide);
+		else if (c)
 			fprintf(out, "# %s\n", c);
 	}
 	for (i = 0; i < t->hdr.n; i++) {
@@ -55,8 +96,9 @@ int
 main(int argc, char **argv)
 {
 	struct lp_tsv t;
-	const char *name, *link = NULL, *want;
+	const char *name, *link = NULL, *want = "", *hide = NULL;
 	char *where = NULL, *eq;
+	int quiet = 0;
 	char *rows = NULL;
 	size_t rowslen = 0, nrows = 0, more = 0, i;
 	long max = 0;
@@ -65,34 +107,38 @@ main(int argc, char **argv)
 	struct lp_map *seen;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "hl:n:w:")) != -1) {
+	while ((c = getopt(argc, argv, "H:hl:n:qw:")) != -1) {
 		switch (c) {
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
+		case 'H': hide = optarg; break;
 		case 'l': link = optarg; break;
 		case 'n': max = lp_strtonum(optarg, 1, 1000000, "-n"); break;
+		case 'q': quiet = 1; break;
 		case 'w': where = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!where || !(eq = strchr(where, '=')) || eq == where ||
+	if ((where && (!(eq = strchr(where, '=')) || eq == where)) ||
 	    argc - optind > 1)
 		lp_usage(synopsis);
-	*eq = '\0';
-	want = eq + 1;
+	if (where) {
+		*eq = '\0';
+		want = eq + 1;
+	}
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
 	if (!link)
 		link = fp == stdin ? "the table" : strrchr(name, '/') ?
 		    strrchr(name, '/') + 1 : name;
-	col = lp_csv_need(&t.hdr, where, "an lp table");
+	col = where ? lp_csv_need(&t.hdr, where, "an lp table") : -1;
 	out = lp_tab_out();
 	seen = lp_map_new();
 	if (!(kept = open_memstream(&rows, &rowslen)))
 		lp_die_sys("open_memstream");
 	while (lp_tsv_next(&t)) {
-		if (strcmp(lp_tsv_get(&t, col), want)) {
+		if (col >= 0 && strcmp(lp_tsv_get(&t, col), want)) {
 			if (lp_map_len(seen) < 8)
 				lp_map_put(seen, lp_tsv_get(&t, col), 1);
 			continue;
@@ -112,7 +158,7 @@ main(int argc, char **argv)
 	if (fclose(kept))
 		lp_die_sys("open_memstream");
 	/* an empty table would read as "no ops": say what matched nothing */
-	if (!nrows) {
+	if (!nrows && where) {
 		struct lp_sb b = { 0 };
 
 		for (i = 0; i < lp_map_len(seen); i++)
@@ -123,7 +169,7 @@ main(int argc, char **argv)
 		    b.len ? lp_sb_str(&b) : "an empty table");
 	}
 	lp_map_free(seen);
-	emit_head(out, &t, more, link, want);
+	emit_head(out, &t, more, link, want, hide, quiet);
 	fwrite(rows, 1, rowslen, out);
 	free(rows);
 	lp_tsv_close(&t);

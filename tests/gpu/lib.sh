@@ -61,11 +61,11 @@ check_stages_nonempty() {
 }
 
 check_summary() {
-	test_grep "^| GPU | NVIDIA H" "$S2/$1/stakeholder_summary.md" &&
-	test_grep "^| Nsight Compute | Version 20" "$S2/$1/stakeholder_summary.md" &&
-	test_grep "^| Model | $2 " "$S2/$1/stakeholder_summary.md" &&
-	test_grep "^| decode_all | [0-9.]* [kMGT]*FLOP | [0-9.]* | [0-9.]* [kMGT]*FLOP/s | [0-9.]*% |" "$S2/$1/stakeholder_summary.md" &&
-	test_grep "^| tensor | fp16 | [0-9.]* [TP]FLOP/s |" "$S2/$1/stakeholder_summary.md"
+	test_grep "^| GPU | NVIDIA H" "$S2/$1/details.md" &&
+	test_grep "^| Nsight Compute | Version 20" "$S2/$1/details.md" &&
+	test_grep "^| Model | $2 " "$S2/$1/details.md" &&
+	test_grep "^| decode_all | [0-9.]* [kMGT]*FLOP | [0-9.]* | [0-9.]* [kMGT]*FLOP/s | [0-9.]*% |" "$S2/$1/details.md" &&
+	test_grep "^| tensor | fp16 | [0-9.]* [TP]FLOP/s |" "$S2/$1/details.md"
 }
 
 # A named column of a table's rows: tcol FILE COLUMN

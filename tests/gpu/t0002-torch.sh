@@ -24,17 +24,17 @@ test_expect_success 'the summary has the GPU, the tools and MFU' 'check_summary 
 test_expect_success 'the warm-up step is named; steady-state step, tokens/s, MFU and MBU given' '
 	r=$S2/torch &&
 	sed "/^#/d" "$r/steps.tsv" | grep "^decode_step" | cut -f7 >w && echo yes >yes && test_cmp yes w &&
-	test_grep "^| decode_step | .:LLM@decode_step. | 32 | [0-9.]* | [0-9.]* | [0-9.]*x | yes | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | steady-state step |" "$r/stakeholder_summary.md" &&
+	test_grep "^| decode_step | .:LLM@decode_step. | 32 | [0-9.]* | [0-9.]* | [0-9.]*x | yes | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | steady-state step |" "$r/details.md" &&
 	tcol "$r/mfu.tsv" mfu_steady_pct | sed -n 3p | grep -q "^[0-9]" &&
 	tcol "$r/mbu.tsv" mbu_steady_pct | sed -n 1p | grep -q "^[0-9]" &&
-	test_grep "warm-up dominates\|^[0-9]*\. \*\*The first decode_step took" "$r/stakeholder_summary.md"
+	test_grep "warm-up dominates\|^[0-9]*\. \*\*The first decode_step took" "$r/details.md"
 '
 
 test_expect_success 'the roofline: tensor-core FLOPs of the top kernels, the chart shows them' '
 	r=$S2/torch &&
 	tcol "$r/roofline.tsv" precision | grep -c "^tensor fp16" >n && test "$(cat n)" -ge 2 &&
 	test "$(grep -c "<circle" "$r/roofline.svg")" -ge 3 &&
-	test_grep "^See \[roofline.svg\](roofline.svg).$" "$r/stakeholder_summary.md"
+	test_grep "^See \[roofline.svg\](roofline.svg).$" "$r/details.md"
 '
 
 test_expect_success 'regions of a PyTorch run (LLM\@... escaped): prefill, decode_all, decode_step' '

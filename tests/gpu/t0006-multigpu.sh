@@ -26,7 +26,7 @@ NS=nsys/report_
 test_expect_success 'torchrun, two ranks: the whole run, every artifact' '
 	lpmake RUN=tp2 "WORK=$TR $TPW --overlap-matmuls 2" MODEL=tp-mlp SET=model.decode_tokens=8 \
 		stakeholder_summary.md >log 2>&1 || { tail -40 log; false; }
-	cp "$S2/tp2/stakeholder_summary.md" "$S2/summary-tp2.md"
+	cp "$S2/tp2/details.md" "$S2/summary-tp2.md"
 '
 
 test_expect_success 'ranks.tsv: each rank alone, as awk recomputes it from the exports' '
@@ -52,8 +52,8 @@ test_expect_success 'NCCL share and overlap per GPU, as awk recomputes them' '
 
 test_expect_success 'the summary shows ranks and overlap; ncu measured GPU 0 and no NCCL kernel' '
 	r=$S2/tp2 &&
-	test_grep "^## Ranks: each stage per process$" "$r/stakeholder_summary.md" &&
-	test_grep "^## Communication and Compute Overlap$" "$r/stakeholder_summary.md" &&
+	test_grep "^## Ranks: each stage per process$" "$r/details.md" &&
+	test_grep "^## Communication and Compute Overlap$" "$r/details.md" &&
 	test_grep "^# processes: 2$" "$r/stages.tsv" &&
 	test_grep -- "--devices 0" "$r/ncu/profile.cmd" &&
 	! cut -f2 "$r/topn.tsv" | grep -qi nccl &&

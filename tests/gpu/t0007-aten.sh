@@ -55,7 +55,7 @@ test_expect_success 'each op on the roofline: aten_roofline.tsv recomputed by aw
 	oproof_got "$r/aten_roofline.tsv" >got &&
 	test_cmp expect got &&
 	cp "$r/aten_roofline.tsv" "$S2/aten_roofline-taten.tsv" &&
-	test_grep "^## Operators on the roofline" "$r/stakeholder_summary.md"
+	test_grep "^## Operators on the roofline" "$r/details.md"
 '
 
 test_done

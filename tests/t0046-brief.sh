@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The brief (issue 29): stakeholder_summary.md is the verdict, the key
+# numbers, each step against its physical floor and the top three
+# findings; the old report is details.md.  Every number of brief.tsv and
+# waterfall.tsv is recomputed here with awk from the nsys exports and the
+# model config alone, on the H200 torch_decoder capture (the demo: no
+# cuda_api_trace) and the H100 Llama capture with its host-side traces
+# (tests/fixtures/h100-hostside).
+. "$(dirname "$0")/lib.sh"
+
+V2=$FIX/h200-torch-v2
+HS=$FIX/h100-hostside
+
+# The steady step of decode_step (the median instance after the first),
+# its instances and the kernel time of the stages, from the exports:
+# "step inst kern_decode_step wall_decode_all kern_decode_all prefill_wall
+# prefill_kern"
+recompute='
+FNR == 1 { file++; n = csv($0, f); delete h; col(f, n, h); next }
+file == 1 { csv($0, f)
+	if (f[h["Name"]] == ":LLM@decode_step") d[++nd] = f[h["Duration (ns)"]] + 0
+	if (f[h["Name"]] == ":LLM@decode_all") wall_all += f[h["Duration (ns)"]]
+	if (f[h["Name"]] == ":LLM@prefill") pre += f[h["Duration (ns)"]]; next }
+file == 2 { csv($0, f); r = f[h["NVTX Range"]]; sub(/^:/, "", r)
+	k[r] += f[h["Total Time (ns)"]]; next }
+END {
+	for (i = 2; i <= nd; i++) v[i - 1] = d[i]
+	m = nd - 1
+	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	med = m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+	printf "%.1f %d %.0f %.0f %.0f %.0f %.0f\n", med, nd, k["LLM@decode_step"], wall_all, k["LLM@decode_all"], pre, k["LLM@prefill"]
+}'
+
+# A waterfall.tsv row's cell: cell FILE PART COLUMN
+cell() {
+	awk -F"\t" -v p="$2" -v c="$3" '/^#/ { next } !h { for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next }
+		$1 == p { print $ix[c] }' "$1"
+}
+
+test_expect_success 'demo capture: the brief is the verdict, key numbers, waterfall and three findings' '
+	lpmake RUN=b "IMPORT=$(echo "$V2"/torch_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
+	r=$S2/b &&
+	A "$recompute" "$V2/torch_nvtx_pushpop_trace.csv" "$V2/torch_nvtx_kern_sum.csv" >"$TRASH/ref" &&
+	read step inst kstep wall kall pre kpre <"$TRASH/ref" &&
+	# the title: decode_all busy = its kernel time over its wall time
+	busy=$(awk -v k="$kall" -v w="$wall" "BEGIN { printf \"%.2f\", 100 * k / w }") &&
+	echo "# decode_all is host-bound: the GPU is busy $busy %" >expect &&
+	head -1 "$r/stakeholder_summary.md" >got &&
+	test_cmp expect got &&
+	test_grep "^Model torch-decoder on NVIDIA H200, stage decode_all, imported exports.$" "$r/stakeholder_summary.md" &&
+	# three tables: the key numbers, the waterfall, the findings (a list of 3)
+	test $(grep -c "^|---\|^|:--" "$r/stakeholder_summary.md") = 2 &&
+	test $(grep -c "^[0-9]\. \*\*" "$r/stakeholder_summary.md") = 3 &&
+	test_grep "See \[details.md\](details.md), \[kernels.md\](kernels.md)" "$r/stakeholder_summary.md" &&
+	test_grep "<img src=\"roofline.svg\"" "$r/stakeholder_summary.md" &&
+	test -s "$r/details.md" && test_grep "^## Per-Stage Timings" "$r/details.md" &&
+	# the key numbers: the steady step as the trace gives it
+	table "$r/brief.tsv" steady_ns first_over_steady >got &&
+	awk -v s="$step" -v f="$(awk -F, "\$6 == \":LLM@decode_step\" { print \$3; exit }" "$V2/torch_nvtx_pushpop_trace.csv")" \
+		"BEGIN { printf \"%.1f\t%.2f\n\", s, f / s }" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'demo capture: the waterfall adds up to the step, its floor and kernels from the exports' '
+	r=$S2/b &&
+	read step inst kstep wall kall pre kpre <"$TRASH/ref" &&
+	test "$(cell "$r/waterfall.tsv" "Measured step" decode_step_ns)" = "$step" &&
+	# the parts after the step add up to it (within 2 %)
+	awk -F"\t" -v s="$step" "/^#/ { next } !h { h = 1; next } \$1 != \"Measured step\" && \$2 != \"-\" { t += \$2 }
+		END { d = (t - s) / s; if (d < 0) d = -d; if (d > 0.02) { print t, s; exit 1 } }" "$r/waterfall.tsv" &&
+	# the floor: weights N x 2 bytes and the mean KV cache 2 L B d 2 (P + (T+1)/2), at 4.8 TB/s
+	i=$r/inputs.yaml &&
+	N=$(lp-confget model.params "$i") L=$(lp-confget model.layers "$i") d=$(lp-confget model.hidden "$i") &&
+	P=$(lp-confget model.prompt_tokens "$i") T=$(lp-confget model.decode_tokens "$i") &&
+	awk -v N="$N" -v L="$L" -v d="$d" -v P="$P" -v T="$T" \
+		"BEGIN { printf \"%.1f\n\", (2 * N + 2 * L * d * 2 * (P + (T + 1) / 2)) / 4.8e12 * 1e9 }" >expect &&
+	cell "$r/waterfall.tsv" "Floor: the step'"'"'s bytes or FLOPs at the GPU'"'"'s peak" decode_step_ns >got &&
+	test_cmp expect got &&
+	# kernels (floor and above) = decode_step kernel time / instances; the idle is the rest
+	awk -F"\t" -v k="$kstep" -v n="$inst" "/^#/ { next } !h { h = 1; next }
+		\$1 ~ /Floor|kernels/ && \$2 != \"-\" { t += \$2 }
+		END { d = t - k / n; if (d < 0) d = -d; if (d > 0.5) { print t, k / n; exit 1 } }" "$r/waterfall.tsv" &&
+	awk -v s="$step" -v k="$kstep" -v n="$inst" "BEGIN { printf \"%.1f\n\", s - k / n }" >expect &&
+	cell "$r/waterfall.tsv" "GPU idle (not split: the run has no cuda_api_trace)" decode_step_ns >got &&
+	test_cmp expect got &&
+	# the prefill: one cold instance, its wall and kernels
+	test "$(cell "$r/waterfall.tsv" "Measured step" prefill_ns)" = "$pre.0"
+'
+
+test_expect_success 'Llama capture with the host side: the idle time split as the host spent the step' '
+	lpmake RUN=ll "IMPORT=$(echo "$HS"/llama_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
+	r=$S2/ll &&
+	step=$(cell "$r/waterfall.tsv" "Measured step" decode_step_ns) &&
+	table "$r/steps.tsv" stage steady_ns | awk -F"\t" "\$1 == \"decode_step\" { print \$2 }" >expect &&
+	echo "$step" >got && test_cmp expect got &&
+	# each idle part: the idle time x the share of that kind of host time in the steady wall
+	table "$r/hostside.tsv" stage wall_ns api_launch_ns api_other_ns host_other_ns api_sync_ns api_memcpy_ns api_load_ns kernel_per_inst_ns |
+		awk -F"\t" -v s="$step" "\$1 == \"decode_step:steady\" { idle = s - \$9
+			printf \"%.1f\n%.1f\n%.1f\n\", idle * (\$3 + \$4 + \$5) / \$2, idle * (\$6 + \$7) / \$2, idle * \$8 / \$2 }" >expect &&
+	for p in "GPU idle: launch calls and framework work" "GPU idle: synchronisation and copies" "GPU idle: module loading"; do
+		cell "$r/waterfall.tsv" "$p" decode_step_ns
+	done >got &&
+	test_cmp expect got &&
+	awk -F"\t" -v s="$step" "/^#/ { next } !h { h = 1; next } \$1 != \"Measured step\" && \$2 != \"-\" { t += \$2 }
+		END { d = (t - s) / s; if (d < 0) d = -d; if (d > 0.02) { print t, s; exit 1 } }" "$r/waterfall.tsv"
+'
+
+test_expect_success 'the brief is about one screen (cmark-gfm, tests/pageheight.awk); details.md is the long report' '
+	command -v cmark-gfm >/dev/null || { echo "cmark-gfm is not installed (.ci/run installs it)"; exit 1; } &&
+	for run in b ll; do
+		b=$(cmark-gfm --unsafe -e table "$S2/$run/stakeholder_summary.md" | awk -f "$ROOT/tests/pageheight.awk") &&
+		d=$(cmark-gfm --unsafe -e table "$S2/$run/details.md" | awk -f "$ROOT/tests/pageheight.awk") &&
+		echo "# $run: brief $b px, details $d px" >&2 &&
+		test "$b" -le 1300 && test "$d" -ge $((5 * b)) || return 1
+	done
+'
+
+test_expect_success 'findings_top.tsv: the first three findings, evidence and next step left to details.md' '
+	r=$S2/b &&
+	table "$r/findings.tsv" rank finding | head -3 >expect &&
+	table "$r/findings_top.tsv" rank finding >got &&
+	test_cmp expect got &&
+	test_grep "^# show: int	text	ms	text	hide	code	hide$" "$r/findings_top.tsv" &&
+	test_grep "^# note: [0-9]* more rows in details.md.$" "$r/findings_top.tsv" &&
+	! grep -q "Next:" "$r/stakeholder_summary.md"
+'
+
+test_expect_success 'waterfall: n/a with the cause where it cannot be computed' '
+	r=$S2/b &&
+	# a model config without its sizes
+	grep -v "^  params:" "$r/inputs.yaml" >in.yaml &&
+	lp-waterfall -g "$r/gpu.tsv" -i in.yaml -s "$r/stages.tsv" -t "$r/steps.tsv" >w.tsv &&
+	test_grep "^Measured step	n/a because the model config lacks model.params" w.tsv &&
+	# no steady state: one decode_step instance
+	awk -F"\t" "BEGIN { OFS = FS } \$1 == \"decode_step\" { \$8 = \"n/a because one instance\" } 1" "$r/steps.tsv" >steps.tsv &&
+	lp-waterfall -g "$r/gpu.tsv" -i "$r/inputs.yaml" -s "$r/stages.tsv" -t steps.tsv >w2.tsv &&
+	test_grep "n/a because decode_step has no steady state" w2.tsv &&
+	test_must_fail lp-waterfall -g "$r/gpu.tsv" -i "$r/inputs.yaml" -s "$r/stages.tsv" 2>err &&
+	test_grep "usage: lp-waterfall" err &&
+	test_must_fail lp-waterfall -g "$r/gpu.tsv" -i "$r/inputs.yaml" -s "$r/stages.tsv" -t "$r/steps.tsv" >/dev/full
+'
+
+test_done

@@ -1,0 +1,261 @@
+/*
+ * lp-brief: brief.tsv, the answer first.  A verdict on the profiled stage
+ * (the GPU idles, or which kernel keeps it busy), one line of identity
+ * (model, GPU, stage, imported or live) and at most six key numbers, each
+ * copied from the table that computed it: the steady step and its tokens/s
+ * (steps.tsv), the first step against the steady one, the stage's GPU busy
+ * (stages.tsv), MBU in the steady step (mbu.tsv), the top kernel and its
+ * roofline class (top_kernels.tsv).  It computes nothing but the verdict's
+ * choice.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "esc.h"
+#include "table.h"
+#include "run.h"
+
+static const char synopsis[] = "lp-brief -c config.yaml -e environment.tsv "
+    "-s stages.tsv -t steps.tsv [-b mbu.tsv] [-k top_kernels.tsv] "
+    "[-I image] [-L link]...";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+static struct lp_col cols[] = {
+	{ "steady_ns", "Steady step (ms)", "ms" },
+	{ "tokens_per_s", "Tokens/s", "num1" },
+	{ "first_over_steady", "First / steady", "x" },
+	{ "busy_pct", "GPU busy", "pct" },
+	{ "mbu_steady_pct", "MBU (steady)", "pct" },
+	{ "top_kernel", "Top kernel", "code" },
+	{ "top_class", "Its class", "text" },
+	{ "top_share_pct", "Its share", "pct" },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+/*
+ * The cells of the first row of an lp table whose column keycol holds key
+ * (any row when keycol is NULL), copied into want[i] for the column names
+ * names[i] ("" where the table has no such column); 0 when no row matched.
+ * The caller frees each cell.
+ */
+static int
+row_of(const char *path, const char *tool, const char *keycol,
+    const char *key, const char *const *names, char **want, size_t n)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, tool);
+	int kc = keycol ? lp_csv_need(&t.hdr, keycol, tool) : -1, found = 0;
+	size_t i;
+
+	lp_tab_expect(&t, tool);
+	for (i = 0; i < n; i++)
+		want[i] = NULL;
+	while (!found && lp_tsv_next(&t)) {
+		if (kc >= 0 && strcmp(lp_tsv_get(&t, kc), key))
+			continue;
+		lp_tab_check_row(&t);
+		for (i = 0; i < n; i++) {
+			int c = lp_csv_col(&t.hdr, names[i]);
+
+			want[i] = lp_xstrdup(c >= 0 ? lp_tsv_get(&t, c) : "");
+		}
+		found = 1;
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	return found;
+}
+
+static void
+freecells(char **c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(c[i]);
+}
+
+static void
+cellv(struct lp_row *r, const char *v, const char *why)
+{
+	lp_row_text(r, v && *v ? v : why);
+}
+
+/* A percentage as the summary writes it: two significant digits below 10. */
+static void
+pct(struct lp_sb *b, double v)
+{
+	int d = 1;
+
+	while (v != 0 && fabs(v) < 10.0 / pow(10, d) && d < 8)
+		d++;
+	lp_sb_printf(b, "%.*f %%", d, v);
+}
+
+/* "Model" -> its value in environment.tsv, up to the first " (". */
+static char *
+env_item(const char *path, const char *item)
+{
+	static const char *const names[] = { "value" };
+	char *v[1];
+	char *p;
+
+	if (!row_of(path, "lp-envtab", "item", item, names, v, 1))
+		return lp_xstrdup("n/a");
+	if ((p = strstr(v[0], " (")) && strncmp(v[0], "n/a", 3))
+		*p = '\0';
+	return v[0];
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const stn[] = { "range", "busy_pct", "kernel_ns" };
+	static const char *const spn[] = { "stage", "steady_ns", "tokens_per_s",
+	    "first_over_rest" };
+	static const char *const mbn[] = { "mbu_steady_pct" };
+	static const char *const tkn[] = { "kernel", "share_pct", "class" };
+	const char *cpath = NULL, *epath = NULL, *spath = NULL, *tpath = NULL;
+	const char *bpath = NULL, *kpath = NULL, *stage, *image = NULL;
+	const char **links = NULL;
+	size_t nlinks = 0, i;
+	struct lp_ynode *cfg;
+	struct lp_sb v = { 0 }, b = { 0 };
+	char *st[3], *sp[4], *mb[1], *tk[3], *model, *gpu, *work;
+	int c, have_st, have_sp, have_tk = 0;
+	double busy;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "I:L:b:c:e:hk:s:t:")) != -1) {
+		switch (c) {
+		case 'I': image = optarg; break;
+		case 'L':
+			links = lp_xreallocarray(links, nlinks + 1,
+			    sizeof *links);
+			links[nlinks++] = optarg;
+			break;
+		case 'b': bpath = optarg; break;
+		case 'c': cpath = optarg; break;
+		case 'e': epath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return LP_EXIT_OK;
+		case 'k': kpath = optarg; break;
+		case 's': spath = optarg; break;
+		case 't': tpath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!cpath || !epath || !spath || !tpath || optind != argc)
+		lp_usage(synopsis);
+	out = lp_tab_out();
+	cfg = lp_yaml_load_path(cpath);
+	stage = lp_cfg_word(cfg, "run.stage", NULL, cpath);
+
+	have_st = row_of(spath, "lp-stages", "stage", stage, stn, st, 3);
+	have_sp = row_of(tpath, "lp-steps", "tokens_basis", "steady-state step",
+	    spn, sp, 4);
+	if (kpath)
+		have_tk = row_of(kpath, "lp-topk", NULL, NULL, tkn, tk, 3);
+	model = env_item(epath, "Model");
+	gpu = env_item(epath, "GPU");
+	work = env_item(epath, "Workload");
+
+	/* the verdict: the GPU idles, or what keeps it busy */
+	lp_tab_meta(out, "title", "Key Numbers");
+	lp_tab_meta(out, "tool", "lp-brief");
+	if (!have_st || !lp_num_get(st[1], &busy))
+		lp_sb_printf(&v, "%s: GPU busy not known (stages.tsv)", stage);
+	else if (busy < 50) {
+		lp_sb_printf(&v, "%s is host-bound: the GPU is busy ", stage);
+		pct(&v, busy);
+	} else if (have_tk) {
+		double share;
+
+		lp_sb_printf(&v, "%s is GPU-bound (busy ", stage);
+		pct(&v, busy);
+		lp_sb_adds(&v, "): ");
+		lp_md_code(&v, tk[0], 0);
+		if (lp_num_get(tk[1], &share)) {
+			lp_sb_adds(&v, " takes ");
+			pct(&v, share);
+			lp_sb_adds(&v, " of its kernel time");
+		}
+		if (*tk[2] && strncmp(tk[2], "n/a", 3))
+			lp_sb_printf(&v, ", %s", tk[2]);
+	} else {
+		lp_sb_printf(&v, "%s is GPU-bound: the GPU is busy ", stage);
+		pct(&v, busy);
+	}
+	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
+	lp_tab_meta(out, "identity", "Model %s on %s, stage %s, %s", model, gpu,
+	    stage, !strncmp(work, "imported", 8) ? "imported exports" :
+	    "profiled live");
+	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
+	    "from %s; GPU busy from %s; MBU from %s; top kernel from %s",
+	    tpath, spath, bpath ? bpath : "(no mbu.tsv)", kpath ? kpath :
+	    "(no top_kernels.tsv)");
+	for (i = 0; i < nlinks; i++)
+		lp_tab_meta(out, "link", "%s", links[i]);
+	if (image)
+		lp_tab_meta(out, "image", "%s", image);
+	{
+		static struct lp_sb l1, l4;
+		struct lp_row r = { { 0 }, 0 };
+
+		if (have_sp) {
+			lp_sb_printf(&l1, "Steady %s (ms)", sp[0]);
+			cols[0].label = lp_sb_str(&l1);
+		}
+		lp_sb_printf(&l4, "GPU busy");
+		cols[3].label = lp_sb_str(&l4);
+		lp_tab_header(out, cols, NCOLS);
+		if (have_sp) {
+			cellv(&r, sp[1], "n/a because steps.tsv has no steady step");
+			cellv(&r, sp[2], "n/a");
+			cellv(&r, sp[3], "n/a");
+		} else
+			for (i = 0; i < 3; i++)
+				lp_row_text(&r, "n/a because no stage has a steady "
+				    "state (steps.tsv: one instance, or no "
+				    "decode_step range)");
+		cellv(&r, have_st ? st[1] : NULL, "n/a because stages.tsv has "
+		    "no row for the stage");
+		if (bpath && have_sp && row_of(bpath, "lp-mbu", "stage", sp[0],
+		    mbn, mb, 1)) {
+			cellv(&r, mb[0], "n/a");
+			freecells(mb, 1);
+		} else
+			lp_row_text(&r, "n/a because mbu.tsv has no steady step");
+		if (have_tk) {
+			cellv(&r, tk[0], "n/a");
+			cellv(&r, tk[2], "n/a because top_kernels.tsv has no class");
+			cellv(&r, tk[1], "n/a");
+			freecells(tk, 3);
+		} else
+			for (i = 0; i < 3; i++)
+				lp_row_text(&r, "n/a because the run has no "
+				    "top_kernels.tsv");
+		lp_row_end(&r, out);
+		lp_sb_free(&r.b);
+		lp_sb_free(&l1);
+		lp_sb_free(&l4);
+	}
+	if (have_st)
+		freecells(st, 3);
+	if (have_sp)
+		freecells(sp, 4);
+	free(model);
+	free(gpu);
+	free(work);
+	lp_sb_free(&v);
+	lp_sb_free(&b);
+	lp_yaml_free(cfg);
+	free(links);
+	lp_tab_done(out);
+	return 0;
+}

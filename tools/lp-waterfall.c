@@ -1,0 +1,417 @@
+/*
+ * lp-waterfall: waterfall.tsv, where a step's time goes above what the
+ * hardware allows.  For the decode step (its steady state) and the
+ * prefill: the physical floor (the bytes the step must move, from the
+ * model config, over the GPU's DRAM bandwidth, or its model FLOPs over
+ * the dtype's peak, whichever is larger), then the GEMM and attention
+ * kernels' time above that floor, the other kernels by operator class,
+ * and the GPU's idle time, split as the host spent the step (hostside.tsv).
+ * The parts add up to the measured step by construction; each names the
+ * table it comes from.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "table.h"
+#include "run.h"
+#include "prec.h"
+
+static const char synopsis[] = "lp-waterfall -g gpu.tsv -i inputs.yaml "
+    "-s stages.tsv -t steps.tsv [-H hostside.tsv] [-o operators.tsv]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+/* The stages a step is measured for, one column pair each. */
+#define NST 2
+static const char *const stname[NST] = { "decode_step", "prefill" };
+
+static const struct lp_col cols[] = {
+	{ "part", "Part of the step", "text" },
+	{ "decode_step_ns", "decode_step (ms)", "ms" },
+	{ "decode_step_pct", "Share", "pct" },
+	{ "prefill_ns", "prefill (ms)", "ms" },
+	{ "prefill_pct", "Share", "pct" },
+	{ "from", "From", "code" },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+/* A row: a part of the step, its time in each stage (have: measured). */
+struct wpart {
+	char *name;
+	int rank;		/* rows go in this order, then as they come */
+	double ns[NST];
+	int have[NST];
+	struct lp_sb from;
+};
+static struct wpart *wp;
+static size_t nwp;
+static double stepv[NST];	/* each stage's step, 0 before it is known */
+static char *why[NST];		/* why a stage has no parts, or NULL */
+static struct lp_sb floors;	/* what each stage's floor is */
+
+/* operators.tsv: GPU time per operator class in the profiled stage. */
+struct opclass {
+	char *name;
+	double ns;
+};
+
+/* hostside.tsv's row for a stage ("decode_step:steady"), as sums over its
+ * instances; NAN where the table has no number. */
+struct host {
+	double inst, wall, kern, launch, sync, copy, load, other, outside;
+	int have;		/* the API columns are numbers */
+};
+
+static double
+num(const struct lp_tsv *t, const char *col)
+{
+	int c = lp_csv_col(&t->hdr, col);
+	double v;
+
+	return c >= 0 && lp_tab_num(t, c, &v) ? v : NAN;
+}
+
+static void
+host_get(const char *path, const char *key, struct host *h)
+{
+	struct lp_tsv t;
+	FILE *fp;
+
+	memset(h, 0, sizeof *h);
+	h->inst = h->kern = NAN;
+	if (!path)
+		return;
+	fp = lp_tab_open(&t, path, "lp-hostside");
+	lp_tab_expect(&t, "lp-hostside");
+	lp_csv_need(&t.hdr, "stage", "lp-hostside output");
+	while (lp_tsv_next(&t)) {
+		if (strcmp(lp_tsv_get(&t, lp_csv_col(&t.hdr, "stage")), key))
+			continue;
+		h->inst = num(&t, "instances");
+		h->wall = num(&t, "wall_ns");
+		h->kern = num(&t, "kernel_per_inst_ns");
+		h->launch = num(&t, "api_launch_ns");
+		h->sync = num(&t, "api_sync_ns");
+		h->copy = num(&t, "api_memcpy_ns");
+		h->load = num(&t, "api_load_ns");
+		h->other = num(&t, "api_other_ns");
+		h->outside = num(&t, "host_other_ns");
+		h->have = isfinite(h->wall) && h->wall > 0 &&
+		    isfinite(h->launch) && isfinite(h->sync) &&
+		    isfinite(h->copy) && isfinite(h->load) &&
+		    isfinite(h->other) && isfinite(h->outside);
+		break;
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+}
+
+static size_t
+ops_get(const char *path, struct opclass **ops, double *total)
+{
+	struct lp_tsv t;
+	FILE *fp;
+	size_t n = 0;
+	int cc, ct;
+
+	*ops = NULL;
+	*total = 0;
+	if (!path)
+		return 0;
+	fp = lp_tab_open(&t, path, "lp-ops");
+	lp_tab_expect(&t, "lp-ops");
+	cc = lp_csv_need(&t.hdr, "class", "lp-ops output");
+	ct = lp_csv_need(&t.hdr, "time_ns", "lp-ops output");
+	while (lp_tsv_next(&t)) {
+		double v;
+
+		if (!lp_tab_num(&t, ct, &v))
+			continue;
+		*ops = lp_xrealloc(*ops, (n + 1) * sizeof **ops);
+		(*ops)[n].name = lp_xstrdup(lp_tsv_get(&t, cc));
+		(*ops)[n++].ns = v;
+		*total += v;
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	return n;
+}
+
+/* The order of the rows: the step, its floor, the kernels above it,
+ * the other kernels, the GPU's idle time. */
+static int
+rank_of(const char *what)
+{
+	return !strcmp(what, "Measured step") ? 0 : !strncmp(what, "Floor", 5) ?
+	    1 : strstr(what, "above the floor") ? 2 : !strncmp(what, "GPU idle",
+	    8) ? 4 : 3;
+}
+
+static void
+part(int st, const char *what, double ns, const char *from)
+{
+	size_t i, j;
+
+	for (i = 0; i < nwp && strcmp(wp[i].name, what); i++)
+		;
+	if (i == nwp) {
+		int rk = rank_of(what);
+
+		for (i = 0; i < nwp && wp[i].rank <= rk; i++)
+			;
+		wp = lp_xreallocarray(wp, nwp + 1, sizeof *wp);
+		for (j = nwp++; j > i; j--)
+			wp[j] = wp[j - 1];
+		memset(&wp[i], 0, sizeof *wp);
+		wp[i].name = lp_xstrdup(what);
+		wp[i].rank = rk;
+	}
+	wp[i].ns[st] = ns;
+	wp[i].have[st] = 1;
+	if (!strstr(lp_sb_str(&wp[i].from), from))
+		lp_sb_printf(&wp[i].from, "%s%s", wp[i].from.len ? " " : "",
+		    from);
+}
+
+static void
+na(int st, const char *fmt, const char *arg)
+{
+	struct lp_sb b = { 0 };
+
+	lp_sb_printf(&b, fmt, arg);
+	why[st] = lp_xstrdup(lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+static void
+emit(void)
+{
+	size_t i;
+	int st;
+
+	if (!nwp)
+		part(0, "Measured step", 0, "-"), wp[0].have[0] = 0;
+	for (i = 0; i < nwp; i++) {
+		struct lp_row r = { { 0 }, 0 };
+
+		lp_row_text(&r, wp[i].name);
+		for (st = 0; st < NST; st++) {
+			if (why[st]) {
+				lp_row_text(&r, why[st]);
+				lp_row_text(&r, "n/a");
+			} else if (!wp[i].have[st]) {
+				lp_row_text(&r, "-");
+				lp_row_text(&r, "-");
+			} else {
+				lp_row_num(&r, wp[i].ns[st], 1);
+				lp_row_g(&r, 100 * wp[i].ns[st] / stepv[st]);
+			}
+		}
+		lp_row_text(&r, wp[i].from.len ? lp_sb_str(&wp[i].from) : "-");
+		lp_row_end(&r, out);
+		lp_sb_free(&r.b);
+		free(wp[i].name);
+		lp_sb_free(&wp[i].from);
+	}
+	free(wp);
+	for (st = 0; st < NST; st++)
+		free(why[st]);
+}
+
+static int
+gemm_like(const char *cls)
+{
+	return !strncmp(cls, "GEMM", 4) || !strncmp(cls, "Attention", 9);
+}
+
+/* One stage's parts.  step: the step's time; kern: kernel time per step;
+ * floor: the physical floor; by_class: split the kernels by operator. */
+static void
+stage_parts(int stage, double step, const char *step_from,
+    double kern, const char *kern_from, double floor,
+    const struct opclass *ops, size_t nops, double optotal,
+    const struct host *h)
+{
+	double idle = step - kern, above, gemm = 0, rest;
+	size_t i;
+
+	stepv[stage] = step;
+	part(stage, "Measured step", step, step_from);
+	if (ops && nops && optotal > 0) {
+		for (i = 0; i < nops; i++)
+			if (gemm_like(ops[i].name))
+				gemm += kern * ops[i].ns / optotal;
+	} else
+		gemm = kern;
+	/* the floor is the work GEMMs and attention must do; where they
+	 * beat it, the other kernels' bytes are part of the floor too */
+	if (floor > kern)
+		floor = kern;
+	part(stage, "Floor: the step's bytes or FLOPs at the GPU's peak", floor,
+	    "inputs.yaml gpu.tsv");
+	above = gemm - floor;
+	rest = 0;
+	if (above < 0) {
+		rest = -above;		/* taken from the other kernels */
+		above = 0;
+	}
+	part(stage, ops && nops ? "GEMM and attention kernels above the floor" :
+	    "Kernels above the floor", above, kern_from);
+	if (ops && nops && optotal > 0) {
+		double others = kern - gemm;
+
+		double small = 0;
+		int nsmall = 0;
+
+		for (i = 0; i < nops; i++) {
+			struct lp_sb b = { 0 };
+			double v;
+
+			if (gemm_like(ops[i].name))
+				continue;
+			v = kern * ops[i].ns / optotal;
+			if (others > 0)
+				v -= rest * v / others;
+			/* a class under 1 % of the step is one of "the others" */
+			if (v < step / 100) {
+				small += v;
+				nsmall++;
+				continue;
+			}
+			lp_sb_printf(&b, "%s kernels", ops[i].name);
+			part(stage, lp_sb_str(&b), v, "operators.tsv");
+			lp_sb_free(&b);
+		}
+		if (nsmall)
+			part(stage, "Other kernels (classes each under 1 % of the "
+			    "step)", small, "operators.tsv");
+	}
+	if (idle < 0)
+		idle = 0;
+	if (h->have) {
+		double w = h->wall;
+
+		part(stage, "GPU idle: launch calls and framework work", idle *
+		    (h->launch + h->other + h->outside) / w, "hostside.tsv");
+		part(stage, "GPU idle: synchronisation and copies", idle *
+		    (h->sync + h->copy) / w, "hostside.tsv");
+		part(stage, "GPU idle: module loading", idle * h->load / w,
+		    "hostside.tsv");
+	} else
+		part(stage, "GPU idle (not split: the run has no cuda_api_trace)",
+		    idle, "stages.tsv");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lp_perf p;
+	const char *hpath = NULL, *opath = NULL;
+	struct opclass *ops;
+	double optotal, w, kv, bytes, bw, peak;
+	size_t nops, i;
+	int c, fp, st;
+
+	lp_init(argv[0]);
+	memset(&p, 0, sizeof p);
+	while ((c = getopt(argc, argv, "H:g:hi:o:s:t:")) != -1) {
+		switch (c) {
+		case 'H': hpath = optarg; break;
+		case 'g': p.gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return LP_EXIT_OK;
+		case 'i': p.ipath = optarg; break;
+		case 'o': opath = optarg; break;
+		case 's': p.spath = optarg; break;
+		case 't': p.tpath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!p.gpath || !p.ipath || !p.spath || !p.tpath || optind != argc)
+		lp_usage(synopsis);
+	out = lp_tab_out();
+	lp_perf_load(&p);
+	nops = ops_get(opath, &ops, &optotal);
+	bw = p.pk.bw;
+	fp = p.m.dtype ? lp_fp_of_dtype(p.m.dtype) : -1;
+	peak = fp >= 0 ? lp_peak_of(&p.pk, fp) : 0;
+
+	if (p.m.missing)
+		for (st = 0; st < NST; st++)
+			na(st, "n/a because the model config lacks %s (MODEL=NAME)",
+			    p.m.missing);
+	else if (!(bw > 0))
+		for (st = 0; st < NST; st++)
+			na(st, "n/a because %s", p.pk.why ? p.pk.why :
+			    "gpu.tsv has no DRAM bandwidth");
+	bytes = p.m.missing ? 0 : lp_model_step_bytes(&p.m, &w, &kv);
+	for (st = 0; !p.m.missing && bw > 0 && st < NST; st++) {
+		const struct lp_stagerow *s = lp_stagetab_get(p.rows, p.n,
+		    stname[st]);
+		struct host h;
+		struct lp_sb key = { 0 };
+		double step, kern, flop, floor_b, floor_f;
+		int decode = st == 0;
+
+		if (!s) {
+			na(st, "n/a because the run has no stage %s", stname[st]);
+			continue;
+		}
+		step = decode ? s->steady : s->mean;
+		if (!isfinite(step) || !(step > 0)) {
+			na(st, "n/a because %s has no steady state (steps.tsv)",
+			    s->stage);
+			continue;
+		}
+		if (s->procs > 1) {
+			na(st, "n/a because %s runs on several GPUs: a step's "
+			    "floor is per GPU", s->stage);
+			continue;
+		}
+		flop = lp_model_flops(&p.m, s->stage);
+		lp_sb_printf(&key, "%s%s", s->stage, decode ? ":steady" : "");
+		host_get(hpath, lp_sb_str(&key), &h);
+		lp_sb_free(&key);
+		kern = isfinite(h.kern) ? h.kern : s->kernel / s->inst;
+		floor_b = (decode ? bytes : w) / bw * 1e9;
+		floor_f = peak > 0 ? flop / peak * 1e9 : 0;
+		if (floor_f > floor_b)
+			lp_sb_printf(&floors, "%s%s %.4g GFLOP at the %s peak",
+			    floors.len ? ", " : "", s->stage, flop / 1e9,
+			    p.m.dtype);
+		else
+			lp_sb_printf(&floors, "%s%s %.4g MB%s at %.3g TB/s",
+			    floors.len ? ", " : "", s->stage, (decode ? bytes :
+			    w) / 1e6, decode ? " (weights, KV cache)" : "",
+			    bw / 1e12);
+		stage_parts(st, step, decode ? "steps.tsv" : "stages.tsv", kern,
+		    isfinite(h.kern) ? "hostside.tsv" : "stages.tsv",
+		    floor_f > floor_b ? floor_f : floor_b, decode ? ops : NULL,
+		    decode ? nops : 0, optotal, &h);
+	}
+
+	lp_tab_meta(out, "title", "Where Each Step's Time Goes");
+	lp_tab_meta(out, "tool", "lp-waterfall");
+	lp_tab_meta(out, "source", "step times from %s (decode_step: its "
+	    "steady state, the median instance after the first) and %s "
+	    "(prefill: its mean); kernel time per step from %s%s; the floor "
+	    "from the model config in %s and the peaks in %s%s%s", p.tpath,
+	    p.spath, hpath ? hpath : p.spath, hpath ?
+	    " (the steady instances' mean)" : "", p.ipath, p.gpath,
+	    nops ? "; operator classes from " : "", nops ? opath : "");
+	lp_tab_meta(out, "note", "Parts add up to the step (lp-waterfall(1))%s"
+	    "%s.", floors.len ? "; floor: " : "", lp_sb_str(&floors));
+	lp_tab_header(out, cols, NCOLS);
+	emit();
+	lp_sb_free(&floors);
+	for (i = 0; i < nops; i++)
+		free(ops[i].name);
+	free(ops);
+	lp_perf_free(&p);
+	lp_tab_done(out);
+	return 0;
+}
