@@ -367,14 +367,18 @@ test_expect_success 'the summary shows every table whole, under its title' '
 		for t in environment gpu aggregates stages steps mfu mbu roofline operators top_kernels; do
 			title=$(sed -n "s/^# title: //p" "$r/$t.tsv") &&
 			want=$(table "$r/$t.tsv" "$(sed "/^#/d" "$r/$t.tsv" | head -1 | cut -f1)" | wc -l) &&
-			have=$(sed -n "/^## $title\$/,/^## /p" "$r/details.md" | grep -c "^| [^-:]" ) &&
+			have=$(sed -n "/^## $title\$/,/^## /p" "$r/details.md" | grep -c "^| [^-:]" || :) &&
+			# a table without a number is one line saying why (lp-summary(1))
+			if test "$have" = 0 && sed -n "/^## $title\$/,/^## /p" "$r/details.md" | grep -q "^No numbers: n/a because"; then
+				continue
+			fi &&
 			test "$have" = $((want + 1)) || { echo "$run $t: $have table lines, want $want rows + header"; return 1; }
 		done &&
 		want=$(table "$r/findings.tsv" rank | wc -l) &&
 		have=$(sed -n "/^## Findings/,\$p" "$r/details.md" | grep -c "^[0-9]*\. ") &&
 		test "$have" = "$want" || return 1
 	done &&
-	test_grep "^| decode_step | .:LLM@decode_step. | 6 | 893.177 | 148.863 | 61.158 | 60.455 | 588.008 | 215.136 | 0.664 | 198 | 0.074% | 33.0 |$" \
+	test_grep "^| decode_step | .:LLM@decode_step. | 6 | 893.177 | 148.863 | 61.158 | 0.664 | 198 | 0.074% | 33.0 |$" \
 		"$S2/tp/details.md"
 '
 

@@ -140,4 +140,37 @@ test_expect_success 'waterfall: n/a with the cause where it cannot be computed' 
 	test_must_fail lp-waterfall -g "$r/gpu.tsv" -i "$r/inputs.yaml" -s "$r/stages.tsv" -t "$r/steps.tsv" >/dev/full
 '
 
+# widest COLUMNS FILE: the most columns of a Markdown table in FILE
+widest() {
+	awk '/^\|/ && /---/ { n = gsub(/\|/, "|") - 1; if (n > m) m = n } END { print m + 0 }' "$1"
+}
+
+test_expect_success 'details.md under a column budget: at most 10, all-n/a columns said once, the rest named' '
+	for run in b ll; do
+		for f in details kernels stakeholder_summary; do
+			n=$(widest "$S2/$run/$f.md") &&
+			test "$n" -le 10 || { echo "$run $f.md: $n columns"; return 1; }
+		done || return 1
+	done &&
+	# the demo has no cuda_api_trace: the host table keeps what it has
+	sed -n "/^## Host Side/,/^## /p" "$S2/b/details.md" >host &&
+	test_grep "^Not in the table: In CUDA API (ms): n/a because the run has no cuda_api_trace report" host &&
+	test $(grep -c "n/a because the run has no cuda_api_trace" host) = 1 &&
+	# a wide table: conf/details.yaml picks its columns, the others are named
+	test_grep "^More columns in .stages.tsv.: Min (ms), Max (ms), Std (ms).$" "$S2/b/details.md" &&
+	test_grep "^| Stage | NVTX range | Instances | Wall total (ms) | Mean (ms) | Median (ms) | Kernel time (ms) | Launches | GPU busy | Launches / instance |$" "$S2/b/details.md" &&
+	# a table whose numbers are all n/a for one reason is one line
+	lpmake RUN=tl "IMPORT=$(echo "$FIX"/h200-tinyllm-live/tinyllm_*.csv)" MODEL=tinyllm details.md >/dev/null &&
+	sed -n "/^## Steady State/,/^## /p" "$S2/tl/details.md" >steps &&
+	test_grep "^No numbers: n/a because the run has no nvtx_pushpop_trace report (nsys stats --report nvtx_pushpop_trace).$" steps &&
+	! grep -q "^|" steps
+'
+
+test_expect_success 'a reason repeated in a row is written once' '
+	printf "# title: T\n# tool: lp-x\n# labels: Stage\tA\tB\tC\n# show: text\tint\tint\tint\nstage\ta\tb\tc\n" >t.tsv &&
+	printf "s1\t1\tn/a because X\tn/a because X\ns2\t2\t3\t4\n" >>t.tsv &&
+	lp-summary t.tsv >t.md &&
+	test_grep "^| s1 | 1 | n/a because X | n/a (as before) |$" t.md
+'
+
 test_done
