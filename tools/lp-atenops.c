@@ -333,12 +333,18 @@ on_range(const struct lp_rep_row *rr)
 	double s = lp_rep_time(rr, 0), e = lp_rep_time(rr, 1);
 	struct thr *t = thread_of(lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
 	int st = stage_of(rr->v[2]), isop;
+	const char *why;
 	struct ent *en;
 	size_t i;
 
 	isop = st < 0 && lp_aten_parse(rr->v[2], &A.op, &A.shapes);
 	if (st < 0 && !isop)
 		return;
+	if (isop && (why = lp_aten_check(lp_sb_str(&A.op),
+	    lp_sb_str(&A.shapes))))
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
+		    "op range \"%s\", sizes %s: %s", lp_sb_str(&A.op),
+		    lp_sb_str(&A.shapes), why);
 	pop_until(t, s);
 	if (t->n && e > t->e[t->n - 1].end)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1, "the "
@@ -1202,6 +1208,8 @@ emit_meta(void)
 	    A.npath ? A.npath : "", A.npath ? ")" : "");
 	lp_tab_meta(out, "link", "%s", A.byname ? "aten_opnames.tsv" :
 	    "aten_ops.tsv");
+	lp_tab_meta(out, "key", "%s", A.byname ? "stage op" :
+	    "stage op shapes");
 	lp_tab_meta(out, "note", "A kernel counts for the innermost op range "
 	    "open on its launching thread when the launch call starts "
 	    "(aten::linear > aten::matmul > aten::mm: the mm), in every stage "

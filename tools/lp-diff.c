@@ -342,6 +342,7 @@ emit_meta(const struct set *s, const struct side *sd, int bymangled,
 {
 	lp_tab_meta(out, "title", "Kernels, Before and After");
 	lp_tab_meta(out, "tool", "lp-diff");
+	lp_tab_meta(out, "key", "kernel status");
 	lp_tab_meta(out, "source", "before: %s; after: %s (nsys time and calls, "
 	    "ncu SOL %% where profiled); matched on %s", sd[0].path,
 	    sd[1].path, bymangled ? "mangled names" : sd[0].mangled ?

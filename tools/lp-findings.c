@@ -129,7 +129,6 @@ load(struct tab *t, const char *path)
 	t->fp = lp_tab_open(&t->t, path, "its lp tool");
 	t->ncol = t->t.hdr.n;
 	while (lp_tsv_next(&t->t)) {
-		lp_tab_check_row(&t->t);
 		t->row = lp_xreallocarray(t->row, (t->n + 1) * t->ncol,
 		    sizeof *t->row);
 		t->line = lp_xreallocarray(t->line, t->n + 1, sizeof *t->line);

@@ -148,10 +148,7 @@ trace_name(const char *path, char **other)
 		return NULL;
 	lp_rep_file(path, "nsys stats --report cuda_gpu_trace", cols, 1,
 	    trace_row, &g);
-	if (g.other) {
-		*other = lp_xstrdup(g.other);
-		return g.name;
-	}
+	*other = g.other;	/* the caller's, with the name */
 	return g.name;
 }
 
@@ -207,6 +204,7 @@ emit_meta(const struct gpu_id *g, const struct lp_ynode *e, const char *tpath)
 {
 	lp_tab_meta(out, "title", "GPU Peaks");
 	lp_tab_meta(out, "tool", "lp-gpu");
+	lp_tab_meta(out, "key", "path precision");
 	if (e)
 		lp_tab_meta(out, "source", "%s entry \"%s\" (dense, no 2:4 "
 		    "sparsity; %s), matched on the name \"%s\" from %s", tpath,

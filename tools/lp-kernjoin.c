@@ -285,6 +285,7 @@ emit_meta(FILE *out, const struct join *j, const struct opts *o)
 	size_t i, un = 0;
 
 	lp_tab_meta(out, "tool", "lp-kernjoin");
+	lp_tab_meta(out, "key", "kernel");
 	lp_tab_meta(out, "time", "%s", o->tlabel);
 	if (o->range)
 		lp_tab_meta(out, "range", "%s", o->range);

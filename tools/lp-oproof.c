@@ -160,6 +160,7 @@ main(int argc, char **argv)
 	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
 	lp_tsv_open(&t, fp, name);
 	lp_tab_expect(&t, "lp-atenops");
+	lp_tab_key(&t, "stage op shapes");
 	for (i = 0; i < 5; i++)
 		ck[i] = lp_csv_need(&t.hdr, cols[i].name, "lp-atenops output");
 	for (i = 0; i < 4; i++)

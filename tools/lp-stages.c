@@ -182,6 +182,7 @@ emit_meta(const struct st *s, const char *spath, const char *kpath,
 
 	lp_tab_meta(out, "title", "Per-Stage Timings");
 	lp_tab_meta(out, "tool", "lp-stages");
+	lp_tab_meta(out, "key", "stage");
 	lp_tab_meta(out, "source", "wall time of each NVTX range from nsys "
 	    "nvtx_sum (%s); GPU time of the kernels launched inside it from "
 	    "nsys nvtx_kern_sum (%s)", spath ? spath : "missing",

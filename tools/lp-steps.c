@@ -148,6 +148,7 @@ emit_meta(const char *tpath, const char *ipath, double ratio)
 {
 	lp_tab_meta(out, "title", "Steady State and Warm-up");
 	lp_tab_meta(out, "tool", "lp-steps");
+	lp_tab_meta(out, "key", "stage");
 	lp_tab_meta(out, "source", "wall time of every instance of each "
 	    "NVTX range from nsys nvtx_pushpop_trace (%s)%s%s", tpath ? tpath :
 	    "missing", ipath ? "; batch from " : "", ipath ? ipath : "");

@@ -143,7 +143,6 @@ list(struct lp_tsv *t, char **show, size_t ns)
 		cn = -1;
 
 	while (lp_tsv_next(t)) {
-		lp_tab_check_row(t);
 		lp_sb_printf(&b, "%d. **", ++k);
 		lp_md_inline(&b, lp_tsv_get(t, cf), 0);
 		lp_sb_adds(&b, "**");

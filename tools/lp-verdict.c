@@ -70,6 +70,7 @@ read_stages(struct verdict *v, const char *path)
 	size_t i, j;
 
 	lp_tab_expect(&t, "lp-stagediff");
+	lp_tab_key(&t, "stage metric");
 	v->stages_file = path;
 	/* "# differ: SETTING<tab>BEFORE<tab>AFTER" lines: how the runs differ */
 	for (i = 0; i < t.ncomments; i++) {
@@ -92,7 +93,6 @@ read_stages(struct verdict *v, const char *path)
 		const char *stage = lp_tsv_get(&t, cs);
 		const char *metric = lp_tsv_get(&t, cm);
 
-		lp_tab_check_row(&t);
 		for (i = 0; i < 3 && strcmp(stage, known[i]); i++)
 			;
 		if (i == 3)
@@ -105,6 +105,7 @@ read_stages(struct verdict *v, const char *path)
 		if (lp_num_get(lp_tsv_get(&t, cb), &v->st[i].m[j].x) &&
 		    lp_num_get(lp_tsv_get(&t, ca), &v->st[i].m[j].y)) {
 			v->st[i].m[j].have = 1;
+			free(v->st[i].m[j].sig);
 			v->st[i].m[j].sig = lp_xstrdup(lp_tsv_get(&t, cg));
 		}
 	}
@@ -129,6 +130,7 @@ read_kernels(struct verdict *v, const char *path)
 		"before_calls", "after_calls", "before_mean_ns", "after_mean_ns" };
 
 	lp_tab_expect(&t, "lp-diff");
+	lp_tab_key(&t, "kernel status");
 	for (q = 0; q < 6; q++)
 		c[q] = lp_csv_need(&t.hdr, cols[q], "lp-diff output");
 	v->kernels_file = path;
@@ -136,7 +138,6 @@ read_kernels(struct verdict *v, const char *path)
 	while (lp_tsv_next(&t)) {
 		struct kr *k;
 
-		lp_tab_check_row(&t);
 		v->k = lp_xreallocarray(v->k, v->nk + 1, sizeof *v->k);
 		k = &v->k[v->nk++];
 		memset(k, 0, sizeof *k);

@@ -10,6 +10,9 @@
  * input sizes are what one call has in common with another.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +107,8 @@ lp_aten_is_op(const char *name)
 
 enum { MAXT = 8, MAXD = 8 };
 
-/* "[[2304], [64, 768], []]" -> dims of each tensor (-1 dims: not a list) */
+/* "[[2304], [64, 768], []]" -> dims of each tensor (-1 dims: not a list;
+ * -2: a size past 2^63 - 1, which strtol would clamp) */
 static int
 dims(const char *s, long d[MAXT][MAXD], int nd[MAXT])
 {
@@ -118,8 +122,12 @@ dims(const char *s, long d[MAXT][MAXD], int nd[MAXT])
 		if (*s != '[')
 			return -1;
 		for (s++; *s != ']'; ) {
-			long x = strtol(s, &end, 10);
+			long x;
 
+			errno = 0;
+			x = strtol(s, &end, 10);
+			if (end != s && errno == ERANGE)
+				return -2;
 			if (end == s || x < 0 || nd[t] == MAXD)
 				return -1;
 			d[t][nd[t]++] = x;
@@ -146,6 +154,34 @@ prod(const long *d, int n)
 	for (i = 0; i < n; i++)
 		p *= (double)d[i];
 	return p;
+}
+
+/* The largest value a run can hold (lp_num_bad): 1e18 FLOPs in one call
+ * is some 1000 s of an H100's dense peak. */
+#define FLOP_MAX 1e18
+
+const char *
+lp_aten_check(const char *op, const char *shapes)
+{
+	static char why[160];
+	long d[MAXT][MAXD];
+	int nd[MAXT], nt, i;
+	double f;
+	const char *w;
+
+	if ((nt = dims(shapes, d, nd)) == -2)
+		return "a size past 2^63 - 1: PyTorch sizes are 64-bit, so "
+		    "none is that large";
+	for (i = 0; i < nt; i++)
+		if (prod(d[i], nd[i]) > (double)INT64_MAX)
+			return "a tensor of more than 2^63 - 1 elements: PyTorch "
+			    "counts elements in 64 bits";
+	if (lp_aten_2mnk(op, shapes, &f, &w) && f > FLOP_MAX) {
+		snprintf(why, sizeof why, "2MNK of one call would be %.3g FLOPs,"
+		    " beyond 1e18, more than any run holds", f);
+		return why;
+	}
+	return NULL;
 }
 
 int

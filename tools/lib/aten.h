@@ -20,5 +20,11 @@ int lp_aten_is_op(const char *name);
  * with *why saying why not (another op, shapes that do not multiply). */
 int lp_aten_2mnk(const char *op, const char *shapes, double *flops,
     const char **why);
+/* NULL if the input sizes of one op range (lp_aten_parse's shapes) are
+ * sizes a run can have, else why not: a size past 2^63 - 1 (which would
+ * otherwise read as 2^63 - 1), a tensor of more elements than that, a
+ * matrix product of more than 1e18 FLOPs in one call.  The reason is
+ * borrowed until the next call. */
+const char *lp_aten_check(const char *op, const char *shapes);
 
 #endif

@@ -298,12 +298,13 @@ lp_tab_num(const struct lp_tsv *t, int col, double *v)
 }
 
 /* Every cell of the current row that its "# show:" kind makes a number
- * is one (checked by lp_tab_num) or says n/a. */
+ * is one (checked by lp_tab_num) or says n/a; one shown as a whole number
+ * ("int": calls, CTAs, passes, runs) is one, whatever its name. */
 void
 lp_tab_check_row(const struct lp_tsv *t)
 {
 	static const char *const text[] = { "text", "code", "hide", NULL };
-	const char *show = lp_tsv_comment(t, "show"), *p;
+	const char *show = lp_tsv_comment(t, "show"), *p, *why;
 	size_t i = 0, k, n;
 	double v;
 
@@ -312,8 +313,12 @@ lp_tab_check_row(const struct lp_tsv *t)
 		for (k = 0; text[k]; k++)
 			if (strlen(text[k]) == n && !strncmp(p, text[k], n))
 				break;
-		if (!text[k])
-			lp_tab_num(t, (int)i, &v);
+		if (!text[k] && lp_tab_num(t, (int)i, &v) && n == 3 &&
+		    !strncmp(p, "int", 3) && kind_of(t->hdr.names[i]) != K_ANY &&
+		    (why = lp_num_bad(LP_DIM_COUNT, v, 1)))
+			lp_die_at(LP_EXIT_DATA, t->file, t->line, (long)i + 1,
+			    "%s: %s: \"%s\"", t->hdr.names[i], why,
+			    lp_tsv_get(t, (int)i));
 		p += n + (p[n] == '\t');
 	}
 }

@@ -79,13 +79,30 @@ struct lp_tsv {
 	char **comments;	/* "# ..." lines above the header, '#' dropped */
 	size_t ncomments;
 	struct lp_csv_hdr hdr;
+	int *key;		/* lp_tab_key's columns, nkey of them */
+	size_t nkey;
+	char *keynames;		/* "stage and op", for messages */
+	struct lp_map *seen;	/* each row's key -> its line */
+	struct lp_sb kb;
 };
-void lp_tsv_open(struct lp_tsv *t, FILE *fp, const char *file);	/* dies on no header */
-int lp_tsv_next(struct lp_tsv *t);	/* 1 row read, 0 at end */
+/* Dies on no header.  A "# key: COL ..." line above it is lp_tab_key's. */
+void lp_tsv_open(struct lp_tsv *t, FILE *fp, const char *file);
+/* 1 row read, 0 at end.  Every row is checked before it is returned: its
+ * width, its numbers (lp_tab_check_row), its cells that must agree
+ * (lp_tab_agree) and its key (lp_tab_key). */
+int lp_tsv_next(struct lp_tsv *t);
 const char *lp_tsv_get(const struct lp_tsv *t, int col);	/* "" if absent */
 /* The text of comment "# KEY: text" above the header; NULL if none. */
 const char *lp_tsv_comment(const struct lp_tsv *t, const char *key);
 void lp_tsv_close(struct lp_tsv *t);
+/* The table has one row per value of these columns (names separated by
+ * spaces, as a "# key:" line gives them; each must be in the header): a
+ * second row with the values of an earlier one dies naming its file, line
+ * and first key column and the earlier row's line.  The writer states it
+ * with lp_tab_meta(out, "key", ...); a reader that counts on it sets it
+ * itself.  Memory holds one entry per row (rows of lp's tables are
+ * distinct kernels, stages and ops). */
+void lp_tab_key(struct lp_tsv *t, const char *cols);
 /* Cells of the row that must agree (a count of 0 with a time above 0, a
  * mean that is not total / count), found by column name; dies naming the
  * cell.  lp_tsv_next checks every row with it (tab.c). */
@@ -130,7 +147,8 @@ int lp_tab_num(const struct lp_tsv *t, int col, double *v);
  * share above 110%. */
 int lp_tab_numval(const char *file, long line, const char *col, int colno,
     const char *s, double *v);
-/* Checks each cell of the current row that "# show:" makes a number. */
+/* Checks each cell of the current row that "# show:" makes a number;
+ * one shown "int" is a whole number.  lp_tsv_next calls it. */
 void lp_tab_check_row(const struct lp_tsv *t);
 /* Dies unless the table's "# tool:" line names this tool. */
 void lp_tab_expect(const struct lp_tsv *t, const char *tool);
