@@ -223,17 +223,17 @@ kernjoin-d-dup-total | lp-kernjoin -r :LLM@decode_all -d dm.csv $V2/torch_nvtx_k
 #
 # lp-kernmd: the run's kernels.tsv; line 7 is the decode's top kernel
 # (nvjet, 1705118 ns in 384 calls)
-kernmd-neg-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls -384 | 1 | ^lp-kernmd: k\.tsv:8(:4)?: .*calls
-kernmd-frac-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 384.5 | 1 | ^lp-kernmd: k\.tsv:8(:4)?: .*calls
-kernmd-1e300-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 1e300 | 1 | ^lp-kernmd: k\.tsv:8(:4)?: .*calls
-kernmd-neg-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns -1705118 | 1 | ^lp-kernmd: k\.tsv:8(:3)?: .*total_ns
-kernmd-text-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns 12abc | 1 | ^lp-kernmd: k\.tsv:8(:3)?:
-kernmd-sm-pct-250 | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 sm_throughput_pct 250 | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?: .*sm_throughput_pct
-kernmd-dup-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-kernmd: k\.tsv:7(:[0-9]+)?: .*total_ns
-kernmd-long-row | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '8s/$/\t0/' | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?:
-kernmd-short-row | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '8s/\t[^\t]*$//' | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?:
-kernmd-header-only | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed 7q | 1 | ^lp-kernmd: k\.tsv:[0-9]+(:[0-9]+)?:
-kernmd-nul | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '8s/nvjet/nv\x00jet/' | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?:
+kernmd-neg-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls -384 | 1 | ^lp-kernmd: k\.tsv:9(:4)?: .*calls
+kernmd-frac-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls 384.5 | 1 | ^lp-kernmd: k\.tsv:9(:4)?: .*calls
+kernmd-1e300-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls 1e300 | 1 | ^lp-kernmd: k\.tsv:9(:4)?: .*calls
+kernmd-neg-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 total_ns -1705118 | 1 | ^lp-kernmd: k\.tsv:9(:3)?: .*total_ns
+kernmd-text-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 total_ns 12abc | 1 | ^lp-kernmd: k\.tsv:9(:3)?:
+kernmd-sm-pct-250 | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 sm_throughput_pct 250 | 1 | ^lp-kernmd: k\.tsv:9(:[0-9]+)?: .*sm_throughput_pct
+kernmd-dup-total | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '8s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-kernmd: k\.tsv:8(:[0-9]+)?: .*total_ns
+kernmd-long-row | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '9s/$/\t0/' | 1 | ^lp-kernmd: k\.tsv:9(:[0-9]+)?:
+kernmd-short-row | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '9s/\t[^\t]*$//' | 1 | ^lp-kernmd: k\.tsv:9(:[0-9]+)?:
+kernmd-header-only | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed 8q | 1 | ^lp-kernmd: k\.tsv:[0-9]+(:[0-9]+)?:
+kernmd-nul | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | sed '9s/nvjet/nv\x00jet/' | 1 | ^lp-kernmd: k\.tsv:9(:[0-9]+)?:
 kernmd-empty | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | true | 1 | ^lp-kernmd: k\.tsv(:1)?:
 #
 # lp-stages: nsys nvtx_sum (line 2 decode_all, 3 decode_step: 32
@@ -291,10 +291,10 @@ aggr-api-dup-calls | lp-aggr -a api.csv $R/kernels.tsv | api.csv | $V2/torch_cud
 aggr-mem-neg-time | lp-aggr -m mem.csv $R/kernels.tsv | mem.csv | $V2/torch_cuda_gpu_mem_time_sum.csv | csvset 2 'Total Time (ns)' -43698104 | 1 | ^lp-aggr: mem\.csv:2(:2)?: Total Time
 aggr-mem-nan-count | lp-aggr -m mem.csv $R/kernels.tsv | mem.csv | $V2/torch_cuda_gpu_mem_time_sum.csv | csvset 2 Count nan | 1 | ^lp-aggr: mem\.csv:2(:3)?: Count
 aggr-g-frac-instances | lp-aggr -g ks.csv $R/kernels.tsv | ks.csv | $V2/torch_cuda_gpu_kern_sum.csv | csvset 2 Instances 384.5 | 1 | ^lp-aggr: ks\.csv:2(:3)?: Instances
-aggr-k-neg-total | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns -1705118 | 1 | ^lp-aggr: k\.tsv:8(:3)?: total_ns
-aggr-k-frac-ncu-launches | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 ncu_launches 1.5 | 1 | ^lp-aggr: k\.tsv:8(:9)?: .*ncu_launches
-aggr-k-dup-total | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-aggr: k\.tsv:7(:[0-9]+)?: .*total_ns
-aggr-k-long-row | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | sed '8s/$/\t0/' | 1 | ^lp-aggr: k\.tsv:8(:[0-9]+)?:
+aggr-k-neg-total | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 total_ns -1705118 | 1 | ^lp-aggr: k\.tsv:9(:3)?: total_ns
+aggr-k-frac-ncu-launches | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 ncu_launches 1.5 | 1 | ^lp-aggr: k\.tsv:9(:9)?: .*ncu_launches
+aggr-k-dup-total | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | sed '8s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-aggr: k\.tsv:8(:[0-9]+)?: .*total_ns
+aggr-k-long-row | lp-aggr k.tsv | k.tsv | $R/kernels.tsv | sed '9s/$/\t0/' | 1 | ^lp-aggr: k\.tsv:9(:[0-9]+)?:
 #
 # lp-gpu: the live run's env.json (an H200), conf/gpus.yaml (the H200
 # SXM entry: lines 47-52), the run's config.yaml (gpu.hbm_tbps on line 21)
@@ -319,35 +319,35 @@ mfu-i-1e300-params | lp-mfu -g $R/gpu.tsv -i inputs.yaml -s $R/stages.tsv -t $R/
 mfu-i-nan-hidden | lp-mfu -g $R/gpu.tsv -i inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | inputs.yaml | $R/inputs.yaml | sed 's/^  hidden: 768$/  hidden: .nan/' | 1 | ^lp-mfu: inputs\.yaml:23(:[0-9]+)?: model\.hidden
 mfu-i-billion-laughs | lp-mfu -g $R/gpu.tsv -i inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | inputs.yaml | $R/inputs.yaml | bomb | 1 | ^lp-mfu: inputs\.yaml:[0-9]+(:[0-9]+)?:
 mfu-i-deep | lp-mfu -g $R/gpu.tsv -i inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | inputs.yaml | $R/inputs.yaml | deep | 1 | ^lp-mfu: inputs\.yaml:[0-9]+(:[0-9]+)?:
-mfu-s-neg-instances | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 10 instances -32 | 1 | ^lp-mfu: s\.tsv:10(:3)?: .*instances
-mfu-s-frac-instances | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 10 instances 32.5 | 1 | ^lp-mfu: s\.tsv:10(:3)?: .*instances
-mfu-s-text-mean | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 10 wall_mean_ns 12abc | 1 | ^lp-mfu: s\.tsv:10(:5)?: .*wall_mean_ns
+mfu-s-neg-instances | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 11 instances -32 | 1 | ^lp-mfu: s\.tsv:11(:3)?: .*instances
+mfu-s-frac-instances | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 11 instances 32.5 | 1 | ^lp-mfu: s\.tsv:11(:3)?: .*instances
+mfu-s-text-mean | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 11 wall_mean_ns 12abc | 1 | ^lp-mfu: s\.tsv:11(:5)?: .*wall_mean_ns
 mfu-s-no-tool | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | sed '/^# tool:/d' | 1 | ^lp-mfu: s\.tsv:[0-9]+(:[0-9]+)?: .*tool
-mfu-s-long-row | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | sed '10s/$/\t0/' | 1 | ^lp-mfu: s\.tsv:10(:[0-9]+)?:
-mfu-s-dup-mean | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | sed '7s/\twall_median_ns\t/\twall_mean_ns\t/' | 1 | ^lp-mfu: s\.tsv:7(:[0-9]+)?: .*wall_mean_ns
-mfu-g-neg-peak | lp-mfu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | tsvset 8 peak -989400000000000 | 1 | ^lp-mfu: g\.tsv:8(:3)?: .*peak
-mfu-g-inf-peak | lp-mfu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | tsvset 8 peak inf | 1 | ^lp-mfu: g\.tsv:8(:3)?: .*peak
+mfu-s-long-row | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | sed '11s/$/\t0/' | 1 | ^lp-mfu: s\.tsv:11(:[0-9]+)?:
+mfu-s-dup-mean | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | sed '8s/\twall_median_ns\t/\twall_mean_ns\t/' | 1 | ^lp-mfu: s\.tsv:8(:[0-9]+)?: .*wall_mean_ns
+mfu-g-neg-peak | lp-mfu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | tsvset 9 peak -989400000000000 | 1 | ^lp-mfu: g\.tsv:9(:3)?: .*peak
+mfu-g-inf-peak | lp-mfu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | tsvset 9 peak inf | 1 | ^lp-mfu: g\.tsv:9(:3)?: .*peak
 mfu-g-no-tool | lp-mfu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | sed '/^# tool:/d' | 1 | ^lp-mfu: g\.tsv:[0-9]+(:[0-9]+)?: .*tool
-mfu-t-neg-steady | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | tsvset 10 steady_ns -63578779 | 1 | ^lp-mfu: t\.tsv:10(:8)?: .*steady_ns
-mfu-t-short-row | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | sed '10s/\t[^\t]*\t[^\t]*$//' | 1 | ^lp-mfu: t\.tsv:10(:[0-9]+)?:
+mfu-t-neg-steady | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | tsvset 11 steady_ns -63578779 | 1 | ^lp-mfu: t\.tsv:11(:8)?: .*steady_ns
+mfu-t-short-row | lp-mfu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | sed '11s/\t[^\t]*\t[^\t]*$//' | 1 | ^lp-mfu: t\.tsv:11(:[0-9]+)?:
 #
 # lp-mbu: the same tables (inputs.yaml line 27: batch: 1)
 mbu-i-frac-batch | lp-mbu -g $R/gpu.tsv -i inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | inputs.yaml | $R/inputs.yaml | sed 's/^  batch: 1$/  batch: 0.5/' | 1 | ^lp-mbu: inputs\.yaml:27(:[0-9]+)?: model\.batch
 mbu-i-dup-layers | lp-mbu -g $R/gpu.tsv -i inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | inputs.yaml | $R/inputs.yaml | sed 's/^  layers: 6$/&\n  layers: 12/' | 1 | ^lp-mbu: inputs\.yaml:23:3: .*layers
-mbu-s-1e300-instances | lp-mbu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 10 instances 1e300 | 1 | ^lp-mbu: s\.tsv:10(:3)?: .*instances
-mbu-t-nan-steady | lp-mbu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | tsvset 10 steady_ns nan | 1 | ^lp-mbu: t\.tsv:10(:8)?: .*steady_ns
+mbu-s-1e300-instances | lp-mbu -g $R/gpu.tsv -i $R/inputs.yaml -s s.tsv -t $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 11 instances 1e300 | 1 | ^lp-mbu: s\.tsv:11(:3)?: .*instances
+mbu-t-nan-steady | lp-mbu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | tsvset 11 steady_ns nan | 1 | ^lp-mbu: t\.tsv:11(:8)?: .*steady_ns
 mbu-t-no-tool | lp-mbu -g $R/gpu.tsv -i $R/inputs.yaml -s $R/stages.tsv -t t.tsv | t.tsv | $R/steps.tsv | sed '/^# tool:/d' | 1 | ^lp-mbu: t\.tsv:[0-9]+(:[0-9]+)?: .*tool
-mbu-g-dup-peak | lp-mbu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | sed '8s/\tunit\t/\tpeak\t/' | 1 | ^lp-mbu: g\.tsv:8(:[0-9]+)?: .*peak
+mbu-g-dup-peak | lp-mbu -g g.tsv -i $R/inputs.yaml -s $R/stages.tsv -t $R/steps.tsv | g.tsv | $R/gpu.tsv | sed '9s/\tunit\t/\tpeak\t/' | 1 | ^lp-mbu: g\.tsv:9(:[0-9]+)?: .*peak
 #
 # lp-roofline: kernels.tsv, line 7 the decode's nvjet (28329984 FLOP and
 # 3561216 DRAM bytes a launch, 6080 ns)
-roofline-neg-flops | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 flops_per_launch -28329984 | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: flops_per_launch
-roofline-neg-bytes | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 dram_bytes_per_launch -3561216 | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: dram_bytes_per_launch
-roofline-inf-time | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 ncu_ns_per_launch inf | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: ncu_ns_per_launch
-roofline-text-time | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 ncu_ns_per_launch 12abc | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: ncu_ns_per_launch
-roofline-dup-flops | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tflops\t/\tflops_per_launch\t/' | 1 | ^lp-roofline: k\.tsv:7(:[0-9]+)?: .*flops_per_launch
-roofline-long-row | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '8s/$/\t0/' | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?:
-roofline-g-neg-bw | lp-roofline -g g.tsv $R/kernels.tsv | g.tsv | $R/gpu.tsv | tsvset 17 peak -4800000000000 | 1 | ^lp-roofline: g\.tsv:17(:3)?: .*peak
+roofline-neg-flops | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 flops_per_launch -28329984 | 1 | ^lp-roofline: k\.tsv:9(:[0-9]+)?: flops_per_launch
+roofline-neg-bytes | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 dram_bytes_per_launch -3561216 | 1 | ^lp-roofline: k\.tsv:9(:[0-9]+)?: dram_bytes_per_launch
+roofline-inf-time | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 ncu_ns_per_launch inf | 1 | ^lp-roofline: k\.tsv:9(:[0-9]+)?: ncu_ns_per_launch
+roofline-text-time | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 ncu_ns_per_launch 12abc | 1 | ^lp-roofline: k\.tsv:9(:[0-9]+)?: ncu_ns_per_launch
+roofline-dup-flops | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '8s/\tflops\t/\tflops_per_launch\t/' | 1 | ^lp-roofline: k\.tsv:8(:[0-9]+)?: .*flops_per_launch
+roofline-long-row | lp-roofline -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '9s/$/\t0/' | 1 | ^lp-roofline: k\.tsv:9(:[0-9]+)?:
+roofline-g-neg-bw | lp-roofline -g g.tsv $R/kernels.tsv | g.tsv | $R/gpu.tsv | tsvset 18 peak -4800000000000 | 1 | ^lp-roofline: g\.tsv:18(:3)?: .*peak
 roofline-n-1e300 | lp-roofline -n 1e300 -g $R/gpu.tsv k.tsv | k.tsv | $R/kernels.tsv | cat | 2 | ^lp-roofline: -n:
 #
 # lp-roofsvg: roofline.tsv (line 9: the decode's nvjet, AI 7.955)
@@ -358,38 +358,38 @@ roofsvg-no-tool | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | sed
 roofsvg-long-row | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | sed '9s/$/\t0/' | 1 | ^lp-roofsvg: r\.tsv:9(:[0-9]+)?:
 #
 # lp-ops: kernels.tsv (line 7) and conf/operators.yaml
-ops-neg-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls -384 | 1 | ^lp-ops: k\.tsv:8(:4)?: .*calls
-ops-frac-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 384.5 | 1 | ^lp-ops: k\.tsv:8(:4)?: .*calls
-ops-1e300-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 1e300 | 1 | ^lp-ops: k\.tsv:8(:4)?: .*calls
-ops-dup-total | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-ops: k\.tsv:7(:[0-9]+)?: .*total_ns
+ops-neg-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls -384 | 1 | ^lp-ops: k\.tsv:9(:4)?: .*calls
+ops-frac-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls 384.5 | 1 | ^lp-ops: k\.tsv:9(:4)?: .*calls
+ops-1e300-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls 1e300 | 1 | ^lp-ops: k\.tsv:9(:4)?: .*calls
+ops-dup-total | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | sed '8s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-ops: k\.tsv:8(:[0-9]+)?: .*total_ns
 ops-o-dup-wrappers | lp-ops -o o.yaml $R/kernels.tsv | o.yaml | $C/operators.yaml | sed '10p' | 1 | ^lp-ops: o\.yaml:11:1: .*wrappers
 ops-o-billion-laughs | lp-ops -o o.yaml $R/kernels.tsv | o.yaml | $C/operators.yaml | bomb | 1 | ^lp-ops: o\.yaml:[0-9]+(:[0-9]+)?:
 ops-o-deep | lp-ops -o o.yaml $R/kernels.tsv | o.yaml | $C/operators.yaml | deep | 1 | ^lp-ops: o\.yaml:[0-9]+(:[0-9]+)?:
 #
 # lp-topk: kernels.tsv (line 7), roofline.tsv
-topk-frac-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 384.5 | 1 | ^lp-topk: k\.tsv:8(:4)?: .*calls
-topk-1e300-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 1e300 | 1 | ^lp-topk: k\.tsv:8(:4)?: .*calls
-topk-sm-pct-250 | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 sm_throughput_pct 250 | 1 | ^lp-topk: k\.tsv:8(:[0-9]+)?: .*sm_throughput_pct
-topk-dram-pct-neg | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 dram_throughput_pct -5 | 1 | ^lp-topk: k\.tsv:8(:[0-9]+)?: .*dram_throughput_pct
+topk-frac-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls 384.5 | 1 | ^lp-topk: k\.tsv:9(:4)?: .*calls
+topk-1e300-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls 1e300 | 1 | ^lp-topk: k\.tsv:9(:4)?: .*calls
+topk-sm-pct-250 | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 sm_throughput_pct 250 | 1 | ^lp-topk: k\.tsv:9(:[0-9]+)?: .*sm_throughput_pct
+topk-dram-pct-neg | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 dram_throughput_pct -5 | 1 | ^lp-topk: k\.tsv:9(:[0-9]+)?: .*dram_throughput_pct
 topk-r-no-tool | lp-topk -r r.tsv $R/kernels.tsv | r.tsv | $R/roofline.tsv | sed '/^# tool:/d' | 1 | ^lp-topk: r\.tsv:[0-9]+(:[0-9]+)?: .*tool
 topk-r-long-row | lp-topk -r r.tsv $R/kernels.tsv | r.tsv | $R/roofline.tsv | sed '9s/$/\t0/' | 1 | ^lp-topk: r\.tsv:9(:[0-9]+)?:
 #
 # lp-findings: stages.tsv (line 9: decode_all, GPU busy 0.3266%; above 100
 # is possible with kernels on several streams, below 0 is not), mfu.tsv
 findings-no-tool | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | sed '/^# tool:/d' | 1 | ^lp-findings: s\.tsv:1(:[0-9]+)?: .*tool
-findings-busy-neg | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 9 busy_pct -5 | 1 | ^lp-findings: s\.tsv:9(:[0-9]+)?: .*busy_pct
-findings-neg-wall | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 9 wall_total_ns -2559298697 | 1 | ^lp-findings: s\.tsv:9(:[0-9]+)?: .*wall_total_ns
-findings-long-row | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | sed '9s/$/\t0/' | 1 | ^lp-findings: s\.tsv:9(:[0-9]+)?:
-findings-dup-busy | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | sed '7s/\tkernel_ns\t/\tbusy_pct\t/' | 1 | ^lp-findings: s\.tsv:7(:[0-9]+)?: .*busy_pct
+findings-busy-neg | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 10 busy_pct -5 | 1 | ^lp-findings: s\.tsv:10(:[0-9]+)?: .*busy_pct
+findings-neg-wall | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | tsvset 10 wall_total_ns -2559298697 | 1 | ^lp-findings: s\.tsv:10(:[0-9]+)?: .*wall_total_ns
+findings-long-row | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | sed '10s/$/\t0/' | 1 | ^lp-findings: s\.tsv:10(:[0-9]+)?:
+findings-dup-busy | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | sed '8s/\tkernel_ns\t/\tbusy_pct\t/' | 1 | ^lp-findings: s\.tsv:8(:[0-9]+)?: .*busy_pct
 findings-mfu-text | lp-findings $R/stages.tsv mf.tsv | mf.tsv | $R/mfu.tsv | tsvset 8 mfu_pct 12abc | 1 | ^lp-findings: mf\.tsv:8(:[0-9]+)?: .*mfu_pct
-findings-nul | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | sed '9s/decode_all/decode\x00all/' | 1 | ^lp-findings: s\.tsv:9(:[0-9]+)?:
+findings-nul | lp-findings s.tsv $R/steps.tsv | s.tsv | $R/stages.tsv | sed '10s/decode_all/decode\x00all/' | 1 | ^lp-findings: s\.tsv:10(:[0-9]+)?:
 #
 # lp-summary: stages.tsv
 summary-no-tool | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '/^# tool:/d' | 1 | ^lp-summary: s\.tsv:1(:[0-9]+)?: .*tool
-summary-long-row | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '9s/$/\t0/' | 1 | ^lp-summary: s\.tsv:9(:[0-9]+)?:
-summary-short-row | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '9s/\t[^\t]*$//' | 1 | ^lp-summary: s\.tsv:9(:[0-9]+)?:
-summary-dup-column | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '7s/\twall_median_ns\t/\twall_mean_ns\t/' | 1 | ^lp-summary: s\.tsv:7(:[0-9]+)?: .*wall_mean_ns
-summary-nul | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '9s/decode_all/decode\x00all/' | 1 | ^lp-summary: s\.tsv:9(:[0-9]+)?:
+summary-long-row | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '10s/$/\t0/' | 1 | ^lp-summary: s\.tsv:10(:[0-9]+)?:
+summary-short-row | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '10s/\t[^\t]*$//' | 1 | ^lp-summary: s\.tsv:10(:[0-9]+)?:
+summary-dup-column | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '8s/\twall_median_ns\t/\twall_mean_ns\t/' | 1 | ^lp-summary: s\.tsv:8(:[0-9]+)?: .*wall_mean_ns
+summary-nul | lp-summary s.tsv | s.tsv | $R/stages.tsv | sed '10s/decode_all/decode\x00all/' | 1 | ^lp-summary: s\.tsv:10(:[0-9]+)?:
 summary-empty | lp-summary s.tsv | s.tsv | $R/stages.tsv | true | 1 | ^lp-summary: s\.tsv(:1)?:
 #
 # lp-regions: the app-range exports (imp0.csv: depth 0, line 3 prefill,
@@ -422,7 +422,7 @@ regwork-neg-bytes | lp-regwork -c $R/ncu/regions/config.yaml -g $R/gpu.tsv -i $R
 regwork-inf-bytes | lp-regwork -c $R/ncu/regions/config.yaml -g $R/gpu.tsv -i $R/inputs.yaml -l run/ncu/regions/exports.list | run/ncu/regions/imp0.csv | $V2/torch_d0_regions.csv | csvset 4 dram__bytes.sum inf | 1 | ^lp-regwork: run/ncu/regions/imp0\.csv:4(:[0-9]+)?: dram__bytes\.sum
 regwork-i-frac-layers | lp-regwork -c $R/ncu/regions/config.yaml -g $R/gpu.tsv -i inputs.yaml -l $R/ncu/regions/exports.list | inputs.yaml | $R/inputs.yaml | sed 's/^  layers: 6$/  layers: 6.5/' | 1 | ^lp-regwork: inputs\.yaml:22(:[0-9]+)?: model\.layers
 regwork-g-no-tool | lp-regwork -c $R/ncu/regions/config.yaml -g g.tsv -i $R/inputs.yaml -l $R/ncu/regions/exports.list | g.tsv | $R/gpu.tsv | sed '/^# tool:/d' | 1 | ^lp-regwork: g\.tsv:[0-9]+(:[0-9]+)?: .*tool
-regwork-g-long-row | lp-regwork -c $R/ncu/regions/config.yaml -g g.tsv -i $R/inputs.yaml -l $R/ncu/regions/exports.list | g.tsv | $R/gpu.tsv | sed '9s/$/\t0/' | 1 | ^lp-regwork: g\.tsv:9(:[0-9]+)?:
+regwork-g-long-row | lp-regwork -c $R/ncu/regions/config.yaml -g g.tsv -i $R/inputs.yaml -l $R/ncu/regions/exports.list | g.tsv | $R/gpu.tsv | sed '10s/$/\t0/' | 1 | ^lp-regwork: g\.tsv:10(:[0-9]+)?:
 #
 # lp-regsplit: region_instances.tsv (line 8: prefill, 10: the first
 # decode step)
@@ -435,20 +435,20 @@ regsplit-neg-gpu-ns | lp-regsplit -d . ri.tsv | ri.tsv | $R/region_instances.tsv
 regsplit-nul | lp-regsplit -d . ri.tsv | ri.tsv | $R/region_instances.tsv | sed '10s/decode_step/decode\x00step/' | 1 | ^lp-regsplit: ri\.tsv:10(:[0-9]+)?:
 #
 # lp-diff: the run's kernels.tsv against itself edited (line 7)
-diff-neg-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns -1705118 | 1 | ^lp-diff: k\.tsv:8(:3)?: .*total_ns
-diff-frac-calls | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 384.5 | 1 | ^lp-diff: k\.tsv:8(:4)?: .*calls
-diff-text-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 total_ns 12abc | 1 | ^lp-diff: k\.tsv:8(:3)?: .*total_ns
-diff-dup-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '7s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-diff: k\.tsv:7(:[0-9]+)?: .*total_ns
-diff-long-row | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '8s/$/\t0/' | 1 | ^lp-diff: k\.tsv:8(:[0-9]+)?:
-diff-header-only | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed 7q | 1 | ^lp-diff: k\.tsv:[0-9]+(:[0-9]+)?:
+diff-neg-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 total_ns -1705118 | 1 | ^lp-diff: k\.tsv:9(:3)?: .*total_ns
+diff-frac-calls | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls 384.5 | 1 | ^lp-diff: k\.tsv:9(:4)?: .*calls
+diff-text-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 total_ns 12abc | 1 | ^lp-diff: k\.tsv:9(:3)?: .*total_ns
+diff-dup-total | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '8s/\tavg_ns\t/\ttotal_ns\t/' | 1 | ^lp-diff: k\.tsv:8(:[0-9]+)?: .*total_ns
+diff-long-row | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed '9s/$/\t0/' | 1 | ^lp-diff: k\.tsv:9(:[0-9]+)?:
+diff-header-only | lp-diff $R/kernels.tsv k.tsv | k.tsv | $R/kernels.tsv | sed 8q | 1 | ^lp-diff: k\.tsv:[0-9]+(:[0-9]+)?:
 #
 # lp-stagediff: the run against a copy of itself with one file edited
-stagediff-neg-wall | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/stages.tsv | $R/stages.tsv | tsvset 10 wall_total_ns -2559013843 | 1 | ^lp-stagediff: run/stages\.tsv:10(:4)?: .*wall_total_ns
-stagediff-text-steady | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/steps.tsv | $R/steps.tsv | tsvset 10 steady_ns 12abc | 1 | ^lp-stagediff: run/steps\.tsv:10(:8)?: .*steady_ns
+stagediff-neg-wall | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/stages.tsv | $R/stages.tsv | tsvset 11 wall_total_ns -2559013843 | 1 | ^lp-stagediff: run/stages\.tsv:11(:4)?: .*wall_total_ns
+stagediff-text-steady | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/steps.tsv | $R/steps.tsv | tsvset 11 steady_ns 12abc | 1 | ^lp-stagediff: run/steps\.tsv:11(:8)?: .*steady_ns
 stagediff-no-tool | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/stages.tsv | $R/stages.tsv | sed '/^# tool:/d' | 1 | ^lp-stagediff: run/stages\.tsv:[0-9]+(:[0-9]+)?: .*tool
 stagediff-mfu-long-row | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/mfu.tsv | $R/mfu.tsv | sed '10s/$/\t0/' | 1 | ^lp-stagediff: run/mfu\.tsv:10(:[0-9]+)?:
 stagediff-env-dup-host | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/env.json | $R/env.json | sed 's/^  "host": .*,$/&\n  "host": "vm2",/' | 1 | ^lp-stagediff: run/env\.json:5:3: .*host
-stagediff-g-neg-peak | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/gpu.tsv | $R/gpu.tsv | tsvset 8 peak -989400000000000 | 1 | ^lp-stagediff: run/gpu\.tsv:8(:3)?: .*peak
+stagediff-g-neg-peak | lp-stagediff $R/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} run/{stages.tsv,steps.tsv,mfu.tsv,mbu.tsv,gpu.tsv,env.json,inputs.yaml} | run/gpu.tsv | $R/gpu.tsv | tsvset 9 peak -989400000000000 | 1 | ^lp-stagediff: run/gpu\.tsv:9(:3)?: .*peak
 #
 # lp-confget: the run's config.yaml (line 4: top_n_kernels: 10)
 confget-dup-key | lp-confget run.top_n_kernels c.yaml | c.yaml | $R/config.yaml | sed 's/^  top_n_kernels: 10$/&\n  top_n_kernels: 20/' | 1 | ^lp-confget: c\.yaml:5:3: .*top_n_kernels
@@ -485,7 +485,7 @@ envtab-env-cut-in-quotes | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i $R/input
 envtab-env-billion-laughs | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i $R/inputs.yaml env.json | env.json | $V2/env.json | jsonbomb | 1 | ^lp-envtab: env\.json:[0-9]+(:[0-9]+)?:
 envtab-env-deep | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i $R/inputs.yaml env.json | env.json | $V2/env.json | jsondeep | 1 | ^lp-envtab: env\.json:[0-9]+(:[0-9]+)?:
 envtab-i-dup-key | lp-envtab -c $R/config.yaml -g $R/gpu.tsv -i inputs.yaml $V2/env.json | inputs.yaml | $R/inputs.yaml | sed 's/^  batch: 1$/&\n  batch: 2/' | 1 | ^lp-envtab: inputs\.yaml:28:3: .*batch
-envtab-g-long-row | lp-envtab -c $R/config.yaml -g g.tsv -i $R/inputs.yaml $R/env.json | g.tsv | $R/gpu.tsv | sed '9s/$/\t0/' | 1 | ^lp-envtab: g\.tsv:9(:[0-9]+)?:
+envtab-g-long-row | lp-envtab -c $R/config.yaml -g g.tsv -i $R/inputs.yaml $R/env.json | g.tsv | $R/gpu.tsv | sed '10s/$/\t0/' | 1 | ^lp-envtab: g\.tsv:10(:[0-9]+)?:
 envtab-g-nul | lp-envtab -c $R/config.yaml -g g.tsv -i $R/inputs.yaml $R/env.json | g.tsv | $R/gpu.tsv | sed '4s/NVIDIA H200/NVIDIA\x00H200/' | 1 | ^lp-envtab: g\.tsv:4(:[0-9]+)?:
 envtab-g-other-table | lp-envtab -c $R/config.yaml -g g.tsv -i $R/inputs.yaml $R/env.json | g.tsv | $R/kernels.tsv | cat | 1 | ^lp-envtab: g\.tsv:
 EOF

@@ -144,11 +144,11 @@ zero-nvtx-sum | lp-stages -c $R/nsys/config.yaml -k $V2/torch_nvtx_kern_sum.csv 
 zero-nvtx-kern-sum | lp-kernjoin -r :LLM@decode_all nks.csv | nks.csv | $V2/torch_nvtx_kern_sum_mangled.csv | csvset 4 'Kern Inst' 0 | ^lp-kernjoin: nks\.csv:4:6: Kern Inst: 0
 zero-api-calls | lp-aggr -a api.csv $R/kernels.tsv | api.csv | $V2/torch_cuda_api_sum.csv | csvset 3 'Num Calls' 0 | ^lp-aggr: api\.csv:3:3: Num Calls: 0, but Total Time \(ns\) is 81339129
 zero-memcpy-count | lp-aggr -m mt.csv $R/kernels.tsv | mt.csv | $V2/torch_cuda_gpu_mem_time_sum.csv | csvset 2 Count 0 | ^lp-aggr: mt\.csv:2:3: Count: 0
-zero-kernels-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 calls 0 | ^lp-kernmd: k\.tsv:8:4: calls: 0, but total_ns is 1705118
+zero-kernels-calls | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls 0 | ^lp-kernmd: k\.tsv:9:4: calls: 0, but total_ns is 1705118
 zero-top-calls | lp-findings $R/stages.tsv tk.tsv | tk.tsv | $R/top_kernels.tsv | tsvset 9 calls 0 | ^lp-findings: tk\.tsv:9:5: calls: 0
 zero-metrics-launches | lp-kernjoin -r :LLM@decode_all -m m.tsv $V2/torch_nvtx_kern_sum_mangled.csv | m.tsv | $R/ncu/metrics.tsv | tsvset 4 launches 0 | ^lp-kernjoin: m\.tsv:4:3: launches: 0
 avg-kern-sum | lp-topn ks.csv | ks.csv | $V2/torch_cuda_gpu_kern_sum.csv | csvset 2 Instances 385 | ^lp-topn: ks\.csv:2:4: Avg \(ns\)
-avg-kernels | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 8 avg_ns 4000.0 | ^lp-kernmd: k\.tsv:8:5: avg_ns
+avg-kernels | lp-kernmd k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 avg_ns 4000.0 | ^lp-kernmd: k\.tsv:9:5: avg_ns
 min-above-max | lp-topn ks.csv | ks.csv | $V2/torch_cuda_gpu_kern_sum.csv | csvset 2 'Min (ns)' 6000 | ^lp-topn: ks\.csv:2:6: Min \(ns\)
 pid-ncu-regions | lp-reginst -c $R/ncu/regions/config.yaml -p $V2/torch_nvtx_gpu_proj_trace.csv -l run/ncu/regions/exports.list | run/ncu/regions/imp1.csv | $V2/torch_d1_regions.csv | csvset 3 'Process ID' 5.896e3 | ^lp-reginst: run/ncu/regions/imp1\.csv:3:2: Process ID: .*"5\.896e3"
 pid-ncu-kernels | lp-ncu2tsv raw.csv | raw.csv | $V2/torch_ncu_raw.csv | csvset 3 'Process ID' 1e3 | ^lp-ncu2tsv: raw\.csv:3:2: Process ID

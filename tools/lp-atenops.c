@@ -1208,8 +1208,6 @@ emit_meta(void)
 	    A.npath ? A.npath : "", A.npath ? ")" : "");
 	lp_tab_meta(out, "link", "%s", A.byname ? "aten_opnames.tsv" :
 	    "aten_ops.tsv");
-	lp_tab_meta(out, "key", "%s", A.byname ? "stage op" :
-	    "stage op shapes");
 	lp_tab_meta(out, "note", "A kernel counts for the innermost op range "
 	    "open on its launching thread when the launch call starts "
 	    "(aten::linear > aten::matmul > aten::mm: the mm), in every stage "
@@ -1278,6 +1276,7 @@ emit(void)
 	if (A.byname)
 		c[2] = (struct lp_col){ "shapes", "Shapes", "int" };
 	emit_meta();
+	lp_tab_meta(out, "key", "%s", A.byname ? "stage op" : "stage op shapes");
 	lp_tab_header(out, c, sizeof c / sizeof c[0]);
 	for (i = 0; i < A.nr; i++)
 		emit_row(&A.r[i]);

@@ -342,7 +342,6 @@ emit_meta(const struct set *s, const struct side *sd, int bymangled,
 {
 	lp_tab_meta(out, "title", "Kernels, Before and After");
 	lp_tab_meta(out, "tool", "lp-diff");
-	lp_tab_meta(out, "key", "kernel status");
 	lp_tab_meta(out, "source", "before: %s; after: %s (nsys time and calls, "
 	    "ncu SOL %% where profiled); matched on %s", sd[0].path,
 	    sd[1].path, bymangled ? "mangled names" : sd[0].mangled ?
@@ -439,6 +438,7 @@ emit_rows(const struct set *s, size_t nrows)
 	char **shown = lp_xcalloc(nrows + 1, sizeof *shown);
 	size_t i;
 
+	lp_tab_meta(out, "key", "kernel status");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < nrows; i++)
 		names[i] = s->k[i].name;

@@ -204,7 +204,6 @@ emit_meta(const struct gpu_id *g, const struct lp_ynode *e, const char *tpath)
 {
 	lp_tab_meta(out, "title", "GPU Peaks");
 	lp_tab_meta(out, "tool", "lp-gpu");
-	lp_tab_meta(out, "key", "path precision");
 	if (e)
 		lp_tab_meta(out, "source", "%s entry \"%s\" (dense, no 2:4 "
 		    "sparsity; %s), matched on the name \"%s\" from %s", tpath,
@@ -331,6 +330,7 @@ main(int argc, char **argv)
 		e = entry(table, g.name, tpath);
 	emit_meta(&g, e, tpath);
 	emit_why(&g, e, cg, cpath ? cpath : "config", tpath);
+	lp_tab_meta(out, "key", "path precision");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	emit_peaks(&g, e, cg, cpath ? cpath : "config", tpath);
 	free(g.ncu);

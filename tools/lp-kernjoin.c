@@ -285,7 +285,6 @@ emit_meta(FILE *out, const struct join *j, const struct opts *o)
 	size_t i, un = 0;
 
 	lp_tab_meta(out, "tool", "lp-kernjoin");
-	lp_tab_meta(out, "key", "kernel");
 	lp_tab_meta(out, "time", "%s", o->tlabel);
 	if (o->range)
 		lp_tab_meta(out, "range", "%s", o->range);
@@ -374,6 +373,7 @@ emit_table(const struct join *j, const struct opts *o)
 	size_t i, q;
 
 	emit_meta(out, j, o);
+	lp_tab_meta(out, "key", "kernel");
 	fputs("rank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct\tdevice\t"
 	    "ncu_launches\tncu_time_ns\tsm_throughput_pct\tdram_throughput_pct\t"
 	    "flops\tdram_bytes\tdevice_name\tmatch\tmangled\tncu_kernel\t"

@@ -299,7 +299,6 @@ emit_meta(const struct run *a, const struct run *b, const struct what *w,
 
 	lp_tab_meta(out, "title", "Stages, Before and After");
 	lp_tab_meta(out, "tool", "lp-stagediff");
-	lp_tab_meta(out, "key", "stage metric");
 	lp_tab_meta(out, "source", "before: %s, %s, %s, %s, %s, %s, %s; after: "
 	    "%s, %s, %s, %s, %s, %s, %s", a->f[0], a->f[1], a->f[2], a->f[3],
 	    a->f[4], a->f[5], a->f[6], b->f[0], b->f[1], b->f[2], b->f[3],
@@ -387,6 +386,7 @@ emit_stages(const struct run *a, const struct run *b)
 	struct lp_row r = { 0 };
 	size_t k;
 
+	lp_tab_meta(out, "key", "stage metric");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (k = 0; k < 3; k++)
 		emit_stage(&r, a, b, k);

@@ -182,7 +182,6 @@ emit_meta(const struct st *s, const char *spath, const char *kpath,
 
 	lp_tab_meta(out, "title", "Per-Stage Timings");
 	lp_tab_meta(out, "tool", "lp-stages");
-	lp_tab_meta(out, "key", "stage");
 	lp_tab_meta(out, "source", "wall time of each NVTX range from nsys "
 	    "nvtx_sum (%s); GPU time of the kernels launched inside it from "
 	    "nsys nvtx_kern_sum (%s)", spath ? spath : "missing",
@@ -354,6 +353,7 @@ main(int argc, char **argv)
 		gated = gate(cfg, cpath);
 
 	emit_meta(&s, spath, kpath, gated);
+	lp_tab_meta(out, "key", "stage");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < nconf; i++)
 		emit_stage(&r, names[i], &s.r[i], spath != NULL, kpath != NULL,

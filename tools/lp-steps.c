@@ -148,7 +148,6 @@ emit_meta(const char *tpath, const char *ipath, double ratio)
 {
 	lp_tab_meta(out, "title", "Steady State and Warm-up");
 	lp_tab_meta(out, "tool", "lp-steps");
-	lp_tab_meta(out, "key", "stage");
 	lp_tab_meta(out, "source", "wall time of every instance of each "
 	    "NVTX range from nsys nvtx_pushpop_trace (%s)%s%s", tpath ? tpath :
 	    "missing", ipath ? "; batch from " : "", ipath ? ipath : "");
@@ -322,6 +321,7 @@ main(int argc, char **argv)
 
 	steps = decode_steps(&t);
 	emit_meta(tpath, ipath, ratio);
+	lp_tab_meta(out, "key", "stage");
 	lp_tab_header(out, cols, NCOLS);
 	for (i = 0; i < t.n; i++)
 		emit_stage(&r, &t.s[i], tpath != NULL, &m, steps, ratio);
