@@ -349,7 +349,6 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 	size_t nkeep = 0;
 
 	while (lp_tsv_next(t)) {
-		lp_tab_check_row(t);
 		cells = lp_xreallocarray(cells, (nrows + 1) * ncol, sizeof *cells);
 		units = lp_xreallocarray(units, nrows + 1, sizeof *units);
 		for (i = 0; i < ncol; i++)
