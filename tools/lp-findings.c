@@ -400,6 +400,87 @@ graph_bound(const struct host *h, double busy, double bound, double load,
 	    "finding)" : "");
 }
 
+/* The warmest steady state of the run (hostside.tsv's STAGE:steady rows):
+ * its host time per launch, (wall - kernels) / launches, and its stage;
+ * NAN when no stage has one. */
+static double
+steady_host_per_launch(const struct tab *hs, const char **stage)
+{
+	double best = NAN;
+	size_t i, n;
+
+	for (i = 0; i < hs->n; i++) {
+		const char *st = text(hs, i, "stage");
+		double w = cell(hs, i, "wall_ns"), k = cell(hs, i, "kernel_ns");
+		double l = cell(hs, i, "launches"), p;
+
+		n = strlen(st);
+		if (n < 7 || strcmp(st + n - 7, ":steady") || !(l > 0) ||
+		    isnan(w) || isnan(k))
+			continue;
+		p = (w - k) / l;
+		if (isnan(best) || p < best) {
+			best = p;
+			*stage = st;
+		}
+	}
+	return best;
+}
+
+/* Rule cold-call: a stage run once per process, whose host time per
+ * launch is at least twice the warmest steady state's, is a cold first
+ * call (module loading, allocator growth, autotuning, the framework's
+ * first dispatch): a CUDA graph needs a warm run to capture, so its
+ * advice and the whole idle time are not what the stage offers.  The
+ * saving is the excess over the steady rate (less the loading and the
+ * synchronisations, their own findings).  Returns 0 when the rule does
+ * not apply. */
+static int
+cold_call(const struct host *h, double load, double sync, double bound)
+{
+	const struct tab *hs = h->hs;
+	const char *ref = NULL;
+	double wall = cell(hs, h->a, "wall_ns"), k = cell(hs, h->a, "kernel_ns");
+	double l = cell(hs, h->a, "launches"), ps, pc, warm_idle, save;
+	struct f *x;
+	size_t n;
+
+	if (h->steady || h->rinst != 1 || !(l > 0))
+		return 0;
+	ps = steady_host_per_launch(hs, &ref);
+	pc = (wall - k) / l;
+	if (isnan(ps) || !(ps > 0) || !(pc >= 2 * ps))
+		return 0;
+	warm_idle = l * ps;
+	save = wall - k - warm_idle - load - sync;
+	if (save > bound)
+		save = bound;
+	if (save < 0)
+		save = 0;
+	n = strlen(ref) - 7;
+	x = add("cold-call", save, hs->path, "Warm it up: run one throw-away "
+	    "pass of the same shapes before the measured one (or load the "
+	    "modules eagerly, CUDA_MODULE_LOADING=EAGER), then measure a warm "
+	    "instance. A CUDA graph needs a warm run to capture, so whether "
+	    "the stage is launch-bound shows only on a warm instance. At most "
+	    "the excess over the steady rate is saved.",
+	    "%s ran once, cold: %.0f us of host time per launch against "
+	    "%.0f us in the steady state of %.*s (%.3gx), so its wall time is "
+	    "first-call cost, not launch overhead a CUDA graph removes.",
+	    h->stage, pc / 1e3, ps / 1e3, (int)n, ref, pc / ps);
+	ev(x, "one instance per process: %.3f ms wall, %.3f ms of kernels, %.0f "
+	    "launches, launch to kernel start p50 %.1f us; at the steady rate "
+	    "of %.*s a warm instance would leave the GPU idle about %.3f ms "
+	    "(launches x host time per launch): the launch-bound advice "
+	    "(CUDA graphs) is for that part, measured warm. Saving: the idle "
+	    "GPU time (wall - kernels) less that%s%s", ms(wall), ms(k), l,
+	    cell(hs, h->a, "launch_lat_p50_ns") / 1e3, (int)n, ref,
+	    ms(warm_idle), load > 0 ? ", less the module loading (its own "
+	    "finding)" : "", sync > 0 ? ", less the synchronisations and "
+	    "copies (their own finding)" : "");
+	return 1;
+}
+
 /*
  * Rule launch-bound with the host side of the stage (hostside.tsv): the
  * advice follows where the host time goes.  Module loading: warm up or
@@ -458,7 +539,7 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 	/* its kernels run from CUDA graphs: no advice to capture one */
 	if (graph_pct(hs, h.r) >= 50)
 		graph_bound(&h, busy, bound, load, sync);
-	else
+	else if (!cold_call(&h, load, sync, bound))
 		host_launch(&h, busy, bound, load, sync);
 	return 1;
 }

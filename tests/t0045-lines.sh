@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Report lines that said more than their evidence (issue 28, item 5), each
+# from the real capture it was seen on (tests/fixtures), each case failing
+# on the rule before its fix.
+. "$(dirname "$0")/lib.sh"
+
+HS=$FIX/h100-hostside
+TP=$FIX/h200-tp
+
+# 1. The Llama prefill (h100-hostside/llama_*) runs once, cold: 903
+# launches in 428.5 ms, 467 us of host time per launch against 82 us in
+# decode_step's steady state.  A CUDA graph needs a warm run to capture;
+# the finding says it is a cold first call and saves only the excess over
+# the steady rate (wall - kernels - launches x steady rate, less the module
+# loading, its own finding), recomputed here from hostside.tsv.
+test_expect_success 'a stage run once, cold: no CUDA graph advice, the excess over the steady rate' '
+	lpmake RUN=ll "IMPORT=$(echo "$HS"/llama_*.csv)" MODEL=hf-llama stakeholder_summary.md >/dev/null &&
+	table "$S2/ll/findings.tsv" rule saving_ns finding next_step | grep "	prefill " >got &&
+	! grep "CUDA graph:" got && ! grep "^launch-bound" got &&
+	test_grep "^cold-call	[0-9]*	prefill ran once, cold: 467 us of host time per launch against 82 us in the steady state of decode_step (5.67x)" got &&
+	test_grep "Warm it up" got &&
+	table "$S2/ll/hostside.tsv" stage wall_ns kernel_ns launches api_load_ns |
+		awk -F"\t" "\$1 == \"prefill\" { w = \$2; k = \$3; l = \$4; ld = \$5 }
+			\$1 ~ /:steady\$/ && \$4 > 0 { p = (\$2 - \$3) / \$4; if (!b || p < b) b = p }
+			END { printf \"%.0f\n\", w - k - l * b - ld }" >expect &&
+	cut -f2 got | grep -v "^[^0-9]" >saving &&
+	awk "NR == FNR { e = \$1; next } { d = \$1 - e; if (d < -1 || d > 1) exit 1 }" expect saving
+'
+
+test_done
