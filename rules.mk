@@ -210,7 +210,7 @@ LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export$(if $(word 2,$(LP_IMP_NCUCS
 	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)$(if $(LP_LIVE),$$(sed -n 's/^# lp: \(.*\)/; \1/p' $(R)/ncu/profile.cmd))")
 $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
 		$(R)/nsys/config.yaml $(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
-	$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) \
+	$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) $(LP_PGPU) \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
 	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -237,6 +237,9 @@ $(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,
 	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
+# ... and its GPU, for the kernel tables to say whose kernels they show
+# (empty where procs.tsv names none: lp-kernjoin leaves it out)
+LP_PGPU = $(if $(LP_PER_RANGE),-G "$$(sed -n 's/^\# kernels_gpu: //p' $(R)/procs.tsv)")
 
 # The stage's kernels per launch configuration (grid, block), each with its
 # own nsys time: the launches of cuda_gpu_trace inside the stage's GPU

@@ -159,7 +159,7 @@ test_expect_success 'one GPU: no multi-GPU sections in the summary, ranks and ov
 '
 
 test_expect_success 'the kernel tables are the profiled rank alone (GPU 0), by awk from nvtx_kern_sum' '
-	test_grep "^# process: 1087 only, one rank of a multi-GPU run" "$S2/tps/kernels.tsv" &&
+	test_grep "^# process: 1087 on NVIDIA H200 (0) only, one rank of a multi-GPU run" "$S2/tps/kernels.tsv" &&
 	test_grep "^# profiled: 1087$" "$S2/tps/procs.tsv" &&
 	A "FNR == 1 { n = csv(\$0, f); col(f, n, h); next }
 		{ csv(\$0, f); if (f[h[\"PID\"]] != 1087 || f[h[\"NVTX Range\"]] != \":LLM@decode_all\") next

@@ -75,7 +75,7 @@ test_expect_success 'ntps: the kernel tables are the process on GPU 0 alone, by 
 	p=$(dev0 tps) && test -n "$p" &&
 	test_grep "^# profiled: $p$" "$S2/ntps/procs.tsv" &&
 	test_grep "^# kernels: $p$" "$S2/ntps/procs.tsv" &&
-	test_grep "^# process: $p only" "$S2/ntps/kernels.tsv" &&
+	test_grep "^# process: $p on NVIDIA H200 (0) only" "$S2/ntps/kernels.tsv" &&
 	kern_of $p "$TP/tps_nvtx_kern_sum.csv" >expect &&
 	table "$S2/ntps/kernels.tsv" kernel total_ns calls | sort >got &&
 	test_cmp expect got

@@ -27,4 +27,25 @@ test_expect_success 'a stage run once, cold: no CUDA graph advice, the excess ov
 	awk "NR == FNR { e = \$1; next } { d = \$1 - e; if (d < -1 || d > 1) exit 1 }" expect saving
 '
 
+# 2. A two-H200 torchrun capture (h200-tp/tps_*): the kernel tables hold
+# one process's kernels (procs.tsv's "# kernels:") beside a stage table of
+# both ranks; each says which process and GPU, as procs.tsv pairs them.
+test_expect_success 'a 2-GPU run: every kernel table names its process and GPU' '
+	lpmake RUN=tps "IMPORT=$(echo "$TP"/tps_*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 \
+		stakeholder_summary.md kernels.md >/dev/null &&
+	pid=$(sed -n "s/^# kernels: //p" "$S2/tps/procs.tsv") && test -n "$pid" &&
+	dev=$(table "$S2/tps/procs.tsv" pid device | awk -F"\t" -v p=$pid "\$1 == p { print \$2 }") &&
+	test "$dev" = "NVIDIA H200 (0)" &&
+	want="process $pid on $dev only" &&
+	test_grep -F "# source: " "$S2/tps/aggregates.tsv" | test_grep -F "$want" &&
+	table "$S2/tps/aggregates.tsv" metric source | grep "profiled stage" >rows &&
+	test $(wc -l <rows) = 2 && test $(grep -cF "$want" rows) = 2 &&
+	test_grep -F "# source: " "$S2/tps/operators.tsv" | test_grep -F "$want" &&
+	test_grep -F "# source: " "$S2/tps/top_kernels.tsv" | test_grep -F "$want" &&
+	sed -n 3p "$S2/tps/kernels.md" | test_grep -F "$want" &&
+	for t in Aggregates "Top Operators" "Top Kernels"; do
+		sed -n "/^## $t\$/,/^## /p" "$S2/tps/stakeholder_summary.md" | grep -F "$want" >/dev/null || return 1
+	done
+'
+
 test_done

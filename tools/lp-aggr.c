@@ -115,9 +115,11 @@ load_stage(struct lp_tsv *t, const char *kname, struct stage *s)
 }
 
 static void
-emit_meta(const char *gpath, const char *apath, const char *mpath,
-    const char *kname)
+emit_meta(const struct lp_tsv *t, const char *gpath, const char *apath,
+    const char *mpath, const char *kname)
 {
+	const char *pc = lp_tsv_comment(t, "process");
+
 	static const struct lp_col cols[] = {
 		{ "metric", "Metric", "text" }, { "value", "Value", "q" },
 		{ "unit", "Unit", "hide" }, { "source", "Source", "text" },
@@ -125,10 +127,11 @@ emit_meta(const char *gpath, const char *apath, const char *mpath,
 
 	lp_tab_meta(out, "title", "Aggregates");
 	lp_tab_meta(out, "tool", "lp-aggr");
-	lp_tab_meta(out, "source", "nsys reports (%s%s%s%s%s) and %s",
+	lp_tab_meta(out, "source", "nsys reports (%s%s%s%s%s) and %s%s%s%s",
 	    gpath ? gpath : "no cuda_gpu_kern_sum", ", ", apath ? apath :
 	    "no cuda_api_sum", ", ", mpath ? mpath : "no cuda_gpu_mem_time_sum",
-	    kname);
+	    kname, pc ? " (the profiled stage's rows: process " : "", pc ? pc :
+	    "", pc ? ")" : "");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 }
 
@@ -167,6 +170,9 @@ emit_stage(const struct lp_tsv *t, const char *kname, const struct stage *s)
 
 	lp_sb_printf(&b, "%s (%s)", kname, lp_tsv_comment(t, "time") ?
 	    lp_tsv_comment(t, "time") : "nsys");
+	/* a multi-GPU run's kernel tables show one process: say which */
+	if (lp_tsv_comment(t, "process"))
+		lp_sb_printf(&b, "; process %s", lp_tsv_comment(t, "process"));
 	row("GPU kernel time, profiled stage", s->time, "ns", lp_sb_str(&b));
 	row("Distinct kernels, profiled stage", (double)s->kernels, "count",
 	    lp_sb_str(&b));
@@ -268,7 +274,7 @@ main(int argc, char **argv)
 	lp_tsv_open(&t, fp, kname);
 	lp_tab_expect(&t, "lp-kernjoin");
 	load_stage(&t, kname, &st);
-	emit_meta(gpath, apath, mpath, kname);
+	emit_meta(&t, gpath, apath, mpath, kname);
 	emit_capture(gpath);
 	emit_stage(&t, kname, &st);
 	emit_api(apath);

@@ -15,7 +15,7 @@
 #include "nsight.h"
 
 static const char synopsis[] =
-    "lp-kernjoin [-d demangled.csv] [-H hostside.tsv] [-M label] "
+    "lp-kernjoin [-d demangled.csv] [-G gpu] [-H hostside.tsv] [-M label] "
     "[-m metrics.tsv] [-P PID] [-r RANGE] [-T label] [file]";
 
 /* Sums over the profiled launches, carried from lp-ncu2tsv's columns:
@@ -193,7 +193,7 @@ read_ncu(struct ncuset *ns, const char *path)
 }
 
 struct opts {
-	const char *dpath, *mpath, *range, *pid, *tlabel, *mlabel;
+	const char *dpath, *mpath, *range, *pid, *gpu, *tlabel, *mlabel;
 };
 
 /* The join: nsys's kernels (ks), their display names, the ncu records
@@ -289,9 +289,10 @@ emit_meta(FILE *out, const struct join *j, const struct opts *o)
 	if (o->range)
 		lp_tab_meta(out, "range", "%s", o->range);
 	if (o->pid)
-		lp_tab_meta(out, "process", "%s only, one rank of a multi-GPU "
-		    "run (which and why: procs.tsv; every rank: ranks.tsv)",
-		    o->pid);
+		lp_tab_meta(out, "process", "%s%s%s only, one rank of a "
+		    "multi-GPU run (which and why: procs.tsv; every rank: "
+		    "ranks.tsv)", o->pid, o->gpu ? " on " : "", o->gpu ?
+		    o->gpu : "");
 	if (o->dpath)
 		lp_tab_meta(out, "names", "demangled names from %s%s", o->dpath,
 		    j->ambiguous ? "; kernels with statistics equal to "
@@ -428,9 +429,10 @@ main(int argc, char **argv)
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "d:H:hM:m:P:r:T:")) != -1) {
+	while ((c = getopt(argc, argv, "d:G:H:hM:m:P:r:T:")) != -1) {
 		switch (c) {
 		case 'd': o.dpath = optarg; break;
+		case 'G': o.gpu = *optarg ? optarg : NULL; break;
 		case 'H': hpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
@@ -445,6 +447,8 @@ main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		lp_usage(synopsis);
+	if (o.gpu && !o.pid)
+		lp_die(LP_EXIT_USAGE, "-G needs -P: the process on that GPU");
 	if (hpath && !o.range)
 		lp_die(LP_EXIT_USAGE, "-H needs -r: the stage's range");
 	if (hpath)

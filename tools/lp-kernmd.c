@@ -87,6 +87,7 @@ emit_source(const struct lp_tsv *t, const char *name, int ncu_time)
 	const char *metrics = lp_tsv_comment(t, "metrics");
 	const char *match = lp_tsv_comment(t, "match");
 	const char *nmsrc = lp_tsv_comment(t, "names");
+	const char *pc = lp_tsv_comment(t, "process");
 	struct lp_sb b = { 0 };
 
 	puts("# Top GPU kernels\n");
@@ -102,6 +103,11 @@ emit_source(const struct lp_tsv *t, const char *name, int ncu_time)
 		if (range) {
 			lp_sb_adds(&b, ", NVTX range ");
 			lp_md_code(&b, range, 0);
+		}
+		/* one rank of a multi-GPU run: say which */
+		if (pc) {
+			lp_sb_adds(&b, "; process ");
+			lp_md_inline(&b, pc, 0);
 		}
 		lp_sb_adds(&b, "; ");
 		if (metrics) {

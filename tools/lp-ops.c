@@ -100,13 +100,15 @@ emit_meta(const struct lp_tsv *t, const char *name, const char *opath)
 	};
 	const char *tc = lp_tsv_comment(t, "time");
 	const char *rc = lp_tsv_comment(t, "range");
+	const char *pc = lp_tsv_comment(t, "process");
 
 	lp_tab_meta(out, "title", "Top Operators");
 	lp_tab_meta(out, "tool", "lp-ops");
-	lp_tab_meta(out, "source", "the kernels of %s (%s%s%s), grouped by "
+	lp_tab_meta(out, "source", "the kernels of %s (%s%s%s%s%s), grouped by "
 	    "the classes of %s (base names, first match wins)", name,
 	    tc ? tc : "nsys", rc ? ", NVTX range " : ", the whole capture: no "
-	    "NVTX range", rc ? rc : "", opath);
+	    "NVTX range", rc ? rc : "", pc ? "; process " : "", pc ? pc : "",
+	    opath);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 }
 

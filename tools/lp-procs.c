@@ -489,9 +489,12 @@ shown_process(const struct proc *p, size_t np, long device,
 }
 
 static void
-emit_meta(const struct st *t, const struct opts *o, size_t np,
-    const char *found, const char *shown, const char *shown_why)
+emit_meta(const struct st *t, const struct opts *o, const struct proc *p,
+    size_t np, const char *found, const char *shown, const char *shown_why)
 {
+	const char *sdev = NULL;
+	size_t i;
+
 	static const struct lp_col cols[] = {
 		{ "pid", "Process", "text" }, { "device", "GPU", "text" },
 		{ "profiled", "Profiled by ncu", "text" },
@@ -513,10 +516,17 @@ emit_meta(const struct st *t, const struct opts *o, size_t np,
 	lp_tab_meta(out, "processes", "%zu", np);
 	if (found)
 		lp_tab_meta(out, "profiled", "%s", found);
+	for (i = 0; shown && i < np; i++)
+		if (!strcmp(p[i].pid, shown))
+			sdev = p[i].dev;
 	if (shown) {
+		/* the GPU too: the kernel tables say whose kernels they show */
 		lp_tab_meta(out, "kernels", "%s", shown);
-		lp_tab_meta(out, "note", "the kernel tables show process %s "
-		    "alone, %s; every process: ranks.tsv", shown, shown_why);
+		if (sdev)
+			lp_tab_meta(out, "kernels_gpu", "%s", sdev);
+		lp_tab_meta(out, "note", "the kernel tables show process %s%s%s "
+		    "alone, %s; every process: ranks.tsv", shown, sdev ?
+		    " on " : "", sdev ? sdev : "", shown_why);
 	}
 	lp_tab_meta(out, "omit", "an input of ranks.tsv and the kernel tables");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
@@ -602,7 +612,7 @@ main(int argc, char **argv)
 	found = profiled(p, np, known, &o);
 	shown = shown_process(p, np, o.device, found, &shown_why);
 
-	emit_meta(&t, &o, np, found, shown, shown_why);
+	emit_meta(&t, &o, p, np, found, shown, shown_why);
 	emit_rows(p, np, found, o.device);
 	free_state(&t, p, np);
 	lp_tab_done(out);

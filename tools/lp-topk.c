@@ -90,12 +90,14 @@ emit_meta(const struct lp_tsv *t, const char *name, const char *rpath)
 	const char *tc = lp_tsv_comment(t, "time");
 	const char *rc = lp_tsv_comment(t, "range");
 	const char *mc = lp_tsv_comment(t, "metrics");
+	const char *pc = lp_tsv_comment(t, "process");
 
 	lp_tab_meta(out, "title", "Top Kernels");
 	lp_tab_meta(out, "tool", "lp-topk");
-	lp_tab_meta(out, "source", "%s: time and calls from %s%s%s; SOL %% "
+	lp_tab_meta(out, "source", "%s: time and calls from %s%s%s%s%s; SOL %% "
 	    "from %s%s%s", name, tc ? tc : "nsys", rc ? ", NVTX range " :
-	    ", the whole capture (no NVTX range)", rc ? rc : "", mc ? mc :
+	    ", the whole capture (no NVTX range)", rc ? rc : "", pc ?
+	    "; process " : "", pc ? pc : "", mc ? mc :
 	    "no ncu step in this run", rpath ? "; class from " : "",
 	    rpath ? rpath : "");
 	lp_tab_meta(out, "note", "Share is of all %s kernels' time. The "
