@@ -48,4 +48,23 @@ test_expect_success 'a 2-GPU run: every kernel table names its process and GPU' 
 	done
 '
 
+# 3. The balanced two-H200 capture (h200-tp/tpm_*): GPU 0 spends 32.555 ms
+# in the same 73 all-reduces that take 9.647 ms on GPU 1 (whole capture):
+# it waits for the other rank, which overlap cannot remove.  The finding
+# says so, and saves at most the fastest GPU's communication time, taken
+# here from overlap.tsv (recomputed from the trace by t0018).
+test_expect_success 'a collective far slower on one GPU: that rank waits, the saving is the fastest rank'"'"'s' '
+	lpmake RUN=tpm "IMPORT=$(echo "$TP"/tpm_*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 \
+		stakeholder_summary.md >/dev/null &&
+	table "$S2/tpm/overlap.tsv" device comm_kernels comm_ns >ov &&
+	test $(cut -f2 ov | sort -u | wc -l) = 1 &&
+	fast=$(sort -t"	" -k3,3n ov | sed -n "1s/.*	//p") &&
+	test "$fast" = 9646814 &&
+	table "$S2/tpm/findings.tsv" rule saving_ns finding next_step | grep "^communication	" >got &&
+	test $(wc -l <got) = 1 &&
+	test_grep "^communication	$fast	Communication is 89.1% of the kernel time on NVIDIA H200 (0), but the same collectives take 9.647 ms on NVIDIA H200 (1) against 32.555 ms here (3.37x): NVIDIA H200 (0) waits in them for a slower rank" got &&
+	test_grep "overlap cannot remove a wait" got &&
+	! grep "Otherwise overlap" got
+'
+
 test_done

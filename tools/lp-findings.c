@@ -1013,10 +1013,47 @@ communication(const struct tab *o, const struct tab *k)
 			continue;
 		double share = cell(o, i, "comm_pct"), ov = cell(o, i,
 		    "overlap_pct"), ex = cell(o, i, "exposed_ns");
+		double comm = cell(o, i, "comm_ns"), fast = NAN;
+		size_t fj = 0;
 		struct f *x;
 
 		if (!(share >= 25) || !(ov < 50))
 			continue;
+		/* the same collectives (as many communication kernels) far
+		 * faster on another GPU: this one waits in them for a slower
+		 * rank, which overlap cannot remove */
+		for (j = 0; j < o->n; j++)
+			if (j != i && cell(o, j, "comm_kernels") == cell(o, i,
+			    "comm_kernels") && cell(o, j, "comm_ns") > 0 &&
+			    (isnan(fast) || cell(o, j, "comm_ns") < fast)) {
+				fast = cell(o, j, "comm_ns");
+				fj = j;
+			}
+		if (fast > 0 && comm >= 2 * fast) {
+			x = add("communication", ex < fast ? ex : fast, o->path,
+			    "Find what delays the other ranks before the "
+			    "collectives (the ranks table: a straggler, an "
+			    "uneven shard, host work only they do) and balance "
+			    "it: overlap cannot remove a wait. Overlapping the "
+			    "collectives with compute (async all-reduce on a "
+			    "side stream, bucketing) saves at most the fastest "
+			    "rank's communication time.",
+			    "Communication is %.3g%% of the kernel time on %s, "
+			    "but the same collectives take %.3f ms on %s against "
+			    "%.3f ms here (%.3gx): %s waits in them for a slower "
+			    "rank (load imbalance or a straggler on the other "
+			    "rank), not for the transfer.", share, text(o, i,
+			    "device"), ms(fast), text(o, fj, "device"), ms(comm),
+			    comm / fast, text(o, i, "device"));
+			ev(x, "%.0f communication kernels on each GPU; %.3f ms of "
+			    "communication kernels here, %.3f ms exposed (%.3g%% "
+			    "overlapped), %.3f ms of compute (whole capture); "
+			    "saving: at most the fastest rank's communication "
+			    "time (%s)", cell(o, i, "comm_kernels"), ms(comm),
+			    ms(ex), ov, ms(cell(o, i, "compute_ns")), text(o, fj,
+			    "device"));
+			continue;
+		}
 		x = add("communication", ex, o->path, "Where the share is far "
 		    "above the other GPUs', this one waits for a straggler (the "
 		    "ranks table). Otherwise overlap the collectives with compute "
