@@ -189,6 +189,9 @@ test_expect_success 'stage tables unchanged beside op ranges: the same exports w
 	for t in stages steps hostside ranks kernels mfu mbu overlap roofline top_kernels findings; do
 		grep -v "^#" "$S2/ops/$t.tsv" | sed "s#/s2/ops/#/s2/RUN/#g" >a &&
 		grep -v "^#" "$S2/noops/$t.tsv" | sed "s#/s2/noops/#/s2/RUN/#g" >b &&
+		# findings about host time add that the op ranges slow it (t0045)
+		sed -i -e "s/ The capture.s [0-9]* PyTorch op ranges (OPS=aten, nsys --pytorch=autograd-shapes-nvtx) slow this host time themselves\.//" \
+			-e "s/	Capture the stage again without the op ranges (no OPS=aten) before acting on this: they stretch wall times 1.6 to 1.8x (lp(7)), so the host time and the saving here are the capture.s, not the workload.s\. /	/" a &&
 		test_cmp b a || return 1
 	done &&
 	! grep -q "aten::" "$S2/ops/stages.tsv" "$S2/ops/steps.tsv" &&

@@ -67,4 +67,20 @@ test_expect_success 'a collective far slower on one GPU: that rank waits, the sa
 	! grep "Otherwise overlap" got
 '
 
+# 4. The Llama captured with PyTorch op ranges (h100-aten/llama_*, OPS=aten):
+# the ranges slow the host themselves (wall times 1.6 to 1.8x, lp(7)), so
+# every host-time finding says so, with the capture's count of op ranges,
+# and asks for a capture without them first.
+test_expect_success 'op ranges: every host-time finding says they slow the host' '
+	lpmake RUN=al "IMPORT=$(ls "$FIX"/h100-aten/llama_*.csv | grep -v plain | tr "\n" " ")" MODEL=hf-llama \
+		findings.tsv >/dev/null &&
+	n=$(grep -c "op_id = " "$FIX/h100-aten/llama_nvtx_sum.csv") &&
+	table "$S2/al/findings.tsv" rule finding next_step |
+		grep -E "^(launch-bound|cold-call|host-sync|graph-bound)	" >got &&
+	test $(wc -l <got) -ge 2 &&
+	test $(grep -c "The capture.s $n PyTorch op ranges (OPS=aten, nsys --pytorch=autograd-shapes-nvtx) slow this host time themselves.	Capture the stage again without the op ranges" got) = $(wc -l <got) &&
+	lpmake RUN=alp "IMPORT=$(echo "$FIX"/h100-aten/llama_plain_*.csv)" MODEL=hf-llama findings.tsv >/dev/null &&
+	! grep "op ranges" "$S2/alp/findings.tsv"
+'
+
 test_done

@@ -207,6 +207,8 @@ emit_meta(const struct st *s, const char *spath, const char *kpath,
 		lp_tab_meta(out, "note", "Other NVTX ranges in the capture, "
 		    "not configured as stages: %s%s.", lp_sb_str(&other),
 		    s->more ? " and more" : "");
+	if (s->nops)	/* for lp-findings: op ranges slow the host */
+		lp_tab_meta(out, "op_ranges", "%.0f", s->nops);
 	if (s->nops)
 		lp_tab_meta(out, "note", "%.0f PyTorch op ranges in nvtx_sum "
 		    "(nsys --pytorch=autograd-shapes-nvtx): not stages; the GPU "
