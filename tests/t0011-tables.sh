@@ -52,7 +52,7 @@ test_expect_success 'roofline: kernels ncu did not profile say so; a missing cou
 	lp-ncu2tsv "$FIX/h200-live/n2.csv" >m2.tsv &&
 	lp-kernjoin -m m2.tsv "$FIX/h200-live/t1_cuda_gpu_kern_sum_mangled.csv" >k2.tsv &&
 	lp-roofline -g "$TRASH/gpu.tsv" k2.tsv >r2.tsv &&
-	test_grep "^# missing: roofline points for [0-9]* profiled kernels: their ncu export lacks" r2.tsv &&
+	test_grep "^# missing: roofline points for [0-9]* profiled kernels: their ncu export has their DRAM bytes (the table gives their DRAM figures) but lacks FLOP counters" r2.tsv &&
 	rows r2.tsv | grep rmsnorm | cut -f4 >got &&
 	echo "n/a because the ncu export lacks the tensor-core counters (sm__ops_path_tensor_src_*)" >expect &&
 	test_cmp expect got

@@ -83,4 +83,28 @@ test_expect_success 'op ranges: every host-time finding says they slow the host'
 	! grep "op ranges" "$S2/alp/findings.tsv"
 '
 
+# 5. The tinyllm ncu export with DRAM bytes and the SASS counters but no
+# tensor-core counters (h200-live/n2.csv, rmsnorm's 3 launches) with its
+# capture (t1_*): roofline.tsv gives the DRAM figures it has (bytes and
+# time per launch, achieved bandwidth, % of gpu.tsv's), recomputed from
+# lp-ncu2tsv's metrics, n/a only for what needs the FLOPs.
+test_expect_success 'an export without tensor counters: its DRAM figures, n/a only for the FLOPs' '
+	lpmake RUN=n2 "IMPORT=$(echo "$FIX"/h200-live/t1_*.csv) $FIX/h200-live/n2.csv" MODEL=tinyllm \
+		stakeholder_summary.md >/dev/null &&
+	table "$S2/n2/ncu/metrics.tsv" kernel launches gpu_time_ns dram_bytes flops_tensor | grep "^_Z7rmsnormPfii	" >m &&
+	test "$(cut -f5 m)" = "" &&
+	bw=$(table "$S2/n2/gpu.tsv" path peak | sed -n "s/^dram	//p") &&
+	awk -F"\t" -v bw=$bw "{ b = \$4 / \$2; t = \$3 / \$2
+		printf \"%.0f\t%.1f\t%.4g\t%.4g\n\", b, t, b / (t * 1e-9), 100 * b / (t * 1e-9) / bw }" m >expect &&
+	table "$S2/n2/roofline.tsv" kernel precision flop_per_launch dram_bytes_per_launch ncu_ns_per_launch \
+		ai bytes_per_s roof_pct dram_pct | grep "^rmsnorm" >row &&
+	cut -f4,5 row >got1 && cut -f1,2 expect >e1 && test_cmp e1 got1 &&
+	awk -F"\t" "NR == FNR { b = \$3; p = \$4; next }
+		{ d = \$7 / b - 1; e = \$9 / p - 1; exit !(d < 1e-3 && d > -1e-3 && e < 1e-3 && e > -1e-3) }" expect row &&
+	test "$(cut -f2 row)" = "n/a because the ncu export lacks the tensor-core counters (sm__ops_path_tensor_src_*)" &&
+	test "$(cut -f3,6,8 row)" = "n/a	n/a	n/a" &&
+	! grep "lacks the FLOP or DRAM-byte" "$S2/n2/roofline.tsv" "$S2/n2/stakeholder_summary.md" &&
+	test_grep "^# missing: roofline points for 1 profiled kernels: their ncu export has their DRAM bytes" "$S2/n2/roofline.tsv"
+'
+
 test_done

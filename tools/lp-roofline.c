@@ -490,7 +490,7 @@ static void
 emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
     const struct lp_peaks *pk, const struct shapes *sh)
 {
-	size_t i, nocount = 0, tonly = 0;
+	size_t i, nocount = 0, nobytes = 0, tonly = 0;
 	double launches = 0;
 
 	for (i = 0; i < sh->n; i++)
@@ -500,8 +500,10 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 		if (ks[i].metrics && !ks[i].have_flop && ks[i].have_tensor &&
 		    ks[i].tensor > 0)
 			tonly++;
-		if (ks[i].metrics && (!ks[i].have_flop || !ks[i].have_bytes) &&
-		    !(ks[i].have_tensor && ks[i].tensor > 0 && ks[i].have_bytes))
+		if (ks[i].metrics && !ks[i].have_bytes)
+			nobytes++;
+		else if (ks[i].metrics && !ks[i].have_flop &&
+		    !(ks[i].have_tensor && ks[i].tensor > 0))
 			nocount++;
 	}
 	lp_tab_meta(out, "title", "Roofline");
@@ -529,12 +531,20 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 		lp_tab_meta(out, "note", "FLOPs: %zu points count tensor-core "
 		    "FLOPs only: their ncu export lacks the SASS counters of "
 		    "CUDA-core work (flop_counters says which)", tonly);
+	if (nobytes)
+		lp_tab_meta(out, "missing", "roofline points for %zu profiled "
+		    "kernels: their ncu export lacks the DRAM-byte counters "
+		    "(dram__bytes.sum); profile them with those counters (lp's "
+		    "default ncu preset has them; ncu --set roofline for an "
+		    "export to import)", nobytes);
 	if (nocount)
 		lp_tab_meta(out, "missing", "roofline points for %zu profiled "
-		    "kernels: their ncu export lacks the FLOP or DRAM-byte "
-		    "counters; profile them with those counters (lp's default "
-		    "ncu preset has them; ncu --set roofline for an export to "
-		    "import)", nocount);
+		    "kernels: their ncu export has their DRAM bytes (the table "
+		    "gives their DRAM figures) but lacks FLOP counters "
+		    "(roofline.tsv's precision column names which); profile "
+		    "them with those counters (lp's default ncu preset has "
+		    "them; ncu --set roofline for an export to import)",
+		    nocount);
 	if (SH.idx) {
 		double cov = 0;
 		size_t nm = 0;
@@ -662,13 +672,32 @@ roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
 	if (!k->have_flop && k->have_tensor && k->tensor > 0 &&
 	    k->have_bytes)
 		flop = k->tensor;
-	else if (!k->have_flop || !k->have_bytes) {
-		lp_row_na(r, "the ncu export lacks %s",
-		    !k->have_bytes ? "dram__bytes.sum" :
-		    !k->have_f[LP_FP_TC_FP16] ?
+	else if (!k->have_bytes) {
+		lp_row_na(r, "the ncu export lacks dram__bytes.sum");
+		return;
+	} else if (!k->have_flop) {
+		/* the DRAM bytes are there: their figures, n/a only for what
+		 * needs the FLOPs */
+		lp_row_na(r, "the ncu export lacks %s", !k->have_f[LP_FP_TC_FP16] ?
 		    "the tensor-core counters (sm__ops_path_tensor_src_*)" :
 		    "the SASS FLOP counters (sm__sass_thread_inst_executed_"
 		    "op_*)");
+		lp_row_text(r, "n/a");
+		lp_row_num(r, k->bytes, 0);
+		lp_row_num(r, k->ns, 1);
+		lp_row_text(r, "n/a");
+		lp_row_text(r, "n/a");
+		if (!(k->ns > 0)) {
+			lp_row_na(r, "ncu measured no duration");
+			return;
+		}
+		lp_row_g(r, k->bytes / (k->ns * 1e-9));
+		while (r->n < 14)	/* peak_flop_per_s to roof_pct */
+			lp_row_text(r, "n/a");
+		if (pk->bw > 0)
+			dram_pct(r, k->bytes / (k->ns * 1e-9), pk->bw);
+		else
+			lp_row_na(r, "%s (DRAM bandwidth)", pk->why);
 		return;
 	}
 	dom = dominant(k);
