@@ -107,4 +107,24 @@ test_expect_success 'an export without tensor counters: its DRAM figures, n/a on
 	test_grep "^# missing: roofline points for 1 profiled kernels: their ncu export has their DRAM bytes" "$S2/n2/roofline.tsv"
 '
 
+# 6. The prefill GEMMs' ncu export (h200-prefill/tpre_ncu_raw.csv) without
+# its launch__occupancy_limit_* columns, as an export without the
+# LaunchStats and Occupancy sections (ncu --set roofline) has it: the
+# CTAs one SM holds, so the waves, are unknown, and no finding may say
+# the kernel runs on a full GPU.
+test_expect_success 'waves unknown: no "with a full GPU", the launch statistics asked for' '
+	A "{ n = csv(\$0, f); if (NR == 1) for (i = 1; i <= n; i++) drop[i] = f[i] ~ /^launch__occupancy_limit_/
+		s = \"\"; for (i = 1; i <= n; i++) if (!drop[i]) { g = f[i]; gsub(/\"/, \"\\\"\\\"\", g); s = s (s == \"\" ? \"\" : \",\") \"\\\"\" g \"\\\"\" }
+		print s }" "$FIX/h200-prefill/tpre_ncu_raw.csv" >tpre_ncu_raw.csv &&
+	test $(head -1 tpre_ncu_raw.csv | grep -o launch__occupancy_limit_ | wc -l) = 0 &&
+	test $(wc -l <tpre_ncu_raw.csv) = $(wc -l <"$FIX/h200-prefill/tpre_ncu_raw.csv") &&
+	lpmake RUN=prex "IMPORT=$(ls "$FIX"/h200-prefill/tpre_*.csv | grep -v ncu_raw | tr "\n" " ") $PWD/tpre_ncu_raw.csv" \
+		MODEL=torch-decoder STAGE=prefill findings.tsv >/dev/null &&
+	table "$S2/prex/roofline.tsv" class why | grep -c "^below roof	.*waves unknown" >n && test $(cat n) -ge 4 &&
+	table "$S2/prex/findings.tsv" rule finding next_step | grep "^below-roof	" >got &&
+	test $(wc -l <got) -ge 4 &&
+	! grep "full GPU\." got &&
+	test $(grep -c "whether it fills the GPU is not known (waves unknown: the export lacks the launch statistics)" got) = $(wc -l <got)
+'
+
 test_done

@@ -788,6 +788,21 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 		    "graphs.",
 		    "%s%s reaches only %.3g%% of its %s roof.", code(p->name),
 		    p->sh, p->frac, p->roof);
+	/* roofline.tsv's "below roof" without ", GPU filled": no launch
+	 * statistics, so whether it fills the GPU is not known */
+	if (!strstr(p->cls, "filled"))
+		return add("below-roof", save, path,
+		    "Profile it with the launch statistics (ncu's LaunchStats "
+		    "and Occupancy sections; lp's default preset has them) to "
+		    "see whether it fills the GPU: under a wave it needs more "
+		    "work per launch (larger batch, fusion, split-K); with a "
+		    "full GPU, look at its stall reasons and memory access "
+		    "pattern (NCU_PRESET=high) and the library's choice of "
+		    "kernel for this shape.",
+		    "%s%s reaches only %.3g%% of its %s roof; whether it fills "
+		    "the GPU is not known (waves unknown: the export lacks the "
+		    "launch statistics).", code(p->name), p->sh, p->frac,
+		    p->roof);
 	return add("below-roof", save, path,
 	    "The GPU is full, yet the kernel is far from its roof: "
 	    "look at its stall reasons and memory access pattern "
