@@ -69,8 +69,8 @@ test_expect_success 'roofline.tsv: the LM head is alignment-limited, not under-f
 	test $(wc -l <got) = 1 &&
 	test "$(cut -f2,3 got)" = "3.03	alignment-limited" &&
 	grep -F "the model'"'"'s vocab 50257 is not a multiple of 8" got &&
-	# 9,890,168,832 / (2 x 768 x 50257) = 128.1 rows for 64 tokens
-	grep -F "2 x 128.1 rows x 768 x 50257 (64 tokens a forward" got
+	# 9,890,168,832 = 2 x 128 x 768 x 50304: both M and N padded (t0045)
+	grep -F "2 x 128 x 768 x 50304: N, the vocabulary 50257, padded to 50304, and M, 64 tokens a forward, padded to 128 rows" got
 '
 
 test_expect_success 'findings: the LM head finding names the vocabulary; under-filled ones are under a wave' '

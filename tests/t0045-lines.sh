@@ -127,4 +127,19 @@ test_expect_success 'waves unknown: no "with a full GPU", the launch statistics 
 	test $(grep -c "whether it fills the GPU is not known (waves unknown: the export lacks the launch statistics)" got) = $(wc -l <got)
 '
 
+# 7. GPT-2's LM head (h100-hostside/gpt2_ncu_raw.csv: cutlass 128x128
+# tiles, 64 tokens, hidden 768, vocabulary 50257): ncu counts
+# 9,890,168,832 FLOPs = 2 x 128 x 768 x 50304, the padding in N (50257 ->
+# 50304) as well as in M (64 -> 128); it was explained as 128.1 rows.
+test_expect_success 'the LM head'"'"'s padding is named in the dimension that has it' '
+	lpmake RUN=hg "IMPORT=$(ls "$HS"/gpt2_*.csv | grep -v ncu_raw_mangled | tr "\n" " ")" MODEL=hf-gpt2 \
+		STAGE=prefill findings.tsv >/dev/null &&
+	table "$S2/hg/roofline.tsv" kernel flop_per_launch why | grep -F align1 >got &&
+	test $(wc -l <got) = 1 &&
+	test "$(cut -f2 got)" = $((2 * 128 * 768 * 50304)) &&
+	test $((2 * 128 * 768 * 50304)) = 9890168832 &&
+	grep -F "ncu'"'"'s count is 2 x 128 x 768 x 50304: N, the vocabulary 50257, padded to 50304, and M, 64 tokens a forward, padded to 128 rows (the tiles'"'"' padding)" got &&
+	! grep -F -e "128.1 rows" -e "rows are padded" got
+'
+
 test_done

@@ -586,16 +586,47 @@ why_alignment(struct lp_sb *w, const struct k *k, int al, double flop)
 	for (d = 0; d < 3 && dims[d].key; d++)
 		lp_sb_printf(w, "%s%s %.0f is not a multiple of 8",
 		    d ? ", " : "; the model's ", dims[d].key, dims[d].v);
-	/* the LM head: its FLOPs are 2 x rows x hidden x vocab; more rows
-	 * than tokens are the tiles' padding */
-	if (dims[0].key && !strcmp(dims[0].key, "vocab") && mhidden > 0) {
-		double rows = flop / (2 * mhidden * dims[0].v);
+	/* the LM head: its FLOPs are 2 x M x hidden x N, M the rows (tokens)
+	 * and N the vocabulary, each rounded up to the tiles: the padded N
+	 * is the vocabulary rounded up to a tile width that leaves a whole
+	 * M, so the padding is named in the dimension that has it */
+	if (dims[0].key && !strcmp(dims[0].key, "vocab") && mhidden > 0 &&
+	    mtokens > 0) {
+		static const double tiles[] = { 256, 128, 64, 32, 16, 8 };
+		double v = dims[0].v, np = 0, m = 0;
+		size_t t;
 
-		if (rows >= 1 && mtokens > 0 && rows < 4 * mtokens + 256)
+		for (t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+			double n = ceil(v / tiles[t]) * tiles[t];
+			double r = flop / (2 * mhidden * n);
+
+			if (fabs(r - round(r)) < 1e-6 * r && round(r) >= mtokens &&
+			    round(r) < 4 * mtokens + 256) {
+				np = n;
+				m = round(r);
+				break;
+			}
+		}
+		if (np > 0) {
+			lp_sb_printf(w, "; as the LM head, ncu's count is 2 x "
+			    "%.0f x %.0f x %.0f: N, the vocabulary %.0f, ", m,
+			    mhidden, np, v);
+			if (np > v)
+				lp_sb_printf(w, "padded to %.0f", np);
+			else
+				lp_sb_adds(w, "not padded");
+			lp_sb_printf(w, ", and M, %.0f tokens a forward, ",
+			    mtokens);
+			if (m > mtokens)
+				lp_sb_printf(w, "padded to %.0f rows", m);
+			else
+				lp_sb_adds(w, "not padded");
+			lp_sb_adds(w, " (the tiles' padding)");
+		} else if (flop > 2 * mhidden * v * mtokens)
 			lp_sb_printf(w, "; as the LM head, ncu's count is "
-			    "2 x %.4g rows x %.0f x %.0f (%.0f tokens a "
-			    "forward; more rows are padded tiles)", rows,
-			    mhidden, dims[0].v, mtokens);
+			    "%.4gx 2 x %.0f tokens x %.0f x %.0f: padded tiles, "
+			    "in which dimension not known", flop / (2 * mhidden *
+			    v * mtokens), mtokens, mhidden, v);
 	}
 }
 
