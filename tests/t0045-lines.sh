@@ -142,4 +142,28 @@ test_expect_success 'the LM head'"'"'s padding is named in the dimension that ha
 	! grep -F -e "128.1 rows" -e "rows are padded" got
 '
 
+# 8. Eager against torch.compile (h100-graphs/e1_*, c1_*): 6 kernels vanish
+# and 11 Triton kernels appear.  The "Vanished:" and "Appeared:" notes and
+# the verdict's lists name at most 5 (the largest changes, as the table
+# shows them) and count the rest, each a row of compare.tsv.
+test_expect_success 'compare: the lists of kernels that vanished or appeared are capped' '
+	for r in e1 c1; do
+		lpmake RUN=$r "IMPORT=$(echo "$FIX"/h100-graphs/${r}_*.csv)" MODEL=torch-decoder \
+			stakeholder_summary.md >/dev/null || return 1
+	done &&
+	lpmake RUN=c1 BASE=e1 compare.md >/dev/null &&
+	table "$S2/c1/compare.tsv" kernel status >rows &&
+	test $(grep -c "	vanished\$" rows) = 6 && test $(grep -c "	appeared\$" rows) = 11 &&
+	grep "^Appeared: " "$S2/c1/compare.md" >ap &&
+	test $(grep -o "\`[^\`]*\`" ap | wc -l) = 5 &&
+	test_grep " and 6 more (each a row of the table)\.\$" ap &&
+	grep "^Vanished " "$S2/c1/compare.md" >va &&
+	test $(grep -o "\`[^\`]*\`" va | wc -l) = 5 &&
+	test_grep " and 1 more (each a row of the table)\.\$" va &&
+	grep -F "11 kernels appeared" "$S2/c1/compare.md" >vd &&
+	test $(grep -o "launches)" vd | wc -l) = 5 &&
+	test_grep -F "and 6 more (each a row of compare.tsv)" vd &&
+	for f in ap va vd; do test $(wc -c <$f) -lt 600 || return 1; done
+'
+
 test_done

@@ -303,19 +303,38 @@ struct moved {
 	size_t ngone, ncame;
 };
 
+/* At most this many names a list; the rest are counted (each is a row). */
+enum { MOVED_MAX = 5 };
+
 static void
-list_moved(struct moved *m, const struct set *s)
+moved_add(struct lp_sb *b, size_t *n, const char *name)
+{
+	if (*n < MOVED_MAX) {
+		lp_sb_adds(b, *n ? ", " : "");
+		lp_md_code(b, name, 0);
+	}
+	++*n;
+}
+
+/* The names as the table shows them (shown[i] for row i: every kernel
+ * that vanished or appeared is a row), largest change first. */
+static void
+list_moved(struct moved *m, const struct set *s, size_t nrows,
+    char *const *shown)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++)
-		if (!s->k[i].in[1]) {
-			lp_sb_adds(&m->gone, m->ngone++ ? ", " : "");
-			lp_md_code(&m->gone, s->k[i].name, 0);
-		} else if (!s->k[i].in[0]) {
-			lp_sb_adds(&m->came, m->ncame++ ? ", " : "");
-			lp_md_code(&m->came, s->k[i].name, 0);
-		}
+	for (i = 0; i < nrows; i++)
+		if (!s->k[i].in[1])
+			moved_add(&m->gone, &m->ngone, shown[i]);
+		else if (!s->k[i].in[0])
+			moved_add(&m->came, &m->ncame, shown[i]);
+	if (m->ngone > MOVED_MAX)
+		lp_sb_printf(&m->gone, " and %zu more (each a row of the table)",
+		    m->ngone - MOVED_MAX);
+	if (m->ncame > MOVED_MAX)
+		lp_sb_printf(&m->came, " and %zu more (each a row of the table)",
+		    m->ncame - MOVED_MAX);
 }
 
 /* The rows, to the front of the set sorted by_change: the shown largest
@@ -416,7 +435,7 @@ emit_row(struct lp_row *r, const struct set *s, size_t i, const char *shown)
 
 /* The first nrows kernels of the set, under names shortened alike. */
 static void
-emit_rows(const struct set *s, size_t nrows)
+emit_rows(const struct set *s, size_t nrows, char *const *shown)
 {
 	static const struct lp_col cols[] = {
 		{ "rank", "#", "int" }, { "name", "Kernel", "code" },
@@ -434,22 +453,28 @@ emit_rows(const struct set *s, size_t nrows)
 		{ "after_sm_pct", "SM % after", "num1" },
 	};
 	struct lp_row r = { 0 };
-	char **names = lp_xcalloc(nrows + 1, sizeof *names);
-	char **shown = lp_xcalloc(nrows + 1, sizeof *shown);
 	size_t i;
 
 	lp_tab_meta(out, "key", "kernel status");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < nrows; i++)
+		emit_row(&r, s, i, shown[i]);
+	lp_sb_free(&r.b);
+}
+
+/* The rows' names as the table shows them: short, no two alike. */
+static char **
+shown_names(const struct set *s, size_t nrows)
+{
+	char **names = lp_xcalloc(nrows + 1, sizeof *names);
+	char **shown = lp_xcalloc(nrows + 1, sizeof *shown);
+	size_t i;
+
+	for (i = 0; i < nrows; i++)
 		names[i] = s->k[i].name;
 	lp_kname_unique(names, nrows, 60, shown);
-	for (i = 0; i < nrows; i++) {
-		emit_row(&r, s, i, shown[i]);
-		free(shown[i]);
-	}
 	free(names);
-	free(shown);
-	lp_sb_free(&r.b);
+	return shown;
 }
 
 static void
@@ -474,7 +499,8 @@ main(int argc, char **argv)
 	long top = 20;
 	double pct = 0;
 	const char *spath = NULL;
-	size_t shown_n, nrows, bad = 0;
+	size_t shown_n, nrows, bad = 0, i;
+	char **shown;
 	int c, bymangled;
 
 	lp_init(argv[0]);
@@ -504,11 +530,15 @@ main(int argc, char **argv)
 		free(faster);
 	}
 	lp_qsort(s.k, s.n, sizeof *s.k, by_change);
-	list_moved(&m, &s);
 	shown_n = (size_t)top < s.n ? (size_t)top : s.n;
 	nrows = pick_rows(&s, shown_n);
+	shown = shown_names(&s, nrows);
+	list_moved(&m, &s, nrows, shown);
 	emit_meta(&s, sd, bymangled, &m, shown_n, nrows);
-	emit_rows(&s, nrows);
+	emit_rows(&s, nrows, shown);
+	for (i = 0; i < nrows; i++)
+		free(shown[i]);
+	free(shown);
 	free_set(&s);
 	free_side(&sd[0]);
 	free_side(&sd[1]);

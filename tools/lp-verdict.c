@@ -257,6 +257,9 @@ stage_item(const struct verdict *v, const struct pick *p)
 	lp_sb_free(&b);
 }
 
+/* At most this many names a list of kernels that vanished or appeared. */
+enum { MOVED_MAX = 5 };
+
 /* Kernels that vanished (or appeared), grouped by short name. */
 static void
 gone_item(const struct verdict *v, const char *status, int side,
@@ -264,7 +267,7 @@ gone_item(const struct verdict *v, const char *status, int side,
 {
 	struct lp_sb b = { 0 }, list = { 0 };
 	char **base = lp_xcalloc(v->nk + 1, sizeof *base);
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, listed = 0, more = 0;
 
 	for (i = 0; i < v->nk; i++)
 		if (!strcmp(v->k[i].status, status)) {
@@ -285,6 +288,12 @@ gone_item(const struct verdict *v, const char *status, int side,
 				if (j > i)
 					*base[j] = '\0';	/* counted */
 			}
+		/* the first few names; the rest counted (each a row of the
+		 * kernel table) */
+		if (listed++ >= MOVED_MAX) {
+			more += cnt;
+			continue;
+		}
 		lp_sb_adds(&list, list.len ? ", " : "");
 		lp_md_code(&list, base[i], 0);
 		if (cnt > 1)
@@ -292,6 +301,10 @@ gone_item(const struct verdict *v, const char *status, int side,
 		lp_sb_printf(&list, " (%.0f launch%s)", calls, calls == 1 ? "" :
 		    "es");
 	}
+	if (more)
+		lp_sb_printf(&list, " and %zu more (each a row of %s)", more,
+		    strrchr(v->kernels_file, '/') ? strrchr(v->kernels_file,
+		    '/') + 1 : v->kernels_file);
 	if (n) {
 		lp_sb_printf(&b, "%zu kernel%s %s (%s): %s.", n, n == 1 ? "" : "s",
 		    status, what, lp_sb_str(&list));
