@@ -103,11 +103,11 @@ test_expect_success 'lp-kernmd: the kernels.md table with its sources' '
 
 	Matching nsys to ncu: 7 of 7 ncu kernels matched (mangled 0, exact 4, normalised 3); 0 unmatched. Mangled names are matched exactly; without them, demangled names are normalised (casts and namespaces dropped) and used only when unique.
 
-	| # | Kernel | Device | Total (ms) | Calls | Mean (ms) | Share | SM % | DRAM % |
+	| # | Kernel | Device | Total (ms) | Calls | Mean (us) | Share | SM % | DRAM % |
 	|--:|:-------|:-------|-----------:|------:|----------:|------:|-----:|-------:|
-	| 1 | `std::enable_if<...>::type internal::gemvx::kernel<...>(T13)` | 0 | 0.809 | 128 | 0.0063 | 54.3% | 17.8 | 40.9 |
-	| 2 | `void cublasLt::splitKreduce_kernel<...>(...)` | 0 | 0.316 | 64 | 0.0049 | 21.2% | 2.6 | 0.1 |
-	| 3 | `rmsnorm(float *, int, int)` | 0 | 0.131 | 64 | 0.0020 | 8.8% | 0.0 | 0.1 |
+	| 1 | `std::enable_if<...>::type internal::gemvx::kernel<...>(T13)` | 0 | 0.809 | 128 | 6.322 | 54.3% | 17.8 | 40.9 |
+	| 2 | `void cublasLt::splitKreduce_kernel<...>(...)` | 0 | 0.316 | 64 | 4.940 | 21.2% | 2.6 | 0.1 |
+	| 3 | `rmsnorm(float *, int, int)` | 0 | 0.131 | 64 | 2.042 | 8.8% | 0.0 | 0.1 |
 
 	3 of 7 kernels shown, 84.3% of the GPU time above. Share is of that total (1.491 ms). Long names are shortened here, keeping what tells two apart; the TSV keeps them whole.
 	EOF
@@ -117,7 +117,7 @@ test_expect_success 'lp-kernmd: the kernels.md table with its sources' '
 test_expect_success 'lp-kernmd on lp-ncu2tsv output says the time is ncu replay time' '
 	lp-kernmd <"$TRASH/n2.tsv" >actual &&
 	test_grep "^Source: time and launches from ncu (&lt;stdin&gt;): replayed one kernel at a time" actual &&
-	test_grep "^| 1 | \`_Z7rmsnormPfii\` | 0 | 0.013 | 3 | 0.0043 | 77.8% | 0.0 | 0.1 |$" actual
+	test_grep "^| 1 | \`_Z7rmsnormPfii\` | 0 | 0.013 | 3 | 4.299 | 77.8% | 0.0 | 0.1 |$" actual
 '
 
 # a pipe splits a table cell, even in a code span, unless escaped; in the
@@ -125,7 +125,7 @@ test_expect_success 'lp-kernmd on lp-ncu2tsv output says the time is ncu replay 
 test_expect_success 'lp-kernmd: pipes in names are escaped in the table, unmatched kernels listed' '
 	printf "%s\n" "# unmatched: lost|kernel" "kernel	total_ns	calls" "a|b	1000000	2" >k.tsv &&
 	lp-kernmd k.tsv >actual &&
-	test_grep "^| 1 | \`a\\\\|b\` | - | 1.000 | 2 | 0.5000 | 100.0% | - | - |$" actual &&
+	test_grep "^| 1 | \`a\\\\|b\` | - | 1.000 | 2 | 500.000 | 100.0% | - | - |$" actual &&
 	test_grep "^- \`lost|kernel\`$" actual
 '
 

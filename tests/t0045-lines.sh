@@ -166,4 +166,23 @@ test_expect_success 'compare: the lists of kernels that vanished or appeared are
 	for f in ap va vd; do test $(wc -c <$f) -lt 600 || return 1; done
 '
 
+# 9. GPT-2 on the H200 (h200-gpt2/gpt2_*): four element-wise kernels of
+# 0.87 to 0.89 us a launch all read "0.0009 ms" in kernels.md.  Means are
+# in us to the nanosecond (nsys's resolution), as in the summary's Top
+# Kernels: every shown mean is the kernel's total / calls, and no two
+# kernels whose means differ by a nanosecond or more read the same (1.137
+# and 1.140 us here).
+test_expect_success 'kernel means keep distinct values distinct (us, to the nanosecond)' '
+	lpmake RUN=gpt2 "IMPORT=$(echo "$FIX"/h200-gpt2/gpt2_*.csv)" MODEL=hf-gpt2 kernels.md stakeholder_summary.md >/dev/null &&
+	test_grep -F "| Calls | Mean (us) |" "$S2/gpt2/kernels.md" &&
+	table "$S2/gpt2/kernels.tsv" total_ns calls | head -25 |
+		awk -F"\t" "{ printf \"%.3f\n\", \$1 / \$2 / 1e3 }" >expect &&
+	awk -F"|" "/^\| [0-9]/ { gsub(/ /, \"\", \$7); print \$7 }" "$S2/gpt2/kernels.md" >got &&
+	test_cmp expect got &&
+	test $(awk "\$1 < 1" got | wc -l) -ge 4 &&
+	table "$S2/gpt2/kernels.tsv" avg_ns | head -25 | sort -u | wc -l >n1 &&
+	sort -u got | wc -l >n2 && test_cmp n1 n2 &&
+	sed -n "/^## Top Kernels/,/^## /p" "$S2/gpt2/stakeholder_summary.md" | grep -F "| 0.892 |"
+'
+
 test_done

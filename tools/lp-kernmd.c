@@ -149,7 +149,7 @@ emit_row(struct lp_sb *b, size_t i, const struct row *r, const char *shown,
 	lp_sb_adds(b, " | ");
 	lp_fmt_num(b, r->calls, 0);
 	lp_sb_adds(b, " | ");
-	lp_fmt_num(b, r->calls > 0 ? r->total / r->calls / 1e6 : 0, 4);
+	lp_fmt_us(b, r->calls > 0 ? r->total / r->calls : 0);
 	lp_sb_adds(b, " | ");
 	lp_fmt_num(b, sum > 0 ? 100.0 * r->total / sum : 0, 1);
 	lp_sb_adds(b, "% | ");
@@ -177,7 +177,7 @@ emit_table(const struct row *rows, size_t shown, size_t n, double sum,
 	double shown_sum = 0;
 	size_t i;
 
-	printf("\n| # | Kernel | Device | Total (ms) | Calls | Mean (ms) | "
+	printf("\n| # | Kernel | Device | Total (ms) | Calls | Mean (us) | "
 	    "Share | SM %% | DRAM %% |%s\n", rpath ? " Roofline class |" : "");
 	printf("|--:|:-------|:-------|-----------:|------:|----------:|------:|"
 	    "-----:|-------:|%s\n", rpath ? ":-------|" : "");

@@ -67,7 +67,7 @@ cell(struct lp_sb *b, const char *show, const char *s, const char *unit)
 	else if (!strcmp(show, "ms"))
 		lp_fmt_num(b, v / 1e6, 3);
 	else if (!strcmp(show, "us"))
-		lp_fmt_num(b, v / 1e3, 2);
+		lp_fmt_us(b, v);
 	else if (!strcmp(show, "pct"))
 		pct(b, v);
 	else if (!strcmp(show, "x"))

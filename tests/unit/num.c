@@ -93,6 +93,19 @@ main(void)
 	lp_sb_reset(&b);
 	lp_fmt_ms(&b, 1491000);
 	is_str(lp_sb_str(&b), "1.491", "ns as ms");
+	lp_sb_reset(&b);
+	/* four GPT-2 kernels that all read "0.0009 ms" (issue 28) */
+	lp_fmt_us(&b, 883.4);
+	lp_sb_adds(&b, " ");
+	lp_fmt_us(&b, 866.1);
+	lp_sb_adds(&b, " ");
+	lp_fmt_us(&b, 45.21);
+	lp_sb_adds(&b, " ");
+	lp_fmt_us(&b, 29390);
+	lp_sb_adds(&b, " ");
+	lp_fmt_us(&b, 0);
+	is_str(lp_sb_str(&b), "0.883 0.866 0.045 29.390 0.000", "ns as us, "
+	    "to the nanosecond");
 	lp_sb_free(&b);
 	return tap_done();
 }

@@ -292,6 +292,15 @@ lp_fmt_ms(struct lp_sb *b, double ns)
 	lp_fmt_num(b, ns / 1e6, 3);
 }
 
+/* To the nanosecond, nsys's resolution: kernels whose means differ read
+ * apart (0.866, 0.880, 0.883 us; 1.137 and 1.140 us), never "0.0009 ms"
+ * for four of them. */
+void
+lp_fmt_us(struct lp_sb *b, double ns)
+{
+	lp_fmt_num(b, ns / 1e3, 3);
+}
+
 void
 lp_fmt_time(struct lp_sb *b, double ns)
 {

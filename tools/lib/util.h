@@ -122,6 +122,8 @@ const char *lp_dim_name(enum lp_dim dim);
 int lp_header_time_factor(const char *header, double *factor);
 void lp_fmt_num(struct lp_sb *b, double v, int decimals);	/* no -0 */
 void lp_fmt_ms(struct lp_sb *b, double ns);		/* ns as ms, 3 places */
+/* ns as us, 3 places: to the nanosecond */
+void lp_fmt_us(struct lp_sb *b, double ns);
 void lp_fmt_time(struct lp_sb *b, double ns);		/* 12.3 us, 4.56 ms */
 void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" */
 
