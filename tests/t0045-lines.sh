@@ -185,4 +185,44 @@ test_expect_success 'kernel means keep distinct values distinct (us, to the nano
 	sed -n "/^## Top Kernels/,/^## /p" "$S2/gpt2/stakeholder_summary.md" | grep -F "| 0.892 |"
 '
 
+# 10. Two sum reductions.  No capture in the repository has one, so this
+# stands for the held-out run (two PyTorch sum reductions, told apart only
+# by their template arguments): the Llama's real kernel summary
+# (h100-hostside/llama_cuda_gpu_kern_sum.csv) with its two reductions (a
+# mean, an argmax) named as nsys names PyTorch's sum reductions, the
+# functor's call operator carrying the lambda.  Every table names both
+# "sum" and never the same; so do the verdict's lines about kernels whose
+# mean moved (the after run: their times x 1.5).
+SUM_A="void at::native::reduce_kernel<(int)512, (int)1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator ()(at::TensorIterator &)::[lambda(float, float) (instance 1)]>, unsigned int, float, (int)4, (int)4>>(T3)"
+SUM_B="void at::native::reduce_kernel<(int)128, (int)4, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator ()(at::TensorIterator &)::[lambda(float, float) (instance 1)]>, unsigned int, float, (int)4>>(T3)"
+export SUM_A SUM_B
+test_expect_success 'two sum reductions: every table says sum, no two rows read the same' '
+	for x in 1 1.5; do
+		A -v x=$x "NR == 1 { print; next }
+			{ n = csv(\$0, f); nm = f[n]; s = 1
+			  if (nm ~ /^void at::native::reduce_kernel<.*MeanOps/) { nm = ENVIRON[\"SUM_A\"]; s = x }
+			  else if (nm ~ /^void at::native::reduce_kernel<.*ArgMaxOps/) { nm = ENVIRON[\"SUM_B\"]; s = x }
+			  for (i = 2; i <= 8; i++) if (i != 3) f[i] = sprintf(\"%.1f\", f[i] * s)
+			  printf \"%s,%s,%s,%s,%s,%s,%s,%s,\\\"%s\\\"\n\", f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], nm }" \
+			"$HS/llama_cuda_gpu_kern_sum.csv" >ks$x.csv &&
+		lp-kernjoin -T "nsys cuda_gpu_kern_sum" ks$x.csv >k$x.tsv || return 1
+	done &&
+	test $(grep -c "sum_functor" ks1.csv) = 2 &&
+	lp-kernmd -n 50 k1.tsv >k.md &&
+	grep -o "\`[^\`]*[^K]reduce_kernel[^\`]*\`" k.md >rows &&
+	test $(wc -l <rows) = 2 && test $(grep -c "^\`sum: " rows) = 2 && test $(sort -u rows | wc -l) = 2 &&
+	lp-topk -n 50 k1.tsv >top.tsv &&
+	table top.tsv name | grep "[^K]reduce_kernel" >rows &&
+	test $(grep -c "^sum: " rows) = 2 && test $(sort -u rows | wc -l) = 2 &&
+	lp-stagediff "$S2/ll/stages.tsv" "$S2/ll/steps.tsv" "$S2/ll/mfu.tsv" "$S2/ll/mbu.tsv" "$S2/ll/gpu.tsv" \
+		"$S2/ll/env.json" "$S2/ll/inputs.yaml" "$S2/ll/stages.tsv" "$S2/ll/steps.tsv" "$S2/ll/mfu.tsv" \
+		"$S2/ll/mbu.tsv" "$S2/ll/gpu.tsv" "$S2/ll/env.json" "$S2/ll/inputs.yaml" >cs.tsv &&
+	lp-diff -n 20 k1.tsv k1.5.tsv >c.tsv &&
+	table c.tsv name | grep "[^K]reduce_kernel" >rows &&
+	test $(grep -c "^sum: " rows) = 2 && test $(sort -u rows | wc -l) = 2 &&
+	lp-verdict cs.tsv c.tsv >v.tsv &&
+	grep -o "Kernel \`[^\`]*\`: mean per launch" v.tsv >rows &&
+	test $(wc -l <rows) = 2 && test $(grep -c "^Kernel \`sum: " rows) = 2 && test $(sort -u rows | wc -l) = 2
+'
+
 test_done

@@ -408,7 +408,8 @@ kernel_items(const struct verdict *v, long top)
 {
 	struct kpick *kp = lp_xcalloc(v->nk + 1, sizeof *kp);
 	struct lp_sb b = { 0 };
-	size_t i, nkp = 0;
+	size_t i, nkp = 0, nshow;
+	char **names, **shown;
 
 	for (i = 0; i < v->nk; i++) {
 		const struct kr *k = &v->k[i];
@@ -421,9 +422,17 @@ kernel_items(const struct verdict *v, long top)
 		}
 	}
 	lp_qsort(kp, nkp, sizeof *kp, by_cost);
-	for (i = 0; i < nkp && i < (size_t)top; i++) {
+	/* the listed kernels' names, short but never two alike (two sum
+	 * reductions differ only in their template arguments) */
+	nshow = nkp < (size_t)top ? nkp : (size_t)top;
+	names = lp_xcalloc(nshow + 1, sizeof *names);
+	shown = lp_xcalloc(nshow + 1, sizeof *shown);
+	for (i = 0; i < nshow; i++)
+		names[i] = v->k[kp[i].i].kernel;
+	lp_kname_unique(names, nshow, 80, shown);
+	for (i = 0; i < nshow; i++) {
 		const struct kr *k = &v->k[kp[i].i];
-		char *bn = lp_kname_label(k->kernel);
+		char *bn = shown[i];
 
 		lp_sb_adds(&b, "Kernel ");
 		lp_md_code(&b, bn, 0);
@@ -437,6 +446,8 @@ kernel_items(const struct verdict *v, long top)
 		lp_sb_reset(&b);
 		free(bn);
 	}
+	free(names);
+	free(shown);
 	free(kp);
 	lp_sb_free(&b);
 }

@@ -123,6 +123,31 @@ main(void)
 		    "no operation for a kernel that is not a template of one");
 		ok(!lp_kname_op("nvjet_sm90_hsh_64x32_64x16_4x2_h_bz_bias_NNT"),
 		    "none for a GEMM");
+		{
+			/* two sum reductions as nsys spells them (issue 28):
+			 * the functor's call operator carries the lambda */
+			char *sums[2] = { "void at::native::reduce_kernel<(int)512, "
+			    "(int)1, at::native::ReduceOp<float, at::native::func_"
+			    "wrapper_t<float, at::native::sum_functor<float, float, "
+			    "float>::operator ()(at::TensorIterator &)::[lambda("
+			    "float, float) (instance 1)]>, unsigned int, float, "
+			    "(int)4, (int)4>>(T3)", "void at::native::reduce_kernel<"
+			    "(int)128, (int)4, at::native::ReduceOp<float, at::"
+			    "native::func_wrapper_t<float, at::native::sum_functor<"
+			    "float, float, float>::operator ()(at::TensorIterator &)"
+			    "::[lambda(float, float) (instance 1)]>, unsigned int, "
+			    "float, (int)4>>(T3)" }, *sh[2];
+			char *op = lp_kname_op(sums[0]);
+
+			is_str(op, "sum", "a sum reduction's operation");
+			free(op);
+			lp_kname_unique(sums, 2, 60, sh);
+			ok(strcmp(sh[0], sh[1]) && !strncmp(sh[0], "sum: ", 5) &&
+			    !strncmp(sh[1], "sum: ", 5), "two sum reductions: both "
+			    "say sum, apart (%s | %s)", sh[0], sh[1]);
+			free(sh[0]);
+			free(sh[1]);
+		}
 		lp_kname_md(&b, cases[0][0], 60);
 		is_str(lp_sb_str(&b), "`MulFunctor: void at::native::vectorized_"
 		    "elementwise_kerne...`", "a display name leads with the "

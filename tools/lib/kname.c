@@ -197,7 +197,7 @@ lambda_of(const char *s)
 {
 	static const char *const suffix[] = {
 		"_kernel_cuda", "_kernel_impl", "CUDAKernelImpl", "_kernel",
-		"_cuda_out", "_cuda", "_impl", NULL
+		"_cuda_out", "_cuda", "_impl", "_functor", NULL
 	};
 	/* the launchers' own lambdas wrap the operation: look further */
 	static const char *const launcher[] = {
@@ -217,6 +217,11 @@ lambda_of(const char *s)
 			else if (*p == '(' && --d == 0)
 				break;
 		}
+		/* a functor's call operator ("sum_functor<float, float,
+		 * float>::operator ()(at::TensorIterator &)::[lambda"): the
+		 * functor names the operation */
+		if (p - s > 13 && !strncmp(p - 13, "::operator ()", 13))
+			p -= 13;
 		if (p > s && p[-1] == '>') {	/* its own template arguments */
 			d = 0;
 			for (p--; p > s; p--) {
