@@ -118,8 +118,9 @@ $(B)/lp-%: $(B)/obj/lp-%.o $(B)/liblp.a
 	$(call LP_SAY,LD      $@)
 	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# lp-graphnodes alone reads nsys's sqlite export: only it links libsqlite3.
-$(B)/lp-graphnodes: LDLIBS += -lsqlite3
+# lp-graphnodes and lp-gpumetrics read nsys's sqlite export: only they
+# link libsqlite3.
+$(B)/lp-graphnodes $(B)/lp-gpumetrics: LDLIBS += -lsqlite3
 
 # C unit tests of the library, one file a module, TAP on stdout.
 $(B)/obj/test/%.o: tests/unit/%.c tests/unit/tap.h $(B)/.flags | $(B)/.deps-ok
