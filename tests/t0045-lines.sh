@@ -44,7 +44,7 @@ test_expect_success 'a 2-GPU run: every kernel table names its process and GPU' 
 	test_grep -F "# source: " "$S2/tps/top_kernels.tsv" | test_grep -F "$want" &&
 	sed -n 3p "$S2/tps/kernels.md" | test_grep -F "$want" &&
 	for t in Aggregates "Top Operators" "Top Kernels"; do
-		sed -n "/^## $t\$/,/^## /p" "$S2/tps/stakeholder_summary.md" | grep -F "$want" >/dev/null || return 1
+		sed -n "/^## $t\$/,/^## /p" "$S2/tps/details.md" | grep -F "$want" >/dev/null || return 1
 	done
 '
 
@@ -103,7 +103,7 @@ test_expect_success 'an export without tensor counters: its DRAM figures, n/a on
 		{ d = \$7 / b - 1; e = \$9 / p - 1; exit !(d < 1e-3 && d > -1e-3 && e < 1e-3 && e > -1e-3) }" expect row &&
 	test "$(cut -f2 row)" = "n/a because the ncu export lacks the tensor-core counters (sm__ops_path_tensor_src_*)" &&
 	test "$(cut -f3,6,8 row)" = "n/a	n/a	n/a" &&
-	! grep "lacks the FLOP or DRAM-byte" "$S2/n2/roofline.tsv" "$S2/n2/stakeholder_summary.md" &&
+	! grep "lacks the FLOP or DRAM-byte" "$S2/n2/roofline.tsv" "$S2/n2/details.md" &&
 	test_grep "^# missing: roofline points for 1 profiled kernels: their ncu export has their DRAM bytes" "$S2/n2/roofline.tsv"
 '
 
@@ -182,7 +182,7 @@ test_expect_success 'kernel means keep distinct values distinct (us, to the nano
 	test $(awk "\$1 < 1" got | wc -l) -ge 4 &&
 	table "$S2/gpt2/kernels.tsv" avg_ns | head -25 | sort -u | wc -l >n1 &&
 	sort -u got | wc -l >n2 && test_cmp n1 n2 &&
-	sed -n "/^## Top Kernels/,/^## /p" "$S2/gpt2/stakeholder_summary.md" | grep -F "| 0.892 |"
+	sed -n "/^## Top Kernels/,/^## /p" "$S2/gpt2/details.md" | grep -F "| 0.892 |"
 '
 
 # 10. Two sum reductions.  No capture in the repository has one, so this
