@@ -39,7 +39,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
-	compare.tsv compare_stages.tsv compare_verdict.tsv compare.md
+	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare.md
 LP_BIN := $(B)
 include tools/mk/settings.mk tools/mk/imports.mk	# in this order
 
@@ -558,7 +558,7 @@ $(R)/regions.md: $(R)/regions.tsv $(R)/region_work.tsv $(R)/region_instances.tsv
 LP_B := $(if $(LP_BASE),$(LP_STAGE2_DIR)/$(LP_BASE))
 # What lp-stagediff reads of each run, in its order (lp-stagediff(1)).
 LP_CMP_STAGES := stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml
-LP_BASE_FILES := $(addprefix $(LP_B)/,kernels.tsv $(LP_CMP_STAGES))
+LP_BASE_FILES := $(addprefix $(LP_B)/,kernels.tsv waterfall.tsv $(LP_CMP_STAGES))
 ifneq ($(LP_B),)
 $(LP_BASE_FILES):
 	@echo "lp: run $(LP_BASE) (BASE) has no $(@F): make RUN=$(LP_BASE) stakeholder_summary.md first" >&2; exit 1
@@ -576,9 +576,14 @@ $(R)/compare_stages.tsv: $(LP_CMP_IN) $(R)/vars/BASE $(LP_BIN)/lp-stagediff
 $(R)/compare_verdict.tsv: $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-verdict
 	$(LP_BIN)/lp-verdict $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-$(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-summary
+# The two runs' step waterfalls side by side: which part of the step moved.
+$(R)/compare_waterfall.tsv: $(LP_B)/waterfall.tsv $(R)/waterfall.tsv $(R)/vars/BASE $(LP_BIN)/lp-wfdiff
+	$(LP_BIN)/lp-wfdiff $(LP_B)/waterfall.tsv $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
+$(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv \
+		$(R)/compare.tsv $(LP_BIN)/lp-summary
 	$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
-	  $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The CI gate: fails (exit 3) when a stage's steady state got
 # significantly slower by more than REGRESSION percent (default 5), or a
@@ -605,7 +610,7 @@ check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/
 	else echo "lp: run $(RUN) against run $(LP_BASE): cannot compare (above); the gate did not pass" >&2; fi; \
 	exit $$rc
 else
-$(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare.md check-regression:
+$(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare.md check-regression:
 	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other $(if $(filter check-regression,$@),check-regression,compare.md)" >&2; exit 1
 endif
 

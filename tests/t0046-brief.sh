@@ -173,4 +173,27 @@ test_expect_success 'a reason repeated in a row is written once' '
 	test_grep "^| s1 | 1 | n/a because X | n/a (as before) |$" t.md
 '
 
+test_expect_success 'compare.md opens with the two steps side by side: which part moved (eager -> graphed, H100)' '
+	G=$FIX/h100-graphs &&
+	lpmake RUN=e1 "IMPORT=$(echo "$G"/e1_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
+	lpmake RUN=g2 "IMPORT=$(echo "$G"/g2_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
+	lpmake RUN=g2 BASE=e1 compare.md >/dev/null &&
+	sed -n "/^## /p" "$S2/g2/compare.md" | head -2 >got &&
+	printf "## Verdict\n## Where the Step%ss Time Moved\n" "'"'"'" >expect &&
+	test_cmp expect got &&
+	# each part: its cell in each run'"'"'s waterfall.tsv, and the change
+	table "$S2/e1/waterfall.tsv" part decode_step_ns >base &&
+	table "$S2/g2/waterfall.tsv" part decode_step_ns >run &&
+	awk -F"\t" "FNR == NR { b[\$1] = \$2; next } { r[\$1] = \$2; o[++n] = \$1 }
+		END { for (p in b) if (!(p in r)) print p \"\t\" b[p] \"\t-\t-\" | \"sort\"
+			for (i = 1; i <= n; i++) { p = o[i]
+				if (p in b && b[p] != \"-\" && r[p] != \"-\") printf \"%s\t%s\t%s\t%.1f\n\", p, b[p], r[p], r[p] - b[p] | \"sort\"
+				else if (p in b) print p \"\t\" b[p] \"\t\" r[p] \"\t-\" | \"sort\"
+				else print p \"\t-\t\" r[p] \"\t-\" | \"sort\" } }" base run >expect &&
+	table "$S2/g2/compare_waterfall.tsv" part base_ns run_ns change_ns | sort >got &&
+	test_cmp expect got &&
+	# the step got faster, and the measured step says by how much
+	awk -F"\t" "\$1 == \"Measured step\" { exit !(\$4 < 0) }" got
+'
+
 test_done
