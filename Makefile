@@ -145,6 +145,7 @@ check: $(BINS) $(UNITS)
 bench: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench.sh
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
+	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-import.sh
 bench-ranks: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
 # lp-atenops on 10^5 and 10^6 op ranges: time and peak RSS

@@ -96,6 +96,7 @@ struct file {
 	struct counts sub;	/* nvtx_kern_sum: NVTX instances by range */
 	double launches, time;	/* kernel rows of a trace, summed */
 	char *procname;
+	size_t ops;		/* nvtx_sum: PyTorch op ranges */
 	char *notcu;		/* a summary's first name not cuda* or cu* */
 	uint64_t *keys;		/* ncu: a hash of each result */
 	size_t nkeys;
@@ -111,6 +112,7 @@ struct rd {
 	char *lastid;
 	int range, kern;	/* ncu results named "range", others */
 	int units;		/* the units row of --page raw was read */
+	struct lp_sb key, op, shapes;	/* range_key's */
 };
 
 static void
@@ -315,6 +317,23 @@ num(struct rd *d, const struct lp_csv_rec *r, int c)
 	return v;
 }
 
+/* What a range is counted by.  A PyTorch op range is named by its own
+ * op_id (":aten::mm, op_id = 568, sizes = [[64, 768], ...], ..."), so
+ * every row of an op-range capture's nvtx_sum and push/pop trace is a name
+ * of its own: counted by its op and input shapes instead, memory stays
+ * with what is distinct (issue 28, item 10: 1,083.5 MiB on a 949 MB
+ * trace), and the sums still agree between two reports of one capture. */
+static const char *
+range_key(struct rd *d, const char *name)
+{
+	if (!lp_aten_parse(name, &d->op, &d->shapes))
+		return name;
+	lp_sb_reset(&d->key);
+	lp_sb_printf(&d->key, ":%s, sizes = %s", lp_sb_str(&d->op),
+	    *lp_sb_str(&d->shapes) ? lp_sb_str(&d->shapes) : "[]");
+	return lp_sb_str(&d->key);
+}
+
 /* A kernel name's spelling: mangled (_Z...), demangled, or neither. */
 static void
 spelling(struct file *f, const char *name)
@@ -416,23 +435,25 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 		counts_add(&f->names, name, num(d, r, d->c[1]),
 		    num(d, r, d->c[2]) * d->tf, C_SUM);
 		break;
-	case K_NVTX_SUM:
-		if (!strcmp(lp_csv_field(r, d->c[3]), "PushPop"))
-			counts_add(&f->names, name, num(d, r, d->c[1]),
-			    num(d, r, d->c[2]) * d->tf, C_SUM);
+	case K_NVTX_SUM:	/* one row a name */
+		if (strcmp(lp_csv_field(r, d->c[3]), "PushPop"))
+			break;
+		f->ops += lp_aten_is_op(name);
+		counts_add(&f->names, range_key(d, name), num(d, r, d->c[1]),
+		    num(d, r, d->c[2]) * d->tf, C_SUM);
 		break;
 	case K_NVTX_KSUM:
 		spelling(f, name);
 		put(f->pids, lp_csv_field(r, d->c[4]));
 		counts_add(&f->names, name, num(d, r, d->c[1]),
 		    num(d, r, d->c[2]) * d->tf, C_ROW);
-		counts_add(&f->sub, lp_csv_field(r, d->c[3]), num(d, r,
-		    d->c[5]), 0, C_ROW);
+		counts_add(&f->sub, range_key(d, lp_csv_field(r, d->c[3])),
+		    num(d, r, d->c[5]), 0, C_ROW);
 		break;
 	case K_PUSHPOP:
 		put(f->pids, lp_csv_field(r, d->c[4]));
-		counts_add(&f->names, name, 1, (num(d, r, d->c[6]) -
-		    num(d, r, d->c[2])) * d->tf, C_SUM);
+		counts_add(&f->names, range_key(d, name), 1, (num(d, r,
+		    d->c[6]) - num(d, r, d->c[2])) * d->tf, C_SUM);
 		break;
 	case K_PROJ:
 	case K_API_TRACE:
@@ -559,6 +580,9 @@ read_file(struct file *f)
 			f->kind = K_NCU_RANGE;
 	}
 	free(d.lastid);
+	lp_sb_free(&d.key);
+	lp_sb_free(&d.op);
+	lp_sb_free(&d.shapes);
 	lp_csv_hdr_free(&d.hdr);
 }
 
@@ -1261,12 +1285,11 @@ emit_var(const char *var, const struct file *fs, size_t n, int rep,
 static void
 emit_aten(const struct file *fs, size_t n)
 {
-	size_t i, j, ops = 0;
+	size_t i, ops = 0;
 
 	for (i = 0; i < n; i++)
 		if (fs[i].rep == R_NVTX_SUM)
-			for (j = 0; j < fs[i].names.len; j++)
-				ops += lp_aten_is_op(lp_map_key(fs[i].names.idx, j));
+			ops += fs[i].ops;
 	if (!ops)
 		return;
 	printf("# %zu PyTorch op ranges (nsys --pytorch=autograd-shapes-nvtx)\n",
