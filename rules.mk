@@ -97,8 +97,8 @@ $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
 	$(call lp_took,nsys profile,1,$(R)/nsys/profile.time); \
 	cp $< $@.cmd && mv $(R)/nsys/report.tmp.nsys-rep $@
 else ifneq ($(LP_IMP_REP),)
-$(R)/nsys/report.nsys-rep: $(LP_IMP_REP) $(R)/vars/IMPORT | $(R)/nsys
-	cp $< $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/nsys/report.nsys-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys
+	cp $(LP_IMP_REP) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 
 ifneq ($(LP_HAVE_STATS),)
@@ -123,9 +123,10 @@ else
 # per-process parts of one job (lp-import checked that they are) are
 # joined, header once, in one pass.
 LP_JOIN_AWK = FNR == 1 { if (NR == 1) { h = $$0; f = FILENAME; print; next } if ($$0 != h) { print "IMPORT: " FILENAME ": its header is not that of " f > "/dev/stderr"; exit 1 } next } { print }
-$(foreach r,$(LP_HAVE_REPORTS),$(eval $(LP_NS)$(r).csv: $(LP_IMP_$(r)) $(R)/vars/IMPORT | $(R)/nsys ; \
+# (LP_IMP_STAMP stands for the imported files: imports.mk)
+$(foreach r,$(LP_HAVE_REPORTS),$(eval $(LP_NS)$(r).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys ; \
 	$(if $(word 2,$(LP_IMP_$(r))),awk '$$(LP_JOIN_AWK)' $$(LP_IMP_$(r)) > $$@.tmp && mv $$@.tmp $$@,\
-	cp $$< $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP))))
+	cp $$(LP_IMP_$(r)) $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP))))
 endif
 
 # The stage's top-N kernels by nsys GPU time: what ncu will profile.
@@ -177,8 +178,8 @@ $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd
 	$(call lp_took,ncu profile,1,$(R)/ncu/profile.time); \
 	cp $< $@.cmd && mv $(R)/ncu/report.tmp.ncu-rep $@
 else ifneq ($(LP_IMP_NCUREP),)
-$(R)/ncu/report.ncu-rep: $(LP_IMP_NCUREP) $(R)/vars/IMPORT | $(R)/ncu
-	cp $< $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/ncu/report.ncu-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/ncu
+	cp $(LP_IMP_NCUREP) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 
 ifneq ($(or $(LP_LIVE),$(LP_IMP_NCUREP)),)
@@ -191,18 +192,19 @@ $(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
 	$(Q)$(LP_T0) sh $(R)/ncu/export.cmd > $@.tmp $(LP_UNTMP); \
 	$(if $(LP_LIVE),$(call lp_took,ncu export,0,$(R)/ncu/export.time);) mv $@.tmp $@
 else ifeq ($(words $(LP_IMP_NCUCSV)),1)
-$(R)/ncu/report.csv: $(LP_IMP_NCUCSV) $(R)/vars/IMPORT | $(R)/ncu
-	cp $< $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/ncu/report.csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/ncu
+	cp $(LP_IMP_NCUCSV) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 # One ncu export is copied in as it is; several are read where they are,
 # each result known by its file and ID.
 LP_NCU_CSVS := $(if $(word 2,$(LP_IMP_NCUCSV)),$(LP_IMP_NCUCSV),$(R)/ncu/report.csv)
+LP_NCU_DEPS := $(if $(word 2,$(LP_IMP_NCUCSV)),$(LP_IMP_STAMP),$(R)/ncu/report.csv)
 
 # Per-kernel metrics from the ncu exports.  Imported ones count only the
 # launches inside the stage's range, where the stage's kernels are (their
 # push/pop stack says); a live run's ncu was filtered to it already.
 LP_NCU_RANGE := $(if $(LP_LIVE),,$(LP_PER_RANGE))
-$(R)/ncu/metrics.tsv: $(LP_NCU_CSVS) $(R)/nsys/config.yaml $(LP_BIN)/lp-ncu2tsv $(LP_BIN)/lp-nsyscmd | $(R)/ncu
+$(R)/ncu/metrics.tsv: $(LP_NCU_DEPS) $(R)/nsys/config.yaml $(LP_BIN)/lp-ncu2tsv $(LP_BIN)/lp-nsyscmd | $(R)/ncu
 	$(LP_BIN)/lp-ncu2tsv $(if $(LP_NCU_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The stage's kernels: time and calls from nsys, metrics from ncu.
@@ -257,7 +259,8 @@ $(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_g
 # An imported run has no nvidia-smi record: ncu's export names the GPU, or
 # else nsys cuda_gpu_trace's Device.
 LP_GPU_NCU := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_CSVS)),$(firstword $(LP_IMP_REGCSV))))
-$(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU) conf/gpus.yaml $(LP_BIN)/lp-gpu \
+LP_GPU_NCU_DEP := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_DEPS)),$(if $(LP_IMP_REGCSV),$(LP_IMP_STAMP))))
+$(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU_DEP) conf/gpus.yaml $(LP_BIN)/lp-gpu \
 		$(if $(LP_LIVE),,$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE))
 	$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
 	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -501,7 +504,7 @@ $(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-nc
 	mv $@.tmp $@
 else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 # Imported region exports: CSVs copied, reports exported with local ncu.
-$(LP_RD)/exports.list: $(LP_IMP_REGCSV) $(LP_IMP_REGREP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
+$(LP_RD)/exports.list: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
 		$(LP_BIN)/lp-ncucmd | $(LP_RD)
 	$(Q)$(LP_TRAP)n=0; : > $@.tmp; \
 	for f in $(LP_IMP_REGCSV); do cp "$$f" $(LP_RD)/imp$$n.csv.tmp && mv $(LP_RD)/imp$$n.csv.tmp $(LP_RD)/imp$$n.csv; \

@@ -44,4 +44,34 @@ test_expect_success 'a report twice, one copy with no process to show it belongs
 	test_grep "two/other_cuda_gpu_kern_sum.csv has none" err
 '
 
+# A folder named with every character IMPORT allows besides letters and
+# digits; make read '=' as an assignment and ':' as a target pattern in
+# the rule lines that named the imported files (issue 28, item 6): the
+# code before stopped with "multiple target patterns".
+V2=$FIX/h200-torch-v2
+test_expect_success 'IMPORT from a folder named with = : , @ + ~: the same tables as from a plain one, make -q true' '
+	d="$TRASH/x=1:2,y@z+w~" && mkdir -p "$d" && cp "$V2"/torch_*.csv "$d/" &&
+	lpmake RUN=eq "IMPORT=$(echo "$d"/*.csv)" MODEL=torch-decoder kernels.md regions.md stakeholder_summary.md >out 2>err ||
+		{ cat err; return 1; }
+	lpmake RUN=plain "IMPORT=$(echo "$V2"/torch_*.csv)" MODEL=torch-decoder kernels.md regions.md >/dev/null &&
+	for t in kernels.tsv regions.tsv stages.tsv; do
+		sed "/^#/d" "$S2/plain/$t" >a && sed "/^#/d" "$S2/eq/$t" >b && test_cmp a b || return 1
+	done &&
+	test_grep "x=1:2,y@z+w~/torch_ncu_raw.csv" "$S2/eq/kernels.tsv" &&
+	lpmake -q RUN=eq kernels.md regions.md stakeholder_summary.md &&
+	touch "$d/torch_ncu_raw.csv" &&
+	test_must_fail lpmake -q RUN=eq kernels.md &&
+	lpmake RUN=eq kernels.md >/dev/null && lpmake -q RUN=eq kernels.md
+'
+
+test_expect_success 'IMPORT from folders named with a blank, quotes or $(...): refused, nothing run' '
+	for n in "a b" "q\"u" "s'"'"'q" "\$(touch PWNED)" "\`touch PWNED\`"; do
+		mkdir -p "$TRASH/$n" && cp "$V2/torch_cuda_gpu_kern_sum.csv" "$TRASH/$n/" &&
+		test_must_fail lpmake RUN=bad "IMPORT=$TRASH/$n/torch_cuda_gpu_kern_sum.csv" kernels.md >out 2>err || return 1
+		test_grep -e "IMPORT: use paths of letters, digits and" -e "IMPORT.s blanks separate paths" err || return 1
+	done &&
+	! test -e "$TRASH/t$test_count/PWNED" && ! test -e "$ROOT/PWNED" && ! test -e PWNED &&
+	! test -e "$S2/bad/import.mk"
+'
+
 test_done

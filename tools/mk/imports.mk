@@ -13,8 +13,12 @@
 # LP_PER_RANGE, LP_KBASE, LP_KSRC and LP_KSRC_DEM (where the stage's kernels
 # are read from).
 #
+# Also LP_IMP_STAMP, the prerequisite that stands for the imported files
+# (make never reads their paths in a rule line).
+#
 # Expects: R, LP_IMPORT (normalised and its characters checked, by
-# settings.mk), $(R)/vars/IMPORT, B (where lp-import is built), Q, LP_UNTMP.
+# settings.mk), $(R)/vars/IMPORT, lp_ne and LP_RESTARTED, B (where lp-import is built), Q,
+# LP_UNTMP.
 
 ifneq ($(strip $(value RUN)),)
 # Import instead of profiling: IMPORT='files' names nsys and ncu CSV
@@ -33,9 +37,28 @@ LP_NSYS_NEEDED := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 # OPS=aten: the traces lp-atenops sweeps must come out of nsys stats
 LP_ATEN_REPORTS := nvtx_pushpop_trace cuda_api_trace cuda_gpu_trace
 LP_NSYS_NEEDED += $(if $(LP_OPS),$(LP_ATEN_REPORTS))
+# IMPORT's blanks separate its paths: a path with a blank reaches here cut
+# in two, which the hint names.
+lp__blank := (IMPORT's blanks separate paths: a file whose path has a blank is imported from a copy under a plain name)
 $(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
-	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep))
-$(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist)))
+	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep $(lp__blank)))
+$(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist $(lp__blank))))
+
+# make never reads an imported path as a target or a prerequisite: a rule
+# line takes '=' as an assignment and ':' as a target pattern, and both are
+# in the paths IMPORT allows ("multiple target patterns", "No rule to make
+# target", issue 28 item 6).  What depends on the imported files depends
+# on LP_IMP_STAMP instead, the size and time of each, rewritten (at parse
+# time, as the records of settings.mk are) only when one of them changed;
+# recipes name the files themselves.
+LP_IMP_STAMP := $(R)/vars/IMPORT.stamp
+ifneq ($(strip $(LP_IMP)),)
+# (compared stripped: $(file <) of this record was seen to keep its last
+# line break now and then, which read as a change and re-made import.mk)
+lp__sig := $(strip $(shell stat -L -c '%s %y' -- $(LP_IMP)))
+$(if $(LP_RESTARTED),,$(if $(call lp_ne,$(strip $(file <$(LP_IMP_STAMP))),$(lp__sig)),\
+	$(shell mkdir -p $(R)/vars)$(file >$(LP_IMP_STAMP).tmp,$(lp__sig))$(shell mv -f $(LP_IMP_STAMP).tmp $(LP_IMP_STAMP))))
+endif
 
 LP_IMP_VARS := $(LP_NSYS_REPORTS) cuda_gpu_trace_mangled REP NCUREP NCUCSV REGCSV REGREP \
 	OTHER LOADED FOR PENDING ATEN
@@ -44,7 +67,7 @@ ifneq ($(strip $(LP_IMP)),)
 LP_LIVE :=
 LP_IMP_MK := $(R)/import.mk
 # What each file is; make reads it back before anything else is made.
-$(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP) $(B)/lp-import
+$(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import
 	$(Q)mkdir -p $(R)
 	$(B)/lp-import $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 include $(LP_IMP_MK)
@@ -54,7 +77,7 @@ include $(LP_IMP_MK)
 # (make defines MAKE_RESTARTS only from the first restart on)
 LP_RESTARTS := $(if $(filter undefined,$(origin MAKE_RESTARTS)),,$(MAKE_RESTARTS))
 ifneq ($(filter-out 1 2 3,$(LP_RESTARTS)),)
-$(error lp: $(LP_IMP_MK) was re-made $(LP_RESTARTS) times and is still older than what it is made from (modification times: $(shell ls -l --time-style=+%FT%T.%N -- $(LP_IMP_MK) $(R)/vars/IMPORT $(B)/lp-import $(LP_IMP) 2>&1 | awk '{ print $$6 " " $$7 }' | sort -r | head -3 | paste -sd, -); now $(shell date +%FT%T.%N)); fix the clock or these files' times (touch), then re-run make)
+$(error lp: $(LP_IMP_MK) was re-made $(LP_RESTARTS) times and is still older than what it is made from (modification times: $(shell ls -l --time-style=+%FT%T.%N -- $(LP_IMP_MK) $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import $(LP_IMP) 2>&1 | awk '{ print $$6 " " $$7 }' | sort -r | head -3 | paste -sd, -); now $(shell date +%FT%T.%N)); fix the clock or these files' times (touch), then re-run make)
 endif
 # Until import.mk says what this IMPORT holds, nothing else is decided.
 ifeq ($(and $(LP_IMP_LOADED),$(filter $(LP_IMP_FOR),$(LP_IMP)),$(filter $(LP_IMP),$(LP_IMP_FOR))),)
