@@ -200,7 +200,7 @@ LP_DEMO_FILES := $(wildcard tests/fixtures/h200-torch-v2/torch_*.csv)
 demo: $(BINS)
 	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=torch-decoder \
 	  topn.tsv kernels.md stakeholder_summary.md regions.md
-	@echo "demo: $(LP_STAGE2_DIR)/demo/kernels.md $(LP_STAGE2_DIR)/demo/stakeholder_summary.md $(LP_STAGE2_DIR)/demo/regions.md"
+	@echo "demo: $(LP_STAGE2_DIR)/demo/stakeholder_summary.md (details.md, kernels.md, regions.md beside it)"
 
 install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR)

@@ -50,44 +50,52 @@ ifneq ($(strip $(value RUN)),)
 $(LP_ARTIFACTS): %: $(R)/%
 run: $(R)/stakeholder_summary.md $(R)/kernels.md $(R)/topn.tsv
 clean-run:
-	rm -rf $(R)
+	$(LP_SAY)
+	$(Q)rm -rf $(R)
 
 # The resolved configs: all presets for the summary; for nsys and for ncu
 # only what they read, so editing one tool's preset leaves the other alone.
 $(R)/config.yaml: $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.all \
 		$(LP_BIN)/lp-confmerge | $(R)
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(LP_PRESETS_ALL) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(LP_PRESETS_ALL) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/nsys/config.yaml: $(LP_PRESETS_NSYS) $(R)/vars/presets.nsys $(R)/vars/overrides.nsys \
 		$(LP_BIN)/lp-confmerge | $(R)/nsys
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(LP_PRESETS_NSYS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(LP_PRESETS_NSYS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/ncu/config.yaml: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.ncu \
 		$(LP_BIN)/lp-confmerge | $(R)/ncu
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(LP_PRESETS_NCU) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(LP_PRESETS_NCU) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # What is profiled: WORK (or IMPORT) as recorded, and the model's identity.
 LP_INPUT_VARS := $(wildcard $(R)/vars/WORK $(R)/vars/IMPORT)
 $(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(R)/vars/presets.model $(R)/vars/overrides.model \
 		$(LP_BIN)/lp-inputs $(LP_BIN)/lp-confmerge | $(R)
-	$(LP_BIN)/lp-inputs $(if $(LP_LIVE),-w $(R)/vars/WORK,-i $(R)/vars/IMPORT) \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-inputs $(if $(LP_LIVE),-w $(R)/vars/WORK,-i $(R)/vars/IMPORT) \
 	  $(if $(LP_MODEL_FILE),-m $(LP_MODEL_FILE)) > $@.tmp $(LP_UNTMP)
-	$(if $(LP_OVR_MODEL),$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.model $@.tmp > $@.tmp2 && mv $@.tmp2 $@.tmp $(LP_UNTMP))
-	mv $@.tmp $@
+	$(Q)$(if $(LP_OVR_MODEL),$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.model $@.tmp > $@.tmp2 && mv $@.tmp2 $@.tmp $(LP_UNTMP))
+	$(Q)mv $@.tmp $@
 
 # Provenance, probed once per run (nvidia-smi, nsys, ncu on PATH).
 $(R)/env.json: $(R)/inputs.yaml $(LP_BIN)/lp-env
-	$(LP_BIN)/lp-env -r '$(LP_REV)' $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-env -r '$(LP_REV)' $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 ifneq ($(LP_LIVE),)
 # The nsys command: written whenever its inputs change; the profile below
 # re-runs only when the command text itself changed.
 $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
-	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
+	$(LP_SAY)
+	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
 	  $(LP_BIN)/lp-nsyscmd -o $(R)/nsys/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp $(LP_UNTMP)
-	mv $@.tmp $@
+	$(Q)mv $@.tmp $@
 
 # The nsys capture, gated by the stage's NVTX range.  Written under a
 # temporary name, so an interrupted run leaves no report that looks whole.
 $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
+	$(LP_SAY)
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
 	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
 	rm -f $@ $@.cmd $(R)/nsys/report.tmp.*; \
@@ -98,17 +106,20 @@ $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
 	cp $< $@.cmd && mv $(R)/nsys/report.tmp.nsys-rep $@
 else ifneq ($(LP_IMP_REP),)
 $(R)/nsys/report.nsys-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys
-	cp $(LP_IMP_REP) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)cp $(LP_IMP_REP) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 
 ifneq ($(LP_HAVE_STATS),)
 $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
-	$(LP_BIN)/lp-nsyscmd -s -o $(R)/nsys/stats.tmp/report -- $(R)/nsys/report.nsys-rep \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-nsyscmd -s -o $(R)/nsys/stats.tmp/report -- $(R)/nsys/report.nsys-rep \
 	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # nsys stats writes one CSV a report into a scratch folder; the reports lp
 # needs must all be there before any is moved into place.
 $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.cmd
+	$(LP_SAY)
 	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
 	$(Q)rm -rf $(R)/nsys/stats.tmp && mkdir -p $(R)/nsys/stats.tmp
 	$(Q)$(LP_T0) sh $(R)/nsys/stats.cmd > $(R)/nsys/stats.tmp/log 2>&1 || { cat $(R)/nsys/stats.tmp/log >&2; exit 1; }; \
@@ -125,6 +136,7 @@ else
 LP_JOIN_AWK = FNR == 1 { if (NR == 1) { h = $$0; f = FILENAME; print; next } if ($$0 != h) { print "IMPORT: " FILENAME ": its header is not that of " f > "/dev/stderr"; exit 1 } next } { print }
 # (LP_IMP_STAMP stands for the imported files: imports.mk)
 $(foreach r,$(LP_HAVE_REPORTS),$(eval $(LP_NS)$(r).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys ; \
+	$$(if $$(filter 1,$$(V)),,@):; \
 	$(if $(word 2,$(LP_IMP_$(r))),awk '$$(LP_JOIN_AWK)' $$(LP_IMP_$(r)) > $$@.tmp && mv $$@.tmp $$@,\
 	cp $$(LP_IMP_$(r)) $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP))))
 endif
@@ -145,7 +157,8 @@ LP_SHAPES_SEL := $(and $(LP_SHAPES),$(LP_LIVE))
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
 		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) \
 		$(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
-	$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
 	  $(if $(LP_SHAPES_SEL),-s $(R)/shapes.tsv -S "$$($(LP_BIN)/lp-confget run.top_n_shapes $(R)/ncu/config.yaml)" \
 	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -154,20 +167,23 @@ ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
 # said (in profile.cmd and the summary), never left to fail the run.
 $(R)/ncu/metrics.avail: | $(R)/ncu
+	$(LP_SAY)
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
 	$(Q)$(LP_T0) ncu --query-metrics > $@.tmp $(LP_UNTMP); \
 	$(call lp_took,ncu metric query,0,$(R)/ncu/metrics.avail.time); mv $@.tmp $@
 
 $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/ncu/metrics.avail \
 		$(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
-	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
+	$(LP_SAY)
+	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
 	  $(LP_BIN)/lp-ncucmd -a $(R)/ncu/metrics.avail -k $(R)/topn.tsv -o $(R)/ncu/report.tmp \
 	  -- < $(R)/ncu/config.yaml > $@.tmp $(LP_UNTMP)
-	mv $@.tmp $@
+	$(Q)mv $@.tmp $@
 
 # ncu on exactly the top-N kernels inside the stage.  ncu exits 0 when its
 # filters match nothing; that is an error here, with the filters shown.
 $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd
+	$(LP_SAY)
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
 	$(call lp_need,ncu,install Nsight Compute); \
 	rm -f $@ $@.cmd $(R)/ncu/report.tmp.*; \
@@ -179,21 +195,25 @@ $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd
 	cp $< $@.cmd && mv $(R)/ncu/report.tmp.ncu-rep $@
 else ifneq ($(LP_IMP_NCUREP),)
 $(R)/ncu/report.ncu-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/ncu
-	cp $(LP_IMP_NCUREP) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)cp $(LP_IMP_NCUREP) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 
 ifneq ($(or $(LP_LIVE),$(LP_IMP_NCUREP)),)
 $(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
-	$(LP_BIN)/lp-ncucmd -x -- $(R)/ncu/report.ncu-rep < $(R)/ncu/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-ncucmd -x -- $(R)/ncu/report.ncu-rep < $(R)/ncu/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The report as CSV (--page raw): ncu prints it on stdout.
 $(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
+	$(LP_SAY)
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
 	$(Q)$(LP_T0) sh $(R)/ncu/export.cmd > $@.tmp $(LP_UNTMP); \
 	$(if $(LP_LIVE),$(call lp_took,ncu export,0,$(R)/ncu/export.time);) mv $@.tmp $@
 else ifeq ($(words $(LP_IMP_NCUCSV)),1)
 $(R)/ncu/report.csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/ncu
-	cp $(LP_IMP_NCUCSV) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)cp $(LP_IMP_NCUCSV) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 # One ncu export is copied in as it is; several are read where they are,
 # each result known by its file and ID.
@@ -205,21 +225,24 @@ LP_NCU_DEPS := $(if $(word 2,$(LP_IMP_NCUCSV)),$(LP_IMP_STAMP),$(R)/ncu/report.c
 # push/pop stack says); a live run's ncu was filtered to it already.
 LP_NCU_RANGE := $(if $(LP_LIVE),,$(LP_PER_RANGE))
 $(R)/ncu/metrics.tsv: $(LP_NCU_DEPS) $(R)/nsys/config.yaml $(LP_BIN)/lp-ncu2tsv $(LP_BIN)/lp-nsyscmd | $(R)/ncu
-	$(LP_BIN)/lp-ncu2tsv $(if $(LP_NCU_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-ncu2tsv $(if $(LP_NCU_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The stage's kernels: time and calls from nsys, metrics from ncu.
 LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export$(if $(word 2,$(LP_IMP_NCUCSV)),s) $(LP_IMP_NCUCSV)$(if $(word 2,$(LP_IMP_NCUCSV)),, (imported as $(R)/ncu/report.csv))$(if $(LP_NCU_RANGE),$(comma) the launches inside the stage's range)",\
 	"ncu $(if $(LP_LIVE),on the top-N kernels of stage $$($(LP_BIN)/lp-confget run.stage $(R)/ncu/config.yaml) ,)($(R)/ncu/report.ncu-rep, exported to $(R)/ncu/report.csv)$(if $(LP_LIVE),$$(sed -n 's/^# lp: \(.*\)/; \1/p' $(R)/ncu/profile.cmd))")
 $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) \
 		$(R)/nsys/config.yaml $(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(LP_BIN)/lp-kernjoin $(LP_BIN)/lp-nsyscmd
-	$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) $(LP_PGPU) \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) $(LP_PGPU) \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
 	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # kernels.md from kernels.tsv, with each kernel's roofline class.
 $(R)/kernels.md: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_BIN)/lp-kernmd
-	$(LP_BIN)/lp-kernmd -n 25 -r $(R)/roofline.tsv $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-kernmd -n 25 -r $(R)/roofline.tsv $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- the summary's tables: one filter each, exactly its inputs ----
 
@@ -235,7 +258,8 @@ LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 # ("# kernels:", the profiled one where it is known).
 $(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
 		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget
-	$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
 	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
@@ -250,7 +274,8 @@ LP_PGPU = $(if $(LP_PER_RANGE),-G "$$(sed -n 's/^\# kernels_gpu: //p' $(R)/procs
 LP_SHAPES_DEV = "$$(awk -F'\t' '/^\# kernels: /{ p = substr($$0, 12) } !/^\#/ && p != "" && $$1 == p && $$2 !~ /^n\/a/ { print $$2 }' $(R)/procs.tsv)"
 $(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_gpu_trace) $(call lp_rep,nvtx_gpu_proj_trace) \
 		$(R)/nsys/config.yaml $(R)/procs.tsv $(R)/hostside.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd
-	$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -H $(R)/hostside.tsv -p $(LP_NS)nvtx_gpu_proj_trace.csv \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -H $(R)/hostside.tsv -p $(LP_NS)nvtx_gpu_proj_trace.csv \
 	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 
@@ -262,31 +287,36 @@ LP_GPU_NCU := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_CSVS)),$
 LP_GPU_NCU_DEP := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_DEPS)),$(if $(LP_IMP_REGCSV),$(LP_IMP_STAMP))))
 $(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU_DEP) conf/gpus.yaml $(LP_BIN)/lp-gpu \
 		$(if $(LP_LIVE),,$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE))
-	$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
 	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # What was profiled, on what: the GPU gpu.tsv names where nvidia-smi
 # did not, so that the report names one GPU throughout.
 $(R)/environment.tsv: $(R)/config.yaml $(R)/inputs.yaml $(R)/env.json $(R)/gpu.tsv $(LP_BIN)/lp-envtab
-	$(LP_BIN)/lp-envtab -c $(R)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-envtab -c $(R)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
 	  $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The run at a glance, from the nsys summaries and kernels.tsv.
 $(R)/aggregates.tsv: $(R)/kernels.tsv $(call lp_rep,cuda_gpu_kern_sum) $(LP_STATS_DONE) \
 		$(call lp_rep,cuda_api_sum) $(call lp_rep,cuda_gpu_mem_time_sum) $(LP_BIN)/lp-aggr
-	$(LP_BIN)/lp-aggr $(call lp_opt,-g,cuda_gpu_kern_sum) $(call lp_opt,-a,cuda_api_sum) \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-aggr $(call lp_opt,-g,cuda_gpu_kern_sum) $(call lp_opt,-a,cuda_api_sum) \
 	  $(call lp_opt,-m,cuda_gpu_mem_time_sum) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Wall-time statistics and kernel time of every configured stage.
 $(R)/stages.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_sum) $(call lp_rep,nvtx_kern_sum) \
 		$(LP_STATS_DONE) $(LP_BIN)/lp-stages
-	$(LP_BIN)/lp-stages -c $(R)/nsys/config.yaml $(if $(LP_LIVE),-L) \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-stages -c $(R)/nsys/config.yaml $(if $(LP_LIVE),-L) \
 	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,,nvtx_sum) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Per instance: warm-up, steady state, tokens/s.
 $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpop_trace) \
 		$(LP_STATS_DONE) $(LP_BIN)/lp-steps
-	$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
 	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Where each stage's host time goes: CUDA API calls of its thread by kind,
@@ -296,15 +326,18 @@ $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpo
 # whether the stage's kernels are in its range at all (stage_check).
 $(R)/hostside.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) $(call lp_rep,cuda_api_trace) \
 		$(call lp_rep,cuda_gpu_trace) $(call lp_rep,cuda_api_sum) $(LP_STATS_DONE) $(LP_BIN)/lp-hostside
-	$(LP_BIN)/lp-hostside -c $(R)/nsys/config.yaml $(call lp_opt,-a,cuda_api_trace) \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-hostside -c $(R)/nsys/config.yaml $(call lp_opt,-a,cuda_api_trace) \
 	  $(call lp_opt,-g,cuda_gpu_trace) $(call lp_opt,-s,cuda_api_sum) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@
 
 # Model FLOPs and bytes against the GPU's peaks, mean and steady state.
 $(R)/mfu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mfu
-	$(LP_BIN)/lp-mfu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-mfu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
 	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mbu
-	$(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
 	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The top-N tables show as many kernels as ncu profiles (topn.tsv's
@@ -316,28 +349,34 @@ LP_TOPN_NOW = "$$(sed -n 's/^\# kernels: //p' $(R)/topn.tsv)"
 # dimension an unaligned GEMM comes from.
 $(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/topn.tsv $(if $(LP_SHAPES),$(R)/shapes.tsv) \
 		$(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) $(LP_BIN)/lp-roofline
-	$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -g $(R)/gpu.tsv -i $(R)/inputs.yaml $(if $(LP_SHAPES),-s $(R)/shapes.tsv) \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -g $(R)/gpu.tsv -i $(R)/inputs.yaml $(if $(LP_SHAPES),-s $(R)/shapes.tsv) \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
-	$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # GPU time by operator class; only these classes feed it.
 $(R)/operators.tsv: $(R)/kernels.tsv conf/operators.yaml $(LP_BIN)/lp-ops
-	$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The top kernels with their roofline class (communication kernels said so).
 $(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/topn.tsv conf/operators.yaml \
 		$(LP_BIN)/lp-topk
-	$(LP_BIN)/lp-topk -n $(LP_TOPN_NOW) -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-topk -n $(LP_TOPN_NOW) -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Multi-process runs: each stage per process (rank), its communication
 # and the straggler; each GPU's communication against its compute.
 $(R)/ranks.tsv: $(R)/nsys/config.yaml conf/operators.yaml $(call lp_rep,nvtx_pushpop_trace) \
 		$(call lp_rep,nvtx_kern_sum) $(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_STATS_DONE) $(LP_BIN)/lp-ranks
-	$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -o conf/operators.yaml $(call lp_opt,-k,nvtx_kern_sum) \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -o conf/operators.yaml $(call lp_opt,-k,nvtx_kern_sum) \
 	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap
-	$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.csv \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.csv \
 	  && echo $(LP_NS)cuda_gpu_trace.csv || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.csv,-x)) \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
@@ -345,7 +384,8 @@ $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_D
 LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv $(R)/ranks.tsv $(R)/overlap.tsv
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
-	$(LP_BIN)/lp-findings $(if $(LP_LIVE),,-I) $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-findings $(if $(LP_LIVE),,-I) $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- PyTorch ops (OPS=aten): GPU time per op and input shapes ----
 # nsys profile --pytorch=autograd-shapes-nvtx pushes a range per aten op;
@@ -366,7 +406,8 @@ LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)c
 	$(LP_NS)cuda_gpu_kern_sum_mangled.csv) $(LP_GRAPHNODES) $(LP_STATS_DONE) $(LP_BIN)/lp-atenops
 ifneq ($(LP_HAVE_STATS),)
 $(LP_NS)graph_node_trace.csv: $(R)/nsys/stats.log $(LP_BIN)/lp-graphnodes
-	$(LP_BIN)/lp-graphnodes $(R)/nsys/report.sqlite > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-graphnodes $(R)/nsys/report.sqlite > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 LP_ATEN_TOP = $(LP_BIN)/lp-tabtop -w stage="$$($(LP_BIN)/lp-confget run.stage $(R)/config.yaml)" -n $(LP_TOPN_NOW)
 LP_ATEN_MISSING := $(strip $(if $(LP_LIVE),,$(foreach r,$(LP_ATEN_REPORTS),$(if $(LP_IMP_$(r)),,$(r)))))
@@ -376,19 +417,25 @@ $(R)/aten_roofline.tsv $(R)/operators_roofline.tsv:
 	@echo "lp: OPS=aten needs nsys $(LP_ATEN_MISSING) among the imported exports (nsys stats --report $(firstword $(LP_ATEN_MISSING)))" >&2; exit 1
 else
 $(R)/aten_ops.tsv: $(LP_ATEN_DEPS)
-	$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
-	$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # The summary's: the run's stage, its first rows (lp-atenops orders by time)
 $(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
-	$(LP_ATEN_TOP) $(R)/aten_opnames.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_ATEN_TOP) $(R)/aten_opnames.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
-	$(LP_ATEN_TOP) $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_ATEN_TOP) $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # Each op (and shapes) on the roofline, from its kernels' ncu figures
 $(R)/aten_roofline.tsv: $(R)/aten_ops.tsv $(R)/gpu.tsv $(LP_BIN)/lp-oproof
-	$(LP_BIN)/lp-oproof -g $(R)/gpu.tsv $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-oproof -g $(R)/gpu.tsv $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
-	$(LP_ATEN_TOP) $(R)/aten_roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_ATEN_TOP) $(R)/aten_roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 # An import whose nvtx_sum has op ranges (lp-import says so) and that
 # brings the three traces gets them without OPS=aten.
@@ -410,6 +457,7 @@ LP_COST_REG := $(wildcard $(R)/ncu/regions/exports.list)
 $(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
 		$(R)/ncu/report.ncu-rep $(R)/ncu/report.csv $(R)/roofline.tsv $(LP_COST_REG) $(wildcard $(R)/alone.tsv) \
 		$(LP_BIN)/lp-cost $(LP_BIN)/lp-confget
+	$(LP_SAY)
 	$(Q)$(LP_TRAP)set -- $(foreach f,$(LP_COST_TIMES),$$([ -f $(f) ] && echo $(f))) \
 	  $(if $(LP_COST_REG),$$(sed 's/\.csv$$/.time/' $(LP_COST_REG))); \
 	$(LP_BIN)/lp-cost $$([ -f $(R)/ncu/profile.time ] && echo -k $(R)/ncu/report.csv -c $(R)/roofline.tsv) \
@@ -418,6 +466,7 @@ $(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.log $(R)/ncu/me
 
 # The workload alone, timed once, as the profiles ran it.
 $(R)/alone.tsv: $(R)/inputs.yaml $(LP_BIN)/lp-confget
+	$(LP_SAY)
 	$(Q)$(LP_TRAP)echo "lp: running the workload alone, to time it"; \
 	$(LP_T0) xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) sh -c '"$$@" >/dev/null' sh || \
 	  { rc=$$?; echo "lp: the workload failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
@@ -436,25 +485,30 @@ LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stag
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
 $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details.yaml $(LP_BIN)/lp-summary
-	$(LP_BIN)/lp-summary -c conf/details.yaml -t "Details: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml -t "Details: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The brief, the one screen a person opens first: a verdict and key numbers
 # (lp-brief), each step against its physical floor (lp-waterfall), the top
 # three findings (lp-tabtop), the roofline as an image, links to the rest.
 $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
 		$(if $(LP_OPS_NOW),,$(R)/operators.tsv) $(LP_BIN)/lp-waterfall
-	$(LP_BIN)/lp-waterfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-waterfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/config.yaml $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
 		$(R)/top_kernels.tsv $(LP_BIN)/lp-brief
-	$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  -b $(R)/mbu.tsv -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
-	$(LP_BIN)/lp-tabtop -q -n 3 -H evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-tabtop -q -n 3 -H evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv $(LP_BIN)/lp-summary \
 		| $(R)/details.md $(R)/kernels.md $(R)/roofline.svg
-	$(LP_BIN)/lp-summary $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-summary $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
 
@@ -462,22 +516,25 @@ $(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top
 # ncu_regions.* and stages.* overrides reach it, nothing else.
 $(R)/ncu/regions/config.yaml: $(LP_PRESETS_REG) $(R)/vars/presets.regions \
 		$(R)/vars/overrides.regions $(LP_BIN)/lp-confmerge | $(R)/ncu/regions
-	$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.regions $(LP_PRESETS_REG) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.regions $(LP_PRESETS_REG) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 LP_RD := $(R)/ncu/regions
 ifneq ($(LP_LIVE),)
 # One ncu command per nesting depth (lp-ncucmd -R).
 $(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.avail \
 		$(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
-	xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
+	$(LP_SAY)
+	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
 	  $(LP_BIN)/lp-ncucmd -p ncu_regions -R -a $(R)/ncu/metrics.avail -o $(LP_RD)/tmp.d \
 	  -- < $(LP_RD)/config.yaml > $@.tmp $(LP_UNTMP)
-	mv $@.tmp $@
+	$(Q)mv $@.tmp $@
 
 # ncu over the regions, a depth at a time; a depth whose command did not
 # change keeps its report.  Each report is written under tmp.dN and
 # renamed when whole, then exported (--page raw) to dN.csv.
 $(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncucmd
+	$(LP_SAY)
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
 	$(Q)$(LP_TRAP)n=0; : > $@.tmp; \
 	while IFS= read -r cmd <&3; do \
@@ -506,6 +563,7 @@ else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 # Imported region exports: CSVs copied, reports exported with local ncu.
 $(LP_RD)/exports.list: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
 		$(LP_BIN)/lp-ncucmd | $(LP_RD)
+	$(LP_SAY)
 	$(Q)$(LP_TRAP)n=0; : > $@.tmp; \
 	for f in $(LP_IMP_REGCSV); do cp "$$f" $(LP_RD)/imp$$n.csv.tmp && mv $(LP_RD)/imp$$n.csv.tmp $(LP_RD)/imp$$n.csv; \
 	  echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \
@@ -521,7 +579,8 @@ endif
 # Each region: GPU duration against nsys's projection, kernels inside.
 $(R)/regions.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(call lp_rep,nvtx_kern_sum) \
 		$(call lp_rep,nvtx_gpu_proj_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-regions
-	$(LP_BIN)/lp-regions -c $(LP_RD)/config.yaml $(call lp_opt,-k,nvtx_kern_sum) \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-regions -c $(LP_RD)/config.yaml $(call lp_opt,-k,nvtx_kern_sum) \
 	  $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Each region's FLOPs and bytes against the peaks and the model's FLOPs;
@@ -532,23 +591,27 @@ LP_REGWORK_SPLIT := $(if $(and $(LP_HAVE_NCU),$(LP_PER_RANGE),$(or $(if $(LP_LIV
 	$(R)/kernels.tsv $(R)/stages.tsv conf/operators.yaml)
 $(R)/region_work.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(R)/gpu.tsv $(R)/inputs.yaml \
 		$(LP_REGWORK_SPLIT) $(LP_BIN)/lp-regwork
-	$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
 	  $(if $(LP_REGWORK_SPLIT),-k $(R)/kernels.tsv -s $(R)/stages.tsv -o conf/operators.yaml) -l $< \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Every instance of every region.
 $(R)/region_instances.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml \
 		$(call lp_rep,nvtx_gpu_proj_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-reginst
-	$(LP_BIN)/lp-reginst -c $(LP_RD)/config.yaml $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-reginst -c $(LP_RD)/config.yaml $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Each region's rows as CSV, Markdown and JSON, and the list of them.
 $(LP_RD)/index.tsv: $(R)/region_instances.tsv $(LP_BIN)/lp-regsplit | $(LP_RD)
-	$(LP_BIN)/lp-regsplit -d $(LP_RD) -p ncu/regions/ $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-regsplit -d $(LP_RD) -p ncu/regions/ $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 $(R)/regions.md: $(R)/regions.tsv $(R)/region_work.tsv $(R)/region_instances.tsv \
 		$(LP_RD)/index.tsv $(LP_BIN)/lp-summary
-	$(LP_BIN)/lp-summary -t "Regions: run $(RUN)" $(R)/regions.tsv $(R)/region_work.tsv \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-summary -t "Regions: run $(RUN)" $(R)/regions.tsv $(R)/region_work.tsv \
 	  $(R)/region_instances.tsv $(LP_RD)/index.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- two runs compared (make RUN=b BASE=a compare.md) ----
@@ -568,24 +631,29 @@ $(LP_BASE_FILES):
 
 # Kernels before (BASE) and after (this run).
 $(R)/compare.tsv: $(LP_B)/kernels.tsv $(R)/kernels.tsv $(R)/vars/BASE $(LP_BIN)/lp-diff
-	$(LP_BIN)/lp-diff -n 20 $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-diff -n 20 $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Stages before and after, with the noise rule.
 LP_CMP_IN := $(addprefix $(LP_B)/,$(LP_CMP_STAGES)) $(addprefix $(R)/,$(LP_CMP_STAGES))
 $(R)/compare_stages.tsv: $(LP_CMP_IN) $(R)/vars/BASE $(LP_BIN)/lp-stagediff
-	$(LP_BIN)/lp-stagediff $(LP_CMP_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-stagediff $(LP_CMP_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The verdict that opens compare.md: the largest changes, one sentence each.
 $(R)/compare_verdict.tsv: $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-verdict
-	$(LP_BIN)/lp-verdict $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-verdict $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The two runs' step waterfalls side by side: which part of the step moved.
 $(R)/compare_waterfall.tsv: $(LP_B)/waterfall.tsv $(R)/waterfall.tsv $(R)/vars/BASE $(LP_BIN)/lp-wfdiff
-	$(LP_BIN)/lp-wfdiff $(LP_B)/waterfall.tsv $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-wfdiff $(LP_B)/waterfall.tsv $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 $(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv \
 		$(R)/compare.tsv $(LP_BIN)/lp-summary
-	$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
 	  $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The CI gate: fails (exit 3) when a stage's steady state got
@@ -603,6 +671,7 @@ endif
 .PHONY: check-regression
 check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv \
 		$(LP_BIN)/lp-stagediff $(LP_BIN)/lp-diff
+	$(LP_SAY)
 	$(Q)rc=0; \
 	$(LP_BIN)/lp-stagediff -r '$(REGRESSION)' $(LP_CMP_IN) > /dev/null || rc=$$?; \
 	if [ $$rc = 0 ] || [ $$rc = 3 ]; then \
@@ -624,11 +693,32 @@ LP_REV = $(shell git describe --always --dirty 2>/dev/null)
 lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
 
 $(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
+	$(LP_SAY)
 	$(Q)mkdir -p $@
 
 # A step that fails takes its half-written $@.tmp with it (make removes
 # $@ itself, .DELETE_ON_ERROR): each recipe line that writes one ends with
 # LP_UNTMP, or starts with LP_TRAP where it is a list of commands.
+# One line per step as it runs: what it makes (its kind and name) and the
+# lp tool that makes it; V=1 shows the commands instead.
+LP_KIND_.tsv := TSV
+LP_KIND_.md := MD
+LP_KIND_.svg := SVG
+LP_KIND_.yaml := YAML
+LP_KIND_.json := JSON
+LP_KIND_.csv := CSV
+LP_KIND_.cmd := CMD
+LP_KIND_.nsys-rep := NSYS
+LP_KIND_.ncu-rep := NCU
+LP_KIND_.log := NSYS
+LP_KIND_.mk := MK
+LP_KIND_.list := LIST
+LP_KIND_.avail := NCU
+LP_KIND_.time := TIME
+lp_kind = $(or $(if $(suffix $(1)),$(LP_KIND_$(suffix $(1)))),FILE)
+LP_SAY = $(if $(filter 1,$(V)),,$(if $(suffix $@),@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)' \
+	'$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' '$(or $(notdir $(firstword $(filter $(LP_BIN)/lp-%,$^))),$(if \
+	$(filter $(LP_STAGE2_DIR)/%,$<),,$(notdir $<)))',@:))
 LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
 LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
 

@@ -24,7 +24,8 @@ cd "$TRASH" || exit 1
 # A test's run folders, and make on the checkout writing them there.
 S2=$TRASH/s2
 lpmake() {
-	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
+	# V=1: the commands, which tests read (make prints one line a step without)
+	make -C "$ROOT" --no-print-directory V=1 ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
 }
 
 if [ "${LP_VALGRIND:-}" = 1 ]; then

@@ -29,6 +29,11 @@ count() {
 test_expect_success 'make demo: kernels.md, the summary with every section, regions.md' '
 	lpmake demo >out 2>err &&
 	! grep "warning:" out err &&
+	# a pipeline you can watch: a short line a step, at most 40 of them
+	test $(wc -l <out) -le 40 && ! grep -v "^demo: " out | grep -q "^.\{101\}" &&
+	test_grep "^  TSV   demo/stages.tsv  *lp-stages$" out &&
+	test_grep "^  MD    demo/stakeholder_summary.md  *lp-summary$" out &&
+	! grep -q "LP_UNTMP\|rc=\$?\|\.tmp" out &&
 	test_grep "^# Top GPU kernels" "$S2/demo/kernels.md" &&
 	test_grep "^# Regions: run demo" "$S2/demo/regions.md" &&
 	grep "^## " "$S2/demo/details.md" >got &&
@@ -118,6 +123,10 @@ test_expect_success 'each table is a make target of its own' '
 	rm "$S2/demo/mbu.tsv" &&
 	lpmake RUN=demo mbu.tsv >out &&
 	test -s "$S2/demo/mbu.tsv" &&
+	# one short line a step: kind, artifact, tool; the command with V=1
+	printf "  %-5s %-30s %s\n" TSV demo/mbu.tsv lp-mbu >expect && test_cmp expect out &&
+	rm "$S2/demo/mbu.tsv" &&
+	lpmake V=1 RUN=demo mbu.tsv >out &&
 	grep -oE "^[^ ]*/lp-[a-z0-9]+" out | sed "s,.*/,," >got &&
 	echo lp-mbu >expect && test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
@@ -139,6 +148,22 @@ fails() {
 	"
 }
 fails 'RUN is required for artifacts' 'RUN is required, as in: make RUN=abc' kernels.md
+fails 'a run with neither WORK nor IMPORT is refused before anything runs, naming both' \
+	'run newbie has neither WORK nor IMPORT: give the workload (make RUN=newbie WORK=' RUN=newbie stakeholder_summary.md
+
+test_expect_success 'make -n and make -q write nothing; a setting they see changed is out of date' '
+	test ! -d "$S2/newbie" &&
+	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
+	(cd "$S2/demo" && find . -type f -newer stakeholder_summary.md; ls -l --time-style=+%s.%N vars) >before &&
+	lpmake -n RUN=demo TOPN=3 COVER=50 stakeholder_summary.md >n.out &&
+	test_grep "/lp-topn " n.out &&
+	test_expect_code 1 lpmake -q RUN=demo TOPN=3 stakeholder_summary.md &&
+	(cd "$S2/demo" && find . -type f -newer stakeholder_summary.md; ls -l --time-style=+%s.%N vars) >after &&
+	test_cmp before after &&
+	test ! -e "$S2/demo/vars/COVER" &&
+	lpmake -q RUN=demo stakeholder_summary.md
+'
+
 fails 'RUN with a path is refused' "use letters, digits" "RUN=../x" kernels.md
 fails 'RUN with a leading dot is refused' "not starting with" "RUN=.x" kernels.md
 fails 'IMPORT of a file that is not there' 'IMPORT: nosuch_nvtx_sum.csv does not exist' RUN=i1 IMPORT=nosuch_nvtx_sum.csv kernels.md

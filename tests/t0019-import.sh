@@ -183,11 +183,11 @@ test_expect_success 'an export cut off inside its last field is refused' '
 # and each make re-made import.mk and restarted, without end.
 test_expect_success 'IMPORT with a trailing blank and a line break: import.mk made once, make -q true' '
 	imp="$(ls "$TP"/tpr0_*.csv | tr "\n" " ")" &&
-	timeout 120 make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
+	timeout 120 make -C "$ROOT" --no-print-directory V=1 ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
 		RUN=blank "IMPORT=$imp" MODEL=tp-mlp topn.tsv >out 2>&1 &&
 	test $(grep -c "lp-import " out) = 1 &&
 	lpmake -q RUN=blank topn.tsv &&
-	timeout 60 make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
+	timeout 60 make -C "$ROOT" --no-print-directory V=1 ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
 		RUN=blank "IMPORT=$(ls "$TP"/tpr0_*.csv)" topn.tsv >out 2>&1 &&
 	! grep -q "lp-import " out
 '

@@ -64,7 +64,7 @@ test_expect_success 'switching BASE re-makes the comparison: make -q false, then
 	lpmake RUN=d BASE=unf compare.md >/dev/null &&
 	head -n 1 "$S2/d/compare.md" >got && echo "# Run d against run unf" >expect && test_cmp expect got &&
 	test_must_fail lpmake -q RUN=d BASE=m compare.md &&
-	lpmake RUN=d compare.md >/dev/null &&
+	lpmake RUN=d BASE=m compare.md >/dev/null &&
 	head -n 1 "$S2/d/compare.md" >got && echo "# Run d against run m" >expect && test_cmp expect got &&
 	colof status "$S2/d/compare.tsv" | sort -u >got && echo both >expect && test_cmp expect got &&
 	lpmake -q RUN=d compare.md

@@ -280,7 +280,7 @@ test_expect_success 'IMPORT: a file dated in the future imports once; a record i
 		"$FIX"/h200-torch-v2/torch_nvtx_kern_sum.csv fut/ &&
 	touch -d "+1 hour" fut/torch_nvtx_sum.csv &&
 	imp="$PWD/fut/torch_cuda_gpu_kern_sum.csv $PWD/fut/torch_nvtx_sum.csv $PWD/fut/torch_nvtx_kern_sum.csv" &&
-	timeout 120 make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" RUN=fut \
+	timeout 120 make -C "$ROOT" --no-print-directory V=1 ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" RUN=fut \
 		"IMPORT=$imp" config.yaml >out 2>err &&
 	test $(grep -c "lp-import " out) = 1 &&
 	lpmake -q RUN=fut config.yaml &&

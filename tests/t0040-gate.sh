@@ -50,7 +50,7 @@ test_expect_success 'decode_step gone from the run (its range renamed): cannot c
 	test_must_fail lpmake RUN=nostep BASE=g2 check-regression >out 2>err &&
 	test_grep "^lp-stagediff: cannot compare: stage decode_step is only in the before run" err &&
 	test_grep "cannot compare (above); the gate did not pass" err &&
-	! grep -q "no regression" out err &&
+	! grep -q "^lp: run .*: no regression" out err &&
 	test_expect_code 1 lp-stagediff -r 5 $(stagefiles g2) $(stagefiles nostep) >/dev/null 2>/dev/null
 '
 

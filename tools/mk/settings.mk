@@ -111,6 +111,12 @@ $(foreach v,$(LP_VARS),$(eval LP_$(v) := $$(if $$(call lp_cmdline,$(v)),$$(value
 # (import.mk re-made), which drops a trailing blank, finds it unchanged.
 LP_IMPORT := $(strip $(subst $(nl),$(space),$(LP_IMPORT)))
 
+# A run needs its workload or its exports: said here, naming both, not by
+# lp-inputs failing on a missing record.
+ifneq ($(filter-out clean-run,$(LP_RUN_GOALS)),)
+$(if $(or $(strip $(LP_WORK)),$(strip $(LP_IMPORT)),$(wildcard $(R)/inputs.yaml)),,\
+	$(error run $(RUN) has neither WORK nor IMPORT: give the workload (make RUN=$(RUN) WORK='python3 app.py ...' MODEL=...) or its exports (make RUN=$(RUN) IMPORT='exports/*.csv' MODEL=...)))
+endif
 $(foreach v,MODEL MODE TOPN COVER NCU_PRESET STAGE,$(if $(call lp_unsafe_word,LP_$(v),),\
 	$(error $(v)="$(LP_$(v))": use letters, digits, '.', '_' and '-')))
 $(if $(findstring $(nl),$(LP_WORK)),$(error WORK holds a line break: give the workload as one command line))
@@ -157,9 +163,15 @@ $(foreach w,$(LP_SET_WORDS),$(if $(filter =%,$(w)),$(error SET: "$(call lp_unspl
 # writes no record.  Rewriting one there made it newer than import.mk
 # (seen with SAN=1 and LP_BIN in the environment, make check SAN=1 on a
 # fresh clone), and make restarted until it gave up.
+# make -n and make -q write nothing: a record that would change is, in
+# that make only, a target always out of date (LP_DRY_CHANGED below), so
+# the dry run shows what the setting would re-make.
 LP_RESTARTED := $(filter-out undefined,$(origin MAKE_RESTARTS))
+LP_DRY := $(if $(findstring n,$(firstword -$(MAKEFLAGS))),1,$(if $(findstring q,$(firstword -$(MAKEFLAGS))),1))
+LP_DRY_CHANGED :=
 lp_write = $(if $(LP_RESTARTED),,$(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
-	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1))))
+	$(if $(LP_DRY),$(eval LP_DRY_CHANGED += $(1)),\
+	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))))
 $(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
 
 # Presets: the runner, one nsys preset, the ncu preset of the mode (or
@@ -204,4 +216,10 @@ $(call lp_put,overrides.regions,$(LP_OVR_REG))
 # SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
 LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
 $(call lp_put,overrides.model,$(LP_OVR_MODEL))
+# In a dry run, the records that would change make what reads them out of
+# date (make -n lists it, make -q says so) without being written.
+ifneq ($(strip $(LP_DRY_CHANGED)),)
+.PHONY: $(LP_DRY_CHANGED)
+$(LP_DRY_CHANGED): ;
+endif
 endif
