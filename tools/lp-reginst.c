@@ -71,19 +71,17 @@ emit_meta(const char *lpath, const char *ppath, double ratio)
 }
 
 /* nsys's instance paired with ncu's i-th (the k-th of the p-th process of
- * each), or NULL; *k gets i's index within its process. */
+ * each, processes in order of their first instance), or NULL; *k gets i's
+ * index within its process. */
 static const struct lp_rinst *
-nsys_twin(const struct lp_rinsts *x, size_t i, const struct lp_rinsts *y,
+nsys_twin(const struct lp_rinsts *x, size_t i, const struct lp_rnsys *y,
     size_t *k)
 {
-	size_t a, p, p2, k2;
+	size_t p;
 
 	place(x, i, &p, k);
-	for (a = 0; a < y->n; a++) {
-		place(y, a, &p2, &k2);
-		if (p2 == p && k2 == *k)
-			return &y->in[a];
-	}
+	if (p < y->np && *k < y->p[p].n)
+		return &y->p[p].in[*k];
 	return NULL;
 }
 
@@ -118,7 +116,7 @@ emit_counters(struct lp_row *r, const struct lp_rinst *in)
  * process flagged against the region's steady state. */
 static void
 emit_instance(struct lp_row *r, const char *path, const struct lp_rinsts *x,
-    size_t i, const struct lp_rinsts *y, double steady, double ratio,
+    size_t i, const struct lp_rnsys *y, double steady, double ratio,
     const char *ppath)
 {
 	const struct lp_rinst *in = &x->in[i], *ny;

@@ -97,13 +97,13 @@ emit_ncu(struct lp_row *r, const struct lp_rinsts *x, double ratio)
 
 /* nsys's projection of the range on the GPU, against ncu's steady span. */
 static void
-emit_nsys(struct lp_row *r, const struct lp_rinsts *y, double steady,
+emit_nsys(struct lp_row *r, struct lp_rnsys *y, double steady,
     const char *ppath)
 {
 	double ns, nf;
 
-	if (y->n) {
-		ns = lp_rinsts_steady(y, &nf);
+	if (y->n > 0) {
+		ns = lp_rnsys_steady(y, &nf);
 		if (isnan(ns))
 			ns = nf;
 		lp_row_num(r, ns, 1);
@@ -141,7 +141,7 @@ emit_kernels(struct lp_row *r, const struct lp_rset *rs, size_t j,
 }
 
 static void
-emit_region(struct lp_row *r, const struct lp_rset *rs, size_t j,
+emit_region(struct lp_row *r, struct lp_rset *rs, size_t j,
     double ratio, const char *kpath, const char *ppath)
 {
 	const struct lp_rinsts *x = &rs->ncu[j];

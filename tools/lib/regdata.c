@@ -157,32 +157,88 @@ kern_row(const struct lp_rep_row *r, void *vctx)
 	lp_sb_free(&key);
 }
 
+/* One nsys instance of region j in its process's earliest (by start, then
+ * line: the rows come in line order, so a tie goes after): the first of
+ * the process or not, and kept while among the keep earliest. */
+static void
+proc_add(struct lp_rnsys *y, struct lp_rproc *p, const struct lp_rinst *in)
+{
+	size_t at = p->n;
+
+	while (at > 0 && in->start < p->in[at - 1].start)
+		at--;
+	/* the steady state: every instance but the process's first */
+	if (at == 0 && p->n)
+		lp_vals_add(&y->rest, p->in[0].gpu_ns);
+	else if (at > 0)
+		lp_vals_add(&y->rest, in->gpu_ns);
+	if (at >= y->keep)
+		return;
+	if (p->n < y->keep)
+		p->n++;
+	memmove(&p->in[at + 1], &p->in[at], (p->n - at - 1) * sizeof *p->in);
+	p->in[at] = *in;
+}
+
 static void
 proj_row(const struct lp_rep_row *r, void *vctx)
 {
 	struct lp_rset *rs = vctx;
 	long j = which(rs, r->v[2]);
+	const char *pid;
+	struct lp_rnsys *y;
 	struct lp_rinst in;
+	size_t i;
 
 	if (j < 0)
 		return;
 	memset(&in, 0, sizeof in);
-	in.pid = lp_xstrdup(lp_rep_pid(r, 3));
-	in.device = lp_xstrdup("");
 	in.start = lp_rep_time(r, 0);
 	in.gpu_ns = lp_rep_time(r, 1);
+	pid = lp_rep_pid(r, 3);
 	in.ops = lp_rep_has(r, 4) ? lp_rep_count(r, 4) : NAN;
 	in.line = r->line;
-	inst_push(&rs->nsys[j], &in);
+	y = &rs->nsys[j];
+	if (!y->idx)
+		y->idx = lp_map_new();
+	i = (size_t)lp_map_get(y->idx, pid, (long)y->np);
+	if (i == y->np) {
+		lp_map_put(y->idx, pid, (long)i);
+		y->p = lp_xreallocarray(y->p, y->np + 1, sizeof *y->p);
+		y->p[i].pid = lp_xstrdup(pid);
+		y->p[i].in = lp_xcalloc(y->keep, sizeof *y->p[i].in);
+		y->p[i].n = 0;
+		y->np++;
+	}
+	proc_add(y, &y->p[i], &in);
+	y->n++;
 	rs->have_proj = 1;
 }
 
 static int
-by_start(const void *a, const void *b)
+by_first(const void *a, const void *b)
 {
-	const struct lp_rinst *x = a, *y = b;
+	const struct lp_rproc *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->in[0].start != y->in[0].start)
+		return x->in[0].start < y->in[0].start ? -1 : 1;
+	return x->in[0].line < y->in[0].line ? -1 : x->in[0].line > y->in[0].line;
+}
+
+/* Instances ncu measured in one process of region j, at most: nsys's
+ * earliest as many of each process are kept to pair with them. */
+static size_t
+ncu_keep(const struct lp_rinsts *x)
+{
+	size_t a, b, k, keep = 1;
+
+	for (a = 0; a < x->n; a++) {
+		for (k = 0, b = 0; b < x->n; b++)
+			k += !strcmp(x->in[a].pid, x->in[b].pid);
+		if (k > keep)
+			keep = k;
+	}
+	return keep;
 }
 
 void
@@ -200,11 +256,17 @@ lp_rset_nsys(struct lp_rset *rs, const char *kern_sum, const char *proj_trace)
 		    6, kern_row, rs);
 	}
 	if (proj_trace) {
+		for (j = 0; j < rs->n; j++)
+			rs->nsys[j].keep = ncu_keep(&rs->ncu[j]);
 		lp_rep_file(proj_trace, "nsys stats --report nvtx_gpu_proj_trace",
 		    pcols, 5, proj_row, rs);
-		for (j = 0; j < rs->n; j++)
-			lp_qsort(rs->nsys[j].in, rs->nsys[j].n, sizeof *rs->nsys[j].in,
-			    by_start);
+		for (j = 0; j < rs->n; j++) {
+			lp_qsort(rs->nsys[j].p, rs->nsys[j].np,
+			    sizeof *rs->nsys[j].p, by_first);
+			if (rs->nsys[j].idx)
+				lp_map_free(rs->nsys[j].idx);
+			rs->nsys[j].idx = NULL;
+		}
 	}
 }
 
@@ -218,12 +280,13 @@ lp_rset_free(struct lp_rset *rs)
 			free(rs->ncu[j].in[i].pid);
 			free(rs->ncu[j].in[i].device);
 		}
-		for (i = 0; i < rs->nsys[j].n; i++) {
-			free(rs->nsys[j].in[i].pid);
-			free(rs->nsys[j].in[i].device);
+		for (i = 0; i < rs->nsys[j].np; i++) {
+			free(rs->nsys[j].p[i].pid);
+			free(rs->nsys[j].p[i].in);
 		}
 		free(rs->ncu[j].in);
-		free(rs->nsys[j].in);
+		free(rs->nsys[j].p);
+		lp_vals_free(&rs->nsys[j].rest);
 	}
 	free(rs->ncu);
 	free(rs->nsys);
@@ -260,4 +323,19 @@ lp_rinsts_steady(const struct lp_rinsts *x, double *first)
 	free(f);
 	free(r);
 	return med;
+}
+
+/* The same of nsys's instances: the median of the rest, and of the
+ * processes' firsts. */
+double
+lp_rnsys_steady(struct lp_rnsys *y, double *first)
+{
+	double *f = lp_xcalloc(y->np + 1, sizeof *f);
+	size_t i;
+
+	for (i = 0; i < y->np; i++)
+		f[i] = y->p[i].in[0].gpu_ns;
+	*first = lp_median(f, y->np);
+	free(f);
+	return lp_vals_median(&y->rest);
 }

@@ -173,13 +173,32 @@ struct lp_rinst {
 	long line;
 };
 struct lp_rinsts {
-	struct lp_rinst *in;	/* ncu: in result order; nsys: by start */
+	struct lp_rinst *in;	/* in result order */
 	size_t n, cap;
+};
+/* nsys's instances of a region (nvtx_gpu_proj_trace), read as a stream:
+ * memory grows with the processes and the distinct durations, not with
+ * the instances.  A process keeps its earliest instances (by start, then
+ * line), as many as ncu measured in any one process of the region, to be
+ * paired with ncu's by order (lp-reginst); in[0] is its first. */
+struct lp_rproc {
+	char *pid;
+	struct lp_rinst *in;	/* pid and device NULL */
+	size_t n;
+};
+struct lp_rnsys {
+	struct lp_rproc *p;	/* by their first instance's start */
+	size_t np;
+	struct lp_map *idx;	/* pid -> p's index, while read */
+	size_t keep;		/* instances kept a process, >= 1 */
+	double n;		/* all instances */
+	struct lp_vals rest;	/* durations after each process's first */
 };
 struct lp_rset {
 	struct lp_region *rg;
 	size_t n;
-	struct lp_rinsts *ncu, *nsys;	/* [n] */
+	struct lp_rinsts *ncu;	/* [n] */
+	struct lp_rnsys *nsys;	/* [n] */
 	double *kern_ns, *kern_n, *nvtx_n;	/* nvtx_kern_sum, per region */
 	int have_kern, have_proj;
 	struct lp_map *seen;
@@ -194,5 +213,6 @@ void lp_rset_free(struct lp_rset *rs);
 /* Median of the instances after each process's first (NAN if none);
  * *first gets the median of the firsts. */
 double lp_rinsts_steady(const struct lp_rinsts *x, double *first);
+double lp_rnsys_steady(struct lp_rnsys *y, double *first);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -39,4 +40,141 @@ lp_quantile(double *v, size_t n, double q)
 	lo = floor(h);
 	i = (size_t)lo;
 	return i + 1 < n ? v[i] + (h - lo) * (v[i + 1] - v[i]) : v[i];
+}
+
+/* The buffer merged into the distinct values: sorted, then merged from the
+ * back into v and c grown to the merged length, in place (a slot is
+ * written only after the old value there was read). */
+static void
+vals_flush(struct lp_vals *s)
+{
+	size_t i, j, m, k;
+
+	if (!s->nb)
+		return;
+	lp_qsort(s->buf, s->nb, sizeof *s->buf, cmp);
+	/* the merged length: the old values and the buffer's new ones */
+	for (m = s->nd, i = j = 0; i < s->nb; i++) {
+		if (i && s->buf[i] == s->buf[i - 1])
+			continue;
+		while (j < s->nd && s->v[j] < s->buf[i])
+			j++;
+		m += !(j < s->nd && s->v[j] == s->buf[i]);
+	}
+	if (m > s->nd) {
+		s->v = lp_xreallocarray(s->v, m, sizeof *s->v);
+		s->c = lp_xreallocarray(s->c, m, sizeof *s->c);
+	}
+	i = s->nb;
+	j = s->nd;
+	for (k = m; k > 0; ) {
+		double x = i && (!j || s->buf[i - 1] > s->v[j - 1]) ?
+		    s->buf[i - 1] : s->v[j - 1], c = 0;
+
+		if (j && s->v[j - 1] == x)
+			c = s->c[--j];
+		while (i && s->buf[i - 1] == x) {
+			c++;
+			i--;
+		}
+		s->v[--k] = x;
+		s->c[k] = c;
+	}
+	s->nd = m;
+	s->nb = 0;
+}
+
+void
+lp_vals_add(struct lp_vals *s, double x)
+{
+	/* merged when the buffer holds as many as the distinct values (at
+	 * least 4096): each merge's cost is paid by as many adds */
+	if (s->nb == s->capb) {
+		if (s->nb >= 4096 && s->nb >= s->nd)
+			vals_flush(s);
+		else {
+			s->capb = s->capb ? 2 * s->capb : 256;
+			s->buf = lp_xreallocarray(s->buf, s->capb, sizeof *s->buf);
+		}
+	}
+	s->buf[s->nb++] = x;
+	s->n++;
+}
+
+void
+lp_vals_merge(struct lp_vals *to, struct lp_vals *from)
+{
+	double *v, *c;
+	size_t i = 0, j = 0, k = 0;
+
+	vals_flush(to);
+	vals_flush(from);
+	v = lp_xcalloc(to->nd + from->nd + 1, sizeof *v);
+	c = lp_xcalloc(to->nd + from->nd + 1, sizeof *c);
+	while (i < to->nd || j < from->nd) {
+		if (j == from->nd || (i < to->nd && to->v[i] < from->v[j])) {
+			v[k] = to->v[i];
+			c[k++] = to->c[i++];
+		} else if (i == to->nd || from->v[j] < to->v[i]) {
+			v[k] = from->v[j];
+			c[k++] = from->c[j++];
+		} else {
+			v[k] = to->v[i];
+			c[k++] = to->c[i++] + from->c[j++];
+		}
+	}
+	free(to->v);
+	free(to->c);
+	to->v = v;
+	to->c = c;
+	to->nd = k;
+	to->n += from->n;
+}
+
+/* The k-th smallest (from 0) of the values. */
+static double
+vals_at(const struct lp_vals *s, double k)
+{
+	double below = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < s->nd && below + s->c[i] <= k; i++)
+		below += s->c[i];
+	return s->v[i];
+}
+
+double
+lp_vals_quantile(struct lp_vals *s, double q)
+{
+	double h, lo, x;
+
+	if (!s->n)
+		return NAN;
+	vals_flush(s);
+	h = (s->n - 1) * q;
+	lo = floor(h);
+	x = vals_at(s, lo);
+	return lo + 1 < s->n ? x + (h - lo) * (vals_at(s, lo + 1) - x) : x;
+}
+
+double
+lp_vals_median(struct lp_vals *s)
+{
+	double h;
+
+	if (!s->n)
+		return NAN;
+	vals_flush(s);
+	h = floor(s->n / 2);
+	return fmod(s->n, 2) ? vals_at(s, h) : (vals_at(s, h - 1) +
+	    vals_at(s, h)) / 2;
+}
+
+void
+lp_vals_free(struct lp_vals *s)
+{
+	free(s->v);
+	free(s->c);
+	free(s->buf);
+	memset(s, 0, sizeof *s);
 }

@@ -130,6 +130,23 @@ void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" 
 /* stat.c */
 double lp_median(double *v, size_t n);	/* sorts v; NAN when n == 0 */
 double lp_quantile(double *v, size_t n, double q);	/* type 7; sorts v */
+/* A multiset of numbers kept as its distinct values and their counts, for
+ * order statistics of a stream: memory grows with the distinct values, not
+ * with how many were added.  Zeroed is empty; the owner frees it.  The
+ * quantile and median are lp_quantile's and lp_median's of the same
+ * numbers, to the bit. */
+struct lp_vals {
+	double *v, *c;		/* distinct values, ascending; their counts */
+	size_t nd;
+	double *buf;		/* added since the last merge into v */
+	size_t nb, capb;
+	double n;		/* all values added */
+};
+void lp_vals_add(struct lp_vals *s, double x);		/* x not NaN */
+void lp_vals_merge(struct lp_vals *to, struct lp_vals *from);
+double lp_vals_quantile(struct lp_vals *s, double q);	/* NAN when empty */
+double lp_vals_median(struct lp_vals *s);		/* NAN when empty */
+void lp_vals_free(struct lp_vals *s);
 
 /* sh.c: POSIX shell words. */
 void lp_sh_quote(struct lp_sb *b, const char *word);
