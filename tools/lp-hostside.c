@@ -17,11 +17,14 @@
  * stage without kernels says why (no_kernels_why): graphs traced whole, or
  * its kernels launched by another process than the one pushing its range.
  *
- * Three passes, one a file: the instances, the API calls, the GPU
- * operations.  Memory grows with the instances and with the stage's launch
- * and copy calls (their correlation IDs must be kept until the GPU trace
- * is read, and each launch's latency until the quantiles), not with the
- * rows of the traces.
+ * Two passes: the instances (nvtx_pushpop_trace), then the API calls and
+ * the GPU operations swept together in time order (both sorted by start,
+ * as nsys writes them; checked).  A kernel starts after its launch call,
+ * so a stage's launch, copy or synchronisation call is held only until
+ * its GPU work has started (a graph launch until a later launch's kernel
+ * starts on its stream; any call at most AGE calls later).  Memory grows
+ * with the instances, the calls in flight and the distinct latencies (for
+ * exact quantiles), not with the rows of the traces.
  */
 #include <math.h>
 #include <stdint.h>
@@ -62,53 +65,83 @@ struct stage {
 	char *range;
 	struct inst *in;
 	size_t n, cap;
-	double *lat[2];		/* launch-to-start latencies: all, steady */
-	size_t nlat[2], caplat[2];
+	/* launch-to-start latencies of the launches in each process's
+	 * first instance [0] and in the others [1]; graph launches to their
+	 * first kernel apart */
+	struct lp_vals lat[2], glat[2];
+	/* per row (all, steady): latencies, their p50, p90; graph's p50 */
+	double nlat[2], p50[2], p90[2], nglat[2], gp50[2];
 	struct cstat *cs[2];	/* by call name id: all, steady */
 	size_t ncs;
-	double *glat[2];	/* graph launch to its first kernel */
-	size_t nglat[2], capglat[2];
 	double *bystart;	/* instances' starts, sorted, and the latest */
 	double *maxend;		/* end up to each (any thread): who else ran */
 	double other;		/* launch calls of other processes inside */
 	char *other_pid;	/* the first of those processes */
 };
 
-/* A launch, copy or synchronisation call of some stage, until the GPU
- * trace is read. */
+/* Calls held at most this many launch, copy and synchronisation calls
+ * (any thread's) after their own: more than any GPU queues.  A call whose
+ * GPU work has not started by then has none (a failed launch, a host
+ * function, a record nsys dropped). */
+enum { AGE = 1 << 16 };
+
+/* A launch, copy or synchronisation call of some stage, while its GPU work
+ * may still start. */
 struct rec {
 	uint64_t corr;
 	double t, dur, kmin;	/* call start and duration; earliest kernel */
 	double kend;		/* the latest end of its kernels */
-	int kind, name, graph;
+	double seq;		/* launch, copy and sync calls before it */
+	double strm;		/* a graph launch's kernels' stream, or NAN */
+	int kind, name, graph, live;
 	long line;
-	size_t memb;		/* first membership, or (size_t)-1 */
-	size_t prev;		/* sync, copy: the thread's launch before it
-				 * (index + 1, 0: none) */
+	size_t thr;		/* its thread (struct thr) */
+	size_t waits;		/* a launch: the first sync waiting for its
+				 * kernels' end; a sync: the next (slot + 1) */
 };
 
-struct memb {
-	size_t stage, inst, next;
+/* A thread's last launch of some stage: what a later sync waits for. */
+struct thr {
+	size_t last;		/* the launch's slot + 1 while held, else 0 */
+	double kend;		/* its kernels' end once let go, NAN: none */
 };
 
 struct st {
 	struct stage *s;
 	size_t ns;
 	struct lp_map *names;	/* call name -> id */
+	/* the calls held: slots, each with its instance in each stage (-1
+	 * none) in inst[slot * ns ...]; a free list; by CorrID */
 	struct rec *r;
-	size_t nr, capr;
-	struct memb *m;
-	size_t nm, capm;
-	size_t *h;		/* open addressing: rec index + 1, 0 empty */
-	size_t caph;
+	long *inst;
+	size_t nr, capr, *freel, nfree;
+	size_t *h;		/* open addressing: slot + 1, 0 empty */
+	size_t caph, nh;
+	size_t *q;		/* age queue (ring): slot + 1, oldest first */
+	double *qseq;		/* the seq of the call queued there */
+	size_t q0, qn, capq;
+	struct gseen {		/* graph launches whose kernels started */
+		size_t x;
+		double seq;
+	} *gseen;
+	size_t ngseen, capgseen;
+	double seq;		/* launch, copy and sync calls so far */
+	int track;		/* calls are held: a GPU trace and one process */
 	struct lp_map *ppids;	/* the processes of the stages' instances */
 	double pidcalls;	/* API calls of one of those processes */
 	char *pid1;		/* the first process with GPU work (launches,
 				 * copies) in the API trace */
 	long pids;		/* such processes: 1, or 2 for several */
-	double gpu_rows, matched;
 	double nlaunch, unmatched;	/* the stages' launch calls; without a kernel */
-	struct lp_map *lastl;	/* "pid\037tid" -> its last launch rec + 1 */
+	struct lp_map *thrs;	/* "pid\037tid" -> struct thr index */
+	struct thr *th;
+	size_t nth;
+	/* the first reason the GPU trace is not of the API trace's capture,
+	 * said once the API trace is read (several processes make it moot) */
+	struct lp_sb err;
+	const char *err_file;
+	long err_line;
+	int err_col, have_err;
 	double cap_graphs;	/* cudaGraphLaunch calls of the capture
 				 * (cuda_api_sum), -1: not known */
 };
@@ -303,32 +336,58 @@ hslot(const struct st *t, uint64_t corr)
 	return (size_t)(h >> 17) & (t->caph - 1);
 }
 
-static struct rec *
+/* The held call of corr: its slot + 1, or 0. */
+static size_t
 lookup(const struct st *t, uint64_t corr)
 {
 	size_t i;
 
 	if (!t->caph)
-		return NULL;
+		return 0;
 	for (i = hslot(t, corr); t->h[i]; i = (i + 1) & (t->caph - 1))
 		if (t->r[t->h[i] - 1].corr == corr)
-			return &t->r[t->h[i] - 1];
-	return NULL;
+			return t->h[i];
+	return 0;
 }
 
 static void
 rehash(struct st *t)
 {
-	size_t i, j;
+	size_t i, j, old = t->caph, *h = t->h;
 
 	t->caph = t->caph ? 2 * t->caph : 1024;
-	free(t->h);
 	t->h = lp_xcalloc(t->caph, sizeof *t->h);
-	for (i = 0; i < t->nr; i++) {
-		for (j = hslot(t, t->r[i].corr); t->h[j]; j = (j + 1) &
+	for (i = 0; i < old; i++) {
+		if (!h[i])
+			continue;
+		for (j = hslot(t, t->r[h[i] - 1].corr); t->h[j]; j = (j + 1) &
 		    (t->caph - 1))
 			;
-		t->h[j] = i + 1;
+		t->h[j] = h[i];
+	}
+	free(h);
+}
+
+/* Takes slot + 1 = x out of the table (backward-shift deletion). */
+static void
+unhash(struct st *t, size_t x)
+{
+	size_t i, j, k;
+
+	for (i = hslot(t, t->r[x - 1].corr); t->h[i] != x; i = (i + 1) &
+	    (t->caph - 1))
+		;
+	t->nh--;
+	for (j = i;;) {
+		t->h[i] = 0;
+		do {
+			j = (j + 1) & (t->caph - 1);
+			if (!t->h[j])
+				return;
+			k = hslot(t, t->r[t->h[j] - 1].corr);
+		} while (i <= j ? (i < k && k <= j) : (i < k || k <= j));
+		t->h[i] = t->h[j];
+		i = j;
 	}
 }
 
@@ -372,78 +431,224 @@ name_id(struct st *t, const char *name)
 	return id;
 }
 
-/* A launch or copy call kept by its correlation ID until the GPU trace is
- * read; an ID seen twice is refused. */
-static struct rec *
+/* The thread (pid, tid)'s entry. */
+static size_t
+thread_of(struct st *t, const char *pid, const char *tid)
+{
+	struct lp_sb key = { 0 };
+	long i;
+
+	lp_sb_printf(&key, "%s\037%s", pid, tid);
+	if ((i = lp_map_get(t->thrs, lp_sb_str(&key), -1)) < 0) {
+		t->th = lp_xreallocarray(t->th, t->nth + 1, sizeof *t->th);
+		t->th[t->nth].last = 0;
+		t->th[t->nth].kend = NAN;
+		lp_map_put(t->thrs, lp_sb_str(&key), i = (long)t->nth++);
+	}
+	lp_sb_free(&key);
+	return (size_t)i;
+}
+
+/* A reason the GPU trace is not of this capture, kept (the first) to be
+ * said once the API trace is read. */
+static void
+not_this_capture(struct st *t, const struct lp_rep_row *rr, int col,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->have_err)
+		return;
+	t->have_err = 1;
+	t->err_file = rr->file;
+	t->err_line = rr->line;
+	t->err_col = col;
+	va_start(ap, fmt);
+	lp_sb_vprintf(&t->err, fmt, ap);
+	va_end(ap);
+}
+
+/* A stage call held by its correlation ID while its GPU work may start;
+ * an ID held twice is refused.  Returns its slot. */
+static size_t
 keep_call(struct st *t, const struct lp_rep_row *rr, int kind, long id,
-    double start, double dur)
+    double start, double dur, size_t thr)
 {
 	uint64_t corr = corr_of(rr, 3, 6);
 	struct rec *rc;
+	size_t x, j;
 
-	if (lookup(t, corr))
+	if ((x = lookup(t, corr)))
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0,
-		    "correlation ID %llu is another call's too: "
-		    "calls of several processes or captures in "
-		    "one trace?", (unsigned long long)corr);
-	if (t->nr == t->capr) {
-		t->capr = t->capr ? 2 * t->capr : 1024;
-		t->r = lp_xreallocarray(t->r, t->capr, sizeof *t->r);
+		    "correlation ID %llu is another call's too (line %ld): "
+		    "calls of several processes or captures in one trace?",
+		    (unsigned long long)corr, t->r[x - 1].line);
+	if (t->nfree)
+		x = t->freel[--t->nfree];
+	else {
+		if (t->nr == t->capr) {
+			t->capr = t->capr ? 2 * t->capr : 1024;
+			t->r = lp_xreallocarray(t->r, t->capr, sizeof *t->r);
+			t->inst = lp_xreallocarray(t->inst, t->capr * t->ns,
+			    sizeof *t->inst);
+			t->freel = lp_xreallocarray(t->freel, t->capr,
+			    sizeof *t->freel);
+		}
+		x = t->nr++;
 	}
-	rc = &t->r[t->nr++];
+	rc = &t->r[x];
 	rc->corr = corr;
 	rc->t = start;
 	rc->dur = dur;
 	rc->kmin = NAN;
 	rc->kend = NAN;
+	rc->seq = t->seq;
+	rc->strm = NAN;
 	rc->kind = kind;
 	rc->graph = kind == K_LAUNCH && lp_capi_graph_launch(rr->v[2]);
 	rc->name = (int)id;
 	rc->line = rr->line;
-	rc->memb = (size_t)-1;
-	rc->prev = 0;
-	if (2 * t->nr > t->caph)
+	rc->live = 1;
+	rc->thr = thr;
+	rc->waits = 0;
+	for (j = 0; j < t->ns; j++)
+		t->inst[x * t->ns + j] = -1;
+	if (2 * (t->nh + 1) > t->caph)
 		rehash(t);
-	else {
-		size_t j;
+	for (j = hslot(t, corr); t->h[j]; j = (j + 1) & (t->caph - 1))
+		;
+	t->h[j] = x + 1;
+	t->nh++;
+	/* the age queue: launches and copies, in call order */
+	if (kind != K_SYNC) {
+		if (t->qn == t->capq) {
+			size_t n = t->capq ? 2 * t->capq : 1024, k;
+			size_t *q = lp_xcalloc(n, sizeof *q);
+			double *qs = lp_xcalloc(n, sizeof *qs);
 
-		for (j = hslot(t, corr); t->h[j]; j = (j + 1) & (t->caph - 1))
-			;
-		t->h[j] = t->nr;
+			for (k = 0; k < t->qn; k++) {
+				q[k] = t->q[(t->q0 + k) % t->capq];
+				qs[k] = t->qseq[(t->q0 + k) % t->capq];
+			}
+			free(t->q);
+			free(t->qseq);
+			t->q = q;
+			t->qseq = qs;
+			t->q0 = 0;
+			t->capq = n;
+		}
+		t->q[(t->q0 + t->qn) % t->capq] = x + 1;
+		t->qseq[(t->q0 + t->qn) % t->capq] = rc->seq;
+		t->qn++;
 	}
-	return rc;
+	return x;
 }
 
-/* rc's call starts inside instance inst of stage: the GPU trace's kernels
- * and copies of rc count there. */
-static void
-add_member(struct st *t, struct rec *rc, size_t stage, size_t inst)
-{
-	struct memb *m;
+/* The stages' instances call x is in: the row(s) of each (all, and
+ * steady unless it is its process's first). */
+#define EACH_INST(t, x, i, g, in)					\
+	for ((i) = 0; (i) < (t)->ns; (i)++)				\
+		if (((in) = (t)->inst[(x) * (t)->ns + (i)]) >= 0 &&	\
+		    ((g) = &(t)->s[(i)]))
 
-	if (t->nm == t->capm) {
-		t->capm = t->capm ? 2 * t->capm : 1024;
-		t->m = lp_xreallocarray(t->m, t->capm, sizeof *t->m);
+static void
+free_slot(struct st *t, size_t x)
+{
+	unhash(t, x + 1);
+	t->r[x].live = 0;
+	t->freel[t->nfree++] = x;
+}
+
+/* How long a synchronisation or copy call waited for the GPU's earlier
+ * work, within the call: a synchronisation until the kernels of the
+ * thread's last launch before it ended (until); a copy or set until it
+ * started on the GPU itself, when that was before the call returned (one
+ * that returned first was asynchronous: it did not wait). */
+static double
+blocked_of(const struct rec *rc, double until)
+{
+	double end = rc->t + rc->dur;
+
+	if (rc->kind == K_MEMCPY)
+		until = !isnan(rc->kmin) && rc->kmin < end ? rc->kmin : NAN;
+	if (isnan(until) || until <= rc->t)
+		return 0;
+	return until < end ? until - rc->t : rc->dur;
+}
+
+/* A sync or copy call done: its time blocked to its instances. */
+static void
+wait_done(struct st *t, size_t x, double until)
+{
+	double b = blocked_of(&t->r[x], until);
+	struct stage *g;
+	size_t i;
+	long in;
+
+	EACH_INST(t, x, i, g, in)
+		g->in[in].blocked += b;
+	free_slot(t, x);
+}
+
+/* A launch let go: no more kernels of it will be counted.  The syncs
+ * waiting for it are done; its thread remembers its kernels' end. */
+static void
+launch_done(struct st *t, size_t x)
+{
+	struct rec *rc = &t->r[x];
+	size_t w, next;
+
+	t->nlaunch++;
+	t->unmatched += isnan(rc->kmin);
+	for (w = rc->waits; w; w = next) {
+		next = t->r[w - 1].waits;
+		wait_done(t, w - 1, rc->kend);
 	}
-	m = &t->m[t->nm];
-	m->stage = stage;
-	m->inst = inst;
-	m->next = rc->memb;
-	rc->memb = t->nm++;
+	if (t->th[rc->thr].last == x + 1) {
+		t->th[rc->thr].last = 0;
+		t->th[rc->thr].kend = rc->kend;
+	}
+	free_slot(t, x);
+}
+
+/* A held launch or copy let go, its GPU work over or never to come. */
+static void
+let_go(struct st *t, size_t x)
+{
+	if (t->r[x].kind == K_LAUNCH)
+		launch_done(t, x);
+	else
+		wait_done(t, x, NAN);
+}
+
+/* Calls held since more than AGE calls ago are let go (the queue holds
+ * calls let go already too: they are skipped). */
+static void
+age_out(struct st *t)
+{
+	while (t->qn) {
+		size_t x = t->q[t->q0];
+		double sq = t->qseq[t->q0];
+
+		if (t->r[x - 1].live && t->r[x - 1].seq == sq) {
+			if (sq + AGE > t->seq)
+				return;
+			let_go(t, x - 1);
+		}
+		t->q0 = (t->q0 + 1) % t->capq;
+		t->qn--;
+	}
 }
 
 static void
-api_row(const struct lp_rep_row *rr, void *ctx)
+api_row(struct st *t, const struct lp_rep_row *rr)
 {
-	struct st *t = ctx;
 	const char *name = rr->v[2], *pid = lp_rep_pid(rr, 4);
 	const char *tid = lp_rep_pid(rr, 5);
 	double start = lp_rep_time(rr, 0), dur = lp_rep_time(rr, 1);
-	int kind = kind_of(name), mine = 0;
-	struct rec *rc = NULL;
-	struct lp_sb key = { 0 };
+	int kind = kind_of(name), mine = 0, held = 0;
+	size_t x = 0, i, th;
 	long id = -1;
-	size_t i;
 
 	/* the processes whose calls put work on the GPU: only theirs can
 	 * share a correlation ID with a row of cuda_gpu_trace (a compile
@@ -457,181 +662,179 @@ api_row(const struct lp_rep_row *rr, void *ctx)
 	}
 	mine = lp_map_get(t->ppids, pid, -1) >= 0;
 	t->pidcalls += mine;
+	if (kind == K_LAUNCH || kind == K_MEMCPY || kind == K_SYNC)
+		t->seq++;
 	for (i = 0; i < t->ns; i++) {
 		struct stage *g = &t->s[i];
-		struct inst *x = find(g, pid, tid, start);
+		struct inst *in = find(g, pid, tid, start);
 		int row;
 
 		/* a process that pushed none of the stage's instances
 		 * launching while one is open: the stage's kernels may be
 		 * its (an engine core beside a front end that annotates) */
-		if (!x && kind == K_LAUNCH && !mine && inside_any(g, start)) {
+		if (!in && kind == K_LAUNCH && !mine && inside_any(g, start)) {
 			if (!g->other_pid)
 				g->other_pid = lp_xstrdup(pid);
 			g->other++;
 		}
-		if (!x)
+		if (!in)
 			continue;
 		/* the thread pops its range after the call returns: a call
 		 * that ends after the range is another capture's, or cut */
-		if (start + dur > x->end)
+		if (start + dur > in->end)
 			lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1,
 			    "%s ends %.0f ns after the instance of %s it starts in "
 			    "(nvtx_pushpop_trace line %ld) on its thread: not the "
-			    "traces of one capture", name, start + dur - x->end,
-			    g->range, x->line);
-		x->api[kind] += dur;
-		x->calls++;
-		x->launches += kind == K_LAUNCH;
-		x->glaunches += kind == K_LAUNCH && lp_capi_graph_launch(name);
+			    "traces of one capture", name, start + dur - in->end,
+			    g->range, in->line);
+		in->api[kind] += dur;
+		in->calls++;
+		in->launches += kind == K_LAUNCH;
+		in->glaunches += kind == K_LAUNCH && lp_capi_graph_launch(name);
 		if (id < 0)
 			id = name_id(t, name);
-		for (row = 0; row < 2 - x->first; row++) {
+		for (row = 0; row < 2 - in->first; row++) {
 			struct cstat *c = cstat(g, row, (size_t)id);
 
 			c->n++;
 			c->ns += dur;
 		}
-		if (kind != K_LAUNCH && kind != K_MEMCPY && kind != K_SYNC)
+		if (!t->track || (kind != K_LAUNCH && kind != K_MEMCPY &&
+		    kind != K_SYNC))
 			continue;
-		if (!rc)
-			rc = keep_call(t, rr, kind, id, start, dur);
-		add_member(t, rc, i, (size_t)(x - g->in));
+		if (!held) {
+			th = thread_of(t, pid, tid);
+			x = keep_call(t, rr, kind, id, start, dur, th);
+			held = 1;
+		}
+		t->inst[x * t->ns + i] = in - g->in;
 	}
-	if (!rc)
+	if (t->track)
+		age_out(t);
+	if (!held || !t->r[x].live)
 		return;
-	/* the thread's last launch: what a later sync or copy waits for */
-	lp_sb_printf(&key, "%s\037%s", pid, tid);
-	if (kind == K_LAUNCH)
-		lp_map_put(t->lastl, lp_sb_str(&key), (long)(rc - t->r) + 1);
-	else
-		rc->prev = (size_t)lp_map_get(t->lastl, lp_sb_str(&key), 0);
-	lp_sb_free(&key);
+	/* the thread's last launch: what a later sync waits for */
+	th = t->r[x].thr;
+	if (kind == K_LAUNCH) {
+		t->th[th].last = x + 1;
+		t->th[th].kend = NAN;
+	} else if (kind == K_SYNC) {
+		size_t l = t->th[th].last;
+
+		if (!l)		/* its kernels' end known, or no launch */
+			wait_done(t, x, t->th[th].kend);
+		else {
+			t->r[x].waits = t->r[l - 1].waits;
+			t->r[l - 1].waits = x + 1;
+		}
+	}
+}
+
+/* Graph launches whose kernels started are let go when a later launch's
+ * kernel starts on their stream: a stream runs a graph launch whole
+ * before what follows it. */
+static void
+graphs_done(struct st *t, double seq, double strm)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < t->ngseen; i++) {
+		size_t x = t->gseen[i].x;
+
+		if (!t->r[x].live || t->r[x].seq != t->gseen[i].seq)
+			continue;	/* let go already (aged out) */
+		if (t->r[x].seq < seq && (t->r[x].strm == strm ||
+		    (isnan(strm) && isnan(t->r[x].strm))))
+			launch_done(t, x);
+		else
+			t->gseen[j++] = t->gseen[i];
+	}
+	t->ngseen = j;
 }
 
 static void
-gpu_row(const struct lp_rep_row *rr, void *ctx)
+gpu_row(struct st *t, const struct lp_rep_row *rr, double start)
 {
-	struct st *t = ctx;
 	const char *name = rr->v[3];
 	struct rec *rc;
-	double start, dur;
-	size_t j;
+	struct stage *g;
+	double dur, strm;
+	size_t x, i;
+	long in;
+	int row;
 
-	t->gpu_rows++;
-	if (!(rc = lookup(t, corr_of(rr, 2, 4))))
+	if (!(x = lookup(t, corr_of(rr, 2, 4))))
 		return;
-	start = lp_rep_time(rr, 0);
+	x--;
+	rc = &t->r[x];
 	dur = lp_rep_time(rr, 1);
 	if (!strncmp(name, "[CUDA ", 6)) {	/* a copy or set */
 		if (rc->kind != K_MEMCPY)
 			return;
-		if (isnan(rc->kmin) || start < rc->kmin)
-			rc->kmin = start;
-		if (!strstr(name, "Device-to-Host"))
-			return;
-		for (j = rc->memb; j != (size_t)-1; j = t->m[j].next) {
-			struct stage *g = &t->s[t->m[j].stage];
-			int row;
-
-			for (row = 0; row < 2 - g->in[t->m[j].inst].first; row++)
-				cstat(g, row, (size_t)rc->name)->d2h++;
-		}
+		rc->kmin = start;
+		if (strstr(name, "Device-to-Host"))
+			EACH_INST(t, x, i, g, in)
+				for (row = 0; row < 2 - g->in[in].first; row++)
+					cstat(g, row, (size_t)rc->name)->d2h++;
+		wait_done(t, x, NAN);
 		return;
 	}
-	if (rc->kind != K_LAUNCH)
-		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
-		    "a kernel whose correlation ID is that of a %s call "
-		    "(cuda_api_trace line %ld): not the API trace of this "
-		    "capture", rc->kind == K_SYNC ? "synchronisation" : "copy",
-		    rc->line);
-	if (start < rc->t)
-		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[0] + 1,
-		    "the kernel starts %.0f ns before its launch call "
-		    "(cuda_api_trace line %ld, same correlation ID): not the "
-		    "API trace of this capture", rc->t - start, rc->line);
-	t->matched++;
-	if (isnan(rc->kmin) || start < rc->kmin)
+	if (rc->kind != K_LAUNCH) {
+		not_this_capture(t, rr, rr->col[2] + 1, "a kernel whose "
+		    "correlation ID is that of a %s call (cuda_api_trace line "
+		    "%ld): not the API trace of this capture", rc->kind ==
+		    K_SYNC ? "synchronisation" : "copy", rc->line);
+		return;
+	}
+	if (!lp_num_get(rr->v[5], &strm))
+		strm = NAN;	/* no stream column: one stream */
+	if (t->ngseen)
+		graphs_done(t, rc->seq, strm);
+	if (isnan(rc->kmin)) {	/* its first kernel: the latency */
 		rc->kmin = start;
+		EACH_INST(t, x, i, g, in)
+			lp_vals_add(rc->graph ? &g->glat[!g->in[in].first] :
+			    &g->lat[!g->in[in].first], start - rc->t);
+		if (rc->graph) {
+			rc->strm = strm;
+			if (t->ngseen == t->capgseen) {
+				t->capgseen = t->capgseen ? 2 * t->capgseen : 64;
+				t->gseen = lp_xreallocarray(t->gseen, t->capgseen,
+				    sizeof *t->gseen);
+			}
+			t->gseen[t->ngseen].x = x;
+			t->gseen[t->ngseen++].seq = rc->seq;
+		}
+	}
 	if (isnan(rc->kend) || start + dur > rc->kend)
 		rc->kend = start + dur;
-	for (j = rc->memb; j != (size_t)-1; j = t->m[j].next) {
-		struct inst *x = &t->s[t->m[j].stage].in[t->m[j].inst];
+	EACH_INST(t, x, i, g, in) {
+		struct inst *y = &g->in[in];
 
-		x->kern_ns += dur;
-		x->kernels++;
+		y->kern_ns += dur;
+		y->kernels++;
 		if (rc->graph) {
-			x->gkern_ns += dur;
-			x->gkernels++;
+			y->gkern_ns += dur;
+			y->gkernels++;
 		}
 	}
+	if (!rc->graph)		/* one kernel a launch */
+		launch_done(t, x);
 }
 
+/* Every call still held let go (the traces ended): launches and copies,
+ * and with the launches the syncs waiting for them. */
 static void
-lat_push(double **v, size_t *n, size_t *cap, double x)
+all_done(struct st *t)
 {
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 256;
-		*v = lp_xreallocarray(*v, *cap, sizeof **v);
-	}
-	(*v)[(*n)++] = x;
-}
+	size_t x;
 
-/* How long a synchronisation or copy call waited for the GPU's earlier
- * work, within the call: a synchronisation until the kernels of the
- * thread's last launch before it ended; a copy or set until it started on
- * the GPU itself, when that was before the call returned (one that
- * returned first was asynchronous: it did not wait). */
-static double
-blocked_of(const struct st *t, const struct rec *rc)
-{
-	double until = NAN, end = rc->t + rc->dur;
-
-	if (rc->kind == K_MEMCPY) {
-		if (!isnan(rc->kmin) && rc->kmin < end)
-			until = rc->kmin;
-	} else if (rc->prev)
-		until = t->r[rc->prev - 1].kend;
-	if (isnan(until) || until <= rc->t)
-		return 0;
-	return until < end ? until - rc->t : rc->dur;
-}
-
-/* Each launch's latency to its first kernel (a direct launch's and a
- * graph's apart), and each wait's time blocked on the GPU, to the rows
- * of its stages. */
-static void
-latencies(struct st *t)
-{
-	size_t i, j;
-
-	for (i = 0; i < t->nr; i++) {
-		struct rec *rc = &t->r[i];
-
-		if (rc->kind != K_LAUNCH) {
-			double b = blocked_of(t, rc);
-
-			for (j = rc->memb; b > 0 && j != (size_t)-1; j = t->m[j].next)
-				t->s[t->m[j].stage].in[t->m[j].inst].blocked += b;
-			continue;
-		}
-		t->nlaunch++;
-		t->unmatched += isnan(rc->kmin);
-		if (isnan(rc->kmin))
-			continue;
-		for (j = rc->memb; j != (size_t)-1; j = t->m[j].next) {
-			struct stage *g = &t->s[t->m[j].stage];
-			int row, nrow = 2 - g->in[t->m[j].inst].first;
-
-			for (row = 0; row < nrow; row++)
-				if (rc->graph)
-					lat_push(&g->glat[row], &g->nglat[row],
-					    &g->capglat[row], rc->kmin - rc->t);
-				else
-					lat_push(&g->lat[row], &g->nlat[row],
-					    &g->caplat[row], rc->kmin - rc->t);
-		}
-	}
+	for (x = 0; x < t->nr; x++)
+		if (t->r[x].live && t->r[x].kind != K_SYNC)
+			let_go(t, x);
+	for (x = 0; x < t->nr; x++)	/* syncs after no launch held */
+		if (t->r[x].live)
+			wait_done(t, x, NAN);
 }
 
 /* "name x3 (1.234 ms); ..." for the calls of the given kinds, most time
@@ -737,8 +940,81 @@ load_stages(struct st *t, const struct lp_ynode *cfg, const char *cpath)
 	free(ranges);
 }
 
-/* The three passes: the instances, the API calls inside them, their
- * kernels and copies. */
+/* A trace read in time order, beside another. */
+struct src {
+	struct lp_rep_in *p;
+	const struct lp_rep_row *rr;
+	double t, last;
+	long lastline;
+};
+
+static void
+advance(struct src *s)
+{
+	if (!s->p || !(s->rr = lp_rep_next(s->p)))
+		return;
+	s->t = lp_rep_time(s->rr, 0);
+	if (s->t < s->last)
+		lp_die_at(LP_EXIT_DATA, s->rr->file, s->rr->line, s->rr->col[0] + 1,
+		    "%s: starts before the row on line %ld: the trace is not "
+		    "sorted by start time (as nsys writes it)", s->rr->v[0],
+		    s->lastline);
+	s->last = s->t;
+	s->lastline = s->rr->line;
+}
+
+/* Several processes with GPU work: cuda_gpu_trace has no process column,
+ * so its correlation IDs cannot be tied to calls; nothing is held. */
+static void
+stop_tracking(struct st *t, struct src *gpu)
+{
+	size_t x;
+
+	for (x = 0; x < t->nr; x++)
+		if (t->r[x].live)
+			free_slot(t, x);
+	t->track = 0;
+	t->nlaunch = t->unmatched = 0;
+	t->have_err = 0;
+	t->ngseen = 0;
+	lp_rep_close(gpu->p);
+	gpu->p = NULL;
+	gpu->rr = NULL;
+}
+
+/* Each stage's latency quantiles, all instances and steady. */
+static void
+quantiles(struct st *t)
+{
+	size_t i;
+	int row;
+
+	for (i = 0; i < t->ns; i++) {
+		struct stage *g = &t->s[i];
+
+		for (row = 0; row < 2; row++) {
+			struct lp_vals a = { 0 }, ga = { 0 };
+
+			if (!row) {	/* all: the firsts' and the others' */
+				lp_vals_merge(&a, &g->lat[0]);
+				lp_vals_merge(&ga, &g->glat[0]);
+			}
+			lp_vals_merge(&a, &g->lat[1]);
+			lp_vals_merge(&ga, &g->glat[1]);
+			g->nlat[row] = a.n;
+			g->p50[row] = lp_vals_quantile(&a, 0.5);
+			g->p90[row] = lp_vals_quantile(&a, 0.9);
+			g->nglat[row] = ga.n;
+			g->gp50[row] = lp_vals_quantile(&ga, 0.5);
+			lp_vals_free(&a);
+			lp_vals_free(&ga);
+		}
+	}
+}
+
+/* The two passes: the instances; the API calls inside them swept with
+ * the GPU trace's kernels and copies, in time order (at one time, calls
+ * first: a kernel starts after its launch call). */
 static void
 load_traces(struct st *t, const struct paths *p)
 {
@@ -747,7 +1023,8 @@ load_traces(struct st *t, const struct paths *p)
 	static const char *const api_cols[] = { "Start", "Duration", "Name",
 		"?CorrID", "Pid", "Tid", "?CorrId" };
 	static const char *const gpu_cols[] = { "Start", "Duration", "?CorrId",
-		"Name", "?CorrID" };
+		"Name", "?CorrID", "?Strm" };
+	struct src api = { 0 }, gpu = { 0 };
 	size_t i;
 
 	if (p->ppath) {
@@ -758,8 +1035,33 @@ load_traces(struct st *t, const struct paths *p)
 	}
 	if (!p->ppath || !p->apath)
 		return;
-	lp_rep_file(p->apath, "nsys stats --report cuda_api_trace", api_cols,
-	    7, api_row, t);
+	api.p = lp_rep_open(p->apath, "nsys stats --report cuda_api_trace",
+	    api_cols, 7);
+	api.last = gpu.last = -1;
+	if (p->gpath) {
+		gpu.p = lp_rep_open(p->gpath, "nsys stats --report cuda_gpu_trace",
+		    gpu_cols, 6);
+		t->track = 1;
+		advance(&gpu);
+	}
+	advance(&api);
+	while (api.rr || gpu.rr) {
+		if (api.rr && (!gpu.rr || api.t <= gpu.t)) {
+			api_row(t, api.rr);
+			/* several processes: the GPU trace has no process
+			 * column, so a correlation ID could name another
+			 * process's kernel */
+			if (t->track && t->pids >= 2)
+				stop_tracking(t, &gpu);
+			advance(&api);
+		} else {
+			if (!t->have_err)
+				gpu_row(t, gpu.rr, gpu.t);
+			advance(&gpu);
+		}
+	}
+	lp_rep_close(api.p);
+	lp_rep_close(gpu.p);
 	/* the ranges' processes made no CUDA call: the API trace of another
 	 * capture, unless another process launched inside the ranges (an
 	 * engine core beside the front end that pushes them: check_why) */
@@ -774,13 +1076,12 @@ load_traces(struct st *t, const struct paths *p)
 			    "that capture", p->apath, lp_map_key(t->ppids, 0),
 			    p->ppath);
 	}
-	/* several processes: the GPU trace has no process column, so
-	 * a correlation ID could name another process's kernel */
-	if (p->gpath && t->pids < 2) {
-		lp_rep_file(p->gpath, "nsys stats --report cuda_gpu_trace",
-		    gpu_cols, 5, gpu_row, t);
-		latencies(t);
-	}
+	if (t->have_err)
+		lp_die_at(LP_EXIT_DATA, t->err_file, t->err_line, t->err_col,
+		    "%s", lp_sb_str(&t->err));
+	if (t->track)
+		all_done(t);
+	quantiles(t);
 }
 
 static void
@@ -921,15 +1222,15 @@ kernel_cells(struct lp_row *r, const struct st *t, const struct stage *g,
 	if (!known) {
 		lp_row_na(r, "no kernel matched (see kernel_ns)");
 		lp_row_text(r, "n/a");
-	} else if (!g->nlat[row]) {
+	} else if (!(g->nlat[row] > 0)) {
 		lp_row_na(r, s->launches > s->glaunches ? "none of the launch "
 		    "calls has a kernel in cuda_gpu_trace" : s->glaunches > 0 ?
 		    "every launch call is a graph launch (graph_lat_p50_ns)" :
 		    "no launch call");
 		lp_row_text(r, "n/a");
 	} else {
-		lp_row_num(r, lp_quantile(g->lat[row], g->nlat[row], 0.5), 1);
-		lp_row_num(r, lp_quantile(g->lat[row], g->nlat[row], 0.9), 1);
+		lp_row_num(r, g->p50[row], 1);
+		lp_row_num(r, g->p90[row], 1);
 	}
 	/* CUDA graphs: their launches, their kernels, the share of the
 	 * row's kernel time they ran */
@@ -948,8 +1249,8 @@ kernel_cells(struct lp_row *r, const struct st *t, const struct stage *g,
 	}
 	if (!known)
 		lp_row_na(r, "no kernel matched (see kernel_ns)");
-	else if (g->nglat[row])
-		lp_row_num(r, lp_quantile(g->glat[row], g->nglat[row], 0.5), 1);
+	else if (g->nglat[row] > 0)
+		lp_row_num(r, g->gp50[row], 1);
 	else
 		lp_row_na(r, s->glaunches > 0 ? "no graph launch has a kernel "
 		    "in cuda_gpu_trace (graphs traced whole: see check_why)" :
@@ -1139,8 +1440,8 @@ free_state(struct st *t)
 		free(t->s[i].in);
 		free(t->s[i].range);
 		for (k = 0; k < 2; k++) {
-			free(t->s[i].lat[k]);
-			free(t->s[i].glat[k]);
+			lp_vals_free(&t->s[i].lat[k]);
+			lp_vals_free(&t->s[i].glat[k]);
 			free(t->s[i].cs[k]);
 		}
 		free(t->s[i].bystart);
@@ -1149,12 +1450,18 @@ free_state(struct st *t)
 	}
 	free(t->s);
 	free(t->r);
-	free(t->m);
+	free(t->inst);
+	free(t->freel);
 	free(t->h);
+	free(t->q);
+	free(t->qseq);
+	free(t->gseen);
+	free(t->th);
 	free(t->pid1);
+	lp_sb_free(&t->err);
 	lp_map_free(t->names);
 	lp_map_free(t->ppids);
-	lp_map_free(t->lastl);
+	lp_map_free(t->thrs);
 }
 
 int
@@ -1189,7 +1496,7 @@ main(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	t.names = lp_map_new();
 	t.ppids = lp_map_new();
-	t.lastl = lp_map_new();
+	t.thrs = lp_map_new();
 	t.cap_graphs = -1;
 	cfg = lp_yaml_load_path(p.cpath);
 	load_stages(&t, cfg, p.cpath);
