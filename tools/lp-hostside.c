@@ -982,7 +982,8 @@ stop_tracking(struct st *t, struct src *gpu)
 	gpu->rr = NULL;
 }
 
-/* Each stage's latency quantiles, all instances and steady. */
+/* Each stage's latency quantiles, all instances (the firsts' and the
+ * others') and steady (the others'). */
 static void
 quantiles(struct st *t)
 {
@@ -993,21 +994,14 @@ quantiles(struct st *t)
 		struct stage *g = &t->s[i];
 
 		for (row = 0; row < 2; row++) {
-			struct lp_vals a = { 0 }, ga = { 0 };
+			struct lp_vals *a = row ? NULL : &g->lat[0];
+			struct lp_vals *ga = row ? NULL : &g->glat[0];
 
-			if (!row) {	/* all: the firsts' and the others' */
-				lp_vals_merge(&a, &g->lat[0]);
-				lp_vals_merge(&ga, &g->glat[0]);
-			}
-			lp_vals_merge(&a, &g->lat[1]);
-			lp_vals_merge(&ga, &g->glat[1]);
-			g->nlat[row] = a.n;
-			g->p50[row] = lp_vals_quantile(&a, 0.5);
-			g->p90[row] = lp_vals_quantile(&a, 0.9);
-			g->nglat[row] = ga.n;
-			g->gp50[row] = lp_vals_quantile(&ga, 0.5);
-			lp_vals_free(&a);
-			lp_vals_free(&ga);
+			g->nlat[row] = g->lat[1].n + (a ? a->n : 0);
+			g->p50[row] = lp_vals_quantile2(&g->lat[1], a, 0.5);
+			g->p90[row] = lp_vals_quantile2(&g->lat[1], a, 0.9);
+			g->nglat[row] = g->glat[1].n + (ga ? ga->n : 0);
+			g->gp50[row] = lp_vals_quantile2(&g->glat[1], ga, 0.5);
 		}
 	}
 }

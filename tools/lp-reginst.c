@@ -197,6 +197,7 @@ main(int argc, char **argv)
 	cfg = lp_yaml_load_path(cpath);
 	lp_rset_init(&rs, cfg, "ncu_regions.regions", cpath);
 	lp_rset_ncu_list(&rs, lpath);
+	rs.no_rest = 1;		/* instances are paired, not summed up */
 	lp_rset_nsys(&rs, NULL, ppath);
 
 	emit_meta(lpath, ppath, ratio);

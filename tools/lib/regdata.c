@@ -161,16 +161,17 @@ kern_row(const struct lp_rep_row *r, void *vctx)
  * line: the rows come in line order, so a tie goes after): the first of
  * the process or not, and kept while among the keep earliest. */
 static void
-proc_add(struct lp_rnsys *y, struct lp_rproc *p, const struct lp_rinst *in)
+proc_add(struct lp_rnsys *y, struct lp_rproc *p, const struct lp_rinst *in,
+    int rest)
 {
 	size_t at = p->n;
 
 	while (at > 0 && in->start < p->in[at - 1].start)
 		at--;
 	/* the steady state: every instance but the process's first */
-	if (at == 0 && p->n)
+	if (rest && at == 0 && p->n)
 		lp_vals_add(&y->rest, p->in[0].gpu_ns);
-	else if (at > 0)
+	else if (rest && at > 0)
 		lp_vals_add(&y->rest, in->gpu_ns);
 	if (at >= y->keep)
 		return;
@@ -210,7 +211,7 @@ proj_row(const struct lp_rep_row *r, void *vctx)
 		y->p[i].n = 0;
 		y->np++;
 	}
-	proc_add(y, &y->p[i], &in);
+	proc_add(y, &y->p[i], &in, !rs->no_rest);
 	y->n++;
 	rs->have_proj = 1;
 }

@@ -201,6 +201,9 @@ struct lp_rset {
 	struct lp_rnsys *nsys;	/* [n] */
 	double *kern_ns, *kern_n, *nvtx_n;	/* nvtx_kern_sum, per region */
 	int have_kern, have_proj;
+	int no_rest;		/* set before lp_rset_nsys: nsys's steady
+				 * state not wanted (lp-reginst), its
+				 * durations not kept */
 	struct lp_map *seen;
 };
 void lp_rset_init(struct lp_rset *rs, const struct lp_ynode *cfg,

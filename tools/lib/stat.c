@@ -69,7 +69,8 @@ vals_flush(struct lp_vals *s)
 	j = s->nd;
 	for (k = m; k > 0; ) {
 		double x = i && (!j || s->buf[i - 1] > s->v[j - 1]) ?
-		    s->buf[i - 1] : s->v[j - 1], c = 0;
+		    s->buf[i - 1] : s->v[j - 1];
+		uint64_t c = 0;
 
 		if (j && s->v[j - 1] == x)
 			c = s->c[--j];
@@ -77,8 +78,13 @@ vals_flush(struct lp_vals *s)
 			c++;
 			i--;
 		}
+		/* 2^32 times one value: 40 GB of trace rows at the least */
+		if (c > UINT32_MAX)
+			lp_die(LP_EXIT_DATA, "more than %lu values equal to %g: "
+			    "lp counts at most that many of one value",
+			    (unsigned long)UINT32_MAX, x);
 		s->v[--k] = x;
-		s->c[k] = c;
+		s->c[k] = (uint32_t)c;
 	}
 	s->nd = m;
 	s->nb = 0;
@@ -87,10 +93,11 @@ vals_flush(struct lp_vals *s)
 void
 lp_vals_add(struct lp_vals *s, double x)
 {
-	/* merged when the buffer holds as many as the distinct values (at
-	 * least 4096): each merge's cost is paid by as many adds */
+	/* merged when the buffer holds an eighth of the distinct values (at
+	 * least 4096): a merge's cost is paid by an eighth as many adds,
+	 * and the buffer adds a byte a distinct value */
 	if (s->nb == s->capb) {
-		if (s->nb >= 4096 && s->nb >= s->nd)
+		if (s->nb >= 4096 && s->nb >= s->nd / 8)
 			vals_flush(s);
 		else {
 			s->capb = s->capb ? 2 * s->capb : 256;
@@ -101,60 +108,47 @@ lp_vals_add(struct lp_vals *s, double x)
 	s->n++;
 }
 
-void
-lp_vals_merge(struct lp_vals *to, struct lp_vals *from)
+/* The k-th smallest (from 0) of the values of a and b (b may be NULL). */
+static double
+vals_at(const struct lp_vals *a, const struct lp_vals *b, double k)
 {
-	double *v, *c;
-	size_t i = 0, j = 0, k = 0;
+	size_t i = 0, j = 0, nb = b ? b->nd : 0;
+	double below = 0, x = NAN, c;
 
-	vals_flush(to);
-	vals_flush(from);
-	v = lp_xcalloc(to->nd + from->nd + 1, sizeof *v);
-	c = lp_xcalloc(to->nd + from->nd + 1, sizeof *c);
-	while (i < to->nd || j < from->nd) {
-		if (j == from->nd || (i < to->nd && to->v[i] < from->v[j])) {
-			v[k] = to->v[i];
-			c[k++] = to->c[i++];
-		} else if (i == to->nd || from->v[j] < to->v[i]) {
-			v[k] = from->v[j];
-			c[k++] = from->c[j++];
+	while (i < a->nd || j < nb) {
+		if (j == nb || (i < a->nd && a->v[i] <= b->v[j])) {
+			x = a->v[i];
+			c = (double)a->c[i++];
 		} else {
-			v[k] = to->v[i];
-			c[k++] = to->c[i++] + from->c[j++];
+			x = b->v[j];
+			c = (double)b->c[j++];
 		}
+		if ((below += c) > k)
+			break;
 	}
-	free(to->v);
-	free(to->c);
-	to->v = v;
-	to->c = c;
-	to->nd = k;
-	to->n += from->n;
+	return x;
 }
 
-/* The k-th smallest (from 0) of the values. */
-static double
-vals_at(const struct lp_vals *s, double k)
+double
+lp_vals_quantile2(struct lp_vals *a, struct lp_vals *b, double q)
 {
-	double below = 0;
-	size_t i;
+	double h, lo, x, n = a->n + (b ? b->n : 0);
 
-	for (i = 0; i + 1 < s->nd && below + s->c[i] <= k; i++)
-		below += s->c[i];
-	return s->v[i];
+	if (!(n > 0))
+		return NAN;
+	vals_flush(a);
+	if (b)
+		vals_flush(b);
+	h = (n - 1) * q;
+	lo = floor(h);
+	x = vals_at(a, b, lo);
+	return lo + 1 < n ? x + (h - lo) * (vals_at(a, b, lo + 1) - x) : x;
 }
 
 double
 lp_vals_quantile(struct lp_vals *s, double q)
 {
-	double h, lo, x;
-
-	if (!s->n)
-		return NAN;
-	vals_flush(s);
-	h = (s->n - 1) * q;
-	lo = floor(h);
-	x = vals_at(s, lo);
-	return lo + 1 < s->n ? x + (h - lo) * (vals_at(s, lo + 1) - x) : x;
+	return lp_vals_quantile2(s, NULL, q);
 }
 
 double
@@ -166,8 +160,8 @@ lp_vals_median(struct lp_vals *s)
 		return NAN;
 	vals_flush(s);
 	h = floor(s->n / 2);
-	return fmod(s->n, 2) ? vals_at(s, h) : (vals_at(s, h - 1) +
-	    vals_at(s, h)) / 2;
+	return fmod(s->n, 2) ? vals_at(s, NULL, h) : (vals_at(s, NULL, h - 1) +
+	    vals_at(s, NULL, h)) / 2;
 }
 
 void

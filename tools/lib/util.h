@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -136,15 +137,17 @@ double lp_quantile(double *v, size_t n, double q);	/* type 7; sorts v */
  * quantile and median are lp_quantile's and lp_median's of the same
  * numbers, to the bit. */
 struct lp_vals {
-	double *v, *c;		/* distinct values, ascending; their counts */
+	double *v;		/* distinct values, ascending */
+	uint32_t *c;		/* their counts */
 	size_t nd;
 	double *buf;		/* added since the last merge into v */
 	size_t nb, capb;
 	double n;		/* all values added */
 };
 void lp_vals_add(struct lp_vals *s, double x);		/* x not NaN */
-void lp_vals_merge(struct lp_vals *to, struct lp_vals *from);
 double lp_vals_quantile(struct lp_vals *s, double q);	/* NAN when empty */
+/* ... of the values of a and b together (b may be NULL) */
+double lp_vals_quantile2(struct lp_vals *a, struct lp_vals *b, double q);
 double lp_vals_median(struct lp_vals *s);		/* NAN when empty */
 void lp_vals_free(struct lp_vals *s);
 
