@@ -63,7 +63,7 @@ LIBSRC := $(filter-out tools/lib/fuzztrack.c,$(wildcard tools/lib/*.c))
 LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(LIBSRC))
 UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all deps check check-gpu bench bench-ranks bench-aten demo install uninstall clean
+.PHONY: all deps check check-gpu bench bench-ranks bench-traces bench-aten demo install uninstall clean
 # Objects and test binaries are kept between builds, not deleted as
 # intermediates of the pattern rules.
 .SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS))
@@ -140,14 +140,19 @@ check: $(BINS) $(UNITS)
 	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec '' $(if $(V),-v,) \
 	  $(UNITS) $(sort $(wildcard tests/t[0-9]*.sh))
 
-# Time and peak memory of the parsers on growing inputs, and of the
-# multi-GPU tables at 8 to 1,024 ranks (figures only).
+# Time and peak memory of the parsers on growing inputs, of the readers
+# of 1 GB per-instance traces, and of the multi-GPU tables at 8 to 1,024
+# ranks (figures only).
 bench: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench.sh
+	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-traces.sh
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-import.sh
 bench-ranks: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
+# lp-hostside, lp-regions, lp-reginst on 1 GB traces: time and peak RSS
+bench-traces: $(BINS)
+	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-traces.sh
 # lp-atenops on 10^5 and 10^6 op ranges: time and peak RSS
 bench-aten: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-aten.sh
