@@ -116,7 +116,7 @@ test_expect_success 'lp-kernmd: the kernels.md table with its sources' '
 
 test_expect_success 'lp-kernmd on lp-ncu2tsv output says the time is ncu replay time' '
 	lp-kernmd <"$TRASH/n2.tsv" >actual &&
-	test_grep "^Source: time and launches from ncu (&lt;stdin&gt;): replayed one kernel at a time" actual &&
+	test_grep "^Source: time and launches from ncu (\\\\<stdin>): replayed one kernel at a time" actual &&
 	test_grep "^| 1 | \`_Z7rmsnormPfii\` | 0 | 0.013 | 3 | 4.299 | 77.8% | 0.0 | 0.1 |$" actual
 '
 

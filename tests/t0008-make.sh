@@ -12,7 +12,7 @@ W="sh tests/fake/workload.sh"
 # redoes touches nothing another test file uses when prove runs them at
 # once (make check: prove -j).
 TB=$TRASH/b
-mkdir -p "$TB" && (cd "$LP_BIN" && tar cf - --exclude=./san --exclude=./fuzz --exclude=./test .) |
+mkdir -p "$TB" && (cd "$LP_BIN" && tar --format=posix -cf - --exclude=./san --exclude=./fuzz --exclude=./test .) |
 	tar xf - -C "$TB" || exit 1
 lpmake() {
 	make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" LP_STAGE2_DIR="$S2" "$@"

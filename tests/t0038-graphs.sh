@@ -85,7 +85,7 @@ test_expect_success 'graphed against eager (one H100 session): the step faster, 
 	lpmake RUN=g2 BASE=e1 compare.md >out 2>err || { cat err; false; } &&
 	grep "^decode_step	steady state" "$S2/g2/compare_stages.tsv" >row &&
 	awk -F"\t" "{ exit !(\$6 < 0.3) }" row && cut -f7 row | grep -q "^yes" &&
-	test_grep "decode_step steady state 2.421 ms -&gt; 531.51 us, 4.56x faster, significant" "$S2/g2/compare.md" &&
+	test_grep "decode_step steady state 2.421 ms -> 531.51 us, 4.56x faster, significant" "$S2/g2/compare.md" &&
 	test_grep "the speed-up is on the host" "$S2/g2/compare.md" &&
 	test_grep "No kernel vanished or appeared" "$S2/g2/compare.md"
 '

@@ -116,9 +116,22 @@ text_n(struct lp_sb *b, const char *s, size_t len)
 			if (mail_at(s - 1, e))
 				lp_sb_adds(b, "\xe2\x80\x8b");
 			break;
-		case '<': lp_sb_adds(b, "&lt;"); s++; break;
-		case '>': lp_sb_adds(b, "&gt;"); s++; break;
-		case '&': lp_sb_adds(b, "&amp;"); s++; break;
+		/* HTML: a backslash, not an entity, so that a terminal reads
+		 * the text as it renders ("->", "a > b", "R&D") */
+		case '<':	/* a tag, an autolink */
+			lp_sb_adds(b, "\\<");
+			s++;
+			break;
+		case '>':	/* a block quote, only where a line starts */
+			if (s == s0)
+				lp_sb_addc(b, '\\');
+			lp_sb_addc(b, *s++);
+			break;
+		case '&':	/* an entity: "&amp;", "&#60;" */
+			if (s + 1 < e && (alnum((unsigned char)s[1]) || s[1] == '#'))
+				lp_sb_addc(b, '\\');
+			lp_sb_addc(b, *s++);
+			break;
 		default:
 			s += put(b, s);
 		}
