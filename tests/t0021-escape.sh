@@ -129,7 +129,7 @@ test_expect_success 'compare.md: the renamed kernel in the notes, as a code span
 
 # Templates keep their < > inside code spans, as before: no entities there
 test_expect_success 'ordinary names render as they did' '
-	test_grep -F "| 2 | \`void at::native::<...>::vectorized_layer_norm_kernel<...>...\` |" \
+	test_grep -F "| 2 | \`void at::native::<...>::vectorized_layer_norm_kernel<...>(...)\` |" \
 		"$S2/a/details.md" &&
 	test_grep -F "| 1 | \`$K\` | 0 | 1.705 | 384 |" "$S2/a/kernels.md"
 '

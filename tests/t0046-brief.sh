@@ -196,4 +196,13 @@ test_expect_success 'compare.md opens with the two steps side by side: which par
 	awk -F"\t" "\$1 == \"Measured step\" { exit !(\$4 < 0) }" got
 '
 
+test_expect_success 'one spelling per kernel across every report of a run (kernels.md, details.md, the brief, compare.md)' '
+	for run in b ll g2; do
+		cat "$S2/$run"/*.md | grep -o "\`[^\`]*\`" | sort -u |
+			awk "length(\$0) > 45 { k = substr(\$0, 1, 45); n[k]++; v[k] = v[k] \" | \" \$0 }
+				END { for (k in n) if (n[k] > 1) print v[k] }" >two &&
+		test_must_be_empty two || return 1
+	done
+'
+
 test_done

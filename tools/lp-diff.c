@@ -472,7 +472,7 @@ shown_names(const struct set *s, size_t nrows)
 
 	for (i = 0; i < nrows; i++)
 		names[i] = s->k[i].name;
-	lp_kname_unique(names, nrows, 60, shown);
+	lp_kname_unique(names, nrows, LP_KNAME_MAX, shown);
 	free(names);
 	return shown;
 }

@@ -246,7 +246,7 @@ main(int argc, char **argv)
 	struct row *rows = NULL;
 	const char *name;
 	size_t n, i, shown;
-	long top = 25, width = 90;
+	long top = 25, width = LP_KNAME_MAX;
 	const char *rpath = NULL;
 	double sum;
 	int c, ncu_time;

@@ -125,7 +125,7 @@ emit_classes(const struct cls *cl, size_t ncl, double total)
 	for (i = j = 0; i < ncl; i++)
 		if (cl[i].kernels)
 			largest[j++] = cl[i].largest;
-	lp_kname_unique(largest, j, 60, shown);
+	lp_kname_unique(largest, j, LP_KNAME_MAX, shown);
 	for (i = j = 0; i < ncl; i++) {
 		if (!cl[i].kernels)
 			continue;

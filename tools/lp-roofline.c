@@ -848,7 +848,7 @@ emit_points(size_t n, const struct lp_peaks *pk, const char *mpath)
 	shown = lp_xcalloc(n, sizeof *shown);
 	for (i = 0; i < nk; i++)
 		nm[ks[i].rank - 1] = ks[i].kernel;
-	lp_kname_unique(nm, n, 60, shown);
+	lp_kname_unique(nm, n, LP_KNAME_MAX, shown);
 	for (i = 0; i < nk; i++) {
 		const struct k *k = &ks[i];
 

@@ -162,7 +162,7 @@ emit_kernels(const struct k *ks, size_t n, double sum,
 	shown = lp_xcalloc(n, sizeof *shown);
 	for (i = 0; i < n; i++)
 		nm[i] = ks[i].kernel;
-	lp_kname_unique(nm, n, 70, shown);
+	lp_kname_unique(nm, n, LP_KNAME_MAX, shown);
 	for (i = 0; i < n; i++) {
 		emit_kernel(&r, i, &ks[i], shown[i], sum, ops, rpath);
 		free(shown[i]);

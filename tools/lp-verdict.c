@@ -429,7 +429,7 @@ kernel_items(const struct verdict *v, long top)
 	shown = lp_xcalloc(nshow + 1, sizeof *shown);
 	for (i = 0; i < nshow; i++)
 		names[i] = v->k[kp[i].i].kernel;
-	lp_kname_unique(names, nshow, 80, shown);
+	lp_kname_unique(names, nshow, LP_KNAME_MAX, shown);
 	for (i = 0; i < nshow; i++) {
 		const struct kr *k = &v->k[kp[i].i];
 		char *bn = shown[i];

@@ -194,6 +194,9 @@ int lp_yaml_set(struct lp_ynode *root, const char *path, const char *value);
 char *lp_kname_key(const char *name);
 /* Readable: templates shortened to <...>, as a Markdown code span
  * (lp_md_code) outside a table. */
+/* The width every report shortens a kernel name to, so that one kernel
+ * reads the same in each (kernels.md, the summary's tables, compare). */
+#define LP_KNAME_MAX 70
 void lp_kname_md(struct lp_sb *b, const char *name, size_t max);
 /* Display names for the rows of one table, no two the same: each as short
  * as lp_kname_md makes it, lengthened (template arguments, then the whole
