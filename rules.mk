@@ -38,7 +38,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
-	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg regions.md \
+	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare.md
 LP_BIN := $(B)
 include tools/mk/settings.mk tools/mk/imports.mk	# in this order
@@ -481,7 +481,7 @@ endif
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
 	$(R)/steps.tsv $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
-	$(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
+	$(R)/waterfall.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
 $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details.yaml $(LP_BIN)/lp-summary
@@ -494,7 +494,7 @@ $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details
 $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
 		$(if $(LP_OPS_NOW),,$(R)/operators.tsv) $(LP_BIN)/lp-waterfall
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-waterfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/config.yaml $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
@@ -505,8 +505,11 @@ $(R)/brief.tsv: $(R)/config.yaml $(R)/environment.tsv $(R)/stages.tsv $(R)/steps
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-tabtop -q -n 3 -H evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/waterfall.svg: $(R)/waterfall.tsv $(LP_BIN)/lp-wfsvg
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-wfsvg $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv $(LP_BIN)/lp-summary \
-		| $(R)/details.md $(R)/kernels.md $(R)/roofline.svg
+		| $(R)/details.md $(R)/kernels.md $(R)/roofline.svg $(R)/waterfall.svg
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-summary $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
@@ -700,7 +703,8 @@ $(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
 # $@ itself, .DELETE_ON_ERROR): each recipe line that writes one ends with
 # LP_UNTMP, or starts with LP_TRAP where it is a list of commands.
 # One line per step as it runs: what it makes (its kind and name) and the
-# lp tool that makes it; V=1 shows the commands instead.
+# lp tool that makes it; V=1 shows the commands instead.  The tools' own
+# config slices (nsys/, ncu/ config.yaml) go by without a line.
 LP_KIND_.tsv := TSV
 LP_KIND_.md := MD
 LP_KIND_.svg := SVG
@@ -716,7 +720,8 @@ LP_KIND_.list := LIST
 LP_KIND_.avail := NCU
 LP_KIND_.time := TIME
 lp_kind = $(or $(if $(suffix $(1)),$(LP_KIND_$(suffix $(1)))),FILE)
-LP_SAY = $(if $(filter 1,$(V)),,$(if $(suffix $@),@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)' \
+LP_SAY = $(if $(filter 1,$(V)),,$(if $(and $(suffix $@),$(filter-out %/nsys/config.yaml \
+	%/ncu/config.yaml %/regions/config.yaml,$@)),@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)' \
 	'$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' '$(or $(notdir $(firstword $(filter $(LP_BIN)/lp-%,$^))),$(if \
 	$(filter $(LP_STAGE2_DIR)/%,$<),,$(notdir $<)))',@:))
 LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }

@@ -38,7 +38,7 @@ test_expect_success 'make demo: kernels.md, the summary with every section, regi
 	test_grep "^# Regions: run demo" "$S2/demo/regions.md" &&
 	grep "^## " "$S2/demo/details.md" >got &&
 	printf "## %s\n" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
-		"Steady State and Warm-up" "Host Side of Each Stage" MFU MBU Roofline "Top Operators" \
+		"Steady State and Warm-up" "Host Side of Each Stage" MFU MBU "Where Each Step'"'"'s Time Goes" Roofline "Top Operators" \
 		"Top Kernels" Regions "Findings and Recommendations" >expect &&
 	test_cmp expect got &&
 	test -s "$S2/demo/topn.tsv" && test -s "$S2/demo/env.json" &&
@@ -67,7 +67,7 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 	steps RUN=demo stakeholder_summary.md >got &&
 	# the brief reads top_kernels.tsv, its findings and waterfall the rest
 	printf "lp-%s\n" aggr brief findings kernjoin kernmd ncu2tsv ops roofline \
-		roofsvg summary summary tabtop topk waterfall >expect &&
+		roofsvg summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
@@ -76,13 +76,13 @@ test_expect_success 'a rebuilt tool redoes what it feeds' '
 	touch "$TB/lp-kernjoin" &&
 	steps RUN=demo stakeholder_summary.md >got &&
 	printf "lp-%s\n" aggr brief findings kernjoin kernmd ops roofline \
-		roofsvg summary summary tabtop topk waterfall >expect &&
+		roofsvg summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	touch "$TB/lp-steps" &&
 	steps RUN=demo stakeholder_summary.md >got &&
 	printf "lp-%s\n" brief findings mbu mfu steps summary summary tabtop \
-		waterfall >expect &&
+		waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
@@ -105,12 +105,12 @@ test_expect_success 'the operator classes feed only the tables that class kernel
 	# and the selection (topn.tsv: communication kernels left out), whose
 	# kernels the roofline shows
 	printf "lp-%s\n" brief findings kernmd ops overlap ranks roofline roofsvg summary \
-		summary tabtop topk topn waterfall >expect &&
+		summary tabtop topk topn waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
 	printf "lp-%s\n" brief envtab findings gpu kernmd mbu mfu roofline roofsvg \
-		summary summary tabtop topk waterfall >expect &&
+		summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got
 '
 

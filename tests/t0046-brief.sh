@@ -47,9 +47,11 @@ test_expect_success 'demo capture: the brief is the verdict, key numbers, waterf
 	echo "# decode_all is host-bound: the GPU is busy $busy %" >expect &&
 	head -1 "$r/stakeholder_summary.md" >got &&
 	test_cmp expect got &&
-	test_grep "^Model torch-decoder on NVIDIA H200, stage decode_all, imported exports.$" "$r/stakeholder_summary.md" &&
-	# three tables: the key numbers, the waterfall, the findings (a list of 3)
-	test $(grep -c "^|---\|^|:--" "$r/stakeholder_summary.md") = 2 &&
+	test_grep "^Model torch-decoder on NVIDIA H200, stage decode_all, imported exports. From .brief.tsv.. See " "$r/stakeholder_summary.md" &&
+	# the key numbers, the waterfall as a picture, the findings (a list of 3)
+	test $(grep -c "^|---\|^|:--" "$r/stakeholder_summary.md") = 1 &&
+	test_grep "^<img src=\"waterfall.svg\" alt=\"waterfall.svg\" width=\"760\">$" "$r/stakeholder_summary.md" &&
+	xmllint --noout "$r/waterfall.svg" &&
 	test $(grep -c "^[0-9]\. \*\*" "$r/stakeholder_summary.md") = 3 &&
 	test_grep "See \[details.md\](details.md), \[kernels.md\](kernels.md)" "$r/stakeholder_summary.md" &&
 	test_grep "<img src=\"roofline.svg\"" "$r/stakeholder_summary.md" &&
@@ -105,13 +107,13 @@ test_expect_success 'Llama capture with the host side: the idle time split as th
 		END { d = (t - s) / s; if (d < 0) d = -d; if (d > 0.02) { print t, s; exit 1 } }" "$r/waterfall.tsv"
 '
 
-test_expect_success 'the brief is about one screen (cmark-gfm, tests/pageheight.awk); details.md is the long report' '
+test_expect_success 'the brief fits one 1280x800 screen (cmark-gfm, tests/pageheight.awk); details.md is the long report' '
 	command -v cmark-gfm >/dev/null || { echo "cmark-gfm is not installed (.ci/run installs it)"; exit 1; } &&
 	for run in b ll; do
-		b=$(cmark-gfm --unsafe -e table "$S2/$run/stakeholder_summary.md" | awk -f "$ROOT/tests/pageheight.awk") &&
-		d=$(cmark-gfm --unsafe -e table "$S2/$run/details.md" | awk -f "$ROOT/tests/pageheight.awk") &&
+		b=$(cmark-gfm --unsafe -e table "$S2/$run/stakeholder_summary.md" | awk -v dir="$S2/$run" -f "$ROOT/tests/pageheight.awk") &&
+		d=$(cmark-gfm --unsafe -e table "$S2/$run/details.md" | awk -v dir="$S2/$run" -f "$ROOT/tests/pageheight.awk") &&
 		echo "# $run: brief $b px, details $d px" >&2 &&
-		test "$b" -le 1300 && test "$d" -ge $((5 * b)) || return 1
+		test "$b" -le 800 && test "$d" -ge $((5 * b)) || return 1
 	done
 '
 
@@ -131,6 +133,9 @@ test_expect_success 'waterfall: n/a with the cause where it cannot be computed' 
 	grep -v "^  params:" "$r/inputs.yaml" >in.yaml &&
 	lp-waterfall -g "$r/gpu.tsv" -i in.yaml -s "$r/stages.tsv" -t "$r/steps.tsv" >w.tsv &&
 	test_grep "^Measured step	n/a because the model config lacks model.params" w.tsv &&
+	! grep -q "^# figure:" w.tsv &&
+	lp-wfsvg w.tsv >w.svg && xmllint --noout w.svg &&
+	test_grep ">n/a because the model config lacks model.params" w.svg &&
 	# no steady state: one decode_step instance
 	awk -F"\t" "BEGIN { OFS = FS } \$1 == \"decode_step\" { \$8 = \"n/a because one instance\" } 1" "$r/steps.tsv" >steps.tsv &&
 	lp-waterfall -g "$r/gpu.tsv" -i "$r/inputs.yaml" -s "$r/stages.tsv" -t steps.tsv >w2.tsv &&
@@ -203,6 +208,16 @@ test_expect_success 'one spelling per kernel across every report of a run (kerne
 				END { for (k in n) if (n[k] > 1) print v[k] }" >two &&
 		test_must_be_empty two || return 1
 	done
+'
+
+test_expect_success 'waterfall.svg draws waterfall.tsv: a bar a stage, each part with its time' '
+	r=$S2/ll &&
+	xmllint --noout "$r/waterfall.svg" &&
+	table "$r/waterfall.tsv" part decode_step_ns | awk -F"\t" "\$1 != \"Measured step\" && \$2 != \"-\" { printf \"%.3f ms\n\", \$2 / 1e6 }" >expect &&
+	grep -o ">[0-9.]* ms (" "$r/waterfall.svg" | sed "s/^>//; s/ ($//" >all &&
+	for v in $(sed "s/ ms//" expect); do grep -qx "$v ms" all || { echo "$v ms not drawn"; return 1; }; done &&
+	grep -c "<rect x=\"8\" y=" "$r/waterfall.svg" >n && test "$(cat n)" = "$(table "$r/waterfall.tsv" part | grep -vc "^Measured step$")" &&
+	test_must_fail lp-wfsvg "$r/stages.tsv" 2>err && test_grep "lp-waterfall" err
 '
 
 test_done

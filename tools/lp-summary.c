@@ -21,6 +21,7 @@ static const char synopsis[] =
 static FILE *out;	/* the document, written out when whole (lp_tab_out) */
 static int brief;	/* a brief (lp-brief's verdict): one screen, short headings */
 static struct lp_ynode *dcfg;	/* -c: the columns of a wide table, by tool */
+static struct lp_sb floats;	/* a brief's images, until its list */
 static const char *dpath;
 #define putc_out(c) fputc((c), out)
 
@@ -239,7 +240,12 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 	size_t j;
 	int nl = 0;
 
-	if (brief) {	/* one line: the table's file says where from */
+	if (brief && lp_tsv_comment(t, "verdict")) {
+		/* the brief's own table: under the title, its links only */
+		lp_sb_adds(&b, "From ");
+		lp_md_code(&b, base(path), 0);
+		lp_sb_adds(&b, ".");
+	} else if (brief) {	/* one line: the table's file says where from */
 		lp_sb_adds(&b, "**");
 		lp_md_inline(&b, title, 0);
 		lp_sb_adds(&b, "** (");
@@ -273,9 +279,16 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 		const char *c = t->comments[j];
 
 		if (!strncmp(c, "image: ", 7) && plain(c + 7))
-			lp_sb_printf(&b, "<a href=\"%s\"><img src=\"%s\" "
-			    "alt=\"%s\" width=\"320\" align=\"right\"></a>\n\n",
-			    c + 7, c + 7, c + 7);
+			lp_sb_printf(brief ? &floats : &b, "<a href=\"%s\"><img "
+			    "src=\"%s\" alt=\"%s\" width=\"320\" align=\"right\">"
+			    "</a>\n\n", c + 7, c + 7, c + 7);
+	}
+	/* a brief's images float beside its list (the findings), where
+	 * they leave the tables and figures above their whole width */
+	if (brief && floats.len && lp_tsv_comment(t, "style") &&
+	    !strcmp(lp_tsv_comment(t, "style"), "list")) {
+		lp_sb_adds(&b, lp_sb_str(&floats));
+		lp_sb_reset(&floats);
 	}
 	fputs(lp_sb_str(&b), out);
 	lp_sb_free(&b);
@@ -524,13 +537,20 @@ section(const char *path)
 		lp_die_at(LP_EXIT_DATA, path, 1, 0, "no \"# title:\" and \"# "
 		    "tool:\" lines: not a table an lp tool made");
 	if (!lp_tsv_comment(&t, "omit")) {	/* its tool says it adds nothing */
+		const char *fig = lp_tsv_comment(&t, "figure");
+
 		check_columns(path, &t, show, ns, nl);
 		heading(path, &t, title, tool, lp_tsv_comment(&t, "source"));
-		if (style && !strcmp(style, "list"))
-			list(&t, show, ns);
-		else
-			table(path, &t, labels, nl, show);
-		notes(&t);
+		if (brief && fig && plain(fig))	/* the rows are in the TSV */
+			fprintf(out, "<img src=\"%s\" alt=\"%s\" width=\"760\">"
+			    "\n\n", fig, fig);
+		else {
+			if (style && !strcmp(style, "list"))
+				list(&t, show, ns);
+			else
+				table(path, &t, labels, nl, show);
+			notes(&t);
+		}
 	}
 	free(labels);
 	free(show);
@@ -561,9 +581,9 @@ preamble(const char *title, const char *first)
 		lp_md_inline(&b, verdict, 0);
 	fprintf(out, "# %s\n\n", lp_sb_str(&b));
 	lp_sb_reset(&b);
-	if (ident) {
+	if (ident) {	/* the first table's links end this paragraph */
 		lp_md_inline(&b, ident, 0);
-		fprintf(out, "%s.\n\n", lp_sb_str(&b));
+		fprintf(out, "%s. ", lp_sb_str(&b));
 	}
 	lp_sb_free(&b);
 	if (fp) {
@@ -606,6 +626,9 @@ main(int argc, char **argv)
 	preamble(title, argv[optind]);
 	for (i = optind; i < argc; i++)
 		section(argv[i]);
+	if (floats.len)	/* no list to float beside: at the end */
+		fputs(lp_sb_str(&floats), out);
+	lp_sb_free(&floats);
 	lp_yaml_free(dcfg);
 	lp_tab_done(out);
 	return 0;

@@ -19,8 +19,9 @@
 #include "run.h"
 #include "prec.h"
 
-static const char synopsis[] = "lp-waterfall -g gpu.tsv -i inputs.yaml "
-    "-s stages.tsv -t steps.tsv [-H hostside.tsv] [-o operators.tsv]";
+static const char synopsis[] = "lp-waterfall [-F figure] -g gpu.tsv "
+    "-i inputs.yaml -s stages.tsv -t steps.tsv [-H hostside.tsv] "
+    "[-o operators.tsv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -309,7 +310,7 @@ int
 main(int argc, char **argv)
 {
 	struct lp_perf p;
-	const char *hpath = NULL, *opath = NULL;
+	const char *hpath = NULL, *opath = NULL, *fig = NULL;
 	struct opclass *ops;
 	double optotal, w, kv, bytes, bw, peak;
 	size_t nops, i;
@@ -317,8 +318,9 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	memset(&p, 0, sizeof p);
-	while ((c = getopt(argc, argv, "H:g:hi:o:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "F:H:g:hi:o:s:t:")) != -1) {
 		switch (c) {
+		case 'F': fig = optarg; break;
 		case 'H': hpath = optarg; break;
 		case 'g': p.gpath = optarg; break;
 		case 'h':
@@ -368,8 +370,8 @@ main(int argc, char **argv)
 			continue;
 		}
 		if (s->procs > 1) {
-			na(st, "n/a because %s runs on several GPUs: a step's "
-			    "floor is per GPU", s->stage);
+			na(st, "n/a because %s runs in several processes: its floor is one "
+			    "GPU's, not theirs", s->stage);
 			continue;
 		}
 		flop = lp_model_flops(&p.m, s->stage);
@@ -405,6 +407,8 @@ main(int argc, char **argv)
 	    nops ? "; operator classes from " : "", nops ? opath : "");
 	lp_tab_meta(out, "note", "Parts add up to the step (lp-waterfall(1))%s"
 	    "%s.", floors.len ? "; floor: " : "", lp_sb_str(&floors));
+	if (fig && (stepv[0] > 0 || stepv[1] > 0))	/* something to draw */
+		lp_tab_meta(out, "figure", "%s", fig);
 	lp_tab_header(out, cols, NCOLS);
 	emit();
 	lp_sb_free(&floors);

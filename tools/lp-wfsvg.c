@@ -1,0 +1,194 @@
+/*
+ * lp-wfsvg: waterfall.svg, each stage's step (lp-waterfall's waterfall.tsv)
+ * as one horizontal bar cut into its parts, the floor first, each part's
+ * share and time written in a legend beside its colour: the picture the
+ * brief shows, its numbers those of the table.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "esc.h"
+#include "table.h"
+
+static const char synopsis[] = "lp-wfsvg [waterfall.tsv]";
+
+#define W 760		/* the picture's width */
+#define NSTAGE 2
+
+static const char *const stage_col[NSTAGE] = { "decode_step", "prefill" };
+static const char *const colour[] = { "#2e7d32", "#1565c0", "#42a5f5",
+    "#90caf9", "#ab47bc", "#ce93d8", "#ef6c00", "#ffa726", "#ffcc80",
+    "#bdbdbd", "#757575" };
+#define NCOLOUR (sizeof colour / sizeof colour[0])
+
+struct part {
+	char *name;
+	double ns[NSTAGE];	/* NAN: none in that stage */
+};
+
+static void
+text(FILE *out, double x, double y, const char *anchor, const char *cls,
+    const char *s)
+{
+	struct lp_sb b = { 0 };
+
+	lp_xml_text(&b, s);
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s%s>%s"
+	    "</text>\n", x, y, anchor, cls ? " class=\"" : "", cls ? cls : "",
+	    cls ? "\"" : "", lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lp_tsv t;
+	struct part *pt = NULL, *step = NULL;
+	size_t np = 0, i;
+	int c, cp, cn[NSTAGE], s, have[NSTAGE] = { 0, 0 }, nbar = 0, h;
+	const char *name;
+	char *why = NULL;	/* the first "n/a because ..." of the table */
+	FILE *fp, *out;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "h")) != -1) {
+		if (c == 'h') {
+			printf("usage: %s\n", synopsis);
+			return LP_EXIT_OK;
+		}
+		lp_usage(synopsis);
+	}
+	if (argc - optind > 1)
+		lp_usage(synopsis);
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(&t, fp, name);
+	lp_tab_expect(&t, "lp-waterfall");
+	cp = lp_csv_need(&t.hdr, "part", "lp-waterfall output");
+	for (s = 0; s < NSTAGE; s++) {
+		struct lp_sb col = { 0 };
+
+		lp_sb_printf(&col, "%s_ns", stage_col[s]);
+		cn[s] = lp_csv_need(&t.hdr, lp_sb_str(&col), "lp-waterfall output");
+		lp_sb_free(&col);
+	}
+	while (lp_tsv_next(&t)) {
+		pt = lp_xreallocarray(pt, np + 1, sizeof *pt);
+		pt[np].name = lp_xstrdup(lp_tsv_get(&t, cp));
+		for (s = 0; s < NSTAGE; s++) {
+			double v;
+
+			pt[np].ns[s] = lp_tab_num(&t, cn[s], &v) ? v : NAN;
+			if (!why && !strncmp(lp_tsv_get(&t, cn[s]), "n/a", 3))
+				why = lp_xstrdup(lp_tsv_get(&t, cn[s]));
+		}
+		np++;
+	}
+	lp_tsv_close(&t);
+	lp_close_in(fp);
+	for (i = 0; i < np; i++)
+		if (!strcmp(pt[i].name, "Measured step"))
+			step = &pt[i];
+	for (s = 0; s < NSTAGE; s++) {
+		have[s] = step && isfinite(step->ns[s]) && step->ns[s] > 0;
+		nbar += have[s];
+	}
+	out = lp_tab_out();
+	if (!nbar) {	/* say why, as the table does */
+		if (!why)
+			lp_die_at(LP_EXIT_DATA, name, 0, 0, "no stage has a "
+			    "measured step, and the table does not say why");
+		fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+		    "width=\"%d\" height=\"40\" viewBox=\"0 0 %d 40\">\n<style>"
+		    "text{font-family:sans-serif;font-size:11px}</style>\n", W, W);
+		text(out, 8, 24, "start", NULL, why);
+		fprintf(out, "</svg>\n");
+		goto done;
+	}
+	h = 34 + 28 * nbar + 4 + 14 * (int)np + 6;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
+	    "\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height="
+	    "\"%d\" viewBox=\"0 0 %d %d\">\n<style>text{font-family:sans-serif;"
+	    "font-size:11px}.t{font-size:13px;font-weight:bold}</style>\n"
+	    "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
+	    W, h, W, h, W, h);
+	text(out, 8, 18, "start", "t", "Where each step's time goes "
+	    "(waterfall.tsv)");
+	{
+		int y = 34;
+
+		for (s = 0; s < NSTAGE; s++) {
+			struct lp_sb b = { 0 };
+			double x = 160;
+
+			if (!have[s])
+				continue;
+			lp_sb_printf(&b, "%s %.3f ms", stage_col[s],
+			    step->ns[s] / 1e6);
+			text(out, 8, y + 14, "start", NULL, lp_sb_str(&b));
+			lp_sb_free(&b);
+			for (i = 0; i < np; i++) {
+				double w;
+
+				if (&pt[i] == step)
+					continue;
+				if (!isfinite(pt[i].ns[s]) || !(pt[i].ns[s] > 0))
+					continue;
+				w = pt[i].ns[s] / step->ns[s] * (W - 8 - 160);
+				fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+				    "height=\"20\" fill=\"%s\"/>\n", x, y, w,
+				    colour[i % NCOLOUR]);
+				x += w;
+			}
+			y += 28;
+		}
+		y += 4;
+		/* the legend: a part a line, its time and share per stage in
+		 * a column of its own */
+		{
+			int k = 0;
+
+			for (s = NSTAGE - 1; s >= 0; s--)
+				if (have[s])
+					text(out, W - 8 - 170 * k++, y + 9, "end", "t",
+					    stage_col[s]);
+			y += 14;
+		}
+		for (i = 0; i < np; i++) {
+			int k = 0;
+
+			if (&pt[i] == step)
+				continue;
+			fprintf(out, "<rect x=\"8\" y=\"%d\" width=\"10\" height="
+			    "\"10\" fill=\"%s\"/>\n", y, colour[i % NCOLOUR]);
+			text(out, 24, y + 9, "start", NULL, pt[i].name);
+			for (s = NSTAGE - 1; s >= 0; s--) {
+				struct lp_sb b = { 0 };
+
+				if (!have[s])
+					continue;
+				if (isfinite(pt[i].ns[s]))
+					lp_sb_printf(&b, "%.3f ms (%.3g %%)",
+					    pt[i].ns[s] / 1e6, 100 * pt[i].ns[s] /
+					    step->ns[s]);
+				else
+					lp_sb_adds(&b, "-");
+				text(out, W - 8 - 170 * k++, y + 9, "end", NULL,
+				    lp_sb_str(&b));
+				lp_sb_free(&b);
+			}
+			y += 14;
+		}
+	}
+	fprintf(out, "</svg>\n");
+done:
+	for (i = 0; i < np; i++)
+		free(pt[i].name);
+	free(why);
+	free(pt);
+	lp_tab_done(out);
+	return 0;
+}
