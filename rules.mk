@@ -7,8 +7,8 @@
 #   nsys/config.yaml   the part nsys steps read, ncu/config.yaml likewise
 #   inputs.yaml        workload argv or imported exports, model identity
 #   env.json           provenance: GPU, driver, tools, host, time, lp revision
-#   nsys/profile.cmd   nsys/report.nsys-rep   nsys/stats.cmd
-#   nsys/report_*.csv  nsys/stats.log
+#   nsys/profile.cmd   nsys/report.nsys-rep   nsys/export.cmd
+#   nsys/report.sqlite nsys/stats.cmd   nsys/report_*.csv  nsys/stats.log
 #   topn.tsv           the stage's top-N kernels (what ncu profiles)
 #   ncu/profile.cmd    ncu/report.ncu-rep   ncu/export.cmd   ncu/report.csv
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
@@ -37,7 +37,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
-	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/stats.log ncu/report.ncu-rep \
+	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare.md
 LP_BIN := $(B)
@@ -111,14 +111,30 @@ $(R)/nsys/report.nsys-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys
 endif
 
 ifneq ($(LP_HAVE_STATS),)
+# The report's sqlite export, made once: the only file with the GPU Metrics
+# samples (gpumetrics.tsv) and the CUDA graph nodes (lp-graphnodes), and
+# what nsys stats reads.  Written under a temporary name.
+$(R)/nsys/export.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
+	$(LP_BIN)/lp-nsyscmd -e -o $(R)/nsys/report.tmp.sqlite -- $(R)/nsys/report.nsys-rep \
+	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd
+	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
+	$(Q)rm -f $(R)/nsys/report.tmp.sqlite; \
+	$(LP_T0) sh $(R)/nsys/export.cmd > $(R)/nsys/export.log 2>&1 || \
+	  { rc=$$?; cat $(R)/nsys/export.log >&2; rm -f $(R)/nsys/report.tmp.sqlite; exit $$rc; }; \
+	[ -s $(R)/nsys/report.tmp.sqlite ] || { cat $(R)/nsys/export.log >&2; \
+	  echo "lp: nsys export wrote no sqlite export (log: $(R)/nsys/export.log). Command: $$(cat $(R)/nsys/export.cmd)" >&2; exit 1; }; \
+	$(call lp_took,nsys export,0,$(R)/nsys/export.time); \
+	mv $(R)/nsys/report.tmp.sqlite $@
+
 $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-nsyscmd -s -o $(R)/nsys/stats.tmp/report -- $(R)/nsys/report.nsys-rep \
+	$(Q)$(LP_BIN)/lp-nsyscmd -s -o $(R)/nsys/stats.tmp/report -- $(R)/nsys/report.sqlite \
 	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # nsys stats writes one CSV a report into a scratch folder; the reports lp
 # needs must all be there before any is moved into place.
-$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.cmd
+$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd
 	$(LP_SAY)
 	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
 	$(Q)rm -rf $(R)/nsys/stats.tmp && mkdir -p $(R)/nsys/stats.tmp
@@ -395,8 +411,8 @@ $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 LP_ATEN_IN := $(R)/nsys/config.yaml $(foreach r,$(LP_ATEN_REPORTS),$(call lp_rep,$(r)))
 LP_ATEN_NCU := $(and $(LP_HAVE_NCU),$(call lp_rep,cuda_gpu_kern_sum),$(call lp_rep,cuda_gpu_kern_sum_mangled))
 # A CUDA graph's kernels go to the op open when their node was captured
-# (lp-graphnodes: nsys's sqlite export, which nsys stats wrote beside the
-# report; imported, lp-graphnodes' CSV of it).
+# (lp-graphnodes: nsys's sqlite export, the one nsys stats read; imported,
+# lp-graphnodes' CSV of it).
 LP_GRAPHNODES := $(if $(or $(LP_HAVE_STATS),$(LP_IMP_graph_node_trace)),$(LP_NS)graph_node_trace.csv)
 LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trace.csv \
 	  -g $(LP_NS)cuda_gpu_trace.csv $(if $(LP_ATEN_NCU),-m $(R)/ncu/metrics.tsv \
@@ -405,7 +421,7 @@ LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trac
 LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)cuda_gpu_kern_sum.csv \
 	$(LP_NS)cuda_gpu_kern_sum_mangled.csv) $(LP_GRAPHNODES) $(LP_STATS_DONE) $(LP_BIN)/lp-atenops
 ifneq ($(LP_HAVE_STATS),)
-$(LP_NS)graph_node_trace.csv: $(R)/nsys/stats.log $(LP_BIN)/lp-graphnodes
+$(LP_NS)graph_node_trace.csv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-graphnodes
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-graphnodes $(R)/nsys/report.sqlite > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
@@ -451,10 +467,10 @@ $(R)/details.md: $(if $(LP_OPS_NOW),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv \
 # ncu replay passes (from the exports), and each against the workload run
 # alone once that is timed (make RUN=x alone.tsv: one more run of it).
 ifneq ($(LP_LIVE),)
-LP_COST_TIMES := $(R)/nsys/profile.time $(R)/nsys/stats.time $(R)/ncu/metrics.avail.time \
+LP_COST_TIMES := $(R)/nsys/profile.time $(R)/nsys/export.time $(R)/nsys/stats.time $(R)/ncu/metrics.avail.time \
 	$(R)/ncu/profile.time $(R)/ncu/export.time
 LP_COST_REG := $(wildcard $(R)/ncu/regions/exports.list)
-$(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
+$(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/nsys/report.sqlite $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
 		$(R)/ncu/report.ncu-rep $(R)/ncu/report.csv $(R)/roofline.tsv $(LP_COST_REG) $(wildcard $(R)/alone.tsv) \
 		$(LP_BIN)/lp-cost $(LP_BIN)/lp-confget
 	$(LP_SAY)

@@ -19,7 +19,7 @@ test_expect_success 'setup: resolved configs and a top-N selection' '
 test_expect_success 'nsys profile, default preset, named-domain stage' '
 	lp-nsyscmd -o "out dir/report.tmp" -- python3 "my llm.py" --tokens 32 <"$TRASH/nsys.yaml" >actual &&
 	cat >expect <<-\EOF &&
-	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --capture-range=nvtx --nvtx-capture=decode_all@LLM --capture-range-end=stop --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --cuda-graph-trace=node --force-overwrite=true '"'"'--output=out dir/report.tmp'"'"' -- python3 '"'"'my llm.py'"'"' --tokens 32
+	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --capture-range=nvtx --nvtx-capture=decode_all@LLM --capture-range-end=stop --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --cuda-graph-trace=node --gpu-metrics-devices=all --gpu-metrics-frequency=1000 --force-overwrite=true '"'"'--output=out dir/report.tmp'"'"' -- python3 '"'"'my llm.py'"'"' --tokens 32
 	EOF
 	test_cmp expect actual
 '
@@ -59,7 +59,7 @@ test_expect_success '-0 prints the same words NUL-ended' '
 test_expect_success 'default-domain stage: nsys cannot gate on it, says so, captures all' '
 	lp-nsyscmd -o r -- python3 x.py <"$TRASH/nsys-torch.yaml" >actual 2>err &&
 	cat >expect <<-\EOF &&
-	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --cuda-graph-trace=node --force-overwrite=true --output=r -- python3 x.py
+	nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 --cuda-graph-trace=node --gpu-metrics-devices=all --gpu-metrics-frequency=1000 --force-overwrite=true --output=r -- python3 x.py
 	EOF
 	test_cmp expect actual &&
 	test_grep "lp-nsyscmd: stage decode_all: nsys cannot gate a capture on range \"LLM@decode_all\"" err
@@ -95,6 +95,47 @@ test_expect_success 'nsys stats over the report, and the stage as nsys stats nam
 	lp-nsyscmd -r <"$TRASH/nsys-torch.yaml" >torch &&
 	printf "LLM:decode_all\n" >expect && test_cmp expect named &&
 	printf ":LLM@decode_all\n" >expect && test_cmp expect torch
+'
+
+# GPU Metrics sampling (issue 31): on at 1 kHz by default, its two keys
+# the only way to set it
+test_expect_success 'gpu_metrics_frequency: 1 kHz by default, another rate, 0 off, bad ones refused' '
+	lp-confmerge -s nsys_cli.gpu_metrics_frequency=10000 -s nsys_cli.gpu_metrics_devices=0,1 \
+		"$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >f.yaml &&
+	lp-nsyscmd -o r -- w <f.yaml | grep -q -e " --gpu-metrics-devices=0,1 --gpu-metrics-frequency=10000 " &&
+	lp-confmerge -s nsys_cli.gpu_metrics_frequency=0 "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >o.yaml &&
+	lp-nsyscmd -o r -- w <o.yaml >cmd && ! grep -q -e --gpu-metrics cmd &&
+	lp-confmerge -s nsys_cli.gpu_metrics_frequency=5 "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >b.yaml &&
+	test_expect_code 1 lp-nsyscmd -o r -- w <b.yaml 2>err &&
+	test_grep "gpu_metrics_frequency: nsys samples at 10 to 200000 Hz, got 5 (0 turns sampling off)" err &&
+	lp-confmerge -s nsys_cli.gpu_metrics_frequency=300000 "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >b.yaml &&
+	test_expect_code 1 lp-nsyscmd -o r -- w <b.yaml 2>err &&
+	test_grep "gpu_metrics_frequency" err &&
+	lp-confmerge -s nsys_cli.gpu_metrics_devices=none "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >b.yaml &&
+	test_expect_code 1 lp-nsyscmd -o r -- w <b.yaml 2>err &&
+	test_grep "gpu_metrics_frequency: 0 turns sampling off" err &&
+	lp-confmerge -s nsys_cli.extra_args=--gpu-metrics-frequency=100 "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >b.yaml &&
+	test_expect_code 1 lp-nsyscmd -o r -- w <b.yaml 2>err &&
+	test_grep "nsys_cli.extra_args: GPU Metrics sampling is set by nsys_cli.gpu_metrics_frequency" err
+'
+
+test_expect_success 'nsys export --type sqlite, and nsys stats reading that export as it is' '
+	lp-nsyscmd -e -o "d d/report.tmp.sqlite" -- "d d/report.nsys-rep" <"$TRASH/nsys.yaml" >actual &&
+	cat >expect <<-\EOF &&
+	nsys export --type sqlite --force-overwrite=true '"'"'--output=d d/report.tmp.sqlite'"'"' '"'"'d d/report.nsys-rep'"'"'
+	EOF
+	test_cmp expect actual &&
+	lp-nsyscmd -s -o d/report -- d/report.sqlite <"$TRASH/nsys.yaml" >actual &&
+	cat >expect <<-\EOF &&
+	nsys stats --report cuda_gpu_kern_sum --report cuda_gpu_kern_sum:mangled --report nvtx_sum --report nvtx_kern_sum --report nvtx_kern_sum:mangled --report cuda_api_sum --report cuda_gpu_mem_time_sum --report nvtx_pushpop_trace --report nvtx_gpu_proj_trace --report cuda_gpu_trace --report cuda_api_trace --format csv --output=d/report d/report.sqlite
+	EOF
+	test_cmp expect actual &&
+	test_expect_code 2 lp-nsyscmd -e -o d/r.sqlite -- d/r.sqlite <"$TRASH/nsys.yaml" 2>err &&
+	test_grep "lp-nsyscmd: -e: give one .nsys-rep after --" err &&
+	test_expect_code 2 lp-nsyscmd -e -o d/r -- d/r.nsys-rep <"$TRASH/nsys.yaml" 2>err &&
+	test_grep "ending in .sqlite" err &&
+	test_expect_code 2 lp-nsyscmd -e -s -o d/r -- d/r.nsys-rep <"$TRASH/nsys.yaml" 2>err &&
+	test_grep "do not go together" err
 '
 
 test_expect_success 'ncu, default preset: exactly one launch of each selected kernel' '

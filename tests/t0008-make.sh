@@ -189,13 +189,17 @@ test_expect_success 'live run with stand-in nsys and ncu: every artifact, each t
 	: >"$LP_FAKE_LOG" &&
 	PATH=$FAKE:$PATH lpmake RUN=live "WORK=$W --tokens 4" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
 	for a in config.yaml env.json inputs.yaml nsys/config.yaml nsys/profile.cmd nsys/report.nsys-rep \
-		nsys/stats.cmd nsys/stats.log nsys/report_nvtx_kern_sum_mangled.csv topn.tsv ncu/config.yaml \
+		nsys/export.cmd nsys/report.sqlite nsys/stats.cmd nsys/stats.log nsys/report_nvtx_kern_sum_mangled.csv topn.tsv ncu/config.yaml \
 		ncu/profile.cmd ncu/report.ncu-rep ncu/export.cmd ncu/report.csv ncu/metrics.tsv kernels.tsv \
 		kernels.md stakeholder_summary.md; do
 		test -s "$S2/live/$a" || { echo "missing $a"; return 1; }
 	done &&
 	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
 	test "$(count "ncu --target")" = 1 && test "$(count "ncu --import")" = 1 &&
+	# GPU Metrics sampling at 1 kHz, one sqlite export, which nsys stats reads
+	test_grep -e " --gpu-metrics-devices=all --gpu-metrics-frequency=1000 " "$S2/live/nsys/profile.cmd" &&
+	test "$(count "nsys export --type sqlite --force-overwrite=true --output=$S2/live/nsys/report.tmp.sqlite $S2/live/nsys/report.nsys-rep")" = 1 &&
+	test_grep -e " --output=$S2/live/nsys/stats.tmp/report $S2/live/nsys/report.sqlite\$" "$S2/live/nsys/stats.cmd" &&
 	test_grep "^# match: 2 of 2 ncu kernels matched (mangled 2" "$S2/live/kernels.tsv" &&
 	test_grep "| GPU | NVIDIA H200 | env.json (nvidia-smi) |" "$S2/live/details.md"
 '

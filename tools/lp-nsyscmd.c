@@ -1,7 +1,8 @@
 /*
  * lp-nsyscmd: the exact nsys command for a run, from its resolved config:
  * "nsys profile" around the workload (default), "nsys stats" over a report
- * (-s), or the name nsys stats gives the run's stage (-r).
+ * (-s), "nsys export --type sqlite" of a report (-e), or the name nsys stats
+ * gives the run's stage (-r).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +14,21 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-nsyscmd [-0] [-r | -s] [-o base] [-- workload-or-report...]";
+    "lp-nsyscmd [-0] [-e | -r | -s] [-o base] [-- workload-or-report...]";
 
 static const char *const ranges[] = { "nvtx", "none", NULL };
 static const char *const ends[] = { "stop", "stop-shutdown", "repeat",
 	"repeat-shutdown", "none", NULL };
 /* "": nsys's own default, which traces a CUDA graph whole (graph) */
 static const char *const graph_traces[] = { "node", "graph", "", NULL };
+
+static int
+has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
 
 /* --capture-range=nvtx on the run's stage, where nsys can name it. */
 static void
@@ -78,6 +87,49 @@ env_vars(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
 	lp_sb_free(&b);
 }
 
+/* GPU Metrics sampling: --gpu-metrics-devices and --gpu-metrics-frequency
+ * from nsys_cli.gpu_metrics_devices and gpu_metrics_frequency (Hz, 0: off);
+ * the flags are the keys' alone, so extra_args must not carry them. */
+static void
+gpu_metrics(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
+{
+	const struct lp_ynode *x = lp_yaml_get(cfg, "nsys_cli.extra_args");
+	const char **items, *dev;
+	long hz;
+	size_t n, i;
+
+	n = lp_cfg_list(cfg, "nsys_cli.extra_args", &items, file);
+	for (i = 0; i < n; i++)
+		if (!strncmp(items[i], "--gpu-metrics", 13)) {
+			free(items);
+			lp_die_at(LP_EXIT_DATA, file, x ? x->line : 0, 0,
+			    "nsys_cli.extra_args: GPU Metrics sampling is set by "
+			    "nsys_cli.gpu_metrics_frequency (Hz, 0: off) and "
+			    "gpu_metrics_devices, not by extra_args");
+		}
+	free(items);
+	hz = lp_cfg_long(cfg, "nsys_cli.gpu_metrics_frequency", 1000, 0,
+	    200000, file);
+	if (!hz)
+		return;
+	if (hz < 10) {
+		x = lp_yaml_get(cfg, "nsys_cli.gpu_metrics_frequency");
+		lp_die_at(LP_EXIT_DATA, file, x ? x->line : 0, 0, "nsys_cli."
+		    "gpu_metrics_frequency: nsys samples at 10 to 200000 Hz, "
+		    "got %ld (0 turns sampling off)", hz);
+	}
+	dev = lp_cfg_word(cfg, "nsys_cli.gpu_metrics_devices", "all", file);
+	if (!*dev || !strcmp(dev, "none")) {
+		x = lp_yaml_get(cfg, "nsys_cli.gpu_metrics_devices");
+		lp_die_at(LP_EXIT_DATA, file, x ? x->line : 0, 0, "nsys_cli."
+		    "gpu_metrics_devices: name the GPUs (all, or nsys's device "
+		    "indices); nsys_cli.gpu_metrics_frequency: 0 turns sampling "
+		    "off");
+	}
+	lp_av_pushf(av, "--gpu-metrics-devices=%s", dev);
+	lp_av_pushf(av, "--gpu-metrics-frequency=%ld", hz);
+}
+
 static void
 profile(const struct lp_ynode *cfg, const char *file, const char *base,
     char **work, size_t nwork, struct lp_av *av)
@@ -110,6 +162,7 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	py = lp_cfg_enum(cfg, "nsys_cli.cuda_graph_trace", "", graph_traces, file);
 	if (*py)
 		lp_av_pushf(av, "--cuda-graph-trace=%s", py);
+	gpu_metrics(cfg, file, av);
 	lp_av_push(av, "--force-overwrite=true");
 	lp_av_pushf(av, "--output=%s", base);
 	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);
@@ -137,8 +190,30 @@ stats(const struct lp_ynode *cfg, const char *file, const char *base,
 	free(items);
 	lp_av_push(av, "--format");
 	lp_av_push(av, "csv");
-	lp_av_push(av, "--force-export=true");
+	/* a report is exported to sqlite first, again each time; an
+	 * export (-e) is read as it is */
+	if (!has_suffix(rep[0], ".sqlite"))
+		lp_av_push(av, "--force-export=true");
 	lp_av_pushf(av, "--output=%s", base);
+	lp_av_push(av, rep[0]);
+}
+
+/* -e: the report's sqlite export, the one file that holds the GPU Metrics
+ * samples (and what nsys stats then reads). */
+static void
+export(const char *out, char **rep, size_t nrep, struct lp_av *av)
+{
+	if (nrep != 1 || !has_suffix(rep[0], ".nsys-rep"))
+		lp_die(LP_EXIT_USAGE, "-e: give one .nsys-rep after --");
+	if (!has_suffix(out, ".sqlite"))
+		lp_die(LP_EXIT_USAGE, "-e: -o names the export, a file ending "
+		    "in .sqlite");
+	lp_av_push(av, "nsys");
+	lp_av_push(av, "export");
+	lp_av_push(av, "--type");
+	lp_av_push(av, "sqlite");
+	lp_av_push(av, "--force-overwrite=true");
+	lp_av_pushf(av, "--output=%s", out);
 	lp_av_push(av, rep[0]);
 }
 
@@ -161,12 +236,13 @@ main(int argc, char **argv)
 	struct lp_ynode *cfg;
 	struct lp_av av = { 0 };
 	const char *base = NULL, *name;
-	int c, nul = 0, rmode = 0, smode = 0;
+	int c, nul = 0, emode = 0, rmode = 0, smode = 0;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "0ho:rs")) != -1) {
+	while ((c = getopt(argc, argv, "0eho:rs")) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
+		case 'e': emode = 1; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
@@ -176,8 +252,8 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
-	if (rmode && smode)
-		lp_die(LP_EXIT_USAGE, "-r and -s do not go together");
+	if (emode + rmode + smode > 1)
+		lp_die(LP_EXIT_USAGE, "-e, -r and -s do not go together");
 	if (!rmode && (!base || !*base))
 		lp_die(LP_EXIT_USAGE, "-o base is required");
 	name = "<stdin>";
@@ -187,7 +263,10 @@ main(int argc, char **argv)
 			lp_usage(synopsis);
 		stage_name(cfg, name);
 	} else {
-		if (smode)
+		if (emode)
+			export(base, argv + optind, (size_t)(argc - optind),
+			    &av);
+		else if (smode)
 			stats(cfg, name, base, argv + optind,
 			    (size_t)(argc - optind), &av);
 		else
