@@ -118,9 +118,10 @@ $(B)/lp-%: $(B)/obj/lp-%.o $(B)/liblp.a
 	$(call LP_SAY,LD      $@)
 	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# lp-graphnodes and lp-gpumetrics read nsys's sqlite export: only they
+# lp-graphnodes and lp-gpumetrics read nsys's sqlite export, lp-import tells
+# one apart: only they
 # link libsqlite3.
-$(B)/lp-graphnodes $(B)/lp-gpumetrics: LDLIBS += -lsqlite3
+$(B)/lp-graphnodes $(B)/lp-gpumetrics $(B)/lp-import: LDLIBS += -lsqlite3
 
 # C unit tests of the library, one file a module, TAP on stdout.
 $(B)/obj/test/%.o: tests/unit/%.c tests/unit/tap.h $(B)/.flags | $(B)/.deps-ok

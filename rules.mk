@@ -14,7 +14,7 @@
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
 #   aggregates.tsv stages.tsv steps.tsv hostside.tsv procs.tsv ranks.tsv
-#   overlap.tsv mfu.tsv mbu.tsv roofline.tsv
+#   overlap.tsv mfu.tsv mbu.tsv gpumetrics.tsv roofline.tsv
 #   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   details.md (lp-summary renders the tables), and the brief a person
 #   opens first: waterfall.tsv brief.tsv findings_top.tsv
@@ -35,7 +35,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
-	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv
+	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
@@ -356,6 +356,26 @@ $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_
 	$(Q)$(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
 	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
+# What the GPU did in each stage, as nsys's GPU Metrics sampling measured
+# it (tensor active, SMs active, DRAM bandwidth): the samples of the sqlite
+# export inside each stage's instances.  The export made here may hold none
+# (nsys_cli.gpu_metrics_frequency: 0, a GPU nsys cannot sample): the table
+# then says so and the summary leaves it out (-n).  Imported, an nsys
+# sqlite export that has samples (lp-import looked).
+LP_GM_DB := $(if $(LP_HAVE_STATS),$(R)/nsys/report.sqlite,$(LP_IMP_SQLITE))
+LP_GM := $(if $(LP_GM_DB),$(R)/gpumetrics.tsv)
+ifneq ($(LP_GM_DB),)
+$(R)/gpumetrics.tsv: $(LP_GM_DB) $(R)/nsys/config.yaml $(call lp_rep,nvtx_gpu_proj_trace) \
+		$(call lp_rep,nvtx_pushpop_trace) $(LP_STATS_DONE) $(if $(LP_HAVE_STATS),,$(R)/vars/IMPORT) \
+		$(LP_BIN)/lp-gpumetrics
+	$(LP_BIN)/lp-gpumetrics $(if $(LP_HAVE_STATS),-n) -c $(R)/nsys/config.yaml \
+	  $(call lp_opt,-p,nvtx_gpu_proj_trace) $(call lp_opt,-t,nvtx_pushpop_trace) $(LP_GM_DB) \
+	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+else
+$(R)/gpumetrics.tsv:
+	@echo "lp: run $(RUN) has no GPU Metrics samples: it imports no nsys sqlite export with them (nsys profile --gpu-metrics-devices=all, then nsys export --type sqlite; import the .sqlite with the CSVs)" >&2; exit 1
+endif
+
 # The top-N tables show as many kernels as ncu profiles (topn.tsv's
 # "# kernels:": TOPN kernels, or the kernels of its TOPN pairs).
 LP_TOPN_NOW = "$$(sed -n 's/^\# kernels: //p' $(R)/topn.tsv)"
@@ -398,7 +418,7 @@ $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_D
 
 # What to do next, ranked by the time it could save.
 LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
-	$(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv $(R)/ranks.tsv $(R)/overlap.tsv
+	$(LP_GM) $(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv $(R)/ranks.tsv $(R)/overlap.tsv
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-findings $(if $(LP_LIVE),,-I) $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -497,7 +517,7 @@ endif
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
 	$(R)/steps.tsv $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
-	$(R)/waterfall.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
+	$(LP_GM) $(R)/waterfall.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
 $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details.yaml $(LP_BIN)/lp-summary

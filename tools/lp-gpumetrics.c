@@ -29,7 +29,7 @@
 #include "nsight.h"
 
 static const char synopsis[] =
-    "lp-gpumetrics -c config.yaml [-p nvtx_gpu_proj_trace.csv] "
+    "lp-gpumetrics [-n] -c config.yaml [-p nvtx_gpu_proj_trace.csv] "
     "[-t nvtx_pushpop_trace.csv] [-T type-id] report.sqlite";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
@@ -546,6 +546,26 @@ emit_meta(const char *cpath, const char *ppath, const char *tpath,
 	    "writes Hz under \"[MHz]\").");
 }
 
+/* -n: a run without samples or without ranges gets a table that says why
+ * and that the summary leaves out ("# omit:"), instead of an error. */
+static void
+emit_none(const char *why)
+{
+	struct lp_row r = { 0 };
+
+	lp_tab_meta(out, "title", "GPU Metrics per Stage");
+	lp_tab_meta(out, "tool", "lp-gpumetrics");
+	lp_tab_meta(out, "source", "none: %s", why);
+	lp_tab_meta(out, "omit", "no samples");
+	lp_tab_header(out, cols, NCOLS);
+	lp_row_na(&r, "%s", why);
+	while (r.n < NCOLS)
+		lp_row_text(&r, "n/a");
+	lp_row_end(&r, out);
+	lp_sb_free(&r.b);
+	lp_tab_done(out);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -559,13 +579,14 @@ main(int argc, char **argv)
 	double bw;
 	long used;
 	size_t i, k;
-	int c, steady;
+	int c, steady, none_ok = 0;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hp:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "c:hnp:t:T:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
+		case 'n': none_ok = 1; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
@@ -575,9 +596,15 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!cpath || (!ppath && !tpath) || argc - optind != 1)
+	if (!cpath || (!ppath && !tpath && !none_ok) || argc - optind != 1)
 		lp_usage(synopsis);
 	path = argv[optind];
+	if (!ppath && !tpath) {
+		emit_none("the run has no NVTX range trace to place the samples "
+		    "in (nsys stats --report nvtx_pushpop_trace or "
+		    "nvtx_gpu_proj_trace)");
+		return 0;
+	}
 	cfg = lp_yaml_load_path(cpath);
 	nstg = lp_stage_ranges(cfg, cpath, &names, &ranges);
 	stg = lp_xcalloc(nstg, sizeof *stg);
@@ -590,6 +617,18 @@ main(int argc, char **argv)
 	read_insts(ppath, tpath);
 
 	open_db();
+	if (none_ok && !(has_table("TARGET_INFO_GPU_METRICS") &&
+	    has_table("GPU_METRICS"))) {
+		struct lp_sb b = { 0 };
+
+		lp_sb_printf(&b, "%s has no GPU Metrics samples (no table "
+		    "GPU_METRICS): nsys profile ran without "
+		    "--gpu-metrics-devices (nsys_cli.gpu_metrics_frequency: "
+		    "0), or could not sample this GPU", path);
+		emit_none(lp_sb_str(&b));
+		lp_sb_free(&b);
+		goto done;
+	}
 	need_tables();
 	src = source_of(want);
 	metric_ids(src, id);
@@ -607,7 +646,9 @@ main(int argc, char **argv)
 					emit_row(&r, &stg[i], steady, k, id[k],
 					    1, bw, bw_why);
 			}
-
+	free(gname);
+	lp_tab_done(out);
+done:
 	for (i = 0; i < nstg; i++) {
 		for (k = 0; k < stg[i].n; k++)
 			free(stg[i].in[k].pid);
@@ -616,10 +657,8 @@ main(int argc, char **argv)
 		free(stg[i].range);
 	}
 	free(stg);
-	free(gname);
 	sqlite3_close(db);
 	lp_sb_free(&r.b);
 	lp_yaml_free(cfg);
-	lp_tab_done(out);
 	return 0;
 }

@@ -14,6 +14,7 @@
  * not merely share library kernels with it, and no ncu result may be
  * given twice.
  */
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ enum kind {
 	K_API_TRACE,
 	K_GRAPH_NODES,
 	K_NCU_KERN, K_NCU_RANGE, K_NSYS_REP, K_NCU_REP, K_NCU_REP_RANGE,
+	K_SQLITE_GM, K_SQLITE,
 };
 
 /* The nsys reports lp reads, as rules.mk names their variables. */
@@ -71,6 +73,9 @@ static const char *const kind_name[] = {
 	"ncu kernel export",
 	"ncu range export (regions)", "nsys report", "ncu report",
 	"ncu report of regions",
+	"nsys sqlite export with GPU Metrics samples (GPU_METRICS)",
+	"nsys sqlite export without GPU Metrics samples (not read: no table "
+	"GPU_METRICS)",
 };
 
 /* Counts by name: launches of a kernel, instances of a range, and their
@@ -516,6 +521,52 @@ set_of(const char *path)
 	return lp_xstrdup(path);
 }
 
+/* An SQLite database (by its header, whatever its name): nsys's export
+ * (it has StringIds), with GPU Metrics samples or without. */
+static int
+read_sqlite(struct file *f)
+{
+	static const char magic[16] = "SQLite format 3";
+	const char *q = "SELECT name FROM sqlite_master WHERE type IN "
+	    "('table', 'view') AND name IN ('StringIds', 'GPU_METRICS', "
+	    "'TARGET_INFO_GPU_METRICS')";
+	char head[16];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int rc, ids = 0, gm = 0;
+	FILE *fp;
+
+	if (!(fp = fopen(f->path, "rb")))
+		lp_die_sys("IMPORT: %s", f->path);
+	rc = fread(head, 1, sizeof head, fp) == sizeof head &&
+	    !memcmp(head, magic, sizeof magic);
+	fclose(fp);
+	if (!rc)
+		return 0;
+	if (sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK || sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database lp "
+		    "cannot read: %s", sqlite3_errmsg(db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		ids |= !strcmp(t, "StringIds");
+		gm += !strcmp(t, "GPU_METRICS") || !strcmp(t,
+		    "TARGET_INFO_GPU_METRICS");
+	}
+	if (rc != SQLITE_DONE)
+		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database lp "
+		    "cannot read: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	if (!ids)
+		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database "
+		    "that is not nsys's export (no table StringIds; export with "
+		    "nsys export --type sqlite)");
+	f->kind = gm == 2 ? K_SQLITE_GM : K_SQLITE;
+	return 1;
+}
+
 static void
 read_file(struct file *f)
 {
@@ -542,6 +593,8 @@ read_file(struct file *f)
 		    K_NCU_REP;
 		return;
 	}
+	if (strcmp(f->path, "-") && read_sqlite(f))
+		return;
 	fp = lp_open_in(f->path, &name);
 	if (fp == stdin)
 		lp_die(LP_EXIT_USAGE, "IMPORT: \"-\" is not a file");
@@ -1332,6 +1385,7 @@ emit(const struct file *fs, size_t n)
 	emit_var("NCUCSV", fs, n, -1, K_NCU_KERN, K_NCU_KERN);
 	emit_var("REGCSV", fs, n, -1, K_NCU_RANGE, K_NCU_RANGE);
 	emit_var("REGREP", fs, n, -1, K_NCU_REP_RANGE, K_NCU_REP_RANGE);
+	emit_var("SQLITE", fs, n, -1, K_SQLITE_GM, K_SQLITE_GM);
 	emit_var("OTHER", fs, n, -1, K_PROJ_SUM, K_CALL_SUM);
 	emit_aten(fs, n);
 }
@@ -1377,6 +1431,11 @@ main(int argc, char **argv)
 				    fs[i].path);
 		read_file(&fs[i]);
 	}
+	for (i = 0, j = 0; i < n; i++)
+		if (fs[i].kind == K_SQLITE_GM && j++)
+			lp_die(LP_EXIT_USAGE, "IMPORT: %s: a second nsys sqlite "
+			    "export with GPU Metrics samples: lp-gpumetrics reads "
+			    "one capture's samples (import one)", fs[i].path);
 	assign(fs, n);
 	for (r = 0; r < R_N; r++)
 		check_join(fs, n, r);

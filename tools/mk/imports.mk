@@ -4,7 +4,8 @@
 # Provides: LP_LIVE (non-empty when the workload is profiled here) or, for
 # IMPORT='files', the rule of $(R)/import.mk (lp-import says what each file
 # is, by its content) and its inclusion, which sets LP_IMP_<report> (the nsys
-# CSV exports of each report), LP_IMP_REP (a .nsys-rep), LP_IMP_NCUCSV,
+# CSV exports of each report), LP_IMP_REP (a .nsys-rep), LP_IMP_SQLITE (an
+# nsys sqlite export with GPU Metrics samples), LP_IMP_NCUCSV,
 # LP_IMP_NCUREP, LP_IMP_REGCSV, LP_IMP_REGREP (ncu exports and reports, of
 # kernels and of regions) and LP_IMP_PENDING (import.mk not yet made for this
 # IMPORT: make re-makes it, then restarts and reads it).  From either:
@@ -40,8 +41,8 @@ LP_NSYS_NEEDED += $(if $(LP_OPS),$(LP_ATEN_REPORTS))
 # IMPORT's blanks separate its paths: a path with a blank reaches here cut
 # in two, which the hint names.
 lp__blank := (IMPORT's blanks separate paths: a file whose path has a blank is imported from a copy under a plain name)
-$(foreach f,$(filter-out %.csv %.nsys-rep %.ncu-rep,$(LP_IMP)),\
-	$(error IMPORT: $(f): expected a .csv export, a .nsys-rep or a .ncu-rep $(lp__blank)))
+$(foreach f,$(filter-out %.csv %.sqlite %.nsys-rep %.ncu-rep,$(LP_IMP)),\
+	$(error IMPORT: $(f): expected a .csv export, an nsys .sqlite export, a .nsys-rep or a .ncu-rep $(lp__blank)))
 $(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist $(lp__blank))))
 
 # make never reads an imported path as a target or a prerequisite: a rule
@@ -56,12 +57,12 @@ ifneq ($(strip $(LP_IMP)),)
 # (compared stripped: $(file <) of this record was seen to keep its last
 # line break now and then, which read as a change and re-made import.mk)
 lp__sig := $(strip $(shell stat -L -c '%s %y' -- $(LP_IMP)))
-$(if $(LP_RESTARTED),,$(if $(call lp_ne,$(strip $(file <$(LP_IMP_STAMP))),$(lp__sig)),\
+$(if $(or $(LP_RESTARTED),$(LP_DRY)),,$(if $(call lp_ne,$(strip $(file <$(LP_IMP_STAMP))),$(lp__sig)),\
 	$(shell mkdir -p $(R)/vars)$(file >$(LP_IMP_STAMP).tmp,$(lp__sig))$(shell mv -f $(LP_IMP_STAMP).tmp $(LP_IMP_STAMP))))
 endif
 
 LP_IMP_VARS := $(LP_NSYS_REPORTS) cuda_gpu_trace_mangled REP NCUREP NCUCSV REGCSV REGREP \
-	OTHER LOADED FOR PENDING ATEN
+	SQLITE OTHER LOADED FOR PENDING ATEN
 $(foreach v,$(LP_IMP_VARS),$(eval LP_IMP_$(v) :=))
 ifneq ($(strip $(LP_IMP)),)
 LP_LIVE :=
@@ -90,6 +91,9 @@ LP_IMP_cuda_gpu_trace := $(or $(LP_IMP_cuda_gpu_trace),$(LP_IMP_cuda_gpu_trace_m
 LP_IMP_NSYSCSV := $(strip $(foreach r,$(LP_NSYS_REPORTS),$(LP_IMP_$(r))))
 ifeq ($(LP_IMP_PENDING),)
 $(if $(and $(LP_IMP_REP),$(LP_IMP_NSYSCSV)),$(error IMPORT: give a .nsys-rep or its CSV exports, not both))
+$(if $(and $(LP_IMP_REP),$(LP_IMP_SQLITE)),$(error IMPORT: give a .nsys-rep or its sqlite export, not both (lp exports the report itself)))
+$(if $(LP_IMP_SQLITE),$(if $(or $(LP_IMP_nvtx_gpu_proj_trace),$(LP_IMP_nvtx_pushpop_trace)),,\
+	$(error IMPORT: the GPU Metrics samples of $(LP_IMP_SQLITE) go to the stages by their NVTX ranges: import nsys nvtx_gpu_proj_trace or nvtx_pushpop_trace of the same capture too (nsys stats --report nvtx_pushpop_trace))))
 $(if $(or $(LP_IMP_REP),$(LP_IMP_cuda_gpu_kern_sum)),,$(error IMPORT: no nsys kernel summary (cuda_gpu_kern_sum) and no .nsys-rep among $(LP_IMP) (make RUN=$(RUN) import.mk says what each file is)))
 $(if $(and $(LP_IMP_NCUREP),$(LP_IMP_NCUCSV)),$(error IMPORT: give an ncu report or its CSV exports, not both))
 $(if $(word 2,$(LP_IMP_NCUREP)),$(error IMPORT: several ncu reports ($(LP_IMP_NCUREP)): export each (ncu --import R --page raw --csv) and import the CSVs))
