@@ -1,37 +1,27 @@
 #!/usr/bin/env bash
-# Issue 31, the pipeline with GPU Metrics on the GPU machine: lp's live run
-# of the TinyLlama-shaped Llama (hf_llama.py) as it ships (sampling at
-# 1 kHz, one sqlite export that nsys stats reads), to the summary; then
-# nsys stats over the .nsys-rep itself (as lp ran it before) into another
-# folder, diffed report by report against lp's (stats over the export);
-# nsys's own word on the sampling flags.  Writes $OUT/explore31b.txt.
-#   . .device/nsys-env.sh && . tests/gpu/device-env.sh && bash tests/gpu/explore31b.sh
+# Issue 31, the export step (lp-nsyscmd -e) on the GPU machine: the Llama
+# captured with 1 kHz GPU Metrics sampling, exported once with nsys export
+# --type sqlite, then nsys stats over that export (what lp's stats step now
+# runs) and over the report itself with --force-export (what it ran before),
+# into two folders diffed report by report; nsys's own range for
+# --gpu-metrics-frequency.  Run from the repository root:
+#   . .device/nsys-env.sh && bash tests/gpu/explore31b.sh
 set -u
-O=${OUT:-/tmp}
-S=/tmp/lpx31b
-make -s -j16 >"$O/build.log" 2>&1 || { cat "$O/build.log"; exit 1; }
-export PATH=$PWD/bin:$PATH
-W="python3 tests/workloads/hf_llama.py"
-{
-echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); $(nsys --version)"
-nsys profile --help 2>&1 | grep -A4 -e '--gpu-metrics-frequency' -e '--gpu-metrics-devices' | head -24
-rm -rf $S
-make --no-print-directory LP_STAGE2_DIR=$S RUN=g "WORK=$W" MODEL=hf-llama stakeholder_summary.md 2>&1 | grep -e '^lp:' -e rror | head -20
-echo "make: exit ${PIPESTATUS[0]}"
-cat $S/g/nsys/profile.cmd $S/g/nsys/export.cmd $S/g/nsys/stats.cmd
-ls -la $S/g/nsys/
-mkdir -p $S/rep
-sed "s|--output=[^ ]*|--output=$S/rep/report|; s| $S/g/nsys/report.sqlite\$| --force-export=true $S/g/nsys/report.nsys-rep|" \
-	$S/g/nsys/stats.cmd >$S/rep.cmd; cat $S/rep.cmd
-sh $S/rep.cmd >$S/rep.log 2>&1; echo "stats over the report: exit $?"
-for f in $S/rep/report_*.csv; do
-	b=$(basename $f)
-	if cmp -s $f $S/g/nsys/$b; then echo "same: $b"; else echo "DIFFERS: $b"; diff $f $S/g/nsys/$b | head -4; fi
-done
-grep -v '^#' $S/g/gpumetrics.tsv | cut -f1,2,5-8 | head -40
-grep -e measured- $S/g/findings.tsv | cut -f2,4,5
-grep -v '^#' $S/g/mfu.tsv | cut -f1,5,7
-grep -v '^#' $S/g/mbu.tsv | cut -f1,7,9
-grep -v '^#' $S/g/profile_cost.tsv 2>/dev/null | head
-grep '^## ' $S/g/details.md
-} 2>&1 | tee "$O/explore31b.txt"
+X=/tmp/x31b
+W=$PWD/tests/workloads/hf_llama.py
+rm -rf $X && mkdir -p $X/a $X/b && cd $X || exit 1
+nsys profile --trace=cuda,nvtx --sample=none --cpuctxsw=none --cuda-graph-trace=node \
+	--gpu-metrics-devices=all --gpu-metrics-frequency=1000 --force-overwrite=true \
+	--output=$X/report python3 "$W" >p.log 2>&1; echo profile $?
+t0=$(date +%s.%N); nsys export --type sqlite --force-overwrite=true --output=$X/report.tmp.sqlite \
+	$X/report.nsys-rep >e.log 2>&1; echo "export $? $(date +%s.%N) $t0"; ls -la
+mv report.tmp.sqlite report.sqlite
+R="--report cuda_gpu_kern_sum --report cuda_gpu_kern_sum:mangled --report nvtx_sum --report nvtx_kern_sum --report nvtx_kern_sum:mangled --report cuda_api_sum --report cuda_gpu_mem_time_sum --report nvtx_pushpop_trace --report nvtx_gpu_proj_trace --report cuda_gpu_trace --report cuda_api_trace"
+t0=$(date +%s.%N); nsys stats $R --format csv --output=$X/a/report $X/report.sqlite >a.log 2>&1
+echo "stats-sqlite $? $(date +%s.%N) $t0"
+# a copy, so the export beside it is not the one read above
+cp report.nsys-rep r2.nsys-rep
+t0=$(date +%s.%N); nsys stats $R --format csv --force-export=true --output=$X/b/report $X/r2.nsys-rep >b.log 2>&1
+echo "stats-rep $? $(date +%s.%N) $t0"
+for f in b/*.csv; do cmp -s $f a/$(basename $f) && echo same $f $(wc -l <$f) || echo DIFF $f; done
+nsys profile --help | grep -A4 -e gpu-metrics-freq | head -8
