@@ -120,12 +120,12 @@ $(R)/nsys/export.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 $(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd
 	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
 	$(Q)rm -f $(R)/nsys/report.tmp.sqlite; \
-	$(LP_T0) sh $(R)/nsys/export.cmd > $(R)/nsys/export.log 2>&1 || \
-	  { rc=$$?; cat $(R)/nsys/export.log >&2; rm -f $(R)/nsys/report.tmp.sqlite; exit $$rc; }; \
-	[ -s $(R)/nsys/report.tmp.sqlite ] || { cat $(R)/nsys/export.log >&2; \
-	  echo "lp: nsys export wrote no sqlite export (log: $(R)/nsys/export.log). Command: $$(cat $(R)/nsys/export.cmd)" >&2; exit 1; }; \
+	$(LP_T0) sh $(R)/nsys/export.cmd > $(R)/nsys/report.tmp.log 2>&1 || \
+	  { rc=$$?; cat $(R)/nsys/report.tmp.log >&2; rm -f $(R)/nsys/report.tmp.sqlite; exit $$rc; }; \
+	[ -s $(R)/nsys/report.tmp.sqlite ] || { cat $(R)/nsys/report.tmp.log >&2; \
+	  echo "lp: nsys export wrote no sqlite export. Command: $$(cat $(R)/nsys/export.cmd)" >&2; exit 1; }; \
 	$(call lp_took,nsys export,0,$(R)/nsys/export.time); \
-	mv $(R)/nsys/report.tmp.sqlite $@
+	mv $(R)/nsys/report.tmp.sqlite $@ && rm -f $(R)/nsys/report.tmp.log
 
 $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)

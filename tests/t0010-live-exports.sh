@@ -27,10 +27,11 @@ then_cmd() {
 	    -e "s/ --replay-mode kernel / --replay-mode kernel --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis /"
 }
 # and since issue 26: nsys traces each kernel of a CUDA graph
-# (--cuda-graph-trace=node), ncu says it profiles graphs by node
+# (--cuda-graph-trace=node), ncu says it profiles graphs by node; since
+# issue 31 nsys samples GPU Metrics at 1 kHz
 h200_nsys() {
 	sed -e "s/--trace=cuda,nvtx,osrt /--trace=cuda,nvtx /" \
-	    -e "s/ --force-overwrite=true / --cuda-graph-trace=node --force-overwrite=true /" "$1"
+	    -e "s/ --force-overwrite=true / --cuda-graph-trace=node --gpu-metrics-devices=all --gpu-metrics-frequency=1000 --force-overwrite=true /" "$1"
 }
 
 test_expect_success 'tinyllm (named domain): import, every selected kernel joined by mangled name' '

@@ -98,7 +98,7 @@ for kind in import live; do
 				BEGIN { n = split(had_list, h, \" \"); for (i = 1; i <= n; i++) had[h[i]] = 1
 					t[\"nsys/profile.time\"] = \"nsys/report.nsys-rep\"; t[\"nsys/stats.time\"] = \"nsys/stats.log\"
 					t[\"ncu/metrics.avail.time\"] = \"ncu/metrics.avail\"; t[\"ncu/profile.time\"] = \"ncu/report.ncu-rep\"
-					t[\"ncu/export.time\"] = \"ncu/report.csv\" }
+					t[\"ncu/export.time\"] = \"ncu/report.csv\"; t[\"nsys/export.time\"] = \"nsys/report.sqlite\" }
 				(\$1 in t) && !(t[\$1] in had) { next }
 				\$1 ~ /^nsys\/report_.*\.csv\$/ && live && !sl { next }
 				\$1 ~ /-rep\.cmd\$/ { rep = \$1; sub(/\.cmd\$/, \"\", rep); if (!(rep in had)) next }
@@ -126,7 +126,7 @@ test_expect_success 'two runs at once, and make -j4: the same artifacts' '
 
 test_expect_success 'live: the profilers ran once per run, never again after a kill' '
 	for i in $(seq '"$KILLS"'); do
-		n=$(grep -c -- "--output=$S2/klive$i/nsys/report" "$LP_FAKE_LOG" || true) &&
+		n=$(grep -c -- "^nsys profile .*--output=$S2/klive$i/nsys/report" "$LP_FAKE_LOG" || true) &&
 		test "$n" -le 2 || { echo "klive$i: nsys profile ran $n times"; return 1; }
 	done
 '
