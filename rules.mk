@@ -115,9 +115,11 @@ ifneq ($(LP_HAVE_STATS),)
 # samples (gpumetrics.tsv) and the CUDA graph nodes (lp-graphnodes), and
 # what nsys stats reads.  Written under a temporary name.
 $(R)/nsys/export.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
-	$(LP_BIN)/lp-nsyscmd -e -o $(R)/nsys/report.tmp.sqlite -- $(R)/nsys/report.nsys-rep \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-nsyscmd -e -o $(R)/nsys/report.tmp.sqlite -- $(R)/nsys/report.nsys-rep \
 	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd
+	$(LP_SAY)
 	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
 	$(Q)rm -f $(R)/nsys/report.tmp.sqlite; \
 	$(LP_T0) sh $(R)/nsys/export.cmd > $(R)/nsys/report.tmp.log 2>&1 || \
@@ -368,7 +370,8 @@ ifneq ($(LP_GM_DB),)
 $(R)/gpumetrics.tsv: $(LP_GM_DB) $(R)/nsys/config.yaml $(call lp_rep,nvtx_gpu_proj_trace) \
 		$(call lp_rep,nvtx_pushpop_trace) $(LP_STATS_DONE) $(if $(LP_HAVE_STATS),,$(R)/vars/IMPORT) \
 		$(LP_BIN)/lp-gpumetrics
-	$(LP_BIN)/lp-gpumetrics $(if $(LP_HAVE_STATS),-n) -c $(R)/nsys/config.yaml \
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-gpumetrics $(if $(LP_HAVE_STATS),-n) -c $(R)/nsys/config.yaml \
 	  $(call lp_opt,-p,nvtx_gpu_proj_trace) $(call lp_opt,-t,nvtx_pushpop_trace) $(LP_GM_DB) \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 else

@@ -57,8 +57,17 @@ ifneq ($(strip $(LP_IMP)),)
 # (compared stripped: $(file <) of this record was seen to keep its last
 # line break now and then, which read as a change and re-made import.mk)
 lp__sig := $(strip $(shell stat -L -c '%s %y' -- $(LP_IMP)))
-$(if $(or $(LP_RESTARTED),$(LP_DRY)),,$(if $(call lp_ne,$(strip $(file <$(LP_IMP_STAMP))),$(lp__sig)),\
-	$(shell mkdir -p $(R)/vars)$(file >$(LP_IMP_STAMP).tmp,$(lp__sig))$(shell mv -f $(LP_IMP_STAMP).tmp $(LP_IMP_STAMP))))
+# (a restarted make wrote it already, unless it is a dry run, which did not)
+lp__stale := $(if $(and $(LP_RESTARTED),$(if $(LP_DRY),,1)),,$(call lp_ne,$(strip $(file <$(LP_IMP_STAMP))),$(lp__sig)))
+ifneq ($(lp__stale),)
+ifeq ($(LP_DRY),)
+$(shell mkdir -p $(R)/vars)$(file >$(LP_IMP_STAMP).tmp,$(lp__sig))$(shell mv -f $(LP_IMP_STAMP).tmp $(LP_IMP_STAMP))
+else
+# make -n, make -q: not written, but what reads it is out of date
+.PHONY: $(LP_IMP_STAMP)
+$(LP_IMP_STAMP): ;
+endif
+endif
 endif
 
 LP_IMP_VARS := $(LP_NSYS_REPORTS) cuda_gpu_trace_mangled REP NCUREP NCUCSV REGCSV REGREP \
