@@ -151,6 +151,17 @@ fails 'RUN is required for artifacts' 'RUN is required, as in: make RUN=abc' ker
 fails 'a run with neither WORK nor IMPORT is refused before anything runs, naming both' \
 	'run newbie has neither WORK nor IMPORT: give the workload (make RUN=newbie WORK=' RUN=newbie stakeholder_summary.md
 
+test_expect_success 'a plain make in the checkout (no option at all) records the settings and imports' '
+	(cd "$ROOT" && unset MAKEFLAGS && make B="$TB" LP_STAGE2_DIR="$S2" RUN=plain \
+		"IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder config.yaml >out 2>&1) &&
+	test -s "$S2/plain/vars/IMPORT" && test -s "$S2/plain/config.yaml" &&
+	rm -rf "$S2/fresh" &&
+	test_expect_code 2 lpmake -n RUN=fresh "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder \
+		config.yaml >out 2>err &&
+	test_grep "IMPORT is new or its files changed: make -n and make -q can say what follows only once" err &&
+	test ! -e "$S2/fresh/vars/IMPORT"
+'
+
 test_expect_success 'make -n and make -q write nothing; a setting they see changed is out of date' '
 	test ! -d "$S2/newbie" &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&

@@ -62,11 +62,14 @@ lp__stale := $(if $(and $(LP_RESTARTED),$(if $(LP_DRY),,1)),,$(call lp_ne,$(stri
 ifneq ($(lp__stale),)
 ifeq ($(LP_DRY),)
 $(shell mkdir -p $(R)/vars)$(file >$(LP_IMP_STAMP).tmp,$(lp__sig))$(shell mv -f $(LP_IMP_STAMP).tmp $(LP_IMP_STAMP))
-else
-# make -n, make -q: not written, but what reads it is out of date
-.PHONY: $(LP_IMP_STAMP)
-$(LP_IMP_STAMP): ;
 endif
+endif
+# make -n and make -q write nothing, and what the imported files are is
+# known only once lp-import has read them (import.mk): a dry run of an
+# import that is new or changed stops here, saying so.
+ifneq ($(LP_DRY),)
+$(if $(or $(lp__stale),$(filter $(R)/vars/IMPORT,$(LP_DRY_CHANGED)),$(if $(wildcard $(R)/import.mk),,1)),\
+	$(error lp: run $(RUN): IMPORT is new or its files changed: make -n and make -q can say what follows only once make has read them (run make RUN=$(RUN) import.mk)))
 endif
 endif
 

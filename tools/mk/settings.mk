@@ -167,9 +167,12 @@ $(foreach w,$(LP_SET_WORDS),$(if $(filter =%,$(w)),$(error SET: "$(call lp_unspl
 # that make only, a target always out of date (LP_DRY_CHANGED below), so
 # the dry run shows what the setting would re-make.
 LP_RESTARTED := $(filter-out undefined,$(origin MAKE_RESTARTS))
-LP_DRY := $(if $(findstring n,$(firstword -$(MAKEFLAGS))),1,$(if $(findstring q,$(firstword -$(MAKEFLAGS))),1))
+# (MAKEFLAGS's first word holds the one-letter options, "n" or "rnq", and
+# only when there are some: "--warn-undefined-variables" is not one)
+lp__flags := $(filter-out -%,$(firstword $(MAKEFLAGS)))
+LP_DRY := $(if $(or $(findstring n,$(lp__flags)),$(findstring q,$(lp__flags))),1)
 LP_DRY_CHANGED :=
-lp_write = $(if $(LP_RESTARTED),,$(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
+lp_write = $(if $(and $(LP_RESTARTED),$(if $(LP_DRY),,1)),,$(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
 	$(if $(LP_DRY),$(eval LP_DRY_CHANGED += $(1)),\
 	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))))
 $(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
