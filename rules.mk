@@ -537,10 +537,10 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv
 	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/config.yaml $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
-		$(R)/top_kernels.tsv $(LP_BIN)/lp-brief
+		$(R)/top_kernels.tsv $(LP_GM) $(LP_BIN)/lp-brief
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
-	  -b $(R)/mbu.tsv -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  -b $(R)/mbu.tsv $(if $(LP_GM),$$(grep -q "^# omit:" $(R)/gpumetrics.tsv || echo -G $(R)/gpumetrics.tsv)) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-tabtop -q -n 3 -H evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)

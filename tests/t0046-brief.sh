@@ -220,4 +220,18 @@ test_expect_success 'waterfall.svg draws waterfall.tsv: a bar a stage, each part
 	test_must_fail lp-wfsvg "$r/stages.tsv" 2>err && test_grep "lp-waterfall" err
 '
 
+test_expect_success 'the brief puts the sampled DRAM and tensor activity (nsys GPU Metrics) beside MBU' '
+	GM=$FIX/h200-gpumetrics &&
+	lpmake RUN=gm "IMPORT=$(echo "$GM"/*.csv "$GM"/*.sqlite)" MODEL=hf-llama "SET=gpu.name=\"NVIDIA H200\"" \
+		stakeholder_summary.md >/dev/null &&
+	awk -F"\t" "/^#/ { next } \$1 == \"decode_step:steady\" && \$2 ~ /^DRAM (Read|Write) Bandwidth \\[Throughput/ { d += \$8 }
+		\$1 == \"decode_step:steady\" && \$2 == \"Tensor Active [Throughput %]\" { t = \$8 }
+		END { printf \"%.4g\t%.4g\n\", d, t }" "$S2/gm/gpumetrics.tsv" >expect &&
+	table "$S2/gm/brief.tsv" dram_sampled_pct tensor_sampled_pct >got &&
+	test_cmp expect got &&
+	test_grep "| MBU (steady) | DRAM (sampled) | Tensor active (sampled) |" "$S2/gm/stakeholder_summary.md" &&
+	# without samples (the demo), no such columns
+	! grep -q "sampled" "$S2/b/brief.tsv"
+'
+
 test_done

@@ -19,7 +19,8 @@
 #include "run.h"
 
 static const char synopsis[] = "lp-brief -c config.yaml -e environment.tsv "
-    "-s stages.tsv -t steps.tsv [-b mbu.tsv] [-k top_kernels.tsv] "
+    "-s stages.tsv -t steps.tsv [-b mbu.tsv] [-G gpumetrics.tsv] "
+    "[-k top_kernels.tsv] "
     "[-I image] [-L link]...";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
@@ -30,11 +31,62 @@ static struct lp_col cols[] = {
 	{ "first_over_steady", "First / steady", "x" },
 	{ "busy_pct", "GPU busy", "pct" },
 	{ "mbu_steady_pct", "MBU (steady)", "pct" },
+	{ "dram_sampled_pct", "DRAM (sampled)", "pct" },
+	{ "tensor_sampled_pct", "Tensor active (sampled)", "pct" },
 	{ "top_kernel", "Top kernel", "code" },
 	{ "top_class", "Its class", "text" },
 	{ "top_share_pct", "Its share", "pct" },
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
+#define GM 5		/* the two sampled columns, with -G only */
+
+/* gpumetrics.tsv's mean of metric over stage's instances (lp-gpumetrics);
+ * NAN where the table has no such row or no number. */
+static double
+gm_mean(const char *path, const char *stage, const char *metric)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-gpumetrics");
+	int cs, cm, cv;
+	double v = NAN, x;
+
+	lp_tab_expect(&t, "lp-gpumetrics");
+	cs = lp_csv_need(&t.hdr, "stage", "lp-gpumetrics output");
+	cm = lp_csv_need(&t.hdr, "metric", "lp-gpumetrics output");
+	cv = lp_csv_need(&t.hdr, "mean", "lp-gpumetrics output");
+	while (lp_tsv_next(&t))
+		if (!strcmp(lp_tsv_get(&t, cs), stage) &&
+		    !strcmp(lp_tsv_get(&t, cm), metric) && lp_tab_num(&t, cv, &x))
+			v = x;
+	lp_tsv_close(&t);
+	fclose(fp);
+	return v;
+}
+
+/* The sampled DRAM (read + write) and tensor-pipe activity of the steady
+ * step, beside the model's MBU: what the GPU did, not the arithmetic. */
+static void
+sampled(struct lp_row *r, const char *gpath, const char *step)
+{
+	struct lp_sb key = { 0 };
+	double rd, wr, tc;
+
+	lp_sb_printf(&key, "%s:steady", step);
+	rd = gm_mean(gpath, lp_sb_str(&key), "DRAM Read Bandwidth [Throughput %]");
+	wr = gm_mean(gpath, lp_sb_str(&key), "DRAM Write Bandwidth [Throughput %]");
+	tc = gm_mean(gpath, lp_sb_str(&key), "Tensor Active [Throughput %]");
+	if (isfinite(rd) && isfinite(wr))
+		lp_row_g(r, rd + wr);
+	else
+		lp_row_na(r, "no DRAM samples for %s (gpumetrics.tsv)",
+		    lp_sb_str(&key));
+	if (isfinite(tc))
+		lp_row_g(r, tc);
+	else
+		lp_row_na(r, "no Tensor Active samples for %s (gpumetrics.tsv)",
+		    lp_sb_str(&key));
+	lp_sb_free(&key);
+}
 
 /*
  * The cells of the first row of an lp table whose column keycol holds key
@@ -121,6 +173,7 @@ main(int argc, char **argv)
 	static const char *const tkn[] = { "kernel", "share_pct", "class" };
 	const char *cpath = NULL, *epath = NULL, *spath = NULL, *tpath = NULL;
 	const char *bpath = NULL, *kpath = NULL, *stage, *image = NULL;
+	const char *gpath = NULL;
 	const char **links = NULL;
 	size_t nlinks = 0, i;
 	struct lp_ynode *cfg;
@@ -130,8 +183,9 @@ main(int argc, char **argv)
 	double busy;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "I:L:b:c:e:hk:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "G:I:L:b:c:e:hk:s:t:")) != -1) {
 		switch (c) {
+		case 'G': gpath = optarg; break;
 		case 'I': image = optarg; break;
 		case 'L':
 			links = lp_xreallocarray(links, nlinks + 1,
@@ -196,8 +250,10 @@ main(int argc, char **argv)
 	    stage, !strncmp(work, "imported", 8) ? "imported exports" :
 	    "profiled live");
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
-	    "from %s; GPU busy from %s; MBU from %s; top kernel from %s",
-	    tpath, spath, bpath ? bpath : "(no mbu.tsv)", kpath ? kpath :
+	    "from %s; GPU busy from %s; MBU from %s;%s%s%s top kernel from %s",
+	    tpath, spath, bpath ? bpath : "(no mbu.tsv)", gpath ?
+	    " DRAM and tensor activity sampled by nsys, from " : "",
+	    gpath ? gpath : "", gpath ? ";" : "", kpath ? kpath :
 	    "(no top_kernels.tsv)");
 	for (i = 0; i < nlinks; i++)
 		lp_tab_meta(out, "link", "%s", links[i]);
@@ -213,7 +269,10 @@ main(int argc, char **argv)
 		}
 		lp_sb_printf(&l4, "GPU busy");
 		cols[3].label = lp_sb_str(&l4);
-		lp_tab_header(out, cols, NCOLS);
+		if (!gpath)	/* no samples: the two sampled columns go */
+			memmove(&cols[GM], &cols[GM + 2], (NCOLS - GM - 2) *
+			    sizeof cols[0]);
+		lp_tab_header(out, cols, gpath ? NCOLS : NCOLS - 2);
 		if (have_sp) {
 			cellv(&r, sp[1], "n/a because steps.tsv has no steady step");
 			cellv(&r, sp[2], "n/a");
@@ -231,6 +290,8 @@ main(int argc, char **argv)
 			freecells(mb, 1);
 		} else
 			lp_row_text(&r, "n/a because mbu.tsv has no steady step");
+		if (gpath)
+			sampled(&r, gpath, have_sp ? sp[0] : "decode_step");
 		if (have_tk) {
 			cellv(&r, tk[0], "n/a");
 			cellv(&r, tk[2], "n/a because top_kernels.tsv has no class");
