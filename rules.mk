@@ -274,8 +274,10 @@ LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 # the traces), and in a multi-GPU run the one ncu profiles (ncu_cli.device,
 # "# profiled:") and the one whose kernels alone the kernel tables show
 # ("# kernels:", the profiled one where it is known).
-$(R)/procs.tsv: $(R)/ncu/config.yaml $(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
-		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget
+$(R)/procs.tsv: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.device \
+		$(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
+		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget \
+		| $(R)/ncu/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
 	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
@@ -303,8 +305,9 @@ $(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_g
 # else nsys cuda_gpu_trace's Device.
 LP_GPU_NCU := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_CSVS)),$(firstword $(LP_IMP_REGCSV))))
 LP_GPU_NCU_DEP := $(if $(LP_LIVE),,$(if $(LP_HAVE_NCU),$(firstword $(LP_NCU_DEPS)),$(if $(LP_IMP_REGCSV),$(LP_IMP_STAMP))))
-$(R)/gpu.tsv: $(R)/config.yaml $(R)/env.json $(LP_GPU_NCU_DEP) conf/gpus.yaml $(LP_BIN)/lp-gpu \
-		$(if $(LP_LIVE),,$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE))
+$(R)/gpu.tsv: $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.gpu $(R)/env.json \
+		$(LP_GPU_NCU_DEP) conf/gpus.yaml $(LP_BIN)/lp-gpu \
+		$(if $(LP_LIVE),,$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE)) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
 	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)

@@ -32,7 +32,7 @@ test_expect_success 'each matmul op of the prefill that ncu profiled: tensor FLO
 	table "$r/aten_ops.tsv" stage op shapes flops_2mnk_per_call ncu_tensor_flops_per_call ncu_flops_per_call |
 		awk -F"\t" "\$1 == \"prefill\" && (\$2 == \"aten::mm\" || \$2 == \"aten::addmm\") &&
 			\$4 ~ /^[0-9]+\$/ && \$5 ~ /^[0-9]+\$/" >mm &&
-	test -s mm &&
+	{ test -s mm || { echo "no matmul rows with 2MNK and ncu tensor FLOPs:"; table "$r/aten_ops.tsv" stage op shapes flops_2mnk_per_call ncu_tensor_flops_per_call ncu_flops_per_call | grep "^prefill" | head -20; false; }; } &&
 	awk -F"\t" "{
 			sh = \$3; gsub(/^\\[\\[|\\]\\]\$/, \"\", sh); n = split(sh, p, /\\], \\[/)
 			a = (\$2 == \"aten::addmm\") ? 2 : 1
@@ -42,9 +42,13 @@ test_expect_success 'each matmul op of the prefill that ncu profiled: tensor FLO
 			if (\$5 == \$4) exact++
 			if (\$5 < \$4) { print \"  fewer tensor FLOPs than 2MNK\"; bad = 1 }
 			if (M >= 64 && t > 1.1) { print \"  more than a tile of padding\"; bad = 1 }
-			if (a == 2 && bias != 0 && (bias < M * N || bias > 1.01 * M * N)) { print \"  CUDA-core FLOPs not the bias\"; bad = 1 }
+			# the bias adds M x N; a split-K GEMM (per-launch-config
+			# profiling measures its reduce kernel too) adds M x N per
+			# partial sum: a whole multiple of M x N (seen: 14 x on the H200)
+			if (a == 2 && bias != 0 && (bias < M * N || bias % (M * N) != 0)) { print \"  CUDA-core FLOPs not the bias and split-K sums\"; bad = 1 }
 		}
-		END { printf \"%d of %d exactly 2MNK\\n\", exact, NR; exit bad || !exact }" mm >check &&
+		END { printf \"%d of %d exactly 2MNK\\n\", exact, NR; exit bad || !exact }" mm >check ||
+		{ cat check; echo "the rows:"; cat mm; false; } &&
 	cat check && cp check "$S2/aten-2mnk.txt"
 '
 

@@ -214,8 +214,14 @@ $(call lp_put,presets.nsys,$(LP_PRESETS_NSYS))
 $(call lp_put,presets.ncu,$(LP_PRESETS_NCU))
 $(call lp_put,presets.model,$(LP_MODEL_FILE))
 $(call lp_put,presets.regions,$(LP_PRESETS_REG))
-LP_OVR_REG := $(filter ncu_regions.% stages.% run.%,$(LP_OVR_ALL))
+# (the kernel selection, run.top_n_* and run.cover_pct, is not the regions')
+LP_OVR_REG := $(filter-out run.top_n_% run.cover_pct=%,$(filter ncu_regions.% stages.% run.%,$(LP_OVR_ALL)))
 $(call lp_put,overrides.regions,$(LP_OVR_REG))
+# The one key a table reads from a whole config, recorded apart so that
+# another setting of that config does not re-make it: the GPU procs.tsv
+# shows (ncu_cli.device), the GPU's peaks given by hand (gpu.*).
+$(call lp_put,overrides.device,$(filter ncu_cli.device=%,$(LP_OVR_NCU)))
+$(call lp_put,overrides.gpu,$(filter gpu.%,$(LP_OVR_ALL)))
 # SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
 LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
 $(call lp_put,overrides.model,$(LP_OVR_MODEL))
