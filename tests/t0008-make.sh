@@ -153,7 +153,7 @@ fails 'a run with neither WORK nor IMPORT is refused before anything runs, namin
 
 test_expect_success 'a plain make in the checkout (no option at all) records the settings and imports' '
 	(cd "$ROOT" && unset MAKEFLAGS && make B="$TB" LP_STAGE2_DIR="$S2" RUN=plain \
-		"IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder config.yaml >out 2>&1) &&
+		"IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder config.yaml >"$TRASH/plain.out" 2>&1) &&
 	test -s "$S2/plain/vars/IMPORT" && test -s "$S2/plain/config.yaml" &&
 	rm -rf "$S2/fresh" &&
 	test_expect_code 2 lpmake -n RUN=fresh "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder \
