@@ -189,10 +189,7 @@ main(int argc, char **argv)
 		case 'l': lpath = optarg; break;
 		case 'p': ppath = optarg; break;
 		case 'w':
-			ratio = lp_strtopct(optarg, "-w");
-			if (ratio < 1)
-				lp_die(LP_EXIT_USAGE, "-w: expected a ratio from 1 "
-				    "to 100, got \"%s\"", optarg);
+			ratio = lp_strtoratio(optarg, "-w");
 			break;
 		default: lp_usage(synopsis);
 		}

@@ -299,10 +299,7 @@ main(int argc, char **argv)
 			return 0;
 		case 'i': ipath = optarg; break;
 		case 'w':
-			ratio = lp_strtopct(optarg, "-w");
-			if (ratio < 1)
-				lp_die(LP_EXIT_USAGE, "-w: expected a ratio from 1 "
-				    "to 100, got \"%s\"", optarg);
+			ratio = lp_strtoratio(optarg, "-w");
 			break;
 		default: lp_usage(synopsis);
 		}

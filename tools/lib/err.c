@@ -224,6 +224,17 @@ lp_strtopct(const char *s, const char *what)
 	return v;
 }
 
+double
+lp_strtoratio(const char *s, const char *what)
+{
+	double v = lp_strtopct(s, what);
+
+	if (v < 1)
+		lp_die(LP_EXIT_USAGE, "%s: expected a ratio from 1 to 100, "
+		    "got \"%s\"", what, s);
+	return v;
+}
+
 void
 lp_qsort(void *base, size_t n, size_t size,
     int (*cmp)(const void *, const void *))

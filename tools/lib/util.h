@@ -47,6 +47,9 @@ char *lp_xstrdup(const char *s);		/* caller frees */
 char *lp_xstrndup(const char *s, size_t n);	/* caller frees */
 long lp_strtonum(const char *s, long min, long max, const char *what);
 double lp_strtopct(const char *s, const char *what);
+/* A warm-up ratio (-w of lp-steps, lp-regions, lp-reginst): how many times
+ * the steady state a first instance takes to be a warm-up, 1 to 100. */
+double lp_strtoratio(const char *s, const char *what);
 FILE *lp_open_in(const char *path, const char **name);	/* "-"/NULL: stdin */
 void lp_close_in(FILE *fp);
 void lp_close_stdout(void);	/* flush, check, close: a failed write dies */
