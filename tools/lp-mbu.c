@@ -46,19 +46,6 @@ mbu(struct lp_row *r, double pct, const struct lp_model *m, const char *ipath)
 	    ipath);
 }
 
-/* The processes of a multi-GPU run share the model's bytes: the
- * bandwidth is theirs together. */
-static void
-bw_of_all(struct lp_perf *p)
-{
-	if (p->n && p->rows[0].procs > 1 && p->pk.bw > 0) {
-		p->pk.bw *= p->rows[0].procs;
-		lp_tab_meta(out, "note", "%.0f processes (one GPU each) share "
-		    "the model's bytes: the bandwidth is %.0f GPUs' (stages.tsv's "
-		    "# processes).", p->rows[0].procs, p->rows[0].procs);
-	}
-}
-
 static void
 emit_source(const struct lp_perf *p)
 {
@@ -170,27 +157,17 @@ main(int argc, char **argv)
 	struct lp_perf p;
 	struct need nd = { 0, 0, 0 };
 
-	lp_init(argv[0]);
-	out = lp_tab_out();
-	lp_perf_opts(&p, argc, argv, synopsis);
-	lp_perf_load(&p);
+	out = lp_perf_open(&p, argc, argv, synopsis, "MBU", "lp-mbu");
 	if (!p.m.missing)
 		nd.bytes = lp_model_step_bytes(&p.m, &nd.w, &nd.kv);
-
-	lp_tab_meta(out, "title", "MBU");
-	lp_tab_meta(out, "tool", "lp-mbu");
-	bw_of_all(&p);
+	p.pk.bw = lp_perf_share(&p, out, p.pk.bw, "bytes", "bandwidth");
 	emit_source(&p);
 	lp_tab_meta(out, "note", "Bytes per decoded token = weights N x b "
 	    "+ KV cache 2 x L x B x d_kv x b_kv x (P + (T+1)/2), the mean "
 	    "context over the T steps (d_kv = d x kv_heads / heads). MBU = "
 	    "bytes / (time per token x bandwidth). Per token: a decode_step "
 	    "instance, or decode_all's time / its decode steps.");
-	if (p.m.missing)
-		lp_tab_meta(out, "missing", "no MBU: the model config lacks "
-		    "%s (MODEL=NAME, conf/model/NAME.yaml)", p.m.missing);
-	else if (!(p.pk.bw > 0))
-		lp_tab_meta(out, "missing", "no MBU: %s", p.pk.why);
+	lp_perf_missing(&p, out, "MBU", p.pk.bw);
 	lp_tab_header(out, cols, NCOLS);
 	emit_rows(&p, &nd);
 	lp_perf_free(&p);

@@ -55,20 +55,6 @@ mfu(struct lp_row *r, double flop, double ns, double peak, const char *why)
 		    ipath);
 }
 
-/* The processes of a multi-GPU run share the model's work: the peak is
- * theirs together. */
-static double
-peak_of_all(const struct lp_perf *p, double peak)
-{
-	if (p->n && p->rows[0].procs > 1 && peak > 0) {
-		peak *= p->rows[0].procs;
-		lp_tab_meta(out, "note", "%.0f processes (one GPU each) share "
-		    "the model's work: the peak is %.0f GPUs' (stages.tsv's "
-		    "# processes).", p->rows[0].procs, p->rows[0].procs);
-	}
-	return peak;
-}
-
 static void
 emit_source(const struct lp_perf *p, int fp)
 {
@@ -193,25 +179,15 @@ main(int argc, char **argv)
 	double peak;
 	int fp;
 
-	lp_init(argv[0]);
-	out = lp_tab_out();
-	lp_perf_opts(&p, argc, argv, synopsis);
-	lp_perf_load(&p);
+	out = lp_perf_open(&p, argc, argv, synopsis, "MFU", "lp-mfu");
 	model = &p.m;
 	ipath = p.ipath;
 	fp = lp_fp_of_dtype(p.m.dtype);
 	nopeak = p.pk.why;
-
-	lp_tab_meta(out, "title", "MFU");
-	lp_tab_meta(out, "tool", "lp-mfu");
-	peak = peak_of_all(&p, lp_peak_of(&p.pk, fp));
+	peak = lp_perf_share(&p, out, lp_peak_of(&p.pk, fp), "work", "peak");
 	emit_source(&p, fp);
 	check_decode_tokens(&p);
-	if (p.m.missing)
-		lp_tab_meta(out, "missing", "no MFU: the model config lacks "
-		    "%s (MODEL=NAME, conf/model/NAME.yaml)", p.m.missing);
-	else if (!(peak > 0))
-		lp_tab_meta(out, "missing", "no MFU: %s", p.pk.why);
+	lp_perf_missing(&p, out, "MFU", peak);
 	lp_tab_header(out, cols, NCOLS);
 	emit_rows(&p, peak);
 	lp_perf_free(&p);

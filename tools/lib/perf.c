@@ -1,7 +1,8 @@
 /*
  * What the utilisation tables (lp-mfu, lp-mbu) divide, from the options
  * they share: the model's work (inputs.yaml), the GPU's peaks (gpu.tsv)
- * and the measured stage times (stages.tsv, steps.tsv).
+ * and the measured stage times (stages.tsv, steps.tsv); and the lines the
+ * two tables share (title, multi-GPU peak, what is missing).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,47 @@ lp_perf_load(struct lp_perf *p)
 	lp_model_get(&p->m, p->inputs, p->ipath);
 	lp_peaks_read(&p->pk, p->gpath);
 	p->n = lp_stagetab_load(p->spath, p->tpath, &p->rows);
+}
+
+FILE *
+lp_perf_open(struct lp_perf *p, int argc, char **argv, const char *synopsis,
+    const char *title, const char *tool)
+{
+	FILE *out;
+
+	lp_init(argv[0]);
+	out = lp_tab_out();
+	lp_perf_opts(p, argc, argv, synopsis);
+	lp_perf_load(p);
+	lp_tab_meta(out, "title", "%s", title);
+	lp_tab_meta(out, "tool", "%s", tool);
+	return out;
+}
+
+double
+lp_perf_share(const struct lp_perf *p, FILE *out, double peak,
+    const char *what, const char *name)
+{
+	if (p->n && p->rows[0].procs > 1 && peak > 0) {
+		peak *= p->rows[0].procs;
+		lp_tab_meta(out, "note", "%.0f processes (one GPU each) share "
+		    "the model's %s: the %s is %.0f GPUs' (stages.tsv's "
+		    "# processes).", p->rows[0].procs, what, name,
+		    p->rows[0].procs);
+	}
+	return peak;
+}
+
+void
+lp_perf_missing(const struct lp_perf *p, FILE *out, const char *title,
+    double peak)
+{
+	if (p->m.missing)
+		lp_tab_meta(out, "missing", "no %s: the model config lacks "
+		    "%s (MODEL=NAME, conf/model/NAME.yaml)", title,
+		    p->m.missing);
+	else if (!(peak > 0))
+		lp_tab_meta(out, "missing", "no %s: %s", title, p->pk.why);
 }
 
 void

@@ -147,6 +147,19 @@ void lp_perf_opts(struct lp_perf *p, int argc, char **argv,
     const char *synopsis);
 /* The model of inputs.yaml, the peaks, the stage rows; dies on bad data. */
 void lp_perf_load(struct lp_perf *p);
+/* A utilisation table's opening: lp_init, the options, the load, and the
+ * table (lp_tab_out) with its title and tool; returns the table. */
+FILE *lp_perf_open(struct lp_perf *p, int argc, char **argv,
+    const char *synopsis, const char *title, const char *tool);
+/* The processes of a multi-GPU run (stages.tsv's # processes) share the
+ * model's what ("work", "bytes"): one GPU's peak times their count, said
+ * in a note that names the peak ("peak", "bandwidth"). */
+double lp_perf_share(const struct lp_perf *p, FILE *out, double peak,
+    const char *what, const char *name);
+/* The table's "missing" line (no TITLE: why) when the model config lacks
+ * a key or there is no peak. */
+void lp_perf_missing(const struct lp_perf *p, FILE *out, const char *title,
+    double peak);
 void lp_perf_free(struct lp_perf *p);
 
 /* region.c: NVTX regions to profile as a whole: the stages (with their
