@@ -183,54 +183,72 @@ same_time(double a, double b)
 	return d <= 1 + 1e-3 * (a > b ? a : b);
 }
 
+/* The reports lp reads, told apart by the columns of their header: the
+ * first signature whose columns the header has ("NAME" exactly, "NAME*"
+ * a column that begins so, as "Total Time (ns)").  Then the columns each
+ * is read by, a slot each (0 the name, 1 the count, 2 the time, 3 to 6 as
+ * on_rec reads them; "?NAME" where a header may lack it). */
+static const struct sig {
+	enum kind kind;
+	const char *need[3];
+	const char *col[7];
+} sigs[] = {
+	{ K_NCU_KERN, { "ID", "Kernel Name" },	/* or K_NCU_RANGE, by its rows */
+	  { "Kernel Name", 0, 0, "ID", "?Process ID", "?Process Name" } },
+	{ K_NVTX_KSUM, { "NVTX Range", "Kernel Name" },
+	  { "Kernel Name", "Kern Inst", "Total Time", "NVTX Range", "PID",
+	    "NVTX Inst" } },
+	{ K_PROJ_SUM, { "Total Proj Time*" }, { 0 } },
+	{ K_PROJ, { "Projected Start*", "RangeStack" }, { [4] = "PID" } },
+	/* a range's time: End - Start */
+	{ K_PUSHPOP, { "RangeStack", "End*", "PID" },
+	  { "Name", 0, "Start", 0, "PID", 0, "End" } },
+	{ K_GPU_TRACE, { "CorrId", "GrdX", "Device" },
+	  { "Name", 0, "Duration", 0, 0, "Device", "GrdX" } },
+	/* lp-graphnodes' export of nsys's sqlite: where graph kernels were
+	 * captured (before the API trace's test: it has CorrId and Start) */
+	{ K_GRAPH_NODES, { "Event", "Graph Node ID", "CorrId" },
+	  { [4] = "Pid" } },
+	{ K_API_TRACE, { "CorrID", "Name", "Start*" }, { [4] = "Pid" } },
+	{ K_API_TRACE, { "CorrId", "Name", "Start*" }, { [4] = "Pid" } },
+	{ K_NVTX_SUM, { "Total Time*", "Range", "Style" },
+	  { "Range", "Instances", "Total Time", "Style" } },
+	{ K_API_SUM, { "Total Time*", "Num Calls", "Name" }, { "Name" } },
+	{ K_MEM_SUM, { "Total Time*", "Operation", "Count" }, { 0 } },
+	{ K_KSUM, { "Total Time*", "Instances", "Name" },
+	  { "Name", "Instances", "Total Time" } },
+};
+
 static int
 has(const struct lp_csv_rec *r, const char *name)
 {
-	size_t i;
+	size_t i, n = strlen(name);
+	int prefix = n && name[n - 1] == '*';
 
 	for (i = 0; i < r->n; i++)
-		if (!strcmp(r->f[i], name))
+		if (prefix ? !strncmp(r->f[i], name, n - 1) :
+		    !strcmp(r->f[i], name))
 			return 1;
 	return 0;
 }
 
-/* The report a header is, by its columns. */
-static enum kind
+/* The report a header is, by its columns; NULL if none lp knows. */
+static const struct sig *
 classify(const struct lp_csv_rec *r, int *details)
 {
+	const struct sig *s;
+	size_t i;
+
 	*details = 0;
-	if (has(r, "ID") && has(r, "Kernel Name")) {
-		*details = has(r, "Metric Name");
-		return K_NCU_KERN;	/* or K_NCU_RANGE, by its rows */
+	for (s = sigs; s < sigs + sizeof sigs / sizeof sigs[0]; s++) {
+		for (i = 0; i < 3 && s->need[i] && has(r, s->need[i]); i++)
+			;
+		if (i < 3 && s->need[i])
+			continue;
+		*details = s->kind == K_NCU_KERN && has(r, "Metric Name");
+		return s;
 	}
-	if (has(r, "NVTX Range") && has(r, "Kernel Name"))
-		return K_NVTX_KSUM;
-	if (lp_csv_rec_has(r, "Total Proj Time"))
-		return K_PROJ_SUM;
-	if (lp_csv_rec_has(r, "Projected Start") && has(r, "RangeStack"))
-		return K_PROJ;
-	if (has(r, "RangeStack") && lp_csv_rec_has(r, "End") && has(r, "PID"))
-		return K_PUSHPOP;
-	if (has(r, "CorrId") && has(r, "GrdX") && has(r, "Device"))
-		return K_GPU_TRACE;
-	/* lp-graphnodes' export of nsys's sqlite: where graph kernels were
-	 * captured (before the API trace's test: it has CorrId and Start) */
-	if (has(r, "Event") && has(r, "Graph Node ID") && has(r, "CorrId"))
-		return K_GRAPH_NODES;
-	if ((has(r, "CorrID") || has(r, "CorrId")) && has(r, "Name") &&
-	    lp_csv_rec_has(r, "Start"))
-		return K_API_TRACE;
-	if (!lp_csv_rec_has(r, "Total Time"))
-		return K_NONE;
-	if (has(r, "Range") && has(r, "Style"))
-		return K_NVTX_SUM;
-	if (has(r, "Num Calls") && has(r, "Name"))
-		return K_API_SUM;
-	if (has(r, "Operation") && has(r, "Count"))
-		return K_MEM_SUM;
-	if (has(r, "Instances") && has(r, "Name"))
-		return K_KSUM;
-	return K_NONE;
+	return NULL;
 }
 
 static int
@@ -247,65 +265,18 @@ col(struct rd *d, const char *name)
 }
 
 static void
-header(struct rd *d, const struct lp_csv_rec *r)
+header(struct rd *d, const struct lp_csv_rec *r, const struct sig *s)
 {
-	struct file *f = d->f;
+	size_t i;
 
-	lp_csv_hdr_init(&d->hdr, r, f->path);
+	lp_csv_hdr_init(&d->hdr, r, d->f->path);
 	d->have = 1;
 	d->tf = 1;
 	memset(d->c, -1, sizeof d->c);
-	switch (f->kind) {
-	case K_KSUM:
-		d->c[0] = col(d, "Name");
-		d->c[1] = col(d, "Instances");
-		d->c[2] = col(d, "Total Time");
-		break;
-	case K_NVTX_SUM:
-		d->c[0] = col(d, "Range");
-		d->c[1] = col(d, "Instances");
-		d->c[2] = col(d, "Total Time");
-		d->c[3] = col(d, "Style");
-		break;
-	case K_NVTX_KSUM:
-		d->c[0] = col(d, "Kernel Name");
-		d->c[1] = col(d, "Kern Inst");
-		d->c[2] = col(d, "Total Time");
-		d->c[3] = col(d, "NVTX Range");
-		d->c[4] = col(d, "PID");
-		d->c[5] = col(d, "NVTX Inst");
-		break;
-	case K_PUSHPOP:		/* a range's time: End - Start */
-		d->c[0] = col(d, "Name");
-		d->c[2] = col(d, "Start");
-		d->c[4] = col(d, "PID");
-		d->c[6] = col(d, "End");
-		break;
-	case K_PROJ:
-		d->c[4] = col(d, "PID");
-		break;
-	case K_API_TRACE:
-	case K_GRAPH_NODES:
-		d->c[4] = col(d, "Pid");
-		break;
-	case K_API_SUM:
-		d->c[0] = col(d, "Name");
-		break;
-	case K_GPU_TRACE:
-		d->c[0] = col(d, "Name");
-		d->c[2] = col(d, "Duration");
-		d->c[5] = col(d, "Device");
-		d->c[6] = col(d, "GrdX");
-		break;
-	case K_NCU_KERN:
-		d->c[0] = col(d, "Kernel Name");
-		d->c[3] = col(d, "ID");
-		d->c[4] = lp_csv_col(&d->hdr, "Process ID");
-		d->c[5] = lp_csv_col(&d->hdr, "Process Name");
-		break;
-	default:
-		break;
-	}
+	for (i = 0; i < sizeof s->col / sizeof s->col[0]; i++)
+		if (s->col[i])
+			d->c[i] = *s->col[i] == '?' ? lp_csv_col(&d->hdr,
+			    s->col[i] + 1) : col(d, s->col[i]);
 	if (d->c[2] >= 0 && lp_header_time_factor(d->hdr.names[d->c[2]],
 	    &d->tf))
 		d->tf = 1;
@@ -413,12 +384,15 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 {
 	struct rd *d = ctx;
 	struct file *f = d->f;
+	const struct sig *s;
 	const char *name;
 
 	d->last = r->line;
 	if (!d->have) {
-		if ((f->kind = classify(r, &f->details)) != K_NONE) {
-			header(d, r);
+		s = classify(r, &f->details);
+		f->kind = s ? s->kind : K_NONE;
+		if (s) {
+			header(d, r, s);
 			return 0;
 		}
 		/* nsys stats may print a title above its header */
