@@ -67,7 +67,8 @@ UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 .PHONY: all deps check test check-gpu bench bench-ranks bench-traces bench-aten demo install uninstall clean
 # Objects and test binaries are kept between builds, not deleted as
 # intermediates of the pattern rules.
-.SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS))
+.SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS)) \
+	$(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/lp-*/*.c))
 all: $(BINS)
 
 # One line naming the Debian packages when a library is missing, instead
@@ -117,7 +118,13 @@ $(B)/obj/%.o: tools/%.c $(B)/.flags | $(B)/.deps-ok
 
 $(B)/lp-%: $(B)/obj/lp-%.o $(B)/liblp.a
 	$(call LP_SAY,LD      $@)
-	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
+
+# A tool too big for one file keeps its parts (a family of rules, a reader)
+# in tools/lp-NAME/*.c, with the header they share there: linked with it,
+# before the library, by the rule above (make adds them to its $^).
+PARTOBJ = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c))
+$(foreach t,$(TOOLS),$(if $(call PARTOBJ,$(t)),$(eval $(B)/$(t): $(call PARTOBJ,$(t)))))
 
 # lp-graphnodes and lp-gpumetrics read nsys's sqlite export, lp-import tells
 # one apart: only they
@@ -228,6 +235,6 @@ uninstall:
 clean:
 	rm -rf bin
 
--include $(wildcard $(B)/obj/*.d $(B)/obj/lib/*.d $(B)/obj/test/*.d)
+-include $(wildcard $(B)/obj/*.d $(B)/obj/lp-*/*.d $(B)/obj/lib/*.d $(B)/obj/test/*.d)
 
 include rules.mk

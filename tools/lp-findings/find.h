@@ -1,0 +1,67 @@
+/*
+ * find.h: what the parts of lp-findings share (tools/lp-findings.c and the
+ * rule families beside this header): the findings found so far, the run's
+ * tables, and the rules each family adds to them.  A finding's strings
+ * are its own (add, ev copy them); a table's text is borrowed from it.
+ */
+#ifndef LP_FIND_H
+#define LP_FIND_H
+
+#include <stddef.h>
+
+#include "table.h"
+#include "run.h"
+
+struct f {
+	size_t order;		/* when found: ties keep the rules' order */
+	const char *rule;
+	double save;		/* ns; NAN: not a time */
+	char *head, *evidence, *artifact, *next;
+};
+
+extern int host_split;	/* a stage's savings split by hostside.tsv */
+
+/* add(rule, save, artifact, next, head-format, ...): the evidence is set
+ * by the caller through ev(). */
+struct f *add(const char *rule, double save, const char *artifact,
+    const char *next, const char *head, ...)
+    __attribute__((format(printf, 5, 6)));
+void ev(struct f *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
+double ms(double ns);
+
+/* One table of the run, with its path. */
+struct tab {
+	const char *path;
+	struct lp_tsv t;
+	FILE *fp;
+	char **row;		/* the rows, whole lines of fields */
+	long *line;		/* each row's line in the file */
+	size_t n, ncol;
+};
+
+double cell(const struct tab *t, size_t i, const char *col);
+const char *code(const char *s);	/* valid until the next call */
+const char *text(const struct tab *t, size_t i, const char *col);
+long row_of(const struct tab *t, const char *col, const char *val);
+
+/* host.c */
+/* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,
+ * row r); NAN when not known. */
+double graph_pct(const struct tab *hs, size_t r);
+void launch_bound(const struct tab *s, const struct tab *hs,
+    const struct tab *sp);
+void warmup(const struct tab *t, const struct tab *s, const struct tab *hs);
+/* kernels.c */
+void kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
+    size_t max);
+void dominant(const struct tab *tk, int imported);
+void fp32(const struct tab *rf, const struct tab *tk,
+    const struct lp_peaks *pk);
+/* ranks.c */
+void straggler(const struct tab *k);
+void communication(const struct tab *o, const struct tab *k);
+/* gpumetrics.c */
+void measured_tensor(const struct tab *gm, const struct tab *mf);
+void measured_dram(const struct tab *gm, const struct tab *mb);
+
+#endif

@@ -1,0 +1,545 @@
+/*
+ * lp-findings' rules of host time (hostside.tsv, stages.tsv, steps.tsv):
+ * launch-bound, module-loading, host-sync, graph-bound, cold-call and
+ * warm-up.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "esc.h"
+#include "prec.h"
+#include "table.h"
+#include "run.h"
+#include "find.h"
+
+/* Is the stage's warm-up its own finding (steps.tsv says so)? */
+static int
+is_warm(const struct tab *sp, const char *stage)
+{
+	long w = row_of(sp, "stage", stage);
+
+	return w >= 0 && !strcmp(text(sp, (size_t)w, "warmup"), "yes");
+}
+
+/* The host-side rows of a stage (hostside.tsv): all instances, and the
+ * steady state; 0 when the table has no numbers for it. */
+static int
+host_rows(const struct tab *hs, const char *stage, long *a, long *b)
+{
+	struct lp_sb k = { 0 };
+
+	lp_sb_printf(&k, "%s:steady", stage);
+	*a = row_of(hs, "stage", stage);
+	*b = row_of(hs, "stage", lp_sb_str(&k));
+	lp_sb_free(&k);
+	if (*b >= 0 && isnan(cell(hs, (size_t)*b, "api_ns")))
+		*b = -1;
+	return *a >= 0 && !isnan(cell(hs, (size_t)*a, "api_ns"));
+}
+
+/* A stage as hostside.tsv sees it: its rows for all instances (a) and the
+ * one that speaks (r: the steady state where there is one), and its idle
+ * GPU time. */
+struct host {
+	const struct tab *hs;
+	const char *stage;
+	size_t a, r;
+	int warm, steady;
+	double inst, rinst;
+	double sc;	/* the steady state's per instance times all instances */
+	double idle;
+};
+
+/* Rule module-loading: a tenth or more of the stage's idle GPU time in
+ * loading CUDA modules, when its warm-up is not a finding of its own.
+ * Returns the loading time, 0 when the rule did not fire. */
+static double
+module_loading(const struct host *h)
+{
+	const struct tab *hs = h->hs;
+	double load;
+	struct f *x;
+
+	if (h->warm || !(cell(hs, h->a, "api_load_ns") >= 0.1 * h->idle))
+		return 0;
+	load = cell(hs, h->a, "api_load_ns");
+	x = add("module-loading", load, hs->path, "Load the CUDA modules "
+	    "before the measured work: run the stage once as a warm-up "
+	    "(a throw-away pass of the same shapes) or load them eagerly "
+	    "(CUDA_MODULE_LOADING=EAGER). A CUDA graph does not remove "
+	    "it; at most the loading time is saved, once per process.",
+	    "%s spends %.1f ms of its %.1f ms loading CUDA modules.",
+	    h->stage, ms(load), ms(cell(hs, h->a, "wall_ns")));
+	ev(x, "%s, over %.0f instance%s (%.3g%% of the stage's idle "
+	    "GPU time)", text(hs, h->a, "load_calls"), h->inst, h->inst == 1 ?
+	    "" : "s", 100 * load / h->idle);
+	return load;
+}
+
+/* Rule host-sync: a tenth or more of the stage's idle GPU time in
+ * synchronisations and copies.  Returns their time, 0 when the rule did
+ * not fire. */
+static double
+host_sync(const struct host *h)
+{
+	const struct tab *hs = h->hs;
+	size_t r = h->warm && h->steady ? h->r : h->a;
+	double sc = h->warm && h->steady ? h->sc : 1, blocked, sync;
+	struct lp_sb e = { 0 };
+	struct f *x;
+
+	/* the part spent waiting for kernels still running is GPU time,
+	 * not idle: removing the call does not give it back */
+	blocked = cell(hs, r, "blocked_ns");
+	if (isnan(blocked))
+		blocked = 0;
+	sync = (cell(hs, r, "api_sync_ns") + cell(hs, r, "api_memcpy_ns") -
+	    blocked) * sc;
+	if (!(sync >= 0.1 * h->idle))
+		return 0;
+	x = add("host-sync", sync, hs->path, "Remove these "
+	    "synchronisations and copies to the host from the loop: keep "
+	    "the values on the GPU (no .item(), .cpu(), .tolist() or "
+	    "printing of tensors per step), or copy asynchronously into "
+	    "pinned memory and read the result a step later. At most the "
+	    "time inside them is saved.", "%s waits %.1f ms in "
+	    "synchronisations and memory copies with the GPU idle.",
+	    h->stage, ms(sync));
+	if (blocked > 0)
+		lp_sb_printf(&e, "; less %.3f ms blocked on the GPU's earlier "
+		    "work (blocked_ns)", ms(blocked * sc));
+	ev(x, "%s (%s)%s", text(hs, r, "sync_calls"), h->warm && h->steady ?
+	    "steady state, times all instances" : "all instances",
+	    lp_sb_str(&e));
+	lp_sb_free(&e);
+	return sync;
+}
+
+/* Rule launch-bound from the host side: where the host time goes decides
+ * the advice; the saving is bound, the idle time the other two findings
+ * (load, sync: 0 when they did not fire) leave. */
+static void
+host_launch(const struct host *h, double busy, double bound, double load,
+    double sync)
+{
+	const struct tab *hs = h->hs;
+	size_t r = h->r;
+	double rinst = h->rinst, p50, p90, out_pct, launch_pct;
+	struct f *x;
+
+	p50 = cell(hs, r, "launch_lat_p50_ns");
+	p90 = cell(hs, r, "launch_lat_p90_ns");
+	out_pct = cell(hs, r, "host_other_pct");
+	launch_pct = 100 * cell(hs, r, "api_launch_ns") / cell(hs, r, "wall_ns");
+	if (p50 < 50e3 && out_pct + launch_pct >= 50) {
+		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
+		    "CUDA graph: torch.compile(mode=\"reduce-overhead\") or "
+		    "torch.cuda.CUDAGraph (cudaGraphLaunch outside PyTorch) replays "
+		    "its kernels without the framework's per-operation work and "
+		    "without a launch call each; fusing operations "
+		    "(torch.compile) also cuts the launches. At best the stage "
+		    "takes its kernel time: that bounds the saving.",
+		    "%s keeps the GPU busy only %.3g%% of its wall time: the host "
+		    "is outside the CUDA API %.3g%% of the %s (the framework's own "
+		    "work) and kernels start %.1f us after their launch call "
+		    "(median), so the GPU waits for the host.", h->stage, busy,
+		    out_pct, h->steady ? "steady state" : "stage", p50 / 1e3);
+	} else
+		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
+		    "CUDA graph (torch.cuda.CUDAGraph, "
+		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
+		    "its launches go out at once; batch more sequences per step "
+		    "so each launch does more work.",
+		    "%s keeps the GPU busy only %.3g%% of its wall time.", h->stage,
+		    busy);
+	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s, %.3g%% of "
+	    "it in CUDA API calls (launch %.3f ms, synchronisation %.3f ms, copy "
+	    "and set %.3f ms, module loading %.3f ms, other %.3f ms per "
+	    "instance); %.3f ms of kernels and %.1f launches per instance; "
+	    "launch to kernel start p50 %.1f us, p90 %.1f us. Savings: "
+	    "%s%s%s", h->steady ? "steady state" : "all instances",
+	    ms(cell(hs, r, "wall_ns") / rinst), rinst, rinst == 1 ? "" : "s",
+	    cell(hs, r, "api_pct"), ms(cell(hs, r, "api_launch_ns") / rinst),
+	    ms(cell(hs, r, "api_sync_ns") / rinst), ms(cell(hs, r,
+	    "api_memcpy_ns") / rinst), ms(cell(hs, r, "api_load_ns") / rinst),
+	    ms(cell(hs, r, "api_other_ns") / rinst), ms(cell(hs, r,
+	    "kernel_per_inst_ns")), cell(hs, r, "launches_per_inst"), p50 / 1e3,
+	    p90 / 1e3, h->warm && h->steady ? "the steady state's idle GPU time "
+	    "times the instances (the first instance's excess is the warm-up "
+	    "finding's)" : "the idle GPU time (wall - kernels)", load > 0 ?
+	    ", less the module loading (its own finding)" : "", sync > 0 ?
+	    ", less the synchronisations and copies (their own finding)" : "");
+}
+
+/* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,
+ * the row that speaks); NAN when not known. */
+double
+graph_pct(const struct tab *hs, size_t r)
+{
+	return cell(hs, r, "graph_kernel_pct");
+}
+
+/* Does hostside.tsv say CUDA graphs ran half the stage's kernel time or
+ * more (its row over all instances)? */
+static int
+graphed_stage(const struct tab *hs, const char *stage)
+{
+	long a, b;
+
+	return hs && host_rows(hs, stage, &a, &b) && graph_pct(hs, (size_t)a) >= 50;
+}
+
+/* Rule graph-bound: the stage's kernels run from CUDA graphs, yet the GPU
+ * idles.  No graph advice (it has them): what bounds it per instance, the
+ * graph launch calls, the host's own work between replays and the time
+ * the host waits blocked on the GPU; the saving as launch-bound's. */
+static void
+graph_bound(const struct host *h, double busy, double bound, double load,
+    double sync)
+{
+	const struct tab *hs = h->hs;
+	size_t r = h->r;
+	double n = h->rinst, wall = cell(hs, r, "wall_ns") / n;
+	double launch = cell(hs, r, "api_launch_ns") / n;
+	double blocked = cell(hs, r, "blocked_ns") / n;
+	double kern = cell(hs, r, "kernel_per_inst_ns");
+	double own, gl = cell(hs, r, "graph_launches") / n;
+	struct f *x;
+
+	if (isnan(blocked))
+		blocked = 0;
+	own = wall - launch - blocked;	/* the host's other work */
+	if (busy >= 50)		/* its kernels take most of it */
+		x = add("graph-bound", bound, hs->path, "The stage is graphed "
+		    "already and its kernels take most of its time: make them "
+		    "faster (the kernel findings: fewer bytes, fuller launches, "
+		    "fusion) first. The rest is the GPU waiting for the host "
+		    "between replays: launch the next step's graph before reading "
+		    "this step's result (an asynchronous copy into pinned memory, "
+		    "read a step later), or capture several steps in one graph. "
+		    "nsys's node tracing (--cuda-graph-trace=node) lengthens each "
+		    "graph launch itself: the workload timed alone (make RUN=x "
+		    "alone.tsv) shows the step without it.",
+		    "%s runs %.3g%% of its kernel time from CUDA graphs and keeps "
+		    "the GPU busy %.3g%% of its wall time: its kernels bound it; "
+		    "between replays the GPU waits %.3f ms an instance in the "
+		    "graph launch calls and %.3f ms in the host's own work.",
+		    h->stage, graph_pct(hs, r), busy, ms(launch), ms(own));
+	else
+		x = add("graph-bound", bound, hs->path, launch >= own ?
+		    "The stage is graphed already: the host's cudaGraphLaunch is what "
+		    "the GPU waits for. Launch the next step's graph before reading "
+		    "this step's result (copy it asynchronously into pinned memory and "
+		    "read it a step later) so the launch overlaps the GPU's work, or "
+		    "capture several steps in one graph; fewer nodes (fused kernels, "
+		    "torch.compile) make a launch cheaper. nsys's node tracing "
+		    "(--cuda-graph-trace=node) lengthens each graph launch itself: the "
+		    "workload timed alone (make RUN=x alone.tsv) shows the step without "
+		    "it." : "The stage is graphed already: the host's own work between "
+		    "replays (Python, sampling, preparing the next step's inputs) is "
+		    "what the GPU waits for. Move it off the critical path: prepare the "
+		    "next step while the GPU runs this one (launch first, then read "
+		    "results a step late), keep sampling on the GPU, or capture more of "
+		    "the step in the graph.",
+		    "%s runs %.3g%% of its kernel time from CUDA graphs, yet keeps the "
+		    "GPU busy only %.3g%% of its wall time: the GPU waits for the host "
+		    "between graph replays, %.3f ms an instance in the graph launch "
+		    "calls and %.3f ms in the host's own work.", h->stage, graph_pct(hs,
+		    r), busy, ms(launch), ms(own));
+	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s: %.3f ms of "
+	    "kernels, %.2f graph launches (%.3f ms in launch calls), first "
+	    "kernel %.1f us after the graph launch call starts (p50); the host "
+	    "blocked on the GPU %.3f ms (%s); other host time %.3f ms. Savings: "
+	    "%s%s%s", h->steady ? "steady state" : "all instances", ms(wall), n,
+	    n == 1 ? "" : "s", ms(kern), gl, ms(launch), cell(hs, r,
+	    "graph_lat_p50_ns") / 1e3, ms(blocked), text(hs, r, "sync_calls"),
+	    ms(own), h->warm && h->steady ? "the steady state's idle GPU time "
+	    "times the instances" : "the idle GPU time (wall - kernels)",
+	    load > 0 ? ", less the module loading (its own finding)" : "",
+	    sync > 0 ? ", less the synchronisations and copies (their own "
+	    "finding)" : "");
+}
+
+/* The warmest steady state of the run (hostside.tsv's STAGE:steady rows):
+ * its host time per launch, (wall - kernels) / launches, and its stage;
+ * NAN when no stage has one. */
+static double
+steady_host_per_launch(const struct tab *hs, const char **stage)
+{
+	double best = NAN;
+	size_t i, n;
+
+	for (i = 0; i < hs->n; i++) {
+		const char *st = text(hs, i, "stage");
+		double w = cell(hs, i, "wall_ns"), k = cell(hs, i, "kernel_ns");
+		double l = cell(hs, i, "launches"), p;
+
+		n = strlen(st);
+		if (n < 7 || strcmp(st + n - 7, ":steady") || !(l > 0) ||
+		    isnan(w) || isnan(k))
+			continue;
+		p = (w - k) / l;
+		if (isnan(best) || p < best) {
+			best = p;
+			*stage = st;
+		}
+	}
+	return best;
+}
+
+/* Rule cold-call: a stage run once per process, whose host time per
+ * launch is at least twice the warmest steady state's, is a cold first
+ * call (module loading, allocator growth, autotuning, the framework's
+ * first dispatch): a CUDA graph needs a warm run to capture, so its
+ * advice and the whole idle time are not what the stage offers.  The
+ * saving is the excess over the steady rate (less the loading and the
+ * synchronisations, their own findings).  Returns 0 when the rule does
+ * not apply. */
+static int
+cold_call(const struct host *h, double load, double sync, double bound)
+{
+	const struct tab *hs = h->hs;
+	const char *ref = NULL;
+	double wall = cell(hs, h->a, "wall_ns"), k = cell(hs, h->a, "kernel_ns");
+	double l = cell(hs, h->a, "launches"), ps, pc, warm_idle, save;
+	struct f *x;
+	size_t n;
+
+	if (h->steady || h->rinst != 1 || !(l > 0))
+		return 0;
+	ps = steady_host_per_launch(hs, &ref);
+	pc = (wall - k) / l;
+	if (isnan(ps) || !(ps > 0) || !(pc >= 2 * ps))
+		return 0;
+	warm_idle = l * ps;
+	save = wall - k - warm_idle - load - sync;
+	if (save > bound)
+		save = bound;
+	if (save < 0)
+		save = 0;
+	n = strlen(ref) - 7;
+	x = add("cold-call", save, hs->path, "Warm it up: run one throw-away "
+	    "pass of the same shapes before the measured one (or load the "
+	    "modules eagerly, CUDA_MODULE_LOADING=EAGER), then measure a warm "
+	    "instance. A CUDA graph needs a warm run to capture, so whether "
+	    "the stage is launch-bound shows only on a warm instance. At most "
+	    "the excess over the steady rate is saved.",
+	    "%s ran once, cold: %.0f us of host time per launch against "
+	    "%.0f us in the steady state of %.*s (%.3gx), so its wall time is "
+	    "first-call cost, not launch overhead a CUDA graph removes.",
+	    h->stage, pc / 1e3, ps / 1e3, (int)n, ref, pc / ps);
+	ev(x, "one instance per process: %.3f ms wall, %.3f ms of kernels, %.0f "
+	    "launches, launch to kernel start p50 %.1f us; at the steady rate "
+	    "of %.*s a warm instance would leave the GPU idle about %.3f ms "
+	    "(launches x host time per launch): the launch-bound advice "
+	    "(CUDA graphs) is for that part, measured warm. Saving: the idle "
+	    "GPU time (wall - kernels) less that%s%s", ms(wall), ms(k), l,
+	    cell(hs, h->a, "launch_lat_p50_ns") / 1e3, (int)n, ref,
+	    ms(warm_idle), load > 0 ? ", less the module loading (its own "
+	    "finding)" : "", sync > 0 ? ", less the synchronisations and "
+	    "copies (their own finding)" : "");
+	return 1;
+}
+
+/*
+ * Rule launch-bound with the host side of the stage (hostside.tsv): the
+ * advice follows where the host time goes.  Module loading: warm up or
+ * load eagerly, at most the loading saved.  Synchronisations and copies:
+ * remove them, at most their time saved.  The host outside the CUDA API
+ * (or in the launch calls) with kernels starting soon after their launch:
+ * CUDA graphs, at most the idle time left (the stage still takes its
+ * kernel time).  The three are disjoint parts of the wall time; when the
+ * stage's warm-up is a finding of its own, the others count the steady
+ * state only (per instance, times the instances), so no time is in two
+ * findings.  Returns 0 when the table has nothing for the stage.
+ */
+static int
+host_side(const struct tab *s, size_t i, const struct tab *hs,
+    const struct tab *sp)
+{
+	const char *stage = text(s, i, "stage");
+	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
+	double k = cell(s, i, "kernel_ns"), kr, load, sync, bound;
+	struct host h;
+	long a, b;
+
+	if (!host_rows(hs, stage, &a, &b))
+		return 0;
+	h.hs = hs;
+	h.stage = stage;
+	h.warm = is_warm(sp, stage);
+	h.a = (size_t)a;
+	h.r = (size_t)(b >= 0 ? b : a);
+	h.steady = b >= 0;
+	h.inst = cell(hs, h.a, "instances");
+	h.rinst = cell(hs, h.r, "instances");
+	/* the steady state per instance, times all instances, when the
+	 * warm-up finding speaks for the first */
+	h.sc = h.warm && h.steady && h.rinst > 0 ? h.inst / h.rinst : 1;
+	kr = cell(hs, h.warm && h.steady ? h.r : h.a, "kernel_ns");
+	if (h.warm && h.steady && !isnan(kr))
+		h.idle = (cell(hs, h.r, "wall_ns") - kr) * h.sc;
+	else
+		h.idle = wall - k;
+	load = module_loading(&h);
+	sync = host_sync(&h);
+	bound = h.idle - load - sync;
+	/* the steady state's mean may exceed its median: never more than
+	 * what the warm-up finding leaves of the stage's idle time */
+	if (h.warm) {
+		long w = row_of(sp, "stage", stage);
+		double rest = wall - k - (cell(sp, (size_t)w, "first_ns") -
+		    cell(sp, (size_t)w, "steady_ns")) - load - sync;
+
+		if (rest < bound)
+			bound = rest;
+	}
+	if (bound < 0)
+		bound = 0;
+	/* its kernels run from CUDA graphs: no advice to capture one */
+	if (graph_pct(hs, h.r) >= 50)
+		graph_bound(&h, busy, bound, load, sync);
+	else if (!cold_call(&h, load, sync, bound))
+		host_launch(&h, busy, bound, load, sync);
+	return 1;
+}
+
+/* Rule launch-bound: a stage whose GPU is mostly idle. */
+void
+launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
+{
+	double seen_k = -1, seen_l = -1;
+	size_t i, j;
+
+	for (i = 0; i < s->n; i++) {
+		double busy = cell(s, i, "busy_pct"), wall = cell(s, i,
+		    "wall_total_ns"), k = cell(s, i, "kernel_ns");
+		double l = cell(s, i, "launches"), lpi = cell(s, i,
+		    "launches_per_inst"), inst = cell(s, i, "instances");
+		size_t best = i;
+		long a, b;
+		double warm;
+		struct f *x;
+
+		/* a stage its CUDA graphs run is said even when the GPU is
+		 * busy half its time or more: what bounds it, never silence */
+		if (isnan(busy) || !(wall > 0) || (busy >= 50 &&
+		    !graphed_stage(hs, text(s, i, "stage"))))
+			continue;
+		/* a nested stage with the same kernels adds nothing */
+		if (k == seen_k && l == seen_l)
+			continue;
+		seen_k = k;
+		seen_l = l;
+		/* with the host side known, of the nested stages with the same
+		 * kernels the one with the most instances speaks: its steady
+		 * state is per step */
+		for (j = i + 1; hs && j < s->n && cell(s, j, "kernel_ns") == k &&
+		    cell(s, j, "launches") == l; j++)
+			if (cell(s, j, "instances") > cell(s, best, "instances") &&
+			    host_rows(hs, text(s, j, "stage"), &a, &b))
+				best = j;
+		if (hs && host_side(s, best, hs, sp)) {
+			host_split = 1;
+			continue;
+		}
+		/* the warm-up finding of this stage, or of a nested one with the
+		 * same kernels (decode_step in decode_all), is in its idle time:
+		 * counted there once, not here again */
+		warm = 0;
+		for (j = i; j < s->n && (j == i || (cell(s, j, "kernel_ns") == k &&
+		    cell(s, j, "launches") == l)); j++) {
+			long w = row_of(sp, "stage", text(s, j, "stage"));
+			double e;
+
+			if (w >= 0 && is_warm(sp, text(s, j, "stage")) &&
+			    (e = cell(sp, (size_t)w, "first_ns") - cell(sp,
+			    (size_t)w, "steady_ns")) > warm)
+				warm = e;
+		}
+		x = add("launch-bound", wall - k - warm > 0 ? wall - k - warm : 0,
+		    s->path, l > 0 && k / l < 20e3 ?
+		    "Capture the stage in a CUDA graph (torch.cuda.CUDAGraph, "
+		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
+		    "its launches go out at once; remove host synchronisations "
+		    "(.item(), cudaMemcpy to the host) inside the loop; batch more "
+		    "sequences per step so each launch does more work." :
+		    "The GPU waits for the host between larger kernels: profile "
+		    "the CPU side (nsys --sample=cpu) to see what it does there, "
+		    "and overlap it with GPU work (CUDA streams, prefetching the "
+		    "next step's inputs).",
+		    "%s keeps the GPU busy only %.3g%% of its wall time.",
+		    text(s, i, "stage"), busy);
+		ev(x, "%.3f ms of kernels in %.3f ms of wall time over %.0f "
+		    "launches (%.1f per instance over %.0f instance%s; mean "
+		    "kernel %.2f us)%s", ms(k), ms(wall), l, lpi, inst, inst == 1 ?
+		    "" : "s", l > 0 ? k / l / 1e3 : 0, warm > 0 ? "; saving: the "
+		    "idle GPU time less the warm-up's excess (its own finding)" :
+		    "");
+	}
+}
+
+/* Rule warm-up: the first instance far above the steady state; with the
+ * host side known, the module loading inside it named. */
+void
+warmup(const struct tab *t, const struct tab *s, const struct tab *hs)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->n; i++) {
+		const char *stage = text(t, i, "stage");
+		double first = cell(t, i, "first_ns"), st = cell(t, i, "steady_ns");
+		double tok = cell(t, i, "tokens_per_s"), tot = NAN, load = NAN;
+		long a, b;
+		struct lp_sb e = { 0 };
+		struct f *x;
+
+		if (strcmp(text(t, i, "warmup"), "yes"))
+			continue;
+		for (j = 0; s && j < s->n; j++)
+			if (!strcmp(text(s, j, "stage"), stage))
+				tot = cell(s, j, "wall_total_ns");
+		/* loading in the first instance of each process, per process */
+		if (host_rows(hs, stage, &a, &b) && b >= 0 &&
+		    cell(hs, (size_t)a, "instances") > cell(hs, (size_t)b,
+		    "instances"))
+			load = (cell(hs, (size_t)a, "api_load_ns") - cell(hs,
+			    (size_t)b, "api_load_ns")) / (cell(hs, (size_t)a,
+			    "instances") - cell(hs, (size_t)b, "instances"));
+		if (load > 0 && load >= 0.05 * (first - st)) {
+			x = add("warm-up", first - st, hs->path, "Load the CUDA "
+			    "modules before the measured work: run one throw-away "
+			    "generation of the same shapes first, or load them "
+			    "eagerly (CUDA_MODULE_LOADING=EAGER; that alone saves at "
+			    "most the loading time), and quote the steady state, "
+			    "not the mean.", "The first %s took %.3gx the steady "
+			    "state%s; %.1f ms of it loading CUDA modules.", stage,
+			    first / st, tot > 0 && (first - st) / tot > 0.2 ?
+			    ", warm-up dominating this short run" : "", ms(load));
+			lp_sb_printf(&e, "module loading %.3f ms in the first "
+			    "instance (all instances' %.3f ms less the steady "
+			    "state's %.3f ms: %s); ", ms(load), ms(cell(hs,
+			    (size_t)a, "api_load_ns")), ms(cell(hs, (size_t)b,
+			    "api_load_ns")), text(hs, (size_t)a, "load_calls"));
+		} else
+			x = add("warm-up", first - st, t->path, "Run one throw-away "
+			    "generation before the measured one, load CUDA modules "
+			    "eagerly (CUDA_MODULE_LOADING=EAGER) or capture a CUDA "
+			    "graph first, and quote the steady state, not the mean.",
+			    "The first %s took %.3gx the steady state%s.", stage,
+			    first / st, tot > 0 && (first - st) / tot > 0.2 ?
+			    ": warm-up dominates this short run" : "");
+		if (e.len)	/* the times are steps.tsv's */
+			lp_sb_printf(&e, "from %s: ", t->path);
+		if (isnan(tok))
+			ev(x, "%sfirst %.3f ms, median of the rest %.3f ms",
+			    lp_sb_str(&e), ms(first), ms(st));
+		else
+			ev(x, "%sfirst %.3f ms, median of the rest %.3f ms; steady "
+			    "state %.4g tokens/s", lp_sb_str(&e), ms(first), ms(st),
+			    tok);
+		lp_sb_free(&e);
+	}
+}
