@@ -1,0 +1,468 @@
+/*
+ * lp-import's reader: what one file is, from its content (the signatures
+ * of the reports' headers, an ncu export's results, an nsys sqlite
+ * export's tables), and what it holds that the checks compare.
+ */
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "table.h"
+#include "aten.h"
+#include "import.h"
+
+/* The names nsys stats -o BASE gives each report's file (BASE_NAME.csv),
+ * old names too: what ties the exports of one set together. */
+static const char *const suffixes[] = {
+	"cuda_gpu_kern_sum", "cuda_gpu_kern_sum_mangled", "gpukernsum",
+	"nvtx_sum", "nvtxsum", "nvtx_kern_sum", "nvtx_kern_sum_mangled",
+	"nvtxkernsum", "cuda_api_sum", "cudaapisum", "cuda_gpu_mem_time_sum",
+	"gpumemtimesum", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace",
+	"nvtx_gpu_proj_sum", "nvtx_pushpop_sum", "cuda_gpu_trace",
+	"cuda_gpu_trace_mangled", "cuda_api_trace", "graph_node_trace",
+};
+
+struct rd {
+	struct file *f;
+	struct lp_csv_hdr hdr;
+	int have;
+	long skipped, last;
+	int c[8];
+	double tf;		/* time factor to ns */
+	char *lastid;
+	int range, kern;	/* ncu results named "range", others */
+	int units;		/* the units row of --page raw was read */
+	struct lp_sb key, op, shapes;	/* range_key's */
+};
+
+/* The reports lp reads, told apart by the columns of their header: the
+ * first signature whose columns the header has ("NAME" exactly, "NAME*"
+ * a column that begins so, as "Total Time (ns)").  Then the columns each
+ * is read by, a slot each (0 the name, 1 the count, 2 the time, 3 to 6 as
+ * on_rec reads them; "?NAME" where a header may lack it). */
+static const struct sig {
+	enum kind kind;
+	const char *need[3];
+	const char *col[7];
+} sigs[] = {
+	{ K_NCU_KERN, { "ID", "Kernel Name" },	/* or K_NCU_RANGE, by its rows */
+	  { "Kernel Name", 0, 0, "ID", "?Process ID", "?Process Name" } },
+	{ K_NVTX_KSUM, { "NVTX Range", "Kernel Name" },
+	  { "Kernel Name", "Kern Inst", "Total Time", "NVTX Range", "PID",
+	    "NVTX Inst" } },
+	{ K_PROJ_SUM, { "Total Proj Time*" }, { 0 } },
+	{ K_PROJ, { "Projected Start*", "RangeStack" }, { [4] = "PID" } },
+	/* a range's time: End - Start */
+	{ K_PUSHPOP, { "RangeStack", "End*", "PID" },
+	  { "Name", 0, "Start", 0, "PID", 0, "End" } },
+	{ K_GPU_TRACE, { "CorrId", "GrdX", "Device" },
+	  { "Name", 0, "Duration", 0, 0, "Device", "GrdX" } },
+	/* lp-graphnodes' export of nsys's sqlite: where graph kernels were
+	 * captured (before the API trace's test: it has CorrId and Start) */
+	{ K_GRAPH_NODES, { "Event", "Graph Node ID", "CorrId" },
+	  { [4] = "Pid" } },
+	{ K_API_TRACE, { "CorrID", "Name", "Start*" }, { [4] = "Pid" } },
+	{ K_API_TRACE, { "CorrId", "Name", "Start*" }, { [4] = "Pid" } },
+	{ K_NVTX_SUM, { "Total Time*", "Range", "Style" },
+	  { "Range", "Instances", "Total Time", "Style" } },
+	{ K_API_SUM, { "Total Time*", "Num Calls", "Name" }, { "Name" } },
+	{ K_MEM_SUM, { "Total Time*", "Operation", "Count" }, { 0 } },
+	{ K_KSUM, { "Total Time*", "Instances", "Name" },
+	  { "Name", "Instances", "Total Time" } },
+};
+
+static int
+has(const struct lp_csv_rec *r, const char *name)
+{
+	size_t i, n = strlen(name);
+	int prefix = n && name[n - 1] == '*';
+
+	for (i = 0; i < r->n; i++)
+		if (prefix ? !strncmp(r->f[i], name, n - 1) :
+		    !strcmp(r->f[i], name))
+			return 1;
+	return 0;
+}
+
+/* The report a header is, by its columns; NULL if none lp knows. */
+static const struct sig *
+classify(const struct lp_csv_rec *r, int *details)
+{
+	const struct sig *s;
+	size_t i;
+
+	*details = 0;
+	for (s = sigs; s < sigs + sizeof sigs / sizeof sigs[0]; s++) {
+		for (i = 0; i < 3 && s->need[i] && has(r, s->need[i]); i++)
+			;
+		if (i < 3 && s->need[i])
+			continue;
+		*details = s->kind == K_NCU_KERN && has(r, "Metric Name");
+		return s;
+	}
+	return NULL;
+}
+
+static int
+col(struct rd *d, const char *name)
+{
+	int c = lp_csv_col(&d->hdr, name);
+
+	if (c < 0)
+		c = lp_csv_col_prefix(&d->hdr, name);
+	if (c < 0)
+		lp_die_at(LP_EXIT_DATA, d->f->path, d->hdr.line, 0, "no column "
+		    "\"%s\" (read as %s)", name, kind_name[d->f->kind]);
+	return c;
+}
+
+static void
+header(struct rd *d, const struct lp_csv_rec *r, const struct sig *s)
+{
+	size_t i;
+
+	lp_csv_hdr_init(&d->hdr, r, d->f->path);
+	d->have = 1;
+	d->tf = 1;
+	memset(d->c, -1, sizeof d->c);
+	for (i = 0; i < sizeof s->col / sizeof s->col[0]; i++)
+		if (s->col[i])
+			d->c[i] = *s->col[i] == '?' ? lp_csv_col(&d->hdr,
+			    s->col[i] + 1) : col(d, s->col[i]);
+	if (d->c[2] >= 0 && lp_header_time_factor(d->hdr.names[d->c[2]],
+	    &d->tf))
+		d->tf = 1;
+}
+
+static double
+num(struct rd *d, const struct lp_csv_rec *r, int c)
+{
+	double v;
+
+	if (lp_num_parse(lp_csv_field(r, c), &v))
+		lp_die_at(LP_EXIT_DATA, d->f->path, r->line, c + 1, "%s: not a "
+		    "number: \"%s\"", d->hdr.names[c], lp_csv_field(r, c));
+	return v;
+}
+
+/* What a range is counted by.  A PyTorch op range is named by its own
+ * op_id (":aten::mm, op_id = 568, sizes = [[64, 768], ...], ..."), so
+ * every row of an op-range capture's nvtx_sum and push/pop trace is a name
+ * of its own: counted by its op and input shapes instead, memory stays
+ * with what is distinct (issue 28, item 10: 1,083.5 MiB on a 949 MB
+ * trace), and the sums still agree between two reports of one capture. */
+static const char *
+range_key(struct rd *d, const char *name)
+{
+	if (!lp_aten_parse(name, &d->op, &d->shapes))
+		return name;
+	lp_sb_reset(&d->key);
+	lp_sb_printf(&d->key, ":%s, sizes = %s", lp_sb_str(&d->op),
+	    *lp_sb_str(&d->shapes) ? lp_sb_str(&d->shapes) : "[]");
+	return lp_sb_str(&d->key);
+}
+
+/* A kernel name's spelling: mangled (_Z...), demangled, or neither. */
+static void
+spelling(struct file *f, const char *name)
+{
+	if (strpbrk(name, "(< ") || strstr(name, "::"))
+		f->dem++;
+	else if (!strncmp(name, "_Z", 2))
+		f->mang++;
+}
+
+void
+put(struct lp_map *m, const char *key)
+{
+	if (*key && lp_map_get(m, key, -1) < 0)
+		lp_map_put(m, key, 1);
+}
+
+/* FNV-1a over what makes an ncu result itself: its process, its ID and
+ * its kernel's function (one report exported with mangled names and with
+ * demangled ones is the same results). */
+static uint64_t
+result_key(const char *pid, const char *id, const char *kernel)
+{
+	const char *p[3] = { pid, id, kernel };
+	uint64_t h = 14695981039346656037ULL;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		const unsigned char *s = (const unsigned char *)p[i];
+
+		for (; *s; s++)
+			h = (h ^ *s) * 1099511628211ULL;
+		h = (h ^ 0x1f) * 1099511628211ULL;
+	}
+	return h;
+}
+
+static void
+ncu_row(struct rd *d, const struct lp_csv_rec *r)
+{
+	struct file *f = d->f;
+	const char *k = lp_csv_field(r, d->c[0]), *id = lp_csv_field(r, d->c[3]);
+	const char *pid = d->c[4] >= 0 ? lp_csv_field(r, d->c[4]) : "";
+	char *base;
+
+	if (!f->details && !d->units) {
+		d->units = 1;		/* the units row of --page raw */
+		return;
+	}
+	/* --page details: a result's rows come together */
+	if (f->details && d->lastid && !strcmp(d->lastid, id))
+		return;
+	free(d->lastid);
+	d->lastid = lp_xstrdup(id);
+	if (!strcmp(k, "range"))
+		d->range++;
+	else
+		d->kern++;
+	if (!f->procname && d->c[5] >= 0 && *lp_csv_field(r, d->c[5]))
+		f->procname = lp_xstrdup(lp_csv_field(r, d->c[5]));
+	put(f->pids, pid);
+	spelling(f, k);
+	counts_add(&f->names, k, 1, 0, C_SUM);
+	f->keys = lp_xreallocarray(f->keys, f->nkeys + 1, sizeof *f->keys);
+	base = lp_kname_base(k);
+	f->keys[f->nkeys++] = result_key(pid, id, base);
+	free(base);
+}
+
+static int
+on_rec(const struct lp_csv_rec *r, void *ctx)
+{
+	struct rd *d = ctx;
+	struct file *f = d->f;
+	const struct sig *s;
+	const char *name;
+
+	d->last = r->line;
+	if (!d->have) {
+		s = classify(r, &f->details);
+		f->kind = s ? s->kind : K_NONE;
+		if (s) {
+			header(d, r, s);
+			return 0;
+		}
+		/* nsys stats may print a title above its header */
+		if (++d->skipped > 8)
+			return 1;
+		return 0;
+	}
+	if (r->n == 1 && !r->f[0][0])
+		return 0;
+	if (f->kind == K_NCU_KERN) {
+		ncu_row(d, r);
+		return 0;
+	}
+	lp_csv_width(&d->hdr, r->n, r->line);
+	name = d->c[0] >= 0 ? lp_csv_field(r, d->c[0]) : "";
+	switch (f->kind) {
+	case K_KSUM:
+		spelling(f, name);
+		counts_add(&f->names, name, num(d, r, d->c[1]),
+		    num(d, r, d->c[2]) * d->tf, C_SUM);
+		break;
+	case K_NVTX_SUM:	/* one row a name */
+		if (strcmp(lp_csv_field(r, d->c[3]), "PushPop"))
+			break;
+		f->ops += lp_aten_is_op(name);
+		counts_add(&f->names, range_key(d, name), num(d, r, d->c[1]),
+		    num(d, r, d->c[2]) * d->tf, C_SUM);
+		break;
+	case K_NVTX_KSUM:
+		spelling(f, name);
+		put(f->pids, lp_csv_field(r, d->c[4]));
+		counts_add(&f->names, name, num(d, r, d->c[1]),
+		    num(d, r, d->c[2]) * d->tf, C_ROW);
+		counts_add(&f->sub, range_key(d, lp_csv_field(r, d->c[3])),
+		    num(d, r, d->c[5]), 0, C_ROW);
+		break;
+	case K_PUSHPOP:
+		put(f->pids, lp_csv_field(r, d->c[4]));
+		counts_add(&f->names, range_key(d, name), 1, (num(d, r,
+		    d->c[6]) - num(d, r, d->c[2])) * d->tf, C_SUM);
+		break;
+	case K_PROJ:
+	case K_API_TRACE:
+		put(f->pids, lp_csv_field(r, d->c[4]));
+		break;
+	case K_API_SUM:	/* CUDA API calls are cuda* and cu* */
+		if (strncmp(name, "cu", 2) && !f->notcu)
+			f->notcu = lp_xstrdup(name);
+		break;
+	case K_GRAPH_NODES:	/* a create row may name no process */
+		if (*lp_csv_field(r, d->c[4]))
+			put(f->pids, lp_csv_field(r, d->c[4]));
+		break;
+	case K_GPU_TRACE:
+		put(f->devs, lp_csv_field(r, d->c[5]));
+		if (*lp_csv_field(r, d->c[6])) {	/* a kernel, not a copy */
+			spelling(f, name);
+			f->launches++;
+			f->time += num(d, r, d->c[2]) * d->tf;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void
+on_msg(const char *line, long lineno, void *ctx)
+{
+	struct rd *d = ctx;
+
+	if (!strncmp(line, "==ERROR==", 9))
+		lp_die_at(LP_EXIT_DATA, d->f->path, lineno, 0, "ncu error "
+		    "instead of CSV: %s", line);
+}
+
+static int
+ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* BASE of BASE_REPORT.csv, the set one "nsys stats -o BASE" wrote; a
+ * file named otherwise is a set of its own. */
+static char *
+set_of(const char *path)
+{
+	size_t i, n = strlen(path);
+
+	for (i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		size_t m = strlen(suffixes[i]) + 5;	/* "_" ".csv" */
+
+		if (n > m && path[n - m] == '_' && !strncmp(path + n - m + 1,
+		    suffixes[i], m - 5) && !strcmp(path + n - 4, ".csv"))
+			return lp_xstrndup(path, n - m);
+	}
+	return lp_xstrdup(path);
+}
+
+/* An SQLite database (by its header, whatever its name): nsys's export
+ * (it has StringIds), with GPU Metrics samples or without. */
+static int
+read_sqlite(struct file *f)
+{
+	static const char magic[16] = "SQLite format 3";
+	const char *q = "SELECT name FROM sqlite_master WHERE type IN "
+	    "('table', 'view') AND name IN ('StringIds', 'GPU_METRICS', "
+	    "'TARGET_INFO_GPU_METRICS')";
+	char head[16];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int rc, ids = 0, gm = 0;
+	FILE *fp;
+
+	if (!(fp = fopen(f->path, "rb")))
+		lp_die_sys("IMPORT: %s", f->path);
+	rc = fread(head, 1, sizeof head, fp) == sizeof head &&
+	    !memcmp(head, magic, sizeof magic);
+	fclose(fp);
+	if (!rc)
+		return 0;
+	if (sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK || sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database lp "
+		    "cannot read: %s", sqlite3_errmsg(db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		ids |= !strcmp(t, "StringIds");
+		gm += !strcmp(t, "GPU_METRICS") || !strcmp(t,
+		    "TARGET_INFO_GPU_METRICS");
+	}
+	if (rc != SQLITE_DONE)
+		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database lp "
+		    "cannot read: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	if (!ids)
+		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database "
+		    "that is not nsys's export (no table StringIds; export with "
+		    "nsys export --type sqlite)");
+	f->kind = gm == 2 ? K_SQLITE_GM : K_SQLITE;
+	return 1;
+}
+
+void
+read_file(struct file *f)
+{
+	struct rd d;
+	const char *name;
+	FILE *fp;
+
+	memset(&d, 0, sizeof d);
+	d.f = f;
+	f->pids = lp_map_new();
+	f->devs = lp_map_new();
+	f->names.idx = lp_map_new();
+	f->sub.idx = lp_map_new();
+	f->rep = -1;
+	f->base = set_of(f->path);
+	if (ends(f->path, ".nsys-rep")) {
+		f->kind = K_NSYS_REP;
+		return;
+	}
+	/* a report is binary: only ncu can read it, so its name says
+	 * which replay it holds (NAME_regions.ncu-rep) */
+	if (ends(f->path, ".ncu-rep")) {
+		f->kind = ends(f->path, "_regions.ncu-rep") ? K_NCU_REP_RANGE :
+		    K_NCU_REP;
+		return;
+	}
+	if (strcmp(f->path, "-") && read_sqlite(f))
+		return;
+	fp = lp_open_in(f->path, &name);
+	if (fp == stdin)
+		lp_die(LP_EXIT_USAGE, "IMPORT: \"-\" is not a file");
+	/* nsys stats writes an empty file for a report with no rows
+	 * ("PROCESSED (EMPTY RESULTS)"): nothing to read, said, left out */
+	if (fseek(fp, 0, SEEK_END) == 0 && ftell(fp) == 0) {
+		f->kind = K_EMPTY;
+		lp_close_in(fp);
+		return;
+	}
+	rewind(fp);
+	lp_csv_read(fp, f->path, on_rec, on_msg, &d);
+	/* every tool ends its export with a newline: without one, the last
+	 * row may be cut inside a field and read as whole */
+	if (fseek(fp, -1, SEEK_END) == 0 && fgetc(fp) != '\n')
+		lp_die_at(LP_EXIT_DATA, f->path, d.last, 0, "no newline at the "
+		    "end: the export was cut off (copy it again whole)");
+	lp_close_in(fp);
+	/* the header of cuda_api_sum is also osrt_sum's (OS runtime calls:
+	 * poll, pthread_cond_timedwait): the names tell them apart */
+	if (f->kind == K_API_SUM && f->notcu)
+		f->kind = K_CALL_SUM;
+	if (!d.have)
+		lp_die_at(LP_EXIT_DATA, f->path, d.last, 0, "neither an nsys "
+		    "stats CSV report nor an ncu CSV export: no header lp knows "
+		    "(export with nsys stats --format csv or ncu --csv)");
+	if (f->kind == K_NCU_KERN) {
+		if (d.range && d.kern)
+			lp_die(LP_EXIT_DATA, "%s: holds both kernel launches and "
+			    "ranges (\"range\" results): not one ncu export",
+			    f->path);
+		if (!d.range && !d.kern)
+			lp_die(LP_EXIT_DATA, "%s: an ncu export without results "
+			    "(did ncu profile anything?)", f->path);
+		if (d.range)
+			f->kind = K_NCU_RANGE;
+	}
+	free(d.lastid);
+	lp_sb_free(&d.key);
+	lp_sb_free(&d.op);
+	lp_sb_free(&d.shapes);
+	lp_csv_hdr_free(&d.hdr);
+}
