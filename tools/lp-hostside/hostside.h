@@ -1,0 +1,149 @@
+/*
+ * hostside.h: what the parts of lp-hostside share (tools/lp-hostside.c
+ * and the files beside this header): the stages and their instances, the
+ * calls held during the sweep, and each part's entry points.  struct st
+ * owns everything it points to (free_state in lp-hostside.c).
+ */
+#ifndef LP_HOSTSIDE_H
+#define LP_HOSTSIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+
+extern FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+/* The kinds of CUDA API call, in the table's column order. */
+enum { K_LAUNCH, K_SYNC, K_MEMCPY, K_LOAD, K_OTHER, K_N };
+
+struct inst {
+	char *pid, *tid;
+	double start, end;
+	long line;
+	int first;		/* its process's first instance of the stage */
+	double api[K_N];
+	double calls, launches, kern_ns, kernels;
+	double glaunches, gkern_ns, gkernels, blocked;
+};
+
+/* One call name's share of a row: calls, time, copies to the host. */
+struct cstat {
+	double n, ns, d2h;
+};
+
+struct stage {
+	const char *name;
+	char *range;
+	struct inst *in;
+	size_t n, cap;
+	/* launch-to-start latencies of the launches in each process's
+	 * first instance [0] and in the others [1]; graph launches to their
+	 * first kernel apart */
+	struct lp_vals lat[2], glat[2];
+	/* per row (all, steady): latencies, their p50, p90; graph's p50 */
+	double nlat[2], p50[2], p90[2], nglat[2], gp50[2];
+	struct cstat *cs[2];	/* by call name id: all, steady */
+	size_t ncs;
+	double *bystart;	/* instances' starts, sorted, and the latest */
+	double *maxend;		/* end up to each (any thread): who else ran */
+	double other;		/* launch calls of other processes inside */
+	char *other_pid;	/* the first of those processes */
+};
+
+/* Calls held at most this many launch, copy and synchronisation calls
+ * (any thread's) after their own: more than any GPU queues.  A call whose
+ * GPU work has not started by then has none (a failed launch, a host
+ * function, a record nsys dropped). */
+enum { AGE = 1 << 16 };
+
+/* A launch, copy or synchronisation call of some stage, while its GPU work
+ * may still start. */
+struct rec {
+	uint64_t corr;
+	double t, dur, kmin;	/* call start and duration; earliest kernel */
+	double kend;		/* the latest end of its kernels */
+	double seq;		/* launch, copy and sync calls before it */
+	double strm;		/* a graph launch's kernels' stream, or NAN */
+	int kind, name, graph, live;
+	long line;
+	size_t thr;		/* its thread (struct thr) */
+	size_t waits;		/* a launch: the first sync waiting for its
+				 * kernels' end; a sync: the next (slot + 1) */
+};
+
+/* A thread's last launch of some stage: what a later sync waits for. */
+struct thr {
+	size_t last;		/* the launch's slot + 1 while held, else 0 */
+	double kend;		/* its kernels' end once let go, NAN: none */
+};
+
+struct st {
+	struct stage *s;
+	size_t ns;
+	struct lp_map *names;	/* call name -> id */
+	/* the calls held: slots, each with its instance in each stage (-1
+	 * none) in inst[slot * ns ...]; a free list; by CorrID */
+	struct rec *r;
+	long *inst;
+	size_t nr, capr, *freel, nfree;
+	size_t *h;		/* open addressing: slot + 1, 0 empty */
+	size_t caph, nh;
+	size_t *q;		/* age queue (ring): slot + 1, oldest first */
+	double *qseq;		/* the seq of the call queued there */
+	size_t q0, qn, capq;
+	struct gseen {		/* graph launches whose kernels started */
+		size_t x;
+		double seq;
+	} *gseen;
+	size_t ngseen, capgseen;
+	double seq;		/* launch, copy and sync calls so far */
+	int track;		/* calls are held: a GPU trace and one process */
+	struct lp_map *ppids;	/* the processes of the stages' instances */
+	double pidcalls;	/* API calls of one of those processes */
+	char *pid1;		/* the first process with GPU work (launches,
+				 * copies) in the API trace */
+	long pids;		/* such processes: 1, or 2 for several */
+	double nlaunch, unmatched;	/* the stages' launch calls; without a kernel */
+	struct lp_map *thrs;	/* "pid\037tid" -> struct thr index */
+	struct thr *th;
+	size_t nth;
+	/* the first reason the GPU trace is not of the API trace's capture,
+	 * said once the API trace is read (several processes make it moot) */
+	struct lp_sb err;
+	const char *err_file;
+	long err_line;
+	int err_col, have_err;
+	double cap_graphs;	/* cudaGraphLaunch calls of the capture
+				 * (cuda_api_sum), -1: not known */
+};
+
+/* The input files; NULL for a trace the run lacks. */
+struct paths {
+	const char *cpath, *apath, *gpath, *ppath, *spath;
+};
+
+/* lp-hostside.c: the first pass, the instances of each stage. */
+int kind_of(const char *name);		/* K_LAUNCH ... K_OTHER */
+/* The instance of stage g on thread pid/tid that holds time t; NULL if
+ * none.  Does any instance of g (any thread) hold t? */
+struct inst *find(struct stage *g, const char *pid, const char *tid,
+    double t);
+int inside_any(const struct stage *g, double t);
+
+/* sweep.c: a row of cuda_api_trace, of cuda_gpu_trace (start: its start
+ * in ns), the calls still held once both are read; a held call's slot
+ * given back. */
+void api_row(struct st *t, const struct lp_rep_row *rr);
+void gpu_row(struct st *t, const struct lp_rep_row *rr, double start);
+void all_done(struct st *t);
+void free_slot(struct st *t, size_t x);
+
+/* emit.c: the table's meta lines and header, then its rows. */
+void emit_meta(const struct st *t, const struct paths *p);
+void emit_rows(const struct st *t, const struct paths *p);
+
+#endif

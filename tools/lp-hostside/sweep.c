@@ -1,0 +1,524 @@
+/*
+ * lp-hostside's second pass: the API calls and the GPU operations swept
+ * together in time order, each launch, copy and synchronisation call held
+ * (by its correlation ID) until its GPU work has started, and credited to
+ * the stage instances it falls in.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+#include "hostside.h"
+
+static size_t
+hslot(const struct st *t, uint64_t corr)
+{
+	uint64_t h = corr * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 17) & (t->caph - 1);
+}
+
+/* The held call of corr: its slot + 1, or 0. */
+static size_t
+lookup(const struct st *t, uint64_t corr)
+{
+	size_t i;
+
+	if (!t->caph)
+		return 0;
+	for (i = hslot(t, corr); t->h[i]; i = (i + 1) & (t->caph - 1))
+		if (t->r[t->h[i] - 1].corr == corr)
+			return t->h[i];
+	return 0;
+}
+
+static void
+rehash(struct st *t)
+{
+	size_t i, j, old = t->caph, *h = t->h;
+
+	t->caph = t->caph ? 2 * t->caph : 1024;
+	t->h = lp_xcalloc(t->caph, sizeof *t->h);
+	for (i = 0; i < old; i++) {
+		if (!h[i])
+			continue;
+		for (j = hslot(t, t->r[h[i] - 1].corr); t->h[j]; j = (j + 1) &
+		    (t->caph - 1))
+			;
+		t->h[j] = h[i];
+	}
+	free(h);
+}
+
+/* Takes slot + 1 = x out of the table (backward-shift deletion). */
+static void
+unhash(struct st *t, size_t x)
+{
+	size_t i, j, k;
+
+	for (i = hslot(t, t->r[x - 1].corr); t->h[i] != x; i = (i + 1) &
+	    (t->caph - 1))
+		;
+	t->nh--;
+	for (j = i;;) {
+		t->h[i] = 0;
+		do {
+			j = (j + 1) & (t->caph - 1);
+			if (!t->h[j])
+				return;
+			k = hslot(t, t->r[t->h[j] - 1].corr);
+		} while (i <= j ? (i < k && k <= j) : (i < k || k <= j));
+		t->h[i] = t->h[j];
+		i = j;
+	}
+}
+
+static uint64_t
+corr_of(const struct lp_rep_row *rr, size_t a, size_t b)
+{
+	size_t i = rr->col[a] >= 0 ? a : b;
+
+	if (rr->col[i] < 0)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0, "no column "
+		    "\"CorrID\" or \"CorrId\": the correlation ID is what "
+		    "ties a launch call to its kernel");
+	return (uint64_t)lp_rep_count(rr, i);
+}
+
+static struct cstat *
+cstat(struct stage *g, int row, size_t id)
+{
+	if (id >= g->ncs) {
+		size_t n = id + 16, k;
+
+		for (k = 0; k < 2; k++) {
+			g->cs[k] = lp_xreallocarray(g->cs[k], n, sizeof *g->cs[k]);
+			memset(g->cs[k] + g->ncs, 0, (n - g->ncs) * sizeof *g->cs[k]);
+		}
+		g->ncs = n;
+	}
+	return &g->cs[row][id];
+}
+
+/* The id of a call name, numbered in order of first sight. */
+static long
+name_id(struct st *t, const char *name)
+{
+	long id = lp_map_get(t->names, name, -1);
+
+	if (id < 0) {
+		id = (long)lp_map_len(t->names);
+		lp_map_put(t->names, name, id);
+	}
+	return id;
+}
+
+/* The thread (pid, tid)'s entry. */
+static size_t
+thread_of(struct st *t, const char *pid, const char *tid)
+{
+	struct lp_sb key = { 0 };
+	long i;
+
+	lp_sb_printf(&key, "%s\037%s", pid, tid);
+	if ((i = lp_map_get(t->thrs, lp_sb_str(&key), -1)) < 0) {
+		t->th = lp_xreallocarray(t->th, t->nth + 1, sizeof *t->th);
+		t->th[t->nth].last = 0;
+		t->th[t->nth].kend = NAN;
+		lp_map_put(t->thrs, lp_sb_str(&key), i = (long)t->nth++);
+	}
+	lp_sb_free(&key);
+	return (size_t)i;
+}
+
+/* A reason the GPU trace is not of this capture, kept (the first) to be
+ * said once the API trace is read. */
+static void
+not_this_capture(struct st *t, const struct lp_rep_row *rr, int col,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->have_err)
+		return;
+	t->have_err = 1;
+	t->err_file = rr->file;
+	t->err_line = rr->line;
+	t->err_col = col;
+	va_start(ap, fmt);
+	lp_sb_vprintf(&t->err, fmt, ap);
+	va_end(ap);
+}
+
+/* A stage call held by its correlation ID while its GPU work may start;
+ * an ID held twice is refused.  Returns its slot. */
+static size_t
+keep_call(struct st *t, const struct lp_rep_row *rr, int kind, long id,
+    double start, double dur, size_t thr)
+{
+	uint64_t corr = corr_of(rr, 3, 6);
+	struct rec *rc;
+	size_t x, j;
+
+	if ((x = lookup(t, corr)))
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0,
+		    "correlation ID %llu is another call's too (line %ld): "
+		    "calls of several processes or captures in one trace?",
+		    (unsigned long long)corr, t->r[x - 1].line);
+	if (t->nfree)
+		x = t->freel[--t->nfree];
+	else {
+		if (t->nr == t->capr) {
+			t->capr = t->capr ? 2 * t->capr : 1024;
+			t->r = lp_xreallocarray(t->r, t->capr, sizeof *t->r);
+			t->inst = lp_xreallocarray(t->inst, t->capr * t->ns,
+			    sizeof *t->inst);
+			t->freel = lp_xreallocarray(t->freel, t->capr,
+			    sizeof *t->freel);
+		}
+		x = t->nr++;
+	}
+	rc = &t->r[x];
+	rc->corr = corr;
+	rc->t = start;
+	rc->dur = dur;
+	rc->kmin = NAN;
+	rc->kend = NAN;
+	rc->seq = t->seq;
+	rc->strm = NAN;
+	rc->kind = kind;
+	rc->graph = kind == K_LAUNCH && lp_capi_graph_launch(rr->v[2]);
+	rc->name = (int)id;
+	rc->line = rr->line;
+	rc->live = 1;
+	rc->thr = thr;
+	rc->waits = 0;
+	for (j = 0; j < t->ns; j++)
+		t->inst[x * t->ns + j] = -1;
+	if (2 * (t->nh + 1) > t->caph)
+		rehash(t);
+	for (j = hslot(t, corr); t->h[j]; j = (j + 1) & (t->caph - 1))
+		;
+	t->h[j] = x + 1;
+	t->nh++;
+	/* the age queue: launches and copies, in call order */
+	if (kind != K_SYNC) {
+		if (t->qn == t->capq) {
+			size_t n = t->capq ? 2 * t->capq : 1024, k;
+			size_t *q = lp_xcalloc(n, sizeof *q);
+			double *qs = lp_xcalloc(n, sizeof *qs);
+
+			for (k = 0; k < t->qn; k++) {
+				q[k] = t->q[(t->q0 + k) % t->capq];
+				qs[k] = t->qseq[(t->q0 + k) % t->capq];
+			}
+			free(t->q);
+			free(t->qseq);
+			t->q = q;
+			t->qseq = qs;
+			t->q0 = 0;
+			t->capq = n;
+		}
+		t->q[(t->q0 + t->qn) % t->capq] = x + 1;
+		t->qseq[(t->q0 + t->qn) % t->capq] = rc->seq;
+		t->qn++;
+	}
+	return x;
+}
+
+/* The stages' instances call x is in: the row(s) of each (all, and
+ * steady unless it is its process's first). */
+#define EACH_INST(t, x, i, g, in)					\
+	for ((i) = 0; (i) < (t)->ns; (i)++)				\
+		if (((in) = (t)->inst[(x) * (t)->ns + (i)]) >= 0 &&	\
+		    ((g) = &(t)->s[(i)]))
+
+void
+free_slot(struct st *t, size_t x)
+{
+	unhash(t, x + 1);
+	t->r[x].live = 0;
+	t->freel[t->nfree++] = x;
+}
+
+/* How long a synchronisation or copy call waited for the GPU's earlier
+ * work, within the call: a synchronisation until the kernels of the
+ * thread's last launch before it ended (until); a copy or set until it
+ * started on the GPU itself, when that was before the call returned (one
+ * that returned first was asynchronous: it did not wait). */
+static double
+blocked_of(const struct rec *rc, double until)
+{
+	double end = rc->t + rc->dur;
+
+	if (rc->kind == K_MEMCPY)
+		until = !isnan(rc->kmin) && rc->kmin < end ? rc->kmin : NAN;
+	if (isnan(until) || until <= rc->t)
+		return 0;
+	return until < end ? until - rc->t : rc->dur;
+}
+
+/* A sync or copy call done: its time blocked to its instances. */
+static void
+wait_done(struct st *t, size_t x, double until)
+{
+	double b = blocked_of(&t->r[x], until);
+	struct stage *g;
+	size_t i;
+	long in;
+
+	EACH_INST(t, x, i, g, in)
+		g->in[in].blocked += b;
+	free_slot(t, x);
+}
+
+/* A launch let go: no more kernels of it will be counted.  The syncs
+ * waiting for it are done; its thread remembers its kernels' end. */
+static void
+launch_done(struct st *t, size_t x)
+{
+	struct rec *rc = &t->r[x];
+	size_t w, next;
+
+	t->nlaunch++;
+	t->unmatched += isnan(rc->kmin);
+	for (w = rc->waits; w; w = next) {
+		next = t->r[w - 1].waits;
+		wait_done(t, w - 1, rc->kend);
+	}
+	if (t->th[rc->thr].last == x + 1) {
+		t->th[rc->thr].last = 0;
+		t->th[rc->thr].kend = rc->kend;
+	}
+	free_slot(t, x);
+}
+
+/* A held launch or copy let go, its GPU work over or never to come. */
+static void
+let_go(struct st *t, size_t x)
+{
+	if (t->r[x].kind == K_LAUNCH)
+		launch_done(t, x);
+	else
+		wait_done(t, x, NAN);
+}
+
+/* Calls held since more than AGE calls ago are let go (the queue holds
+ * calls let go already too: they are skipped). */
+static void
+age_out(struct st *t)
+{
+	while (t->qn) {
+		size_t x = t->q[t->q0];
+		double sq = t->qseq[t->q0];
+
+		if (t->r[x - 1].live && t->r[x - 1].seq == sq) {
+			if (sq + AGE > t->seq)
+				return;
+			let_go(t, x - 1);
+		}
+		t->q0 = (t->q0 + 1) % t->capq;
+		t->qn--;
+	}
+}
+
+void
+api_row(struct st *t, const struct lp_rep_row *rr)
+{
+	const char *name = rr->v[2], *pid = lp_rep_pid(rr, 4);
+	const char *tid = lp_rep_pid(rr, 5);
+	double start = lp_rep_time(rr, 0), dur = lp_rep_time(rr, 1);
+	int kind = kind_of(name), mine = 0, held = 0;
+	size_t x = 0, i, th;
+	long id = -1;
+
+	/* the processes whose calls put work on the GPU: only theirs can
+	 * share a correlation ID with a row of cuda_gpu_trace (a compile
+	 * worker's few cuInit-like calls cannot) */
+	if (kind == K_LAUNCH || kind == K_MEMCPY) {
+		if (!t->pid1) {
+			t->pid1 = lp_xstrdup(pid);
+			t->pids = 1;
+		} else if (strcmp(t->pid1, pid))
+			t->pids = 2;
+	}
+	mine = lp_map_get(t->ppids, pid, -1) >= 0;
+	t->pidcalls += mine;
+	if (kind == K_LAUNCH || kind == K_MEMCPY || kind == K_SYNC)
+		t->seq++;
+	for (i = 0; i < t->ns; i++) {
+		struct stage *g = &t->s[i];
+		struct inst *in = find(g, pid, tid, start);
+		int row;
+
+		/* a process that pushed none of the stage's instances
+		 * launching while one is open: the stage's kernels may be
+		 * its (an engine core beside a front end that annotates) */
+		if (!in && kind == K_LAUNCH && !mine && inside_any(g, start)) {
+			if (!g->other_pid)
+				g->other_pid = lp_xstrdup(pid);
+			g->other++;
+		}
+		if (!in)
+			continue;
+		/* the thread pops its range after the call returns: a call
+		 * that ends after the range is another capture's, or cut */
+		if (start + dur > in->end)
+			lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1,
+			    "%s ends %.0f ns after the instance of %s it starts in "
+			    "(nvtx_pushpop_trace line %ld) on its thread: not the "
+			    "traces of one capture", name, start + dur - in->end,
+			    g->range, in->line);
+		in->api[kind] += dur;
+		in->calls++;
+		in->launches += kind == K_LAUNCH;
+		in->glaunches += kind == K_LAUNCH && lp_capi_graph_launch(name);
+		if (id < 0)
+			id = name_id(t, name);
+		for (row = 0; row < 2 - in->first; row++) {
+			struct cstat *c = cstat(g, row, (size_t)id);
+
+			c->n++;
+			c->ns += dur;
+		}
+		if (!t->track || (kind != K_LAUNCH && kind != K_MEMCPY &&
+		    kind != K_SYNC))
+			continue;
+		if (!held) {
+			th = thread_of(t, pid, tid);
+			x = keep_call(t, rr, kind, id, start, dur, th);
+			held = 1;
+		}
+		t->inst[x * t->ns + i] = in - g->in;
+	}
+	if (t->track)
+		age_out(t);
+	if (!held || !t->r[x].live)
+		return;
+	/* the thread's last launch: what a later sync waits for */
+	th = t->r[x].thr;
+	if (kind == K_LAUNCH) {
+		t->th[th].last = x + 1;
+		t->th[th].kend = NAN;
+	} else if (kind == K_SYNC) {
+		size_t l = t->th[th].last;
+
+		if (!l)		/* its kernels' end known, or no launch */
+			wait_done(t, x, t->th[th].kend);
+		else {
+			t->r[x].waits = t->r[l - 1].waits;
+			t->r[l - 1].waits = x + 1;
+		}
+	}
+}
+
+/* Graph launches whose kernels started are let go when a later launch's
+ * kernel starts on their stream: a stream runs a graph launch whole
+ * before what follows it. */
+static void
+graphs_done(struct st *t, double seq, double strm)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < t->ngseen; i++) {
+		size_t x = t->gseen[i].x;
+
+		if (!t->r[x].live || t->r[x].seq != t->gseen[i].seq)
+			continue;	/* let go already (aged out) */
+		if (t->r[x].seq < seq && (t->r[x].strm == strm ||
+		    (isnan(strm) && isnan(t->r[x].strm))))
+			launch_done(t, x);
+		else
+			t->gseen[j++] = t->gseen[i];
+	}
+	t->ngseen = j;
+}
+
+void
+gpu_row(struct st *t, const struct lp_rep_row *rr, double start)
+{
+	const char *name = rr->v[3];
+	struct rec *rc;
+	struct stage *g;
+	double dur, strm;
+	size_t x, i;
+	long in;
+	int row;
+
+	if (!(x = lookup(t, corr_of(rr, 2, 4))))
+		return;
+	x--;
+	rc = &t->r[x];
+	dur = lp_rep_time(rr, 1);
+	if (!strncmp(name, "[CUDA ", 6)) {	/* a copy or set */
+		if (rc->kind != K_MEMCPY)
+			return;
+		rc->kmin = start;
+		if (strstr(name, "Device-to-Host"))
+			EACH_INST(t, x, i, g, in)
+				for (row = 0; row < 2 - g->in[in].first; row++)
+					cstat(g, row, (size_t)rc->name)->d2h++;
+		wait_done(t, x, NAN);
+		return;
+	}
+	if (rc->kind != K_LAUNCH) {
+		not_this_capture(t, rr, rr->col[2] + 1, "a kernel whose "
+		    "correlation ID is that of a %s call (cuda_api_trace line "
+		    "%ld): not the API trace of this capture", rc->kind ==
+		    K_SYNC ? "synchronisation" : "copy", rc->line);
+		return;
+	}
+	if (!lp_num_get(rr->v[5], &strm))
+		strm = NAN;	/* no stream column: one stream */
+	if (t->ngseen)
+		graphs_done(t, rc->seq, strm);
+	if (isnan(rc->kmin)) {	/* its first kernel: the latency */
+		rc->kmin = start;
+		EACH_INST(t, x, i, g, in)
+			lp_vals_add(rc->graph ? &g->glat[!g->in[in].first] :
+			    &g->lat[!g->in[in].first], start - rc->t);
+		if (rc->graph) {
+			rc->strm = strm;
+			if (t->ngseen == t->capgseen) {
+				t->capgseen = t->capgseen ? 2 * t->capgseen : 64;
+				t->gseen = lp_xreallocarray(t->gseen, t->capgseen,
+				    sizeof *t->gseen);
+			}
+			t->gseen[t->ngseen].x = x;
+			t->gseen[t->ngseen++].seq = rc->seq;
+		}
+	}
+	if (isnan(rc->kend) || start + dur > rc->kend)
+		rc->kend = start + dur;
+	EACH_INST(t, x, i, g, in) {
+		struct inst *y = &g->in[in];
+
+		y->kern_ns += dur;
+		y->kernels++;
+		if (rc->graph) {
+			y->gkern_ns += dur;
+			y->gkernels++;
+		}
+	}
+	if (!rc->graph)		/* one kernel a launch */
+		launch_done(t, x);
+}
+
+/* Every call still held let go (the traces ended): launches and copies,
+ * and with the launches the syncs waiting for them. */
+void
+all_done(struct st *t)
+{
+	size_t x;
+
+	for (x = 0; x < t->nr; x++)
+		if (t->r[x].live && t->r[x].kind != K_SYNC)
+			let_go(t, x);
+	for (x = 0; x < t->nr; x++)	/* syncs after no launch held */
+		if (t->r[x].live)
+			wait_done(t, x, NAN);
+}
