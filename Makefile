@@ -110,7 +110,8 @@ $(B)/liblp.a: $(LIBOBJ)
 	$(call LP_SAY,AR      $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# Each tool is one file linked against the library.
+# Each tool is one file (a big one with its parts, below) linked against
+# the library.
 $(B)/obj/%.o: tools/%.c $(B)/.flags | $(B)/.deps-ok
 	$(Q)mkdir -p $(@D)
 	$(call LP_SAY,CC      $<)
