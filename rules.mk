@@ -374,7 +374,7 @@ $(R)/gpumetrics.tsv: $(LP_GM_DB) $(R)/nsys/config.yaml $(call lp_rep,nvtx_gpu_pr
 		$(call lp_rep,nvtx_pushpop_trace) $(LP_STATS_DONE) $(if $(LP_HAVE_STATS),,$(R)/vars/IMPORT) \
 		$(LP_BIN)/lp-gpumetrics
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-gpumetrics $(if $(LP_HAVE_STATS),-n) -c $(R)/nsys/config.yaml \
+	$(Q)$(LP_BIN)/lp-gpumetrics -n -c $(R)/nsys/config.yaml \
 	  $(call lp_opt,-p,nvtx_gpu_proj_trace) $(call lp_opt,-t,nvtx_pushpop_trace) $(LP_GM_DB) \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 else

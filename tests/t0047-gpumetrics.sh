@@ -125,4 +125,18 @@ test_expect_success 'a cut trace is refused naming its line; usage; a full disk 
 	test_must_fail lp-gpumetrics -c "$TRASH/cfg.yaml" -p "$P" "$DB" >/dev/full
 '
 
+# A two-GPU capture (a torchrun run on an H200 pair stopped make at this
+# step): the fixture's export with a second metrics source added, as nsys
+# lists one per GPU in TARGET_INFO_GPU_METRICS.
+test_expect_success 'samples of two GPUs: -n says why and is left out; without -n, -T is asked for' '
+	command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing"; exit 1; } &&
+	cp "$DB" two.sqlite &&
+	sqlite3 two.sqlite "INSERT INTO TARGET_INFO_GPU_METRICS SELECT typeId + 1, sourceId, typeName, metricId, metricName FROM TARGET_INFO_GPU_METRICS" &&
+	lp-gpumetrics -n -c "$TRASH/cfg.yaml" -t "$T" two.sqlite >two.tsv &&
+	test_grep "^# omit: no samples" two.tsv &&
+	test_grep "n/a because samples of 2 GPUs (typeId .*) and nothing in the export says which GPU each is" two.tsv &&
+	test_expect_code 1 lp-gpumetrics -c "$TRASH/cfg.yaml" -t "$T" two.sqlite >out 2>err &&
+	test_grep "choose one with -T" err && test_must_be_empty out
+'
+
 test_done

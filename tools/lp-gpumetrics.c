@@ -152,7 +152,7 @@ need_tables(void)
 
 /* The one metrics source (GPU) to read: -T, or the only one there is. */
 static int64_t
-source_of(const char *want)
+source_of(const char *want, struct lp_sb *several)
 {
 	sqlite3_stmt *st = query("SELECT DISTINCT typeId FROM "
 	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
@@ -180,6 +180,14 @@ source_of(const char *want)
 		lp_die(LP_EXIT_DATA, "-T %s: not a typeId of %s's "
 		    "TARGET_INFO_GPU_METRICS (it has %s)", want, path,
 		    lp_sb_str(&b));
+	if (!want && n > 1 && several) {	/* -n: said, not refused */
+		lp_sb_printf(several, "samples of %d GPUs (typeId %s in "
+		    "TARGET_INFO_GPU_METRICS) and nothing in the export says "
+		    "which GPU each is: lp-gpumetrics -T TYPEID reads one", n,
+		    lp_sb_str(&b));
+		lp_sb_free(&b);
+		return -1;
+	}
 	if (!want && n > 1)
 		lp_die(LP_EXIT_DATA, "%s: samples of %d GPUs (typeId %s in "
 		    "TARGET_INFO_GPU_METRICS): choose one with -T", path, n,
@@ -630,7 +638,16 @@ main(int argc, char **argv)
 		goto done;
 	}
 	need_tables();
-	src = source_of(want);
+	{
+		struct lp_sb several = { 0 };
+
+		src = source_of(want, none_ok ? &several : NULL);
+		if (several.len) {	/* a multi-GPU run: not placed */
+			emit_none(lp_sb_str(&several));
+			lp_sb_free(&several);
+			goto done;
+		}
+	}
 	metric_ids(src, id);
 	bw = gpu_bandwidth(&gname, &bw_why);
 	used = read_samples(src, id);
