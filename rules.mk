@@ -258,9 +258,9 @@ $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics
 	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # kernels.md from kernels.tsv, with each kernel's roofline class.
-$(R)/kernels.md: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_BIN)/lp-kernmd
+$(R)/kernels.md: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/vars/rows.kernels_md $(LP_BIN)/lp-kernmd
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-kernmd -n 25 -r $(R)/roofline.tsv $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-kernmd -n $(LP_KMD_ROWS) -r $(R)/roofline.tsv $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- the summary's tables: one filter each, exactly its inputs ----
 
@@ -675,9 +675,9 @@ $(LP_BASE_FILES):
 	@echo "lp: run $(LP_BASE) (BASE) has no $(@F): make RUN=$(LP_BASE) stakeholder_summary.md first" >&2; exit 1
 
 # Kernels before (BASE) and after (this run).
-$(R)/compare.tsv: $(LP_B)/kernels.tsv $(R)/kernels.tsv $(R)/vars/BASE $(LP_BIN)/lp-diff
+$(R)/compare.tsv: $(LP_B)/kernels.tsv $(R)/kernels.tsv $(R)/vars/BASE $(R)/vars/rows.compare $(LP_BIN)/lp-diff
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-diff -n 20 $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # Stages before and after, with the noise rule.
 LP_CMP_IN := $(addprefix $(LP_B)/,$(LP_CMP_STAGES)) $(addprefix $(R)/,$(LP_CMP_STAGES))
@@ -720,7 +720,7 @@ check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/
 	$(Q)rc=0; \
 	$(LP_BIN)/lp-stagediff -r '$(REGRESSION)' $(LP_CMP_IN) > /dev/null || rc=$$?; \
 	if [ $$rc = 0 ] || [ $$rc = 3 ]; then \
-	  $(LP_BIN)/lp-diff -n 20 -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv \
+	  $(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv \
 	    $(R)/kernels.tsv > /dev/null || { r=$$?; [ $$rc = 3 ] && [ $$r != 1 ] && [ $$r != 2 ] || rc=$$r; }; fi; \
 	if [ $$rc = 3 ]; then echo "lp: run $(RUN) regressed against run $(LP_BASE) (REGRESSION=$(REGRESSION) %)" >&2; \
 	elif [ $$rc = 0 ]; then echo "lp: run $(RUN) against run $(LP_BASE): no regression beyond $(REGRESSION) %"; \

@@ -54,6 +54,13 @@ endif
 lp_conf2 = $(shell awk -v s='$(1):' -v k='$(2):' '/^[^ \#]/{a=($$1==s);next} a&&$$1==k{print $$2;exit}' conf/runner/stage2.yaml 2>/dev/null)
 LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
 LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
+# The rows of two reports, each in one place (the runner config), checked
+# as whole numbers here; recorded per run below, so that a change re-makes
+# that report only.
+LP_KMD_ROWS := $(call lp_conf2,artifacts,kernels_md_rows)
+LP_CMP_ROWS := $(call lp_conf2,artifacts,compare_rows)
+$(foreach v,LP_KMD_ROWS LP_CMP_ROWS,$(if $(shell expr "$($(v))" : '[1-9][0-9]*$$' 2>/dev/null),,\
+	$(error conf/runner/stage2.yaml: artifacts.$(if $(filter LP_KMD_ROWS,$(v)),kernels_md_rows,compare_rows): expected a whole number from 1, got "$($(v))")))
 
 RUN ?=
 LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run check-regression,$(MAKECMDGOALS)) \
@@ -222,6 +229,8 @@ $(call lp_put,overrides.regions,$(LP_OVR_REG))
 # shows (ncu_cli.device), the GPU's peaks given by hand (gpu.*).
 $(call lp_put,overrides.device,$(filter ncu_cli.device=%,$(LP_OVR_NCU)))
 $(call lp_put,overrides.gpu,$(filter gpu.%,$(LP_OVR_ALL)))
+$(call lp_put,rows.kernels_md,$(LP_KMD_ROWS))
+$(call lp_put,rows.compare,$(LP_CMP_ROWS))
 # SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
 LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
 $(call lp_put,overrides.model,$(LP_OVR_MODEL))
