@@ -169,7 +169,7 @@ test_expect_success 'lp-verdict: a (kernel, status) row of compare.tsv twice is 
 	test_must_be_empty out
 '
 
-# Other readers of lp's tables, the same checks through lp_tsv_next:
+# Other readers of lp's tables, the same checks through lp_tab_next:
 # kernels.tsv with its largest kernel twice (lp-ops summed its time twice
 # into its class), stages.tsv with a stage twice (the summary showed both),
 # aten_opnames.tsv with a count shown whole at 2.5 (shapes, the summary

@@ -96,7 +96,7 @@ load_stage(struct lp_tsv *t, const char *kname, struct stage *s)
 
 	ct = lp_csv_need(&t->hdr, "total_ns", "lp-kernjoin output");
 	cl = lp_csv_col(&t->hdr, "ncu_launches");
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		double v;
 
 		if (!lp_tab_num(t, ct, &v) || v < 0)

@@ -194,7 +194,7 @@ load_ncu(void)
 		cp[q] = lp_csv_need(&t.hdr, lp_sb_str(&k), "lp-ncu2tsv output");
 	}
 	ncuidx = lp_map_new();
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		struct ncu *n;
 		size_t i = lp_map_len(ncuidx);
 

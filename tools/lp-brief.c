@@ -54,7 +54,7 @@ gm_mean(const char *path, const char *stage, const char *metric)
 	cs = lp_csv_need(&t.hdr, "stage", "lp-gpumetrics output");
 	cm = lp_csv_need(&t.hdr, "metric", "lp-gpumetrics output");
 	cv = lp_csv_need(&t.hdr, "mean", "lp-gpumetrics output");
-	while (lp_tsv_next(&t))
+	while (lp_tab_next(&t))
 		if (!strcmp(lp_tsv_get(&t, cs), stage) &&
 		    !strcmp(lp_tsv_get(&t, cm), metric) && lp_tab_num(&t, cv, &x))
 			v = x;
@@ -106,7 +106,7 @@ row_of(const char *path, const char *tool, const char *keycol,
 	lp_tab_expect(&t, tool);
 	for (i = 0; i < n; i++)
 		want[i] = NULL;
-	while (!found && lp_tsv_next(&t)) {
+	while (!found && lp_tab_next(&t)) {
 		if (kc >= 0 && strcmp(lp_tsv_get(&t, kc), key))
 			continue;
 		lp_tab_check_row(&t);

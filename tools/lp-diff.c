@@ -72,7 +72,7 @@ read_side(struct side *sd, const char *path)
 	memset(sd, 0, sizeof *sd);
 	sd->path = path;
 	sd->mangled = cm >= 0;
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		struct in *e;
 
 		sd->r = lp_xreallocarray(sd->r, sd->n + 1, sizeof *sd->r);
@@ -203,7 +203,7 @@ faster_step(const char *path)
 	int slower = 0;
 	double x;
 
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		if (strcmp(lp_tsv_get(&t, cm), "steady state") ||
 		    strncmp(lp_tsv_get(&t, cg), "yes", 3) || !lp_tab_num(&t, cr, &x))
 			continue;

@@ -64,7 +64,7 @@ peaks_gpu(const char *path, char **from)
 		s = lp_tsv_comment(&t, "gpu_from");
 		*from = lp_xstrdup(s && *s ? s : "lp-gpu");
 	}
-	while (lp_tsv_next(&t))	/* lp_tsv_next checks each row */
+	while (lp_tab_next(&t))	/* lp_tab_next checks each row */
 		;
 	lp_tsv_close(&t);
 	fclose(fp);

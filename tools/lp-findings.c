@@ -112,7 +112,7 @@ load(struct tab *t, const char *path)
 	t->path = path;
 	t->fp = lp_tab_open(&t->t, path, "its lp tool");
 	t->ncol = t->t.hdr.n;
-	while (lp_tsv_next(&t->t)) {
+	while (lp_tab_next(&t->t)) {
 		t->row = lp_xreallocarray(t->row, (t->n + 1) * t->ncol,
 		    sizeof *t->row);
 		t->line = lp_xreallocarray(t->line, t->n + 1, sizeof *t->line);

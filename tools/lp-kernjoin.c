@@ -174,7 +174,7 @@ read_ncu(struct ncuset *ns, const char *path)
 	ns->exact = lp_map_new();
 	ns->key = lp_map_new();
 	pairs = lp_map_new();
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		double l, v;
 
 		check_once(pairs, &t, &c);

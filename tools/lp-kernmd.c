@@ -54,7 +54,7 @@ load_rows(struct lp_tsv *t, const char *name, struct row **rows, double *sum,
 	cr = lp_csv_col(&t->hdr, "dram_throughput_pct");
 	cm = lp_csv_col(&t->hdr, "match");
 	*sum = 0;
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		struct row *r;
 
 		*rows = lp_xreallocarray(*rows, n + 1, sizeof **rows);

@@ -82,7 +82,7 @@ read_sel(struct sel *s, const char *path)
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-topn output");
 	seen = lp_map_new();
 	cg = lp_csv_col(&t.hdr, "grid");
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		const char *k = lp_tsv_get(&t, ck);
 
 		if (!*k)

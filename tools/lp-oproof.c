@@ -169,7 +169,7 @@ main(int argc, char **argv)
 	out = lp_tab_out();
 	meta(out, &t, name, gpath);
 	lp_tab_header(out, cols, NCOLS);
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		struct lp_row o = { 0 };
 
 		for (i = 0; i < 5; i++)

@@ -50,7 +50,7 @@ sum_kernels(struct lp_tsv *t, const char *name, const struct lp_ops *ops,
 	ck = lp_csv_need(&t->hdr, "kernel", "lp-kernjoin output");
 	ct = lp_csv_need(&t->hdr, "total_ns", "lp-kernjoin output");
 	cc = lp_csv_need(&t->hdr, "calls", "lp-kernjoin output");
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		const char *k = lp_tsv_get(t, ck);
 		double tm, calls;
 

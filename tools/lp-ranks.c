@@ -142,7 +142,7 @@ devs_load(struct devs *d, const char *path)
 
 	lp_tab_expect(&t, "lp-procs");
 	d->idx = lp_map_new();
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		const char *dv = lp_tsv_get(&t, cd);
 		int na = !*dv || !strncmp(dv, "n/a", 3);
 

@@ -142,7 +142,7 @@ load_instances(struct lp_tsv *t, const char *name, struct insts *x)
 	lp_tab_expect(t, "lp-reginst");
 	x->cp = lp_csv_need(&t->hdr, "path", "lp-reginst output");
 	x->nc = t->hdr.n;
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		const char *leaf = leaf_of(lp_tsv_get(t, x->cp));
 
 		x->rows = lp_xreallocarray(x->rows, (x->n + 1) * x->nc,
@@ -175,7 +175,7 @@ numeric_columns(struct insts *x)
 	    i++) {
 		size_t len = strcspn(sh, "\t");
 
-		/* lp_tsv_next (lp_tab_check_row) made these numbers or "n/a ..." */
+		/* lp_tab_next (lp_tab_check_row) made these numbers or "n/a ..." */
 		x->show[i] = !(len == 4 && (!strncmp(sh, "text", 4) ||
 		    !strncmp(sh, "code", 4) || !strncmp(sh, "hide", 4)));
 		sh += len + (sh[len] == '\t');

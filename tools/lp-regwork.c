@@ -44,7 +44,7 @@ stage_of_range(struct lp_tsv *st, const char *range, double *inst)
 	sr = lp_csv_need(&st->hdr, "range", "lp-stages output");
 	ss = lp_csv_need(&st->hdr, "stage", "lp-stages output");
 	si = lp_csv_need(&st->hdr, "instances", "lp-stages output");
-	while (range && lp_tsv_next(st))
+	while (range && lp_tab_next(st))
 		if (!strcmp(lp_tsv_get(st, sr), range) &&
 		    lp_tab_num(st, si, inst) && *inst > 0)
 			return lp_xstrdup(lp_tsv_get(st, ss));
@@ -73,7 +73,7 @@ sum_gemms(struct lp_tsv *t, const struct kcols *kc, const struct lp_ops *ops)
 {
 	double c = 0;
 
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		const char *k = lp_tsv_get(t, kc->kernel);
 		double calls, ns, ft, fn;
 		char *b;

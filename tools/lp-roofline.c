@@ -167,7 +167,7 @@ read_shapes(const char *path, struct shapes *sh)
 	csm = lp_csv_need(&t.hdr, "sm_count", "lp-ncu2tsv output");
 	cps = lp_csv_need(&t.hdr, "ctas_per_sm", "lp-ncu2tsv output");
 	cfn = lp_csv_need(&t.hdr, "flops_nontensor", "lp-ncu2tsv output");
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		struct lp_sb key = { 0 };
 		struct k x;
 		double l, sms, per;
@@ -251,7 +251,7 @@ read_stage_shapes(const char *path)
 	SH.path = path;
 	SH.range = lp_xstrdup(lp_tsv_comment(&t, "range") ?
 	    lp_tsv_comment(&t, "range") : "the stage");
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		struct sshape *x;
 
 		SH.s = lp_xreallocarray(SH.s, SH.n + 1, sizeof *SH.s);
@@ -444,7 +444,7 @@ load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
 	int cm = lp_csv_col(&t->hdr, "mangled");
 	size_t n = 0;
 
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		struct k *k;
 		const char *nk_name = cnk >= 0 ? lp_tsv_get(t, cnk) : "";
 		/* the name nsys's tables (and shapes.tsv) give it */

@@ -102,7 +102,7 @@ load_points(struct lp_tsv *t, struct pts *ps)
 	cc = lp_csv_need(&t->hdr, "class", "lp-roofline output");
 	cg = lp_csv_col(&t->hdr, "grid");
 	ps->amin = ps->fmin = 1e300;
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		double ai, f;
 		const char *g = cg >= 0 ? lp_tsv_get(t, cg) : "";
 		struct pt *p;

@@ -53,7 +53,7 @@ util(const char *p, const char *tool, const char *steady, const char *mean,
 	lp_tab_expect(&t, tool);
 	for (k = 0; k < 3; k++)
 		v[k] = NAN;
-	while (lp_tsv_next(&t))
+	while (lp_tab_next(&t))
 		for (k = 0; k < 3; k++)
 			if (!strcmp(lp_tsv_get(&t, cs), known[k]) &&
 			    !lp_tab_num(&t, c1, &v[k]) &&

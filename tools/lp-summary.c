@@ -143,7 +143,7 @@ list(struct lp_tsv *t, char **show, size_t ns)
 	if (cn >= 0 && (size_t)cn < ns && !strcmp(show[cn], "hide"))
 		cn = -1;
 
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		lp_sb_printf(&b, "%d. **", ++k);
 		lp_md_inline(&b, lp_tsv_get(t, cf), 0);
 		lp_sb_adds(&b, "**");
@@ -361,7 +361,7 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 	const char **keep = NULL;
 	size_t nkeep = 0;
 
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		cells = lp_xreallocarray(cells, (nrows + 1) * ncol, sizeof *cells);
 		units = lp_xreallocarray(units, nrows + 1, sizeof *units);
 		for (i = 0; i < ncol; i++)

@@ -137,7 +137,7 @@ main(int argc, char **argv)
 	seen = lp_map_new();
 	if (!(kept = open_memstream(&rows, &rowslen)))
 		lp_die_sys("open_memstream");
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		if (col >= 0 && strcmp(lp_tsv_get(&t, col), want)) {
 			if (lp_map_len(seen) < 8)
 				lp_map_put(seen, lp_tsv_get(&t, col), 1);

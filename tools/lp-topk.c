@@ -47,7 +47,7 @@ load_kernels(struct lp_tsv *t, const char *name, long top, struct k **ks,
 	cs = lp_csv_col(&t->hdr, "sm_throughput_pct");
 	cd = lp_csv_col(&t->hdr, "dram_throughput_pct");
 	*sum = 0;
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		struct k k;
 
 		memset(&k, 0, sizeof k);

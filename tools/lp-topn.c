@@ -153,7 +153,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 	    "; communication kernels left out" : "");
 	if (!(body = open_memstream(&buf, &blen)))
 		lp_die(LP_EXIT_USAGE, "open_memstream: %s", strerror(errno));
-	while (lp_tsv_next(t)) {
+	while (lp_tab_next(t)) {
 		const char *k = lp_tsv_get(t, c[0]);
 
 		for (i = 0; i < 4; i++)

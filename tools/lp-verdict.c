@@ -89,7 +89,7 @@ read_stages(struct verdict *v, const char *path)
 		if (!strncmp(c, "decode steps in the trace\t", 26))
 			v->steps_differ = 1;
 	}
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		const char *stage = lp_tsv_get(&t, cs);
 		const char *metric = lp_tsv_get(&t, cm);
 
@@ -135,7 +135,7 @@ read_kernels(struct verdict *v, const char *path)
 		c[q] = lp_csv_need(&t.hdr, cols[q], "lp-diff output");
 	v->kernels_file = path;
 	v->match = m ? lp_xstrdup(m + 11) : NULL;
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		struct kr *k;
 
 		v->k = lp_xreallocarray(v->k, v->nk + 1, sizeof *v->k);

@@ -88,7 +88,7 @@ host_get(const char *path, const char *key, struct host *h)
 	fp = lp_tab_open(&t, path, "lp-hostside");
 	lp_tab_expect(&t, "lp-hostside");
 	lp_csv_need(&t.hdr, "stage", "lp-hostside output");
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		if (strcmp(lp_tsv_get(&t, lp_csv_col(&t.hdr, "stage")), key))
 			continue;
 		h->inst = num(&t, "instances");
@@ -126,7 +126,7 @@ ops_get(const char *path, struct opclass **ops, double *total)
 	lp_tab_expect(&t, "lp-ops");
 	cc = lp_csv_need(&t.hdr, "class", "lp-ops output");
 	ct = lp_csv_need(&t.hdr, "time_ns", "lp-ops output");
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		double v;
 
 		if (!lp_tab_num(&t, ct, &v))

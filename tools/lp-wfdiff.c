@@ -51,7 +51,7 @@ load(const char *path, int run, const char *col)
 	lp_tab_expect(&t, "lp-waterfall");
 	cp = lp_csv_need(&t.hdr, "part", "lp-waterfall output");
 	cn = lp_csv_need(&t.hdr, col, "lp-waterfall output");
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		struct part *p = part_of(lp_tsv_get(&t, cp));
 		const char *c = lp_tsv_get(&t, cn);
 		double v;

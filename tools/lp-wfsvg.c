@@ -74,7 +74,7 @@ main(int argc, char **argv)
 		cn[s] = lp_csv_need(&t.hdr, lp_sb_str(&col), "lp-waterfall output");
 		lp_sb_free(&col);
 	}
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		pt = lp_xreallocarray(pt, np + 1, sizeof *pt);
 		pt[np].name = lp_xstrdup(lp_tsv_get(&t, cp));
 		for (s = 0; s < NSTAGE; s++) {

@@ -16,7 +16,7 @@ tsv(FILE *fp)
 		sink++;
 	lp_csv_col(&t.hdr, "kernel");
 	lp_csv_col_prefix(&t.hdr, "total");
-	while (lp_tsv_next(&t))
+	while (lp_tab_next(&t))
 		for (i = 0; i < t.n; i++)
 			if (lp_tab_num(&t, (int)i, &v))
 				sink += v;

@@ -30,7 +30,7 @@ lp_peaks_read(struct lp_peaks *p, const char *path)
 		p->gpu = lp_xstrdup(s);
 	if ((s = lp_tsv_comment(&t, "why")) && *s)
 		p->why = lp_xstrdup(s);
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		const char *pa = lp_tsv_get(&t, cp), *pr = lp_tsv_get(&t, cr);
 		double v;
 

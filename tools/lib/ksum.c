@@ -258,7 +258,7 @@ lp_ksum_check(const char *hostside, const char *range)
 	cr = lp_csv_need(&t.hdr, "range", "hostside.tsv");
 	cc = lp_csv_need(&t.hdr, "stage_check", "hostside.tsv");
 	cw = lp_csv_need(&t.hdr, "check_why", "hostside.tsv");
-	while (lp_tsv_next(&t))
+	while (lp_tab_next(&t))
 		if (!check && lp_nvtx_range_match(range, lp_tsv_get(&t, cr)) &&
 		    !strstr(lp_tsv_get(&t, cs), ":steady")) {
 			check = lp_xstrdup(lp_tsv_get(&t, cc));

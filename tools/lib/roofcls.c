@@ -63,7 +63,7 @@ lp_roof_classes(const char *rpath, char *const *kernels, size_t n)
 	rg = lp_csv_col(&t.hdr, "grid");
 	for (i = 0; i < n; i++)
 		lp_map_put(idx, kernels[i], (long)i);
-	while (lp_tsv_next(&t)) {
+	while (lp_tab_next(&t)) {
 		long j = lp_map_get(idx, lp_tsv_get(&t, rk), -1);
 
 		if (j >= 0)

@@ -57,7 +57,7 @@ lp_stagetab_load(const char *stages, const char *steps,
 		lp_tab_expect(&t, "lp-stages");
 		cs = lp_csv_need(&t.hdr, "stage", "lp-stages output");
 		lp_csv_need(&t.hdr, "wall_total_ns", "lp-stages output");
-		while (lp_tsv_next(&t)) {
+		while (lp_tab_next(&t)) {
 			struct lp_stagerow *r = find(rows, &n, lp_tsv_get(&t, cs));
 
 			if (r->range)
@@ -90,7 +90,7 @@ lp_stagetab_load(const char *stages, const char *steps,
 		lp_tab_expect(&t, "lp-steps");
 		cs = lp_csv_need(&t.hdr, "stage", "lp-steps output");
 		lp_csv_need(&t.hdr, "steady_ns", "lp-steps output");
-		while (lp_tsv_next(&t)) {
+		while (lp_tab_next(&t)) {
 			struct lp_stagerow *r = find(rows, &n, lp_tsv_get(&t, cs));
 			int w = lp_csv_col(&t.hdr, "warmup");
 

@@ -84,12 +84,12 @@ struct lp_tsv {
 	char *keynames;		/* "stage and op", for messages */
 	struct lp_map *seen;	/* each row's key -> its line */
 	struct lp_sb kb;
+	int started;		/* lp_tab_next has read a row */
 };
-/* Dies on no header.  A "# key: COL ..." line above it is lp_tab_key's. */
+/* Dies on no header. */
 void lp_tsv_open(struct lp_tsv *t, FILE *fp, const char *file);
-/* 1 row read, 0 at end.  Every row is checked before it is returned: its
- * width, its numbers (lp_tab_check_row), its cells that must agree
- * (lp_tab_agree) and its key (lp_tab_key). */
+/* 1 row read, 0 at end; its width checked.  Readers of lp's tables use
+ * lp_tab_next (tab.c), which checks its values too. */
 int lp_tsv_next(struct lp_tsv *t);
 const char *lp_tsv_get(const struct lp_tsv *t, int col);	/* "" if absent */
 /* The text of comment "# KEY: text" above the header; NULL if none. */
@@ -103,9 +103,14 @@ void lp_tsv_close(struct lp_tsv *t);
  * itself.  Memory holds one entry per row (rows of lp's tables are
  * distinct kernels, stages and ops). */
 void lp_tab_key(struct lp_tsv *t, const char *cols);
+/* lp_tsv_next and every check of the row before it is returned: its
+ * numbers (lp_tab_check_row), its cells that must agree (lp_tab_agree) and
+ * its key (lp_tab_key, from a "# key: COL ..." line unless the reader set
+ * one before its first row). */
+int lp_tab_next(struct lp_tsv *t);
 /* Cells of the row that must agree (a count of 0 with a time above 0, a
  * mean that is not total / count), found by column name; dies naming the
- * cell.  lp_tsv_next checks every row with it (tab.c). */
+ * cell.  lp_tab_next checks every row with it. */
 void lp_tab_agree(const struct lp_tsv *t);
 
 /* tab.c: lp's table artifacts: "# key: text" provenance lines, labels and
@@ -148,7 +153,7 @@ int lp_tab_num(const struct lp_tsv *t, int col, double *v);
 int lp_tab_numval(const char *file, long line, const char *col, int colno,
     const char *s, double *v);
 /* Checks each cell of the current row that "# show:" makes a number;
- * one shown "int" is a whole number.  lp_tsv_next calls it. */
+ * one shown "int" is a whole number.  lp_tab_next calls it. */
 void lp_tab_check_row(const struct lp_tsv *t);
 /* Dies unless the table's "# tool:" line names this tool. */
 void lp_tab_expect(const struct lp_tsv *t, const char *tool);

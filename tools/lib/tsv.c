@@ -128,69 +128,6 @@ lp_tsv_open(struct lp_tsv *t, FILE *fp, const char *file)
 				lp_die_at(LP_EXIT_DATA, file, t->line, (long)j + 1,
 				    "column \"%s\" appears twice (columns %zu "
 				    "and %zu)", t->hdr.names[j], i + 1, j + 1);
-	if (lp_tsv_comment(t, "key"))
-		lp_tab_key(t, lp_tsv_comment(t, "key"));
-}
-
-void
-lp_tab_key(struct lp_tsv *t, const char *cols)
-{
-	struct lp_sb names = { 0 };
-	const char *p = cols;
-	size_t n;
-	int c;
-
-	free(t->key);
-	t->key = NULL;
-	t->nkey = 0;
-	for (p += strspn(p, " "); *p; p += strspn(p, " ")) {
-		char *name = lp_xstrndup(p, n = strcspn(p, " "));
-
-		if ((c = lp_csv_col(&t->hdr, name)) < 0)
-			lp_die_at(LP_EXIT_DATA, t->file, t->hdr.line, 0, "no column "
-			    "\"%s\", which names its rows (key: %s)", name, cols);
-		t->key = lp_xreallocarray(t->key, t->nkey + 1, sizeof *t->key);
-		t->key[t->nkey++] = c;
-		lp_sb_printf(&names, "%s%s", t->nkey == 1 ? "" :
-		    p[n + strspn(p + n, " ")] ? ", " : " and ", name);
-		free(name);
-		p += n;
-	}
-	if (!t->nkey)
-		lp_die_at(LP_EXIT_DATA, t->file, t->hdr.line, 0, "a \"# key:\" "
-		    "line without columns");
-	free(t->keynames);
-	t->keynames = lp_sb_steal(&names);
-	if (!t->seen)
-		t->seen = lp_map_new();
-}
-
-/* A row whose key an earlier row had: the table was edited or two were
- * mixed, and a reader would count the thing it names twice. */
-static void
-key_check(struct lp_tsv *t)
-{
-	struct lp_sb what = { 0 };
-	long first;
-	size_t i;
-
-	if (!t->nkey)
-		return;
-	lp_sb_reset(&t->kb);
-	for (i = 0; i < t->nkey; i++) {
-		lp_sb_adds(&t->kb, lp_tsv_get(t, t->key[i]));
-		lp_sb_addc(&t->kb, '\x1f');
-	}
-	if ((first = lp_map_get(t->seen, lp_sb_str(&t->kb), 0)) > 0) {
-		for (i = 0; i < t->nkey; i++)
-			lp_sb_printf(&what, "%s%s \"%s\"", i ? ", " : "",
-			    t->hdr.names[t->key[i]], lp_tsv_get(t, t->key[i]));
-		lp_die_at(LP_EXIT_DATA, t->file, t->line, t->key[0] + 1, "a "
-		    "second row for %s (the first is line %ld): the table has "
-		    "one row per %s (an edited or mixed table)", lp_sb_str(&what),
-		    first, t->keynames);
-	}
-	lp_map_put(t->seen, lp_sb_str(&t->kb), t->line);
 }
 
 int
@@ -202,9 +139,6 @@ lp_tsv_next(struct lp_tsv *t)
 	} while (!t->buf[0]);
 	split(t);
 	lp_csv_width(&t->hdr, t->n, t->line);
-	lp_tab_check_row(t);
-	lp_tab_agree(t);
-	key_check(t);
 	return 1;
 }
 
