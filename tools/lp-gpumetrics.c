@@ -17,7 +17,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "nsql.h"
 #include "table.h"
 #include "nsight.h"
 
@@ -74,79 +74,18 @@ struct stage {
 static struct stage *stg;
 static size_t nstg;
 
-static _Noreturn void
-die_sql(const char *what)
-{
-	lp_die_at(LP_EXIT_DATA, path, 0, 0, "%s: %s", what, sqlite3_errmsg(db));
-}
 
-static void
-open_db(void)
-{
-	static const char magic[16] = "SQLite format 3";
-	char head[16];
-	FILE *fp;
-	size_t n;
 
-	/* sqlite opens anything (an empty file is an empty database): look
-	 * at the header first, so a wrong file is named as such */
-	if (!(fp = fopen(path, "rb")))
-		lp_die_sys("%s", path);
-	n = fread(head, 1, sizeof head, fp);
-	if (ferror(fp))
-		lp_die_sys("%s", path);
-	fclose(fp);
-	if (n < sizeof head || memcmp(head, magic, sizeof magic))
-		lp_die_at(LP_EXIT_DATA, path, 0, 0, "not an SQLite database: "
-		    "expected nsys's sqlite export (nsys export --type sqlite; "
-		    "nsys stats writes REPORT.sqlite beside REPORT.nsys-rep)");
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		die_sql("cannot open");
-}
 
-static sqlite3_stmt *
-query(const char *sql)
-{
-	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		lp_die_at(LP_EXIT_DATA, path, 0, 0, "%s (an nsys export of "
-		    "another version?)", sqlite3_errmsg(db));
-	return st;
-}
-
-static int
-step(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc != SQLITE_DONE)
-		die_sql("reading");
-	return 0;
-}
-
-static int
-has_table(const char *name)
-{
-	sqlite3_stmt *st = query("SELECT 1 FROM sqlite_master WHERE type IN "
-	    "('table', 'view') AND name = ?1");
-	int r;
-
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	r = step(st);
-	sqlite3_finalize(st);
-	return r;
-}
 
 static void
 need_tables(void)
 {
-	if (!has_table("TARGET_INFO_GPU_METRICS") || !has_table("GPU_METRICS"))
+	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU_METRICS") || !lp_sql_has_table(db, path, "GPU_METRICS"))
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "no GPU Metrics samples "
 		    "(no table %s): the capture was made without nsys profile "
-		    "--gpu-metrics-devices", has_table("GPU_METRICS") ?
+		    "--gpu-metrics-devices", lp_sql_has_table(db, path, "GPU_METRICS") ?
 		    "TARGET_INFO_GPU_METRICS" : "GPU_METRICS");
 }
 
@@ -154,14 +93,14 @@ need_tables(void)
 static int64_t
 source_of(const char *want, struct lp_sb *several)
 {
-	sqlite3_stmt *st = query("SELECT DISTINCT typeId FROM "
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT DISTINCT typeId FROM "
 	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
 	struct lp_sb b = { 0 };
 	int64_t t = 0, got = 0;
 	char buf[32];
 	int n = 0, found = 0;
 
-	while (step(st)) {
+	while (lp_sql_step(db, path, st)) {
 		t = sqlite3_column_int64(st, 0);
 		snprintf(buf, sizeof buf, "%" PRId64, t);
 		lp_sb_printf(&b, "%s%s", n++ ? ", " : "", buf);
@@ -200,14 +139,14 @@ source_of(const char *want, struct lp_sb *several)
 static void
 metric_ids(int64_t src, int64_t *id)
 {
-	sqlite3_stmt *st = query("SELECT metricId, metricName FROM "
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT metricId, metricName FROM "
 	    "TARGET_INFO_GPU_METRICS WHERE typeId = ?1");
 	size_t k;
 
 	for (k = 0; k < NM; k++)
 		id[k] = -1;
 	sqlite3_bind_int64(st, 1, src);
-	while (step(st)) {
+	while (lp_sql_step(db, path, st)) {
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 
 		for (k = 0; name && k < NM; k++)
@@ -233,13 +172,13 @@ gpu_bandwidth(char **name, const char **why)
 	int n = 0;
 
 	*name = NULL;
-	if (!has_table("TARGET_INFO_GPU")) {
+	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU")) {
 		*why = "the export has no TARGET_INFO_GPU table (the GPU's "
 		    "DRAM bandwidth)";
 		return 0;
 	}
-	st = query("SELECT memoryBandwidth, name FROM TARGET_INFO_GPU");
-	while (step(st)) {
+	st = lp_sql_query(db, path, "SELECT memoryBandwidth, name FROM TARGET_INFO_GPU");
+	while (lp_sql_step(db, path, st)) {
 		if (!n++) {
 			bw = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 :
 			    sqlite3_column_double(st, 0);
@@ -386,13 +325,13 @@ add_sample(struct stage *g, double t, size_t k, double v)
 static long
 read_samples(int64_t src, const int64_t *id)
 {
-	sqlite3_stmt *st = query("SELECT rowid, timestamp, metricId, value "
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT rowid, timestamp, metricId, value "
 	    "FROM GPU_METRICS WHERE typeId = ?1");
 	long used = 0;
 	size_t k, i;
 
 	sqlite3_bind_int64(st, 1, src);
-	while (step(st)) {
+	while (lp_sql_step(db, path, st)) {
 		int64_t row = sqlite3_column_int64(st, 0), mid;
 		double t, v;
 
@@ -624,9 +563,9 @@ main(int argc, char **argv)
 	free(ranges);
 	read_insts(ppath, tpath);
 
-	open_db();
-	if (none_ok && !(has_table("TARGET_INFO_GPU_METRICS") &&
-	    has_table("GPU_METRICS"))) {
+	db = lp_sql_open(path);
+	if (none_ok && !(lp_sql_has_table(db, path, "TARGET_INFO_GPU_METRICS") &&
+	    lp_sql_has_table(db, path, "GPU_METRICS"))) {
 		struct lp_sb b = { 0 };
 
 		lp_sb_printf(&b, "%s has no GPU Metrics samples (no table "

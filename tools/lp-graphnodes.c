@@ -23,9 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
 
 #include "util.h"
+#include "nsql.h"
 #include "table.h"
 
 static const char synopsis[] = "lp-graphnodes report.sqlite";
@@ -42,11 +42,6 @@ static struct node *nd;
 static size_t nn, ncap;
 static struct lp_map *nidx;	/* decimal id -> index in nd */
 
-static _Noreturn void
-die_sql(const char *what)
-{
-	lp_die_at(LP_EXIT_DATA, path, 0, 0, "%s: %s", what, sqlite3_errmsg(db));
-}
 
 /* A CSV field as RFC 4180 writes it: quoted where it holds a comma, a
  * quote or a line break, a quote doubled.  The numbers written here need
@@ -72,92 +67,30 @@ cell_i64(int64_t v, int have, int last)
 
 /* ---- the sqlite file ---- */
 
-static void
-open_db(void)
-{
-	static const char magic[16] = "SQLite format 3";
-	char head[16];
-	FILE *fp;
-	size_t n;
 
-	/* sqlite opens anything (an empty file is an empty database): look
-	 * at the header first, so a wrong file is named as such */
-	if (!(fp = fopen(path, "rb")))
-		lp_die_sys("%s", path);
-	n = fread(head, 1, sizeof head, fp);
-	if (ferror(fp))
-		lp_die_sys("%s", path);
-	fclose(fp);
-	if (n < sizeof head || memcmp(head, magic, sizeof magic))
-		lp_die_at(LP_EXIT_DATA, path, 0, 0, "not an SQLite database: "
-		    "expected nsys's sqlite export (nsys export --type sqlite; "
-		    "nsys stats writes REPORT.sqlite beside REPORT.nsys-rep)");
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		die_sql("cannot open");
-}
-
-static int
-has_table(const char *name)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN "
-	    "('table', 'view') AND name = ?1", -1, &st, NULL) != SQLITE_OK)
-		die_sql("reading its tables");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		die_sql("reading its tables");
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW;
-}
 
 static void
 need_tables(void)
 {
-	if (!has_table("StringIds"))
+	if (!lp_sql_has_table(db, path, "StringIds"))
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "not an nsys export: no table "
 		    "StringIds (nsys export --type sqlite; nsys stats writes "
 		    "REPORT.sqlite beside REPORT.nsys-rep)");
-	if (!has_table("CUPTI_ACTIVITY_KIND_KERNEL"))
+	if (!lp_sql_has_table(db, path, "CUPTI_ACTIVITY_KIND_KERNEL"))
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "no table "
 		    "CUPTI_ACTIVITY_KIND_KERNEL: the capture traced no CUDA "
 		    "kernels (nsys profile --trace=cuda)");
 }
 
 
-static sqlite3_stmt *
-query(const char *sql)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		lp_die_at(LP_EXIT_DATA, path, 0, 0, "%s (an nsys export of "
-		    "another version?)", sqlite3_errmsg(db));
-	return st;
-}
-
-/* The next row: 1, or 0 at the end; an error reading it dies. */
-static int
-step(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc != SQLITE_DONE)
-		die_sql("reading");
-	return 0;
-}
 
 /* Kernels that ran from a CUDA graph node (nsys --cuda-graph-trace=node). */
 static int64_t
 graph_kernels(void)
 {
-	sqlite3_stmt *st = query("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
 	    "WHERE graphNodeId IS NOT NULL");
-	int64_t n = step(st) ? sqlite3_column_int64(st, 0) : 0;
+	int64_t n = lp_sql_step(db, path, st) ? sqlite3_column_int64(st, 0) : 0;
 
 	sqlite3_finalize(st);
 	return n;
@@ -194,12 +127,12 @@ node_of(int64_t id, int add)
 static void
 load_nodes(void)
 {
-	sqlite3_stmt *st = query("SELECT e.graphNodeId, e.originalGraphNodeId, "
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT e.graphNodeId, e.originalGraphNodeId, "
 	    "e.start, e.globalTid FROM CUDA_GRAPH_NODE_EVENTS AS e JOIN "
 	    "StringIds AS s ON s.id = e.nameId WHERE s.value = 'Graph Node "
 	    "Creation' ORDER BY e.start, e.rowid");
 
-	while (step(st)) {
+	while (lp_sql_step(db, path, st)) {
 		long i = node_of(sqlite3_column_int64(st, 0), 1);	/* moves nd */
 		struct node *n = &nd[i];
 
@@ -256,11 +189,11 @@ cmp_root(const void *a, const void *b)
 static long *
 used_roots(size_t *n)
 {
-	sqlite3_stmt *st = query("SELECT DISTINCT graphNodeId FROM "
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT DISTINCT graphNodeId FROM "
 	    "CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL");
 	long *r, i, j;
 
-	while (step(st))
+	while (lp_sql_step(db, path, st))
 		if ((i = node_of(sqlite3_column_int64(st, 0), 0)) >= 0 &&
 		    (j = root_of(i)) >= 0)
 			nd[j].used = 1;
@@ -300,10 +233,10 @@ emit(void)
 	cell("CorrId", 0);
 	cell("Pid", 0);
 	cell("Tid", 1);
-	st = query("SELECT start, correlationId, globalPid, graphNodeId FROM "
+	st = lp_sql_query(db, path, "SELECT start, correlationId, globalPid, graphNodeId FROM "
 	    "CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL "
 	    "ORDER BY start, correlationId, graphNodeId");
-	while (step(st)) {
+	while (lp_sql_step(db, path, st)) {
 		/* the types first: a value read as a number may change them */
 		int hc = sqlite3_column_type(st, 1) != SQLITE_NULL,
 		    hp = sqlite3_column_type(st, 2) != SQLITE_NULL;
@@ -355,11 +288,11 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	path = argv[optind];
 	nidx = lp_map_new();
-	open_db();
+	db = lp_sql_open(path);
 	need_tables();
 	/* nsys writes no node table for a capture without graphs (an eager
 	 * run): then no kernel is a graph's and the trace is its header */
-	if (has_table("CUDA_GRAPH_NODE_EVENTS"))
+	if (lp_sql_has_table(db, path, "CUDA_GRAPH_NODE_EVENTS"))
 		load_nodes();
 	else if (graph_kernels() > 0)
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "no table "
@@ -367,7 +300,7 @@ main(int argc, char **argv)
 		    "not an nsys export lp knows");
 	emit();
 	if (sqlite3_close(db) != SQLITE_OK)
-		die_sql("closing");
+		lp_sql_die(db, path, "closing");
 	lp_close_stdout();
 	return 0;
 }
