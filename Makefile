@@ -190,7 +190,7 @@ bin/fuzz/fuzz_svg: FUZZ_PARSER := -I/usr/include/libxml2 -lxml2
 bin/fuzz/fuzz_json: FUZZ_PARSER := -ljson-c
 bin/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(wildcard tools/lib/*.[ch]) | bin/.deps-ok
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIBSRC) tools/lib/fuzztrack.c -lcsv -lyaml -lm $(FUZZ_PARSER)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(filter-out tools/lib/nsql.c,$(LIBSRC)) tools/lib/fuzztrack.c -lcsv -lyaml -lm $(FUZZ_PARSER)
 .PHONY: fuzz fuzz-smoke
 fuzz fuzz-smoke: bin/fuzz/fuzz_nsys bin/fuzz/fuzz_ncu bin/fuzz/fuzz_tsv bin/fuzz/fuzz_yaml \
 	bin/fuzz/fuzz_md bin/fuzz/fuzz_svg bin/fuzz/fuzz_json
