@@ -44,7 +44,7 @@ test_expect_success 'demo capture: the brief is the verdict, key numbers, waterf
 	read step inst kstep wall kall pre kpre <"$TRASH/ref" &&
 	# the title: decode_all busy = its kernel time over its wall time
 	busy=$(awk -v k="$kall" -v w="$wall" "BEGIN { printf \"%.2f\", 100 * k / w }") &&
-	echo "# decode_all is host-bound: the GPU is busy $busy %" >expect &&
+	echo "# decode_all is host-bound: the GPU is busy ${busy}%" >expect &&
 	head -1 "$r/stakeholder_summary.md" >got &&
 	test_cmp expect got &&
 	test_grep "^Model torch-decoder on NVIDIA H200, stage decode_all, imported exports. From .brief.tsv.. See " "$r/stakeholder_summary.md" &&

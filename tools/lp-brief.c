@@ -40,52 +40,54 @@ static struct lp_col cols[] = {
 #define NCOLS (sizeof cols / sizeof cols[0])
 #define GM 5		/* the two sampled columns, with -G only */
 
-/* gpumetrics.tsv's mean of metric over stage's instances (lp-gpumetrics);
- * NAN where the table has no such row or no number. */
-static double
-gm_mean(const char *path, const char *stage, const char *metric)
+/* The sampled metrics the brief shows, in gpumetrics.tsv's words. */
+static const char *const gm_metric[] = { "DRAM Read Bandwidth [Throughput %]",
+    "DRAM Write Bandwidth [Throughput %]", "Tensor Active [Throughput %]" };
+#define NGM (sizeof gm_metric / sizeof gm_metric[0])
+
+/* gpumetrics.tsv's means of gm_metric over stage's instances, in one
+ * reading (NAN where the table has none); 0 for a table that says it has
+ * no samples ("# omit:": sampling off, several GPUs), whose columns go. */
+static int
+gm_read(const char *path, const char *stage, double *v)
 {
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, path, "lp-gpumetrics");
-	int cs, cm, cv;
-	double v = NAN, x;
+	int cs, cm, cv, have = !lp_tsv_comment(&t, "omit");
+	size_t k;
+	double x;
 
 	lp_tab_expect(&t, "lp-gpumetrics");
 	cs = lp_csv_need(&t.hdr, "stage", "lp-gpumetrics output");
 	cm = lp_csv_need(&t.hdr, "metric", "lp-gpumetrics output");
 	cv = lp_csv_need(&t.hdr, "mean", "lp-gpumetrics output");
-	while (lp_tab_next(&t))
-		if (!strcmp(lp_tsv_get(&t, cs), stage) &&
-		    !strcmp(lp_tsv_get(&t, cm), metric) && lp_tab_num(&t, cv, &x))
-			v = x;
+	for (k = 0; k < NGM; k++)
+		v[k] = NAN;
+	while (have && lp_tab_next(&t))
+		for (k = 0; k < NGM; k++)
+			if (!strcmp(lp_tsv_get(&t, cs), stage) &&
+			    !strcmp(lp_tsv_get(&t, cm), gm_metric[k]) &&
+			    lp_tab_num(&t, cv, &x))
+				v[k] = x;
 	lp_tsv_close(&t);
 	fclose(fp);
-	return v;
+	return have;
 }
 
 /* The sampled DRAM (read + write) and tensor-pipe activity of the steady
  * step, beside the model's MBU: what the GPU did, not the arithmetic. */
 static void
-sampled(struct lp_row *r, const char *gpath, const char *step)
+sampled(struct lp_row *r, const double *v, const char *stage)
 {
-	struct lp_sb key = { 0 };
-	double rd, wr, tc;
-
-	lp_sb_printf(&key, "%s:steady", step);
-	rd = gm_mean(gpath, lp_sb_str(&key), "DRAM Read Bandwidth [Throughput %]");
-	wr = gm_mean(gpath, lp_sb_str(&key), "DRAM Write Bandwidth [Throughput %]");
-	tc = gm_mean(gpath, lp_sb_str(&key), "Tensor Active [Throughput %]");
-	if (isfinite(rd) && isfinite(wr))
-		lp_row_g(r, rd + wr);
+	if (isfinite(v[0]) && isfinite(v[1]))
+		lp_row_g(r, v[0] + v[1]);
 	else
-		lp_row_na(r, "no DRAM samples for %s (gpumetrics.tsv)",
-		    lp_sb_str(&key));
-	if (isfinite(tc))
-		lp_row_g(r, tc);
+		lp_row_na(r, "no DRAM samples for %s (gpumetrics.tsv)", stage);
+	if (isfinite(v[2]))
+		lp_row_g(r, v[2]);
 	else
 		lp_row_na(r, "no Tensor Active samples for %s (gpumetrics.tsv)",
-		    lp_sb_str(&key));
-	lp_sb_free(&key);
+		    stage);
 }
 
 /*
@@ -109,7 +111,6 @@ row_of(const char *path, const char *tool, const char *keycol,
 	while (!found && lp_tab_next(&t)) {
 		if (kc >= 0 && strcmp(lp_tsv_get(&t, kc), key))
 			continue;
-		lp_tab_check_row(&t);
 		for (i = 0; i < n; i++) {
 			int c = lp_csv_col(&t.hdr, names[i]);
 
@@ -137,30 +138,35 @@ cellv(struct lp_row *r, const char *v, const char *why)
 	lp_row_text(r, v && *v ? v : why);
 }
 
-/* A percentage as the summary writes it: two significant digits below 10. */
+/* The values of environment.tsv's items, in one reading, each up to its
+ * first " (" (the source it names); "n/a" for an item it lacks. */
 static void
-pct(struct lp_sb *b, double v)
+env_items(const char *path, const char *const *items, char **v, size_t n)
 {
-	int d = 1;
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-envtab");
+	int ci = lp_csv_need(&t.hdr, "item", "lp-envtab output");
+	int cv = lp_csv_need(&t.hdr, "value", "lp-envtab output");
+	size_t k;
 
-	while (v != 0 && fabs(v) < 10.0 / pow(10, d) && d < 8)
-		d++;
-	lp_sb_printf(b, "%.*f %%", d, v);
-}
+	lp_tab_expect(&t, "lp-envtab");
+	for (k = 0; k < n; k++)
+		v[k] = NULL;
+	while (lp_tab_next(&t))
+		for (k = 0; k < n; k++)
+			if (!v[k] && !strcmp(lp_tsv_get(&t, ci), items[k])) {
+				char *p;
 
-/* "Model" -> its value in environment.tsv, up to the first " (". */
-static char *
-env_item(const char *path, const char *item)
-{
-	static const char *const names[] = { "value" };
-	char *v[1];
-	char *p;
-
-	if (!row_of(path, "lp-envtab", "item", item, names, v, 1))
-		return lp_xstrdup("n/a");
-	if ((p = strstr(v[0], " (")) && strncmp(v[0], "n/a", 3))
-		*p = '\0';
-	return v[0];
+				v[k] = lp_xstrdup(lp_tsv_get(&t, cv));
+				if ((p = strstr(v[k], " (")) && strncmp(v[k],
+				    "n/a", 3))
+					*p = '\0';
+			}
+	for (k = 0; k < n; k++)
+		if (!v[k])
+			v[k] = lp_xstrdup("n/a");
+	lp_tsv_close(&t);
+	fclose(fp);
 }
 
 int
@@ -171,6 +177,7 @@ main(int argc, char **argv)
 	    "first_over_rest" };
 	static const char *const mbn[] = { "mbu_steady_pct" };
 	static const char *const tkn[] = { "kernel", "share_pct", "class" };
+	static const char *const envn[] = { "Model", "GPU", "Workload" };
 	const char *cpath = NULL, *epath = NULL, *spath = NULL, *tpath = NULL;
 	const char *bpath = NULL, *kpath = NULL, *stage, *image = NULL;
 	const char *gpath = NULL;
@@ -178,7 +185,9 @@ main(int argc, char **argv)
 	size_t nlinks = 0, i;
 	struct lp_ynode *cfg;
 	struct lp_sb v = { 0 }, b = { 0 };
-	char *st[3], *sp[4], *mb[1], *tk[3], *model, *gpu, *work;
+	char *st[3], *sp[4], *mb[1], *tk[3], *env[3], *model, *gpu, *work;
+	double gm[NGM];
+	const char *step;
 	int c, have_st, have_sp, have_tk = 0;
 	double busy;
 
@@ -215,9 +224,15 @@ main(int argc, char **argv)
 	    spn, sp, 4);
 	if (kpath)
 		have_tk = row_of(kpath, "lp-topk", NULL, NULL, tkn, tk, 3);
-	model = env_item(epath, "Model");
-	gpu = env_item(epath, "GPU");
-	work = env_item(epath, "Workload");
+	env_items(epath, envn, env, 3);
+	/* the steady step's samples, unless the table says it has none */
+	lp_sb_printf(&b, "%s:steady", have_sp ? sp[0] : "decode_step");
+	step = lp_sb_str(&b);
+	if (gpath && !gm_read(gpath, step, gm))
+		gpath = NULL;
+	model = env[0];
+	gpu = env[1];
+	work = env[2];
 
 	/* the verdict: the GPU idles, or what keeps it busy */
 	lp_tab_meta(out, "title", "Key Numbers");
@@ -226,24 +241,24 @@ main(int argc, char **argv)
 		lp_sb_printf(&v, "%s: GPU busy not known (stages.tsv)", stage);
 	else if (busy < 50) {
 		lp_sb_printf(&v, "%s is host-bound: the GPU is busy ", stage);
-		pct(&v, busy);
+		lp_fmt_pct(&v, busy);
 	} else if (have_tk) {
 		double share;
 
 		lp_sb_printf(&v, "%s is GPU-bound (busy ", stage);
-		pct(&v, busy);
+		lp_fmt_pct(&v, busy);
 		lp_sb_adds(&v, "): ");
 		lp_md_code(&v, tk[0], 0);
 		if (lp_num_get(tk[1], &share)) {
 			lp_sb_adds(&v, " takes ");
-			pct(&v, share);
+			lp_fmt_pct(&v, share);
 			lp_sb_adds(&v, " of its kernel time");
 		}
 		if (*tk[2] && strncmp(tk[2], "n/a", 3))
 			lp_sb_printf(&v, ", %s", tk[2]);
 	} else {
 		lp_sb_printf(&v, "%s is GPU-bound: the GPU is busy ", stage);
-		pct(&v, busy);
+		lp_fmt_pct(&v, busy);
 	}
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
 	lp_tab_meta(out, "identity", "Model %s on %s, stage %s, %s", model, gpu,
@@ -291,7 +306,7 @@ main(int argc, char **argv)
 		} else
 			lp_row_text(&r, "n/a because mbu.tsv has no steady step");
 		if (gpath)
-			sampled(&r, gpath, have_sp ? sp[0] : "decode_step");
+			sampled(&r, gm, step);
 		if (have_tk) {
 			cellv(&r, tk[0], "n/a");
 			cellv(&r, tk[2], "n/a because top_kernels.tsv has no class");

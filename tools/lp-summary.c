@@ -39,18 +39,6 @@ si(struct lp_sb *b, double v, const char *unit)
 	lp_sb_printf(b, "%.3g %s%s", v, p[i], unit);
 }
 
-/* A percentage with at least two significant digits: 0.11%, 0.0038%. */
-static void
-pct(struct lp_sb *b, double v)
-{
-	int d = 1;
-
-	while (v != 0 && fabs(v) < 10.0 / pow(10, d) && d < 8)
-		d++;
-	lp_fmt_num(b, v, d);
-	lp_sb_addc(b, '%');
-}
-
 static void
 cell(struct lp_sb *b, const char *show, const char *s, const char *unit)
 {
@@ -70,7 +58,7 @@ cell(struct lp_sb *b, const char *show, const char *s, const char *unit)
 	else if (!strcmp(show, "us"))
 		lp_fmt_us(b, v);
 	else if (!strcmp(show, "pct"))
-		pct(b, v);
+		lp_fmt_pct(b, v);
 	else if (!strcmp(show, "x"))
 		lp_sb_printf(b, "%.3gx", v);
 	else if (!strcmp(show, "num1"))
@@ -92,7 +80,7 @@ cell(struct lp_sb *b, const char *show, const char *s, const char *unit)
 	else if (!strcmp(show, "q") && !strcmp(unit, "count"))
 		lp_fmt_num(b, v, v == floor(v) ? 0 : 1);
 	else if (!strcmp(show, "q") && !strcmp(unit, "pct"))
-		pct(b, v);
+		lp_fmt_pct(b, v);
 	else if (!strcmp(show, "q") && *unit)
 		lp_sb_printf(b, "%.4g %s", v, unit);
 	else

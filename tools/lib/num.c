@@ -302,6 +302,17 @@ lp_fmt_us(struct lp_sb *b, double ns)
 }
 
 void
+lp_fmt_pct(struct lp_sb *b, double v)
+{
+	int d = 1;
+
+	while (v != 0 && fabs(v) < 10.0 / pow(10, d) && d < 8)
+		d++;
+	lp_fmt_num(b, v, d);
+	lp_sb_addc(b, '%');
+}
+
+void
 lp_fmt_time(struct lp_sb *b, double ns)
 {
 	double a = fabs(ns);

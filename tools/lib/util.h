@@ -128,6 +128,8 @@ void lp_fmt_num(struct lp_sb *b, double v, int decimals);	/* no -0 */
 void lp_fmt_ms(struct lp_sb *b, double ns);		/* ns as ms, 3 places */
 /* ns as us, 3 places: to the nanosecond */
 void lp_fmt_us(struct lp_sb *b, double ns);
+/* A percentage with at least two significant digits: 0.11%, 0.0038%. */
+void lp_fmt_pct(struct lp_sb *b, double v);
 void lp_fmt_time(struct lp_sb *b, double ns);		/* 12.3 us, 4.56 ms */
 void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" */
 
