@@ -533,10 +533,10 @@ $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details
 # (lp-brief), each step against its physical floor (lp-waterfall), the top
 # three findings (lp-tabtop), the roofline as an image, links to the rest.
 $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
-		$(if $(LP_OPS_NOW),,$(R)/operators.tsv) $(LP_BIN)/lp-waterfall
+		$(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml) $(LP_BIN)/lp-waterfall
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
-	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/config.yaml $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
 		$(R)/top_kernels.tsv $(LP_GM) $(LP_BIN)/lp-brief

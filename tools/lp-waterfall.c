@@ -21,9 +21,10 @@
 
 static const char synopsis[] = "lp-waterfall [-F figure] -g gpu.tsv "
     "-i inputs.yaml -s stages.tsv -t steps.tsv [-H hostside.tsv] "
-    "[-o operators.tsv]";
+    "[-o operators.tsv -c operators.yaml]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+static struct lp_ops oc;	/* -c: which classes do the floor's work */
 
 /* The stages a step is measured for, one column pair each. */
 #define NST 2
@@ -222,12 +223,6 @@ emit(void)
 		free(why[st]);
 }
 
-static int
-gemm_like(const char *cls)
-{
-	return !strncmp(cls, "GEMM", 4) || !strncmp(cls, "Attention", 9);
-}
-
 /* One stage's parts.  step: the step's time; kern: kernel time per step;
  * floor: the physical floor; by_class: split the kernels by operator. */
 static void
@@ -243,7 +238,7 @@ stage_parts(int stage, double step, const char *step_from,
 	part(stage, "Measured step", step, step_from);
 	if (ops && nops && optotal > 0) {
 		for (i = 0; i < nops; i++)
-			if (gemm_like(ops[i].name))
+			if (lp_ops_is_floor(&oc, ops[i].name))
 				gemm += kern * ops[i].ns / optotal;
 	} else
 		gemm = kern;
@@ -271,7 +266,7 @@ stage_parts(int stage, double step, const char *step_from,
 			struct lp_sb b = { 0 };
 			double v;
 
-			if (gemm_like(ops[i].name))
+			if (lp_ops_is_floor(&oc, ops[i].name))
 				continue;
 			v = kern * ops[i].ns / optotal;
 			if (others > 0)
@@ -310,7 +305,7 @@ int
 main(int argc, char **argv)
 {
 	struct lp_perf p;
-	const char *hpath = NULL, *opath = NULL, *fig = NULL;
+	const char *hpath = NULL, *opath = NULL, *fig = NULL, *cpath = NULL;
 	struct opclass *ops;
 	double optotal, w, kv, bytes, bw, peak;
 	size_t nops, i;
@@ -318,9 +313,10 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	memset(&p, 0, sizeof p);
-	while ((c = getopt(argc, argv, "F:H:g:hi:o:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "F:H:c:g:hi:o:s:t:")) != -1) {
 		switch (c) {
 		case 'F': fig = optarg; break;
+		case 'c': cpath = optarg; break;
 		case 'H': hpath = optarg; break;
 		case 'g': p.gpath = optarg; break;
 		case 'h':
@@ -333,11 +329,14 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!p.gpath || !p.ipath || !p.spath || !p.tpath || optind != argc)
+	if (!p.gpath || !p.ipath || !p.spath || !p.tpath || optind != argc ||
+	    !opath != !cpath)
 		lp_usage(synopsis);
 	out = lp_tab_out();
 	lp_perf_load(&p);
 	nops = ops_get(opath, &ops, &optotal);
+	if (cpath)
+		lp_ops_load(&oc, cpath);
 	bw = p.pk.bw;
 	fp = p.m.dtype ? lp_fp_of_dtype(p.m.dtype) : -1;
 	peak = fp >= 0 ? lp_peak_of(&p.pk, fp) : 0;
@@ -415,6 +414,8 @@ main(int argc, char **argv)
 	for (i = 0; i < nops; i++)
 		free(ops[i].name);
 	free(ops);
+	if (cpath)
+		lp_ops_free(&oc);
 	lp_perf_free(&p);
 	lp_tab_done(out);
 	return 0;

@@ -14,6 +14,19 @@
 #include "table.h"
 #include "run.h"
 
+/* A class's true/false key (comm, floor), false when absent. */
+static int
+flag(const struct lp_ynode *entry, const char *key, const char *name,
+    const char *path)
+{
+	const char *c = lp_yaml_str(entry, key, "false");
+
+	if (strcmp(c, "true") && strcmp(c, "false"))
+		lp_die_at(LP_EXIT_DATA, path, entry->line, 0,
+		    "operators: %s: %s: expected true or false", name, key);
+	return !strcmp(c, "true");
+}
+
 void
 lp_ops_load(struct lp_ops *o, const char *path)
 {
@@ -38,20 +51,18 @@ lp_ops_load(struct lp_ops *o, const char *path)
 	o->names = lp_xcalloc(o->n + 1, sizeof *o->names);
 	o->re = lp_xcalloc(o->n + 1, sizeof *o->re);
 	o->comm = lp_xcalloc(o->n + 1, sizeof *o->comm);
+	o->floor = lp_xcalloc(o->n + 1, sizeof *o->floor);
 	for (i = 0; i < o->n; i++) {
 		const char *n = lp_yaml_str(list->v[i], "name", NULL);
 		const char *m = lp_yaml_str(list->v[i], "match", NULL);
-		const char *c = lp_yaml_str(list->v[i], "comm", "false");
 		int e;
 
 		if (!n || !m)
 			lp_die_at(LP_EXIT_DATA, path, list->v[i]->line, 0,
 			    "operators: each entry needs name and match");
-		if (strcmp(c, "true") && strcmp(c, "false"))
-			lp_die_at(LP_EXIT_DATA, path, list->v[i]->line, 0,
-			    "operators: %s: comm: expected true or false", n);
 		o->names[i] = n;
-		o->comm[i] = !strcmp(c, "true");
+		o->comm[i] = flag(list->v[i], "comm", n, path);
+		o->floor[i] = flag(list->v[i], "floor", n, path);
 		if ((e = regcomp(&o->re[i], m, REG_EXTENDED | REG_ICASE |
 		    REG_NOSUB))) {
 			char msg[256];
@@ -117,6 +128,18 @@ lp_ops_free(struct lp_ops *o)
 	free(o->re);
 	free(o->names);
 	free(o->comm);
+	free(o->floor);
 	lp_yaml_free(o->conf);
 	memset(o, 0, sizeof *o);
+}
+
+int
+lp_ops_is_floor(const struct lp_ops *o, const char *class_name)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->names[i], class_name))
+			return o->floor[i];
+	return 0;
 }

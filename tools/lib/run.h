@@ -49,12 +49,16 @@ struct lp_ops {
 	size_t n;		/* classes; index n is "Other" */
 	const char **names;	/* n + 1, borrowed from conf */
 	int *comm;		/* class marked comm: true (NCCL) */
+	int *floor;		/* class marked floor: true (does a step's floor work) */
 	regex_t *re;		/* n patterns */
 	size_t nre;
 	struct lp_ynode *conf;
 	const struct lp_ynode *wrappers;
 };
 void lp_ops_load(struct lp_ops *o, const char *path);	/* dies on bad */
+/* Is the class of that name marked floor: true (GEMMs, attention: the
+ * kernels that move a step's weights and KV cache, lp-waterfall(1))? */
+int lp_ops_is_floor(const struct lp_ops *o, const char *class_name);
 size_t lp_ops_class(const struct lp_ops *o, const char *kernel);
 int lp_ops_is_comm(const struct lp_ops *o, const char *kernel);
 void lp_ops_free(struct lp_ops *o);
