@@ -38,6 +38,28 @@ cmp_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A file's kernel names in three spellings: as given (exact), as keys
+ * (lp_kname_key) and as bases (lp_kname_base). */
+static void
+put_spellings(const struct file *f, struct lp_map *exact, struct lp_map *keys,
+    struct lp_map *bases)
+{
+	size_t j;
+
+	for (j = 0; j < f->names.len; j++) {
+		const char *k = lp_map_key(f->names.idx, j);
+		char *s;
+
+		put(exact, k);
+		s = lp_kname_key(k);
+		put(keys, s);
+		free(s);
+		s = lp_kname_base(k);
+		put(bases, s);
+		free(s);
+	}
+}
+
 /* The names of the nsys capture's kernels: as given (exact), as keys
  * (lp_kname_key) and as bases (lp_kname_base).  Returns 0 when there is
  * no kernel summary; *mangled when one of them has mangled names. */
@@ -45,7 +67,7 @@ static int
 capture_kernels(const struct file *fs, size_t n, struct lp_map *exact,
     struct lp_map *keys, struct lp_map *bases, int *mangled)
 {
-	size_t i, j;
+	size_t i;
 	int nsys = 0;
 
 	*mangled = 0;
@@ -54,18 +76,7 @@ capture_kernels(const struct file *fs, size_t n, struct lp_map *exact,
 			continue;
 		nsys = 1;
 		*mangled |= variant(&fs[i]) == 1;
-		for (j = 0; j < fs[i].names.len; j++) {
-			const char *k = lp_map_key(fs[i].names.idx, j);
-			char *s;
-
-			put(exact, k);
-			s = lp_kname_key(k);
-			put(keys, s);
-			free(s);
-			s = lp_kname_base(k);
-			put(bases, s);
-			free(s);
-		}
+		put_spellings(&fs[i], exact, keys, bases);
 	}
 	return nsys;
 }
@@ -93,18 +104,7 @@ profiled_share(const struct file *fs, size_t n, size_t i, int by_base)
 	for (j = 0; j < n; j++) {
 		if (!same_ncu(fs, i, j))
 			continue;
-		for (k = 0; k < fs[j].names.len; k++) {
-			const char *name = lp_map_key(fs[j].names.idx, k);
-			char *x;
-
-			put(exact, name);
-			x = lp_kname_key(name);
-			put(keys, x);
-			free(x);
-			x = lp_kname_base(name);
-			put(bases, x);
-			free(x);
-		}
+		put_spellings(&fs[j], exact, keys, bases);
 	}
 	for (r = R_KSUM; r <= R_KSUM_M; r++) {
 		double all = 0, got = 0;
