@@ -63,7 +63,7 @@ struct opclass {
 /* hostside.tsv's row for a stage ("decode_step:steady"), as sums over its
  * instances; NAN where the table has no number. */
 struct host {
-	double inst, wall, kern, launch, sync, copy, load, other, outside;
+	double wall, kern, launch, sync, copy, load, other, outside;
 	int have;		/* the API columns are numbers */
 };
 
@@ -83,7 +83,7 @@ host_get(const char *path, const char *key, struct host *h)
 	FILE *fp;
 
 	memset(h, 0, sizeof *h);
-	h->inst = h->kern = NAN;
+	h->kern = NAN;
 	if (!path)
 		return;
 	fp = lp_tab_open(&t, path, "lp-hostside");
@@ -92,7 +92,6 @@ host_get(const char *path, const char *key, struct host *h)
 	while (lp_tab_next(&t)) {
 		if (strcmp(lp_tsv_get(&t, lp_csv_col(&t.hdr, "stage")), key))
 			continue;
-		h->inst = num(&t, "instances");
 		h->wall = num(&t, "wall_ns");
 		h->kern = num(&t, "kernel_per_inst_ns");
 		h->launch = num(&t, "api_launch_ns");

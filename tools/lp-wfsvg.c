@@ -95,26 +95,21 @@ main(int argc, char **argv)
 		have[s] = step && isfinite(step->ns[s]) && step->ns[s] > 0;
 		nbar += have[s];
 	}
+	if (!nbar && !why)
+		lp_die_at(LP_EXIT_DATA, name, 0, 0, "no stage has a measured "
+		    "step, and the table does not say why");
 	out = lp_tab_out();
-	if (!nbar) {	/* say why, as the table does */
-		if (!why)
-			lp_die_at(LP_EXIT_DATA, name, 0, 0, "no stage has a "
-			    "measured step, and the table does not say why");
-		fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-		    "width=\"%d\" height=\"40\" viewBox=\"0 0 %d 40\">\n<style>"
-		    "text{font-family:sans-serif;font-size:11px}</style>\n", W, W);
-		text(out, 8, 24, "start", NULL, why);
-		fprintf(out, "</svg>\n");
-		goto done;
-	}
-	h = 34 + 28 * nbar + 4 + 14 * (int)np + 6;
+	h = nbar ? 34 + 28 * nbar + 4 + 14 * (int)np + 6 : 40;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
 	    "\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height="
 	    "\"%d\" viewBox=\"0 0 %d %d\">\n<style>text{font-family:sans-serif;"
 	    "font-size:11px}.t{font-size:13px;font-weight:bold}</style>\n"
 	    "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
 	    W, h, W, h, W, h);
+	if (!nbar) {	/* say why, as the table does */
+		text(out, 8, 24, "start", NULL, why);
+		goto done;
+	}
 	text(out, 8, 18, "start", "t", "Where each step's time goes "
 	    "(waterfall.tsv)");
 	{
@@ -183,8 +178,8 @@ main(int argc, char **argv)
 			y += 14;
 		}
 	}
-	fprintf(out, "</svg>\n");
 done:
+	fprintf(out, "</svg>\n");
 	for (i = 0; i < np; i++)
 		free(pt[i].name);
 	free(why);
