@@ -50,7 +50,6 @@ ifneq ($(strip $(value RUN)),)
 $(LP_ARTIFACTS): %: $(R)/%
 run: $(R)/stakeholder_summary.md $(R)/kernels.md $(R)/topn.tsv
 clean-run:
-	$(LP_SAY)
 	$(Q)rm -rf $(R)
 
 # The resolved configs: all presets for the summary; for nsys and for ncu
@@ -61,11 +60,9 @@ $(R)/config.yaml: $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.al
 	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(LP_PRESETS_ALL) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/nsys/config.yaml: $(LP_PRESETS_NSYS) $(R)/vars/presets.nsys $(R)/vars/overrides.nsys \
 		$(LP_BIN)/lp-confmerge | $(R)/nsys
-	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(LP_PRESETS_NSYS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/ncu/config.yaml: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.ncu \
 		$(LP_BIN)/lp-confmerge | $(R)/ncu
-	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(LP_PRESETS_NCU) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # What is profiled: WORK (or IMPORT) as recorded, and the model's identity.
@@ -560,7 +557,6 @@ $(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top
 # ncu_regions.* and stages.* overrides reach it, nothing else.
 $(R)/ncu/regions/config.yaml: $(LP_PRESETS_REG) $(R)/vars/presets.regions \
 		$(R)/vars/overrides.regions $(LP_BIN)/lp-confmerge | $(R)/ncu/regions
-	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.regions $(LP_PRESETS_REG) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 LP_RD := $(R)/ncu/regions
@@ -737,15 +733,14 @@ LP_REV = $(shell git describe --always --dirty 2>/dev/null)
 lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
 
 $(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
-	$(LP_SAY)
 	$(Q)mkdir -p $@
 
 # A step that fails takes its half-written $@.tmp with it (make removes
 # $@ itself, .DELETE_ON_ERROR): each recipe line that writes one ends with
 # LP_UNTMP, or starts with LP_TRAP where it is a list of commands.
 # One line per step as it runs: what it makes (its kind and name) and the
-# lp tool that makes it; V=1 shows the commands instead.  The tools' own
-# config slices (nsys/, ncu/ config.yaml) go by without a line.
+# lp tool that makes it; V=1 shows the commands instead.  (The folders,
+# and the slices of the config that nsys and ncu read, have no line.)
 LP_KIND_.tsv := TSV
 LP_KIND_.md := MD
 LP_KIND_.svg := SVG
@@ -760,11 +755,10 @@ LP_KIND_.mk := MK
 LP_KIND_.list := LIST
 LP_KIND_.avail := NCU
 LP_KIND_.time := TIME
-lp_kind = $(or $(if $(suffix $(1)),$(LP_KIND_$(suffix $(1)))),FILE)
-LP_SAY = $(if $(filter 1,$(V)),,$(if $(and $(suffix $@),$(filter-out %/nsys/config.yaml \
-	%/ncu/config.yaml %/regions/config.yaml,$@)),@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)' \
+lp_kind = $(or $(LP_KIND_$(suffix $(1))),FILE)
+LP_SAY = $(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)' \
 	'$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' '$(or $(notdir $(firstword $(filter $(LP_BIN)/lp-%,$^))),$(if \
-	$(filter $(LP_STAGE2_DIR)/%,$<),,$(notdir $<)))',@:))
+	$(filter $(LP_STAGE2_DIR)/%,$<),,$(notdir $<)))')
 LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
 LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
 
