@@ -74,6 +74,17 @@ test_expect_success() {
 	fi
 }
 
+# A case that needs the sqlite3 CLI (in CI: Debian's sqlite3): skipped
+# without it, and says so.
+with_sqlite() {
+	if command -v sqlite3 >/dev/null; then
+		test_expect_success "$@"
+	else
+		test_count=$((test_count + 1))
+		echo "ok $test_count # skip sqlite3 is not installed: $1"
+	fi
+}
+
 # Passes when the command fails the way a tool should: an exit status
 # from 1 to 125 (not success, not a crash by signal, not valgrind's 126).
 test_must_fail() {

@@ -19,17 +19,6 @@ atenops() {
 		"$@" "$G/a2_nvtx_pushpop_trace.csv"
 }
 
-# Cases that need the sqlite3 CLI (in CI: Debian's sqlite3) are skipped
-# without it, and say so.
-have_sqlite=$(command -v sqlite3 || :)
-with_sqlite() {
-	if [ -n "$have_sqlite" ]; then
-		test_expect_success "$@"
-	else
-		test_count=$((test_count + 1))
-		echo "ok $test_count # skip sqlite3 is not installed: $1"
-	fi
-}
 
 # graph_node_trace recomputed from the export by SQL alone: each node's
 # original is that of its earliest event naming one; a root's creation

@@ -14,17 +14,6 @@ T=$G/llama_nvtx_pushpop_trace.csv
 lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/model/hf-llama.yaml" >"$TRASH/cfg.yaml"
 printf 'prefill\t:LLM@prefill\ndecode_all\t:LLM@decode_all\ndecode_step\t:LLM@decode_step\n' >"$TRASH/stages"
 
-# Cases that need the sqlite3 CLI (in CI: Debian's sqlite3) are skipped
-# without it, and say so.
-have_sqlite=$(command -v sqlite3 || :)
-with_sqlite() {
-	if [ -n "$have_sqlite" ]; then
-		test_expect_success "$@"
-	else
-		test_count=$((test_count + 1))
-		echo "ok $test_count # skip sqlite3 is not installed: $1"
-	fi
-}
 
 # expect PROJ TRACE > file: the table's rows recomputed
 expect() {
@@ -128,8 +117,7 @@ test_expect_success 'a cut trace is refused naming its line; usage; a full disk 
 # A two-GPU capture (a torchrun run on an H200 pair stopped make at this
 # step): the fixture's export with a second metrics source added, as nsys
 # lists one per GPU in TARGET_INFO_GPU_METRICS.
-test_expect_success 'samples of two GPUs: -n says why and is left out; without -n, -T is asked for' '
-	command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing"; exit 1; } &&
+with_sqlite 'samples of two GPUs: -n says why and is left out; without -n, -T is asked for' '
 	cp "$DB" two.sqlite &&
 	sqlite3 two.sqlite "INSERT INTO TARGET_INFO_GPU_METRICS SELECT typeId + 1, sourceId, typeName, metricId, metricName FROM TARGET_INFO_GPU_METRICS" &&
 	lp-gpumetrics -n -c "$TRASH/cfg.yaml" -t "$T" two.sqlite >two.tsv &&
