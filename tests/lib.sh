@@ -173,10 +173,11 @@ oproof_expect() {
 					sprintf("%.4g", 100 * (mem ? bps / bw : fps / peak))
 			}' "$TRASH/peaks" -
 }
-# the same columns of an aten_roofline.tsv, its tensor-core rows
+# the same columns of an aten_roofline.tsv, its tensor-core rows, rounded
+# as awk rounds them (the table keeps every digit: rounded once, when shown)
 oproof_got() {
 	table "$1" stage op shapes precision ai flop_per_s bytes_per_s peak_flop_per_s ridge roof roof_pct |
-		grep "	tensor "
+		awk -F"\t" -v OFS="\t" '$4 ~ /^tensor / { for (i = 5; i <= 11; i++) if (i != 10) $i = sprintf("%.4g", $i); print }'
 }
 
 # csvset LINE COLUMN VALUE: one field of a CSV export, its column found by

@@ -63,7 +63,7 @@ with_sqlite 'an empty projection (nsys: no range had GPU work) falls back to hos
 
 test_expect_success 'measured numbers of the capture: decode is mostly idle, clocks in MHz' '
 	lp-gpumetrics -c "$TRASH/cfg.yaml" -p "$P" -t "$T" "$DB" >g.tsv &&
-	awk -F"\t" "\$1 == \"decode_step:steady\" && \$2 ~ /^(Tensor Active|GPC Clock)/ { print \$2, \$8 }" g.tsv >got &&
+	awk -F"\t" "\$1 == \"decode_step:steady\" && \$2 ~ /^(Tensor Active|GPC Clock)/ { printf \"%s %.4g\\n\", \$2, \$8 }" g.tsv >got &&
 	printf "Tensor Active [Throughput %%] 0.345\nGPC Clock Frequency [MHz] 1975\n" >want &&
 	test_cmp want got &&
 	test_grep "^# note: DRAM bandwidth of the GPU: 4.8143e+12 bytes/s" g.tsv

@@ -52,7 +52,7 @@ test_expect_success 'IMPORT with the sqlite export: gpumetrics.tsv, rendered aft
 '
 
 # A model config wrong on purpose: 10x the parameters.  The prefill's
-# measured tensor activity (0.633 %) and its MFU then disagree (6.08 %),
+# measured tensor activity (0.634 %) and its MFU then disagree (6.08 %),
 # and the steady decode step's DRAM read + write (1.46 %) and MBU (7.57 %);
 # with the right config no such finding.
 test_expect_success 'measured-tensor and measured-dram fire on a wrong model config, not on the right one' '
@@ -61,14 +61,14 @@ test_expect_success 'measured-tensor and measured-dram fire on a wrong model con
 		stakeholder_summary.md >out 2>err &&
 	awk -F"\t" "\$2 ~ /^measured-/ { print \$2 \"|\" \$4 }" "$S2/wrong/findings.tsv" >got &&
 	cat >expect <<-\EOF &&
-	measured-tensor|Stage prefill: the tensor pipes were active 0.633% of the time (nsys GPU Metrics), the model arithmetic says 6.08% (MFU): 9.6x less measured than modelled.
+	measured-tensor|Stage prefill: the tensor pipes were active 0.634% of the time (nsys GPU Metrics), the model arithmetic says 6.08% (MFU): 9.6x less measured than modelled.
 	measured-dram|Stage decode_step, steady state: DRAM read + write bandwidth was 1.46% of peak (nsys GPU Metrics), the model arithmetic says 7.57% (MBU): 5.18x less measured than modelled.
-	measured-dram|Stage decode_all: DRAM read + write bandwidth was 1.47% of peak (nsys GPU Metrics), the model arithmetic says 6.86% (MBU): 4.66x less measured than modelled.
+	measured-dram|Stage decode_all: DRAM read + write bandwidth was 1.47% of peak (nsys GPU Metrics), the model arithmetic says 6.86% (MBU): 4.67x less measured than modelled.
 	EOF
 	test_cmp expect got &&
 	test_grep "Check the model config against the model" "$S2/wrong/findings.tsv" &&
-	test_grep "Tensor Active 0.633% over prefill (gpumetrics.tsv), MFU 6.08% (mfu.tsv, mean); SMs Active 1.52%" "$S2/wrong/findings.tsv" &&
-	test_grep "the tensor pipes were active 0.633% of the time" "$S2/wrong/details.md"
+	test_grep "Tensor Active 0.634% over prefill (gpumetrics.tsv), MFU 6.08% (mfu.tsv, mean); SMs Active 1.52%" "$S2/wrong/findings.tsv" &&
+	test_grep "the tensor pipes were active 0.634% of the time" "$S2/wrong/details.md"
 '
 
 test_expect_success 'the demo has no samples: no gpumetrics.tsv, no section, no error' '

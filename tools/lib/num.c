@@ -301,6 +301,15 @@ lp_fmt_us(struct lp_sb *b, double ns)
 	lp_fmt_num(b, ns / 1e3, 3);
 }
 
+const char *
+lp_fmt_exact(double v, char *s)
+{
+	snprintf(s, LP_EXACT_MAX, "%.15g", v);
+	if (strtod(s, NULL) != v)
+		snprintf(s, LP_EXACT_MAX, "%.17g", v);
+	return s;
+}
+
 void
 lp_fmt_pct(struct lp_sb *b, double v)
 {

@@ -97,13 +97,15 @@ lp_row_num(struct lp_row *r, double v, int decimals)
 void
 lp_row_g(struct lp_row *r, double v)
 {
+	char s[LP_EXACT_MAX];
+
 	if (!isfinite(v)) {
 		lp_row_na(r, "the arithmetic gave %g (a zero or missing input)",
 		    v);
 		return;
 	}
 	sep(r);
-	lp_sb_printf(&r->b, "%.4g", v);
+	lp_sb_adds(&r->b, lp_fmt_exact(v, s));
 }
 
 int

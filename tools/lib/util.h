@@ -131,6 +131,10 @@ void lp_fmt_us(struct lp_sb *b, double ns);
 /* A percentage with at least two significant digits: 0.11%, 0.0038%. */
 void lp_fmt_pct(struct lp_sb *b, double v);
 void lp_fmt_time(struct lp_sb *b, double ns);		/* 12.3 us, 4.56 ms */
+/* v in the fewest digits that read back as v (%.15g, else %.17g) into s, a
+ * buffer of LP_EXACT_MAX: a table's numbers are rounded once, when shown. */
+#define LP_EXACT_MAX 32
+const char *lp_fmt_exact(double v, char *s);
 void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" */
 
 /* stat.c */

@@ -165,7 +165,7 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 
 	for (i = 0; i < rf->n && done < max; i++) {
 		struct shape p;
-		struct lp_sb sh = { 0 };
+		struct lp_sb sh = { 0 }, pct = { 0 };
 		struct f *x;
 		int own;
 
@@ -210,13 +210,16 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 			lp_sb_adds(&sh, "");
 		p.sh = lp_sb_str(&sh);
 		x = roof_finding(rf->path, &p, graphed);
-		ev(x, "%.3f ms in the stage (%.3g%% of its GPU time%s); AI %.4g "
+		lp_sb_reset(&pct);
+		lp_fmt_pct(&pct, p.share);
+		ev(x, "%.3f ms in the stage (%s of its GPU time%s); AI %.4g "
 		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)%s%s", ms(p.tot),
-		    p.share, own ? (p.part < 1 ? ", this launch configuration's "
+		    lp_sb_str(&pct), own ? (p.part < 1 ? ", this launch configuration's "
 		    "own (nsys cuda_gpu_trace)" : "") : p.part < 1 ? ", the "
 		    "shape's part by ncu time" : "", p.ai, p.prec, p.dram,
 		    *p.why ? "; " : "", p.why);
 		lp_sb_free(&sh);
+		lp_sb_free(&pct);
 	}
 }
 
