@@ -209,7 +209,8 @@ test_expect_success 'region work: tensor-core FLOPs against the model math on te
 		awk -F"\t" "\$3 == 0 { s += \$2 * \$4 } END { printf \"%.3g%%\n\", 100 * s / 1931345920 }" >share &&
 	grep -F "($(cat share) of its math" got &&
 	lpmake RUN=tv "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder regions.md >/dev/null &&
-	table "$S2/tv/region_work.tsv" path hw_over_model compared >got &&
+	table "$S2/tv/region_work.tsv" path hw_over_model compared |
+		awk -F"\t" -v OFS="\t" "\$2 ~ /^[0-9]/ { \$2 = sprintf(\"%.4g\", \$2) } 1" >got &&
 	grep -F "decode_all	12.42	tensor-core FLOPs with the model'"'"'s math, all of its matmuls on tensor cores (kernels.tsv of decode_all)" got &&
 	grep -F "prefill	1.045	tensor-core FLOPs with all the model'"'"'s math, a lower bound" got
 '

@@ -77,7 +77,8 @@ test_expect_success 'an import of the run: a roofline point per launch configura
 	lpmake RUN=plc "IMPORT=$(echo "$I"/*.csv)" MODEL=hf-llama stakeholder_summary.md >out 2>err || { cat err; false; } &&
 	r=$S2/plc &&
 	# the GEMM kernel: two points, 16.78 % and 9.62 %, adding up to the kernel
-	table "$r/roofline.tsv" kernel grid class nsys_ns stage_pct | grep "^nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT	" >pts &&
+	table "$r/roofline.tsv" kernel grid class nsys_ns stage_pct | grep "^nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT	" |
+		awk -F"\t" -v OFS="\t" "{ \$5 = sprintf(\"%.2f\", \$5) } 1" >pts &&
 	test $(wc -l <pts) = 2 &&
 	grep -F "(4, 22, 1)	memory-bound	7439011	16.78" pts &&
 	grep -F "(4, 8, 1)	latency / under-filled	4262525	9.62" pts &&

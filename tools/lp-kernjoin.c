@@ -337,8 +337,8 @@ emit_row(FILE *out, struct lp_row *row, const struct join *j, size_t i,
 	lp_row_num(row, k->total_ns, 0);
 	lp_row_num(row, k->calls, 0);
 	lp_row_num(row, k->calls > 0 ? k->total_ns / k->calls : 0, 1);
-	lp_row_num(row, share, 2);
-	lp_row_num(row, cum > 100 ? 100 : cum, 2);
+	lp_row_g(row, share);
+	lp_row_g(row, cum > 100 ? 100 : cum);
 	lp_row_text(row, r ? r->devices : "");
 	numcell(row, r ? r->launches : 0, r != NULL, 0);
 	numcell(row, r ? r->time_ns : 0, r != NULL, 0);

@@ -304,7 +304,7 @@ kernel_cells(struct lp_row *r, const struct proc *p)
 	lp_row_num(r, p->comm / n, 1);
 	lp_row_num(r, (p->kern - p->comm) / n, 1);
 	if (p->kern > 0)
-		lp_row_num(r, 100 * p->comm / p->kern, 1);
+		lp_row_g(r, 100 * p->comm / p->kern);
 	else
 		lp_row_na(r, "no kernel ran in the range");
 	if (wall > 0 && 100 * p->kern / wall > 12800)
@@ -313,7 +313,7 @@ kernel_cells(struct lp_row *r, const struct proc *p)
 		    "kernels at once fill in the ranges' wall "
 		    "time: the reports are not of one capture");
 	else if (wall > 0)
-		lp_row_num(r, 100 * p->kern / wall, 1);
+		lp_row_g(r, 100 * p->kern / wall);
 	else
 		lp_row_na(r, "the wall time is 0");
 	lp_row_num(r, p->launches / n, 1);

@@ -825,7 +825,7 @@ shape_cells(struct lp_row *sr, const struct k *k, const char *mpath)
 	if (k->have_nsys) {
 		lp_row_num(sr, k->nsys_ns, 0);
 		lp_row_num(sr, k->nsys_calls, 0);
-		lp_row_num(sr, k->nsys_pct, 2);
+		lp_row_g(sr, k->nsys_pct);
 	} else
 		for (int i = 0; i < 3; i++)
 			lp_row_na(sr, "%s", SH.why ? SH.why : !SH.idx ? "no launch "

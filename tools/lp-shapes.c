@@ -301,8 +301,8 @@ emit(const struct opts *o, const char **names)
 		lp_row_num(&r, s->ns, 0);
 		lp_row_num(&r, s->n, 0);
 		lp_row_num(&r, s->ns / s->n, 1);
-		lp_row_num(&r, p, 2);
-		lp_row_num(&r, fmin(cum, 100), 2);
+		lp_row_g(&r, p);
+		lp_row_g(&r, fmin(cum, 100));
 		lp_row_end(&r, out);
 	}
 	lp_sb_free(&r.b);
