@@ -308,9 +308,16 @@ $(R)/gpu.tsv: $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.gpu $(
 	$(Q)$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
 	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
+# A table that reads only a few keys of config.yaml is made after it
+# (order-only) but depends on what those keys come from: the presets,
+# the record of those keys' overrides (tools/mk/settings.mk) and the
+# merge.  Another setting (TOPN) re-makes config.yaml, not the table.
+lp_confkeys = $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.$(1) $(LP_BIN)/lp-confmerge
+
 # What was profiled, on what: the GPU gpu.tsv names where nvidia-smi
 # did not, so that the report names one GPU throughout.
-$(R)/environment.tsv: $(R)/config.yaml $(R)/inputs.yaml $(R)/env.json $(R)/gpu.tsv $(LP_BIN)/lp-envtab
+$(R)/environment.tsv: $(R)/inputs.yaml $(R)/env.json $(R)/gpu.tsv $(LP_BIN)/lp-envtab \
+		$(call lp_confkeys,environment) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-envtab -c $(R)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
 	  $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -461,17 +468,20 @@ $(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
 	$(LP_SAY)
 	$(Q)$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # The summary's: the run's stage, its first rows (lp-atenops orders by time)
-$(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+$(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
+		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_ATEN_TOP) $(R)/aten_opnames.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+$(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
+		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_ATEN_TOP) $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # Each op (and shapes) on the roofline, from its kernels' ncu figures
 $(R)/aten_roofline.tsv: $(R)/aten_ops.tsv $(R)/gpu.tsv $(LP_BIN)/lp-oproof
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-oproof -g $(R)/gpu.tsv $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(R)/config.yaml $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop
+$(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
+		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_ATEN_TOP) $(R)/aten_roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
@@ -535,8 +545,8 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv
 	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
-$(R)/brief.tsv: $(R)/config.yaml $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
-		$(R)/top_kernels.tsv $(LP_GM) $(LP_BIN)/lp-brief
+$(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
+		$(R)/top_kernels.tsv $(LP_GM) $(LP_BIN)/lp-brief $(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)

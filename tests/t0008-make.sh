@@ -188,6 +188,27 @@ test_expect_success 'make -n and make -q write nothing; a setting they see chang
 	lpmake -q RUN=demo stakeholder_summary.md
 '
 
+# TOPN (run.top_n_kernels and run.top_n_shapes) feeds the selection and
+# what shows the selected kernels; environment.tsv of an import reads
+# only the stage of config.yaml (settings.mk: overrides.environment).
+# brief.tsv is re-made with top_kernels.tsv, the first row of which it
+# copies: unchanged here, but make cannot know that.
+test_expect_success 'TOPN=3 re-makes only what TOPN feeds: config.yaml, the selection and what shows it' '
+	lpmake RUN=demo TOPN=10 stakeholder_summary.md >/dev/null &&
+	cp "$S2/demo/environment.tsv" env.before &&
+	lpmake RUN=demo TOPN=3 stakeholder_summary.md >out &&
+	sed -n "s,^  [A-Z]*  *demo/\([^ ]*\)  *lp-.*,\1,p" out | sort >got &&
+	test $(wc -l <out) = 11 && test $(wc -l <got) = 11 &&
+	printf "%s\n" brief.tsv config.yaml details.md findings.tsv findings_top.tsv kernels.md \
+		roofline.svg roofline.tsv stakeholder_summary.md top_kernels.tsv topn.tsv >expect &&
+	test_cmp expect got &&
+	test_cmp env.before "$S2/demo/environment.tsv" &&
+	test_grep "^  top_n_kernels: 3\$" "$S2/demo/config.yaml" &&
+	lpmake -q RUN=demo stakeholder_summary.md &&
+	lpmake RUN=demo TOPN= stakeholder_summary.md >/dev/null &&
+	lpmake -q RUN=demo stakeholder_summary.md
+'
+
 fails 'RUN with a path is refused' "use letters, digits" "RUN=../x" kernels.md
 fails 'RUN with a leading dot is refused' "not starting with" "RUN=.x" kernels.md
 fails 'IMPORT of a file that is not there' 'IMPORT: nosuch_nvtx_sum.csv does not exist' RUN=i1 IMPORT=nosuch_nvtx_sum.csv kernels.md
@@ -233,6 +254,15 @@ test_expect_success 'a later make needs no WORK and does nothing' '
 	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >out &&
 	test_grep "Nothing to be done" out &&
 	test "$(count "nsys profile")" = 1
+'
+
+# A live run's environment.tsv says how many pairs ncu was given
+# (run.top_n_shapes): there TOPN re-makes it.
+test_expect_success 'in a live run TOPN re-makes environment.tsv too' '
+	PATH=$FAKE:$PATH steps RUN=live TOPN=3 stakeholder_summary.md >got &&
+	test_grep "^lp-envtab\$" got && test_grep "^lp-topn\$" got &&
+	PATH=$FAKE:$PATH steps RUN=live SET=stages.decode_all.range=decode2 stakeholder_summary.md >got &&
+	test_grep "^lp-envtab\$" got
 '
 
 test_expect_success 'another ncu preset re-runs the ncu steps only' '

@@ -229,6 +229,15 @@ $(call lp_put,overrides.regions,$(LP_OVR_REG))
 # shows (ncu_cli.device), the GPU's peaks given by hand (gpu.*).
 $(call lp_put,overrides.device,$(filter ncu_cli.device=%,$(LP_OVR_NCU)))
 $(call lp_put,overrides.gpu,$(filter gpu.%,$(LP_OVR_ALL)))
+# Likewise the keys of config.yaml that environment.tsv, brief.tsv and the
+# PyTorch op tables read, so that TOPN (run.top_n_*) re-makes none of
+# them where their text does not show it: the profiled stage (run.stage,
+# its stages.* range) for all; environment.tsv of a live run also says
+# how lp chose the kernels ncu profiled (run.mode, run.cover_pct,
+# run.top_n_shapes), while that of an import says lp chose none.
+$(call lp_put,overrides.stage,$(filter run.stage=%,$(LP_OVR_ALL)))
+$(call lp_put,overrides.environment,$(filter run.stage=% stages.% $(if $(strip $(LP_IMPORT)),,\
+	run.mode=% run.cover_pct=% run.top_n_shapes=%),$(LP_OVR_ALL)))
 $(call lp_put,rows.kernels_md,$(LP_KMD_ROWS))
 $(call lp_put,rows.compare,$(LP_CMP_ROWS))
 # SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
