@@ -86,7 +86,7 @@ test_expect_success 'runs that differ (GPU record, decode steps) are flagged abo
 	test_grep "^# differ: GPU	NVIDIA H200	unknown$" "$S2/w/compare_stages.tsv" &&
 	flag=$(grep -n "The runs differ in GPU (NVIDIA H200 before, unknown after); decode steps in the trace ($x before, $y after)" \
 		"$S2/w/compare.md" | cut -d: -f1) &&
-	table=$(grep -n "^|" "$S2/w/compare.md" | head -n 1 | cut -d: -f1) &&
+	table=$(grep -n -m 1 "^|" "$S2/w/compare.md" | cut -d: -f1) &&
 	test -n "$flag" && test -n "$table" && test "$flag" -lt "$table" &&
 	lpmake RUN=d BASE=m compare.md >/dev/null &&
 	! grep "differ" "$S2/d/compare_stages.tsv" && ! grep "The runs differ" "$S2/d/compare.md"

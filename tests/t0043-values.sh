@@ -19,7 +19,7 @@ atenops() {	# atenops TRACE [options]: lp-atenops on the GPT-2 capture
 }
 # line FILE PATTERN: the line number of the first row matching PATTERN
 line() {
-	grep -n -- "$2" "$1" | head -1 | cut -d: -f1
+	grep -n -m 1 -- "$2" "$1" | cut -d: -f1
 }
 # dup FILE LINE: the table with its row LINE written twice
 dup() {

@@ -119,7 +119,7 @@ test_expect_success 'the brief fits one 1280x800 screen (cmark-gfm, tests/pagehe
 
 test_expect_success 'findings_top.tsv: the first three findings, evidence and next step left to details.md' '
 	r=$S2/b &&
-	table "$r/findings.tsv" rank finding | head -3 >expect &&
+	table "$r/findings.tsv" rank finding | sed -n 1,3p >expect &&
 	table "$r/findings_top.tsv" rank finding >got &&
 	test_cmp expect got &&
 	test_grep "^# show: int	text	ms	text	hide	code	hide$" "$r/findings_top.tsv" &&
@@ -183,7 +183,7 @@ test_expect_success 'compare.md opens with the two steps side by side: which par
 	lpmake RUN=e1 "IMPORT=$(echo "$G"/e1_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
 	lpmake RUN=g2 "IMPORT=$(echo "$G"/g2_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
 	lpmake RUN=g2 BASE=e1 compare.md >/dev/null &&
-	sed -n "/^## /p" "$S2/g2/compare.md" | head -2 >got &&
+	grep -m 2 "^## " "$S2/g2/compare.md" >got &&
 	printf "## Verdict\n## Where the Step%ss Time Moved\n" "'"'"'" >expect &&
 	test_cmp expect got &&
 	# each part: its cell in each run'"'"'s waterfall.tsv, and the change
