@@ -68,9 +68,9 @@ test_expect_success 'default-domain stage: nsys cannot gate on it, says so, capt
 # nsys traces a CUDA graph whole unless told: a graphed decode step's
 # kernels would be in no range (issue 26)
 test_expect_success 'cuda_graph_trace: node by default; graph, empty (nsys default) or refused' '
-	lp-nsyscmd -o r -- w <"$TRASH/nsys.yaml" | grep -q -e " --cuda-graph-trace=node " &&
+	lp-nsyscmd -o r -- w <"$TRASH/nsys.yaml" >cmd && grep -q -e " --cuda-graph-trace=node " cmd &&
 	lp-confmerge -s nsys_cli.cuda_graph_trace=graph "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >g.yaml &&
-	lp-nsyscmd -o r -- w <g.yaml | grep -q -e " --cuda-graph-trace=graph " &&
+	lp-nsyscmd -o r -- w <g.yaml >cmd && grep -q -e " --cuda-graph-trace=graph " cmd &&
 	lp-confmerge -s nsys_cli.cuda_graph_trace= "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >e.yaml &&
 	lp-nsyscmd -o r -- w <e.yaml >cmd && ! grep -q -e --cuda-graph-trace cmd &&
 	lp-confmerge -s nsys_cli.cuda_graph_trace=node:nvtx-precapture "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >b.yaml &&
@@ -102,7 +102,7 @@ test_expect_success 'nsys stats over the report, and the stage as nsys stats nam
 test_expect_success 'gpu_metrics_frequency: 1 kHz by default, another rate, 0 off, bad ones refused' '
 	lp-confmerge -s nsys_cli.gpu_metrics_frequency=10000 -s nsys_cli.gpu_metrics_devices=0,1 \
 		"$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >f.yaml &&
-	lp-nsyscmd -o r -- w <f.yaml | grep -q -e " --gpu-metrics-devices=0,1 --gpu-metrics-frequency=10000 " &&
+	lp-nsyscmd -o r -- w <f.yaml >cmd && grep -q -e " --gpu-metrics-devices=0,1 --gpu-metrics-frequency=10000 " cmd &&
 	lp-confmerge -s nsys_cli.gpu_metrics_frequency=0 "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >o.yaml &&
 	lp-nsyscmd -o r -- w <o.yaml >cmd && ! grep -q -e --gpu-metrics cmd &&
 	lp-confmerge -s nsys_cli.gpu_metrics_frequency=5 "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" >b.yaml &&

@@ -146,7 +146,7 @@ test_expect_success 'per-rank exports whose headers differ are refused' '
 test_expect_success 'ncu is kept off the NCCL kernels and on one GPU' '
 	lp-topn -n 3 -x "$ROOT/conf/operators.yaml" -r :LLM@decode_all "$TP/tps_nvtx_kern_sum.csv" >lp.out && grep -v "^#" lp.out | cut -f2 >got &&
 	! grep -q nccl got && test $(wc -l <got) = 4 &&
-	lp-topn -n 1 -r :LLM@decode_all "$TP/tps_nvtx_kern_sum.csv" >lp.out && grep -v "^#" lp.out | cut -f2 | grep -q ncclDevKernel &&
+	lp-topn -n 1 -r :LLM@decode_all "$TP/tps_nvtx_kern_sum.csv" >lp.out && grep -v "^#" lp.out | cut -f2 >got && grep -q ncclDevKernel got &&
 	test_grep "^  device: 0" "$ROOT/conf/profiling/ncu/ncu.default.yaml"
 '
 

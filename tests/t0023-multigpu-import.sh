@@ -60,7 +60,7 @@ done
 dev0() {
 	ranks "$TP/$1_nvtx_gpu_proj_trace.csv" "$TP/$1_cuda_gpu_trace_mangled.csv" \
 		"$TP/$1_nvtx_pushpop_trace.csv" "$TP/$1_nvtx_kern_sum.csv" |
-	awk -F"\t" '$3 ~ /\(0\)$/ { print $2; exit }'
+	awk -F"\t" '$3 ~ /\(0\)$/ && !p { print $2; p = 1 }'
 }
 kern_of() {	# kern_of PID FILE...: kernel, total ns, calls of decode_all
 	pid=$1

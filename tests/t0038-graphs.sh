@@ -57,8 +57,8 @@ test_expect_success 'graphed decode: its kernel time is its graph replays'"'"' G
 test_expect_success 'graphed decode: no CUDA-graph advice; what bounds it, named; the sync is not host work' '
 	table "$S2/g1/findings.tsv" rule finding next_step >f &&
 	test_grep "^graph-bound	decode_step runs 100% of its kernel time from CUDA graphs" f &&
-	grep "graph-bound" f | grep -q "in the graph launch calls" &&
-	! grep -E "^(launch-bound|graph-bound)	decode" f | grep -q "Capture the stage in a CUDA graph" &&
+	grep "graph-bound" f >gb && grep -q "in the graph launch calls" gb &&
+	! grep -E "^(launch-bound|graph-bound)	decode" f | grep "Capture the stage in a CUDA graph" &&
 	! grep -q "hide launch gaps with CUDA graphs" f &&
 	! grep -q "^host-sync	decode" f &&
 	test_grep "its stage runs from CUDA graphs already" f &&
@@ -73,10 +73,11 @@ test_expect_success 'graphed decode: the decode savings add up to no more than i
 
 test_expect_success 'graphed decode with the GPU busy half its time (g2): still said, bound by its kernels' '
 	lpmake RUN=g2 "IMPORT=$(imp g2)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
-	table "$S2/g2/stages.tsv" stage busy_pct | grep "^decode_step	" | awk -F"\t" "{ exit !(\$2 >= 50) }" &&
+	table "$S2/g2/stages.tsv" stage busy_pct | grep "^decode_step	" >busy &&
+	awk -F"\t" "{ exit !(\$2 >= 50) }" busy &&
 	table "$S2/g2/findings.tsv" rule finding next_step >f &&
 	test_grep "^graph-bound	decode_step runs 100% of its kernel time from CUDA graphs and keeps the GPU busy 52.3% of its wall time: its kernels bound it" f &&
-	! grep -E "^[a-z-]+	decode" f | grep -q "Capture the stage in a CUDA graph" &&
+	! grep -E "^[a-z-]+	decode" f | grep "Capture the stage in a CUDA graph" &&
 	! grep -q "hide launch gaps with CUDA graphs" f
 '
 
@@ -84,7 +85,7 @@ test_expect_success 'graphed against eager (one H100 session): the step faster, 
 	lpmake RUN=e1 "IMPORT=$(imp e1)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
 	lpmake RUN=g2 BASE=e1 compare.md >out 2>err || { cat err; false; } &&
 	grep "^decode_step	steady state" "$S2/g2/compare_stages.tsv" >row &&
-	awk -F"\t" "{ exit !(\$6 < 0.3) }" row && cut -f7 row | grep -q "^yes" &&
+	awk -F"\t" "{ exit !(\$6 < 0.3) }" row && cut -f7 row >sig && grep -q "^yes" sig &&
 	test_grep "decode_step steady state 2.421 ms -> 531.51 us, 4.56x faster, significant" "$S2/g2/compare.md" &&
 	test_grep "the speed-up is on the host" "$S2/g2/compare.md" &&
 	test_grep "No kernel vanished or appeared" "$S2/g2/compare.md"
@@ -100,7 +101,7 @@ test_expect_success 'graphs traced whole (nsys default): refused with the cause 
 		grep "^decode_all	" >got &&
 	printf "decode_all\t32\t0\tgraphs traced whole\n" >expect &&
 	test_cmp expect got &&
-	table "$S2/g0/stages.tsv" stage instances | grep -q "^decode_step	32$" &&
+	table "$S2/g0/stages.tsv" stage instances >inst && grep -q "^decode_step	32$" inst &&
 	test ! -e "$S2/g0/kernels.tsv" && test ! -e "$S2/g0/details.md"
 '
 
@@ -115,7 +116,7 @@ test_expect_success 'the model in a child process that pushes its ranges: found 
 	table "$S2/s1/hostside.tsv" stage process stage_check | grep "^decode_all	" >got &&
 	printf "decode_all\t5037 (thread 5037)\tok\n" >expect &&
 	test_cmp expect got &&
-	grep "^| decode_all |" "$S2/s1/details.md" | grep -q "| 5037 (thread 5037) |"
+	grep "^| decode_all |" "$S2/s1/details.md" >md && grep -q "| 5037 (thread 5037) |" md
 '
 
 test_expect_success 'ranges pushed by the parent, kernels run by the child: refused naming both processes' '
@@ -126,7 +127,7 @@ test_expect_success 'ranges pushed by the parent, kernels run by the child: refu
 	lpmake RUN=s2 procs.tsv hostside.tsv >/dev/null &&
 	lp-procs -D 0 -g "$G/s2_nvtx_gpu_proj_trace.csv" -t "$G/s2_cuda_gpu_trace.csv" "$G/s2_nvtx_kern_sum.csv" >p.tsv &&
 	test_grep "nvtx_gpu_proj_trace is empty: no NVTX range had GPU work" p.tsv &&
-	table "$S2/s2/hostside.tsv" stage stage_check | grep -q "^decode_step	kernels in another process$"
+	table "$S2/s2/hostside.tsv" stage stage_check >check && grep -q "^decode_step	kernels in another process$" check
 '
 
 test_expect_success 'torch.compile with its CUDA graphs (reduce-overhead): graph share, graph-bound; without them: none' '
@@ -134,17 +135,17 @@ test_expect_success 'torch.compile with its CUDA graphs (reduce-overhead): graph
 	graphs :LLM@decode_step /dev/null c2 | cut -f1-3 >expect &&
 	table "$S2/c2/hostside.tsv" stage graph_launches graph_kernels graph_kernel_ns | grep "^decode_step	" | cut -f2- >got &&
 	test_cmp expect got &&
-	table "$S2/c2/hostside.tsv" stage graph_kernel_pct | grep -q "^decode_step	94.66$" &&
-	table "$S2/c2/findings.tsv" rule finding | grep -q "^graph-bound	decode_step runs 94.7% of its kernel time from CUDA graphs" &&
+	table "$S2/c2/hostside.tsv" stage graph_kernel_pct >pct && grep -q "^decode_step	94.66$" pct &&
+	table "$S2/c2/findings.tsv" rule finding >f && grep -q "^graph-bound	decode_step runs 94.7% of its kernel time from CUDA graphs" f &&
 	lpmake RUN=c1 "IMPORT=$(imp c1)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
-	table "$S2/c1/hostside.tsv" stage graph_launches graph_kernel_pct | grep -q "^decode_step	0	0.00$" &&
-	table "$S2/c1/top_kernels.tsv" kernel | grep -q "^triton_"
+	table "$S2/c1/hostside.tsv" stage graph_launches graph_kernel_pct >pct && grep -q "^decode_step	0	0.00$" pct &&
+	table "$S2/c1/top_kernels.tsv" kernel >top && grep -q "^triton_" top
 '
 
 test_expect_success 'the API trace of a compile worker beside the model: kernels still matched' '
 	awk -F, "NR > 1 { p[\$6]++ } END { for (x in p) n++; print n }" "$G/c2_cuda_api_trace.csv" >n &&
 	echo 2 >two && test_cmp two n &&
-	table "$S2/c2/hostside.tsv" stage kernel_ns | grep "^decode_all	" | grep -qv "n/a"
+	table "$S2/c2/hostside.tsv" stage kernel_ns | grep "^decode_all	" >all && grep -qv "n/a" all
 '
 
 test_expect_success 'graphed decode with op ranges, imported with lp-graphnodes'"'"' trace: decode ops with shapes, coverage said' '

@@ -42,7 +42,7 @@ with_sqlite 'GPU projection: every cell recomputed from the raw samples (within 
 	test $(wc -l <e) = 40 &&
 	compare e g.tsv &&
 	test $(grep -c "	GPU projection	" g.tsv) = 40 &&
-	grep "^decode_step:steady	Tensor Active" g.tsv | grep -q "	15	15	" &&
+	grep "^decode_step:steady	Tensor Active" g.tsv >ta && grep -q "	15	15	" ta &&
 	test_grep "^# tool: lp-gpumetrics" g.tsv &&
 	test_grep "^# title: GPU Metrics per Stage" g.tsv
 '
@@ -75,7 +75,7 @@ with_sqlite 'a metric the export lacks is n/a with its cause; no TARGET_INFO_GPU
 	lp-gpumetrics -c "$TRASH/cfg.yaml" -p "$P" r.sqlite >m.tsv &&
 	grep "^prefill	Tensor Active" m.tsv | test_grep "n/a because the export has no metric \"Tensor Active \[Throughput %\]\"" &&
 	grep "^prefill	DRAM Read Bandwidth \[bytes/s\]" m.tsv | test_grep "n/a because the export has no TARGET_INFO_GPU table" &&
-	grep "^prefill	SMs Active" m.tsv | grep -qv "n/a"
+	grep "^prefill	SMs Active" m.tsv >sm && grep -qv "n/a" sm
 '
 
 with_sqlite 'bad samples are refused naming the export and the row' '
