@@ -32,7 +32,8 @@ check_ncu_profiled_selected() {
 	# topn.tsv: (kernel, grid, block) pairs where the run has the kernel
 	# trace (lp-shapes), else kernels; ncu profiles every launch
 	# configuration of the selected kernels, one launch each
-	if sed "/^#/d" "$S2/$1/topn.tsv" | head -1 | tr "\t" "\n" | grep -qx grid; then
+	sed -n "/^#/!{p;q}" "$S2/$1/topn.tsv" | tr "\t" "\n" >columns &&
+	if grep -qx grid columns; then
 		table "$S2/$1/topn.tsv" kernel grid block | sort -u >selected &&
 		table "$S2/$1/ncu/metrics.tsv" kernel grid block | sort -u >profiled
 	else

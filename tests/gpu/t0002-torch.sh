@@ -27,8 +27,8 @@ test_expect_success 'the warm-up step is named; steady-state step, tokens/s, MFU
 	# details.md shows the 10 columns of conf/details.yaml: stage, instances,
 	# first, median of the rest, first / rest, warm-up, steady, min, max, tokens/s
 	test_grep "^| decode_step | 32 | [0-9.]* | [0-9.]* | [0-9.]*x | yes | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |$" "$r/details.md" &&
-	tcol "$r/mfu.tsv" mfu_steady_pct | sed -n 3p | grep -q "^[0-9]" &&
-	tcol "$r/mbu.tsv" mbu_steady_pct | sed -n 1p | grep -q "^[0-9]" &&
+	tcol "$r/mfu.tsv" mfu_steady_pct | sed -n 3p >v && grep -q "^[0-9]" v &&
+	tcol "$r/mbu.tsv" mbu_steady_pct | sed -n 1p >v && grep -q "^[0-9]" v &&
 	test_grep "warm-up dominates\|^[0-9]*\. \*\*The first decode_step took" "$r/details.md"
 '
 

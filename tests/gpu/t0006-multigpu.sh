@@ -56,7 +56,7 @@ test_expect_success 'the summary shows ranks and overlap; ncu measured GPU 0 and
 	test_grep "^## Communication and Compute Overlap$" "$r/details.md" &&
 	test_grep "^# processes: 2$" "$r/stages.tsv" &&
 	test_grep -- "--devices 0" "$r/ncu/profile.cmd" &&
-	! cut -f2 "$r/topn.tsv" | grep -qi nccl &&
+	! cut -f2 "$r/topn.tsv" | grep -i nccl &&
 	check_ncu_profiled_selected tp2
 '
 
@@ -71,7 +71,7 @@ test_expect_success 'a straggler made on purpose (rank 1, 40 extra products a st
 	table "$r/ranks.tsv" stage device straggler gap_ns >s && cat s &&
 	test_grep "^decode_step	NVIDIA H200 (1)	yes	" s &&
 	lp-findings "$r/ranks.tsv" "$r/overlap.tsv" >f.tsv &&
-	grep "	straggler	" f.tsv | head -1 >top && cat top &&
+	grep -m 1 "	straggler	" f.tsv >top && cat top &&
 	test_grep "(NVIDIA H200 (1)) is the straggler of decode_" top &&
 	test_grep "It does more work than the others" top
 '
