@@ -10,8 +10,12 @@
 # Output is TAP for prove.  Each test runs in a subshell inside a fresh
 # temporary folder ($TRASH, removed on exit) with LC_ALL=C; tools come from
 # $LP_BIN (bin/ by default).  LP_VALGRIND=1 runs every lp-* under valgrind.
+# Tests run under bash (every tests/t*.sh starts #!/usr/bin/env bash) with
+# pipefail: a tool that fails before a "| grep" fails the pipeline.  So no
+# reader in a pipeline may stop early (grep -q, head, awk exit): the writer
+# would die of SIGPIPE at random; grep -q and head read files instead.
 
-set -u
+set -u -o pipefail
 export LC_ALL=C TZ=UTC
 unset MAKEFLAGS MFLAGS MAKELEVEL GNUMAKEFLAGS CDPATH
 
