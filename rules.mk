@@ -35,7 +35,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
-	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv
+	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
@@ -253,10 +253,15 @@ $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
 	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-# kernels.md from kernels.tsv, with each kernel's roofline class.
-$(R)/kernels.md: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/vars/rows.kernels_md $(LP_BIN)/lp-kernmd
+# kernels.md: kernels.tsv's rows with each kernel's roofline class
+# (kernels_md.tsv), rendered by lp-summary like every report.
+$(R)/kernels_md.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/vars/rows.kernels_md $(LP_BIN)/lp-kernmd
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-kernmd -n $(LP_KMD_ROWS) -r $(R)/roofline.tsv $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
+$(R)/kernels.md: $(R)/kernels_md.tsv $(LP_BIN)/lp-summary
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-summary -t "Top GPU kernels" $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- the summary's tables: one filter each, exactly its inputs ----
 

@@ -217,3 +217,13 @@ test_done() {
 	[ "$test_failed" -eq 0 ]
 	exit $?
 }
+
+# rnd FORMAT N...: the rows with columns N as awk's printf FORMAT writes them;
+# g4 N...: with "%.4g". lp's tables keep every digit of a number (rounded
+# once, when a report shows it); the hand calculations and awk
+# recomputations of the tests round.
+rnd() {
+	awk -F"\t" -v OFS="\t" -v f="$1" -v cols="${*:2}" 'BEGIN { n = split(cols, c, " ") }
+		{ for (j = 1; j <= n; j++) if ($(c[j]) ~ /^-?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/) $(c[j]) = sprintf(f, $(c[j])); print }'
+}
+g4() { rnd "%.4g" "$@"; }

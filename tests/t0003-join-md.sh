@@ -95,27 +95,32 @@ test_expect_success 'identical statistics keep the mangled name' '
 
 test_expect_success 'lp-kernmd: the kernels.md table with its sources' '
 	lp-kernjoin -T "nsys cuda_gpu_kern_sum (cap)" -M "ncu raw (dec)" -m "$TRASH/dec.tsv" "$CAP" >k.tsv &&
-	lp-kernmd -n 3 k.tsv >actual &&
+	lp-kernmd -n 3 k.tsv >km.tsv && lp-summary -t "Top GPU kernels" km.tsv >actual &&
 	cat >expect <<-\EOF &&
 	# Top GPU kernels
 
-	Source: time and calls from nsys cuda_gpu_kern_sum (cap); SOL SM % and DRAM % from ncu raw (dec) (means over the profiled launches).
+	Made by lp-summary from the run'"'"'s tables; every number below is in the table file each section names (base units there: ns, bytes, FLOP), with where it came from.
 
-	Matching nsys to ncu: 7 of 7 ncu kernels matched (mangled 0, exact 4, normalised 3); 0 unmatched. Mangled names are matched exactly; without them, demangled names are normalised (casts and namespaces dropped) and used only when unique.
+	## Kernels by GPU time
+
+	Source: time and calls from nsys cuda_gpu_kern_sum (cap); SOL SM % and DRAM % from ncu raw (dec) (means over the profiled launches) (`km.tsv`, made by lp-kernmd).
 
 	| # | Kernel | Device | Total (ms) | Calls | Mean (us) | Share | SM % | DRAM % |
-	|--:|:-------|:-------|-----------:|------:|----------:|------:|-----:|-------:|
+	|---:|:---|:---|---:|---:|---:|---:|---:|---:|
 	| 1 | `std::enable_if<...>::type internal::gemvx::kernel<...>(T13)` | 0 | 0.809 | 128 | 6.322 | 54.3% | 17.8 | 40.9 |
 	| 2 | `void cublasLt::splitKreduce_kernel<...>(...)` | 0 | 0.316 | 64 | 4.940 | 21.2% | 2.6 | 0.1 |
 	| 3 | `rmsnorm(float *, int, int)` | 0 | 0.131 | 64 | 2.042 | 8.8% | 0.0 | 0.1 |
 
-	3 of 7 kernels shown, 84.3% of the GPU time above. Share is of that total (1.491 ms). Long names are shortened here, keeping what tells two apart; the TSV keeps them whole.
+	Matching nsys to ncu: 7 of 7 ncu kernels matched (mangled 0, exact 4, normalised 3); 0 unmatched. Mangled names are matched exactly; without them, demangled names are normalised (casts and namespaces dropped) and used only when unique.
+
+	3 of 7 kernels shown, 84.3% of the GPU time above. Share is of that total (1.491 ms). Long names are shortened here, keeping what tells two apart; the TSV keeps them whole. SM % and DRAM %: - where ncu did not profile the kernel.
+
 	EOF
 	test_cmp expect actual
 '
 
 test_expect_success 'lp-kernmd on lp-ncu2tsv output says the time is ncu replay time' '
-	lp-kernmd <"$TRASH/n2.tsv" >actual &&
+	lp-kernmd <"$TRASH/n2.tsv" >km.tsv && lp-summary km.tsv >actual &&
 	test_grep "^Source: time and launches from ncu (\\\\<stdin>): replayed one kernel at a time" actual &&
 	test_grep "^| 1 | \`_Z7rmsnormPfii\` | 0 | 0.013 | 3 | 4.299 | 77.8% | 0.0 | 0.1 |$" actual
 '
@@ -124,9 +129,9 @@ test_expect_success 'lp-kernmd on lp-ncu2tsv output says the time is ncu replay 
 # list of unmatched kernels (no table) it is written as it is
 test_expect_success 'lp-kernmd: pipes in names are escaped in the table, unmatched kernels listed' '
 	printf "%s\n" "# unmatched: lost|kernel" "kernel	total_ns	calls" "a|b	1000000	2" >k.tsv &&
-	lp-kernmd k.tsv >actual &&
+	lp-kernmd k.tsv >km.tsv && lp-summary km.tsv >actual &&
 	test_grep "^| 1 | \`a\\\\|b\` | - | 1.000 | 2 | 500.000 | 100.0% | - | - |$" actual &&
-	test_grep "^- \`lost|kernel\`$" actual
+	test_grep "^Profiled by ncu but not matched to any nsys kernel .*: \`lost|kernel\`.$" actual
 '
 
 bad() {

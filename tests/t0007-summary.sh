@@ -103,7 +103,7 @@ test_expect_success 'GPU peaks: SET= overrides and adds figures for an unknown G
 '
 
 test_expect_success 'stages: nvtx_sum statistics, kernel time, busy share, launches per instance' '
-	rows "$TRASH/run/stages.tsv" >got &&
+	rows "$TRASH/run/stages.tsv" | g4 12 >got &&
 	cat >expect <<-\EOF &&
 	prefill	LLM:prefill	1	1000000	1000000.0	1000000.0	1000000	1000000	0.0	800000	10	80	10.0
 	decode_all	LLM:decode_all	1	26000000	26000000.0	26000000.0	26000000	26000000	0.0	2000000	1000	7.692	1000.0
@@ -117,7 +117,7 @@ test_expect_success 'steps: the first step is flagged as warm-up; steady state a
 	rows "$TRASH/run/steps.tsv" | grep "^decode_step" >got &&
 	printf "decode_step\tLLM:decode_step\t10\t8000000.0\t2000000.0\t4\tyes\t2000000.0\t2000000\t2000000\t2000000.0\t2000000.0\t500\tsteady-state step\n" >expect &&
 	test_cmp expect got &&
-	rows "$TRASH/run/steps.tsv" | grep "^decode_all" | cut -f13,14 >got &&
+	rows "$TRASH/run/steps.tsv" | grep "^decode_all" | cut -f13,14 | g4 1 >got &&
 	printf "384.6\twhole stage, warm-up included (decode_step instances in the trace)\n" >expect &&
 	test_cmp expect got
 '
@@ -134,7 +134,7 @@ test_expect_success 'steps: a threshold above the ratio flags no warm-up; a bad 
 # (2NT + 4Ld(PT + T(T-1)/2)) / T = (2e10 + 4e4 x 1045) / 10 = 2.00418 GFLOP;
 # mean step 2.6 ms, steady 2 ms.
 test_expect_success 'MFU: FLOPs, mean and steady-state time, the dense bf16 peak' '
-	rows "$TRASH/run/mfu.tsv" >got &&
+	rows "$TRASH/run/mfu.tsv" | g4 4 5 7 9 >got &&
 	cat >expect <<-\EOF &&
 	prefill	200200000000	1000000.0	2.002e+14	20.23	n/a because one instance	n/a because no steady state	800000.0	25.29
 	decode_all	20041800000	26000000.0	7.708e+11	0.07791	n/a because one instance	n/a because no steady state	2000000.0	1.013
@@ -147,7 +147,7 @@ test_expect_success 'MFU: FLOPs, mean and steady-state time, the dense bf16 peak
 # 4,220,000 B; per token 2,004,220,000 B; steady 2 ms: 1.00211e12 B/s of
 # 3.35e12 = 29.91%.
 test_expect_success 'MBU: weights plus KV cache per token over the step time' '
-	rows "$TRASH/run/mbu.tsv" >got &&
+	rows "$TRASH/run/mbu.tsv" | g4 6 7 9 >got &&
 	cat >expect <<-\EOF &&
 	decode_step	2000000000	4220000	2004220000	2600000.0	7.709e+11	23.01	2000000.0	29.91
 	decode_all	2000000000	4220000	2004220000	2600000.0	7.709e+11	23.01	n/a because decode_all is one instance; see decode_step	n/a

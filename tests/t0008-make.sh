@@ -55,22 +55,22 @@ test_expect_success 'a finished run is up to date' '
 	lpmake demo >out && test_grep "Nothing to be done" out
 '
 
-test_expect_success 'removing kernels.md redoes lp-kernmd and what follows, nothing upstream' '
+test_expect_success 'removing kernels.md redoes it (lp-summary) and details.md that links it, nothing upstream' '
 	rm "$S2/demo/kernels.md" &&
 	test_expect_code 1 lpmake -q RUN=demo stakeholder_summary.md &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-kernmd\nlp-summary\n" >expect &&
+	printf "lp-summary\nlp-summary\n" >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	lpmake -q RUN=demo stakeholder_summary.md
 '
 
-test_expect_success 'the rows of kernels.md: one setting (conf/runner/stage2.yaml), its own record, kernels.md alone re-made' '
+test_expect_success 'the rows of kernels.md: one setting (conf/runner/stage2.yaml), its own record, kernels.md alone re-made (and details.md, which links it)' '
 	echo 25 >expect && test_cmp expect "$S2/demo/vars/rows.kernels_md" &&
 	echo 20 >expect && test_cmp expect "$S2/demo/vars/rows.compare" &&
 	rm "$S2/demo/vars/rows.kernels_md" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-kernmd\nlp-summary\n" >expect && test_cmp expect got &&
+	printf "lp-kernmd\nlp-summary\nlp-summary\n" >expect && test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	lpmake -q RUN=demo stakeholder_summary.md
 '
@@ -80,7 +80,7 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 	steps RUN=demo stakeholder_summary.md >got &&
 	# the brief reads top_kernels.tsv, its findings and waterfall the rest
 	printf "lp-%s\n" aggr brief findings kernjoin kernmd ncu2tsv ops roofline \
-		roofsvg summary summary tabtop topk waterfall wfsvg >expect &&
+		roofsvg summary summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
@@ -89,7 +89,7 @@ test_expect_success 'a rebuilt tool redoes what it feeds' '
 	touch "$TB/lp-kernjoin" &&
 	steps RUN=demo stakeholder_summary.md >got &&
 	printf "lp-%s\n" aggr brief findings kernjoin kernmd ops roofline \
-		roofsvg summary summary tabtop topk waterfall wfsvg >expect &&
+		roofsvg summary summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	touch "$TB/lp-steps" &&
@@ -106,7 +106,7 @@ test_expect_success 'removing roofline.tsv redoes it and what reads it, nothing 
 	steps RUN=demo stakeholder_summary.md >got &&
 	# kernels.md reads it too: the roofline class of each kernel
 	printf "lp-%s\n" brief findings kernmd roofline roofsvg summary summary \
-		tabtop topk >expect &&
+		summary tabtop topk >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	lpmake -q RUN=demo stakeholder_summary.md
@@ -118,12 +118,12 @@ test_expect_success 'the operator classes feed only the tables that class kernel
 	# and the selection (topn.tsv: communication kernels left out), whose
 	# kernels the roofline shows
 	printf "lp-%s\n" brief findings kernmd ops overlap ranks roofline roofsvg summary \
-		summary tabtop topk topn waterfall wfsvg >expect &&
+		summary summary tabtop topk topn waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
 	printf "lp-%s\n" brief envtab findings gpu kernmd mbu mfu roofline roofsvg \
-		summary summary tabtop topk waterfall wfsvg >expect &&
+		summary summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got
 '
 
@@ -198,8 +198,8 @@ test_expect_success 'TOPN=3 re-makes only what TOPN feeds: config.yaml, the sele
 	cp "$S2/demo/environment.tsv" env.before &&
 	lpmake RUN=demo TOPN=3 stakeholder_summary.md >out &&
 	sed -n "s,^  [A-Z]*  *demo/\([^ ]*\)  *lp-.*,\1,p" out | sort >got &&
-	test $(wc -l <out) = 11 && test $(wc -l <got) = 11 &&
-	printf "%s\n" brief.tsv config.yaml details.md findings.tsv findings_top.tsv kernels.md \
+	test $(wc -l <out) = 12 && test $(wc -l <got) = 12 &&
+	printf "%s\n" brief.tsv config.yaml details.md findings.tsv findings_top.tsv kernels.md kernels_md.tsv \
 		roofline.svg roofline.tsv stakeholder_summary.md top_kernels.tsv topn.tsv >expect &&
 	test_cmp expect got &&
 	test_cmp env.before "$S2/demo/environment.tsv" &&

@@ -40,7 +40,7 @@ test_expect_success 'tensor-core FLOPs of a GEMM of known shape are 2MNK exactly
 # fp16 tensor ridge of the H200 is 989.4e12 / 4.8e12 = 206.1, so the memory
 # roof bounds it: 3,758,336 B / 7,552 ns = 497.7 GB/s, 10.37% of 4.8 TB/s.
 test_expect_success 'roofline point of that GEMM where the hand calculation puts it' '
-	rows "$TRASH/roofline.tsv" | grep 48x64_64x15 | cut -f4-16 >got &&
+	rows "$TRASH/roofline.tsv" | grep 48x64_64x15 | cut -f4-16 | g4 5 6 7 8 9 11 12 >got &&
 	printf "tensor fp16\t453279744\t3758336\t7552.0\t120.6\t6.002e+13\t4.977e+11\t9.894e+14\t206.1\tmemory\t10.37\t10.37\tlatency / under-filled\n" >expect &&
 	test_cmp expect got
 '
@@ -97,7 +97,7 @@ test_expect_success 'operator classes match the base name, not template argument
 		printf "6\tmystery_kernel\t50\t1\n"
 	} >k.tsv &&
 	lp-ops -o "$C/operators.yaml" k.tsv >o.tsv &&
-	rows o.tsv | cut -f1-5 >got &&
+	rows o.tsv | cut -f1-5 | g4 3 >got &&
 	cat >expect <<-\EOF &&
 	Attention	800	51.61	2	2
 	Communication (NCCL)	400	25.81	2	1
@@ -128,7 +128,7 @@ test_expect_success 'names you can tell apart: an add, a mul and a copy' '
 	rmsnorm(float *, int, int)
 	EOF
 	test_cmp expect got &&
-	lp-kernmd -w 60 k.tsv >lp.out && <lp.out grep "^| [0-9]" | cut -d"|" -f3 | sort | uniq -d >dups &&
+	lp-kernmd -w 60 k.tsv >km.tsv && lp-summary km.tsv >lp.out && <lp.out grep "^| [0-9]" | cut -d"|" -f3 | sort | uniq -d >dups &&
 	test_must_be_empty dups
 '
 

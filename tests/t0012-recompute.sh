@@ -74,7 +74,7 @@ test_expect_success 'stages.tsv: nsys nvtx_sum and nvtx_kern_sum, by awk' '
 			"$S2/$run/nsys/report_nvtx_kern_sum.csv" >expect &&
 		test -s expect &&
 		table "$S2/$run/stages.tsv" stage range instances wall_total_ns wall_mean_ns wall_median_ns \
-			wall_min_ns wall_max_ns wall_std_ns kernel_ns launches busy_pct launches_per_inst | na_rows >got &&
+			wall_min_ns wall_max_ns wall_std_ns kernel_ns launches busy_pct launches_per_inst | g4 12 | na_rows >got &&
 		test_cmp expect got || return 1
 	done
 '
@@ -104,7 +104,7 @@ test_expect_success 'steps.tsv: every instance of nvtx_pushpop_trace, by awk (de
 			"$S2/$run/nsys/report_nvtx_pushpop_trace.csv" >expect &&
 		test -s expect &&
 		table "$S2/$run/steps.tsv" stage range instances first_ns rest_median_ns first_over_rest warmup steady_ns \
-			steady_min_ns steady_max_ns tokens_per_s | sed "s/\tn\/a[^\t]*//g" >got &&
+			steady_min_ns steady_max_ns tokens_per_s | g4 6 11 | sed "s/\tn\/a[^\t]*//g" >got &&
 		test_cmp expect got || return 1
 	done &&
 	table "$S2/demo/steps.tsv" stage warmup | grep "^decode_step" >got &&
@@ -160,14 +160,14 @@ test_expect_success 'mfu.tsv and mbu.tsv: the formulas again, by awk (demo, tp: 
 			"$r/nsys/report_nvtx_pushpop_trace.csv" >expect &&
 		test -s expect &&
 		table "$r/mfu.tsv" stage model_flop wall_mean_ns flop_per_s mfu_pct steady_ns mfu_steady_pct kernel_per_inst_ns \
-			mfu_kernel_pct | sed "s/\tn\/a[^\t]*//g" >got &&
+			mfu_kernel_pct | g4 4 5 7 9 | sed "s/\tn\/a[^\t]*//g" >got &&
 		test_cmp expect got &&
 		A $(mfu_vars $run) -v peak="$(peak tensor fp16)" -v bw="$(peak dram)" -v stages="$tp_stages" -v mode=mbu \
 			-v stepr=:LLM@decode_step "$mfu_awk" "$r/nsys/report_nvtx_sum.csv" "$r/nsys/report_nvtx_kern_sum.csv" \
 			"$r/nsys/report_nvtx_pushpop_trace.csv" | sort >expect &&
 		test -s expect &&
 		table "$r/mbu.tsv" stage weight_bytes kv_bytes bytes_per_token mean_ns bytes_per_s mbu_pct steady_ns \
-			mbu_steady_pct | sed "s/\tn\/a[^\t]*//g" | sort >got &&
+			mbu_steady_pct | g4 6 7 9 | sed "s/\tn\/a[^\t]*//g" | sort >got &&
 		test_cmp expect got || return 1
 	done
 '
@@ -180,7 +180,7 @@ test_expect_success 'mfu.tsv: the gated CUDA C capture (fp32 CUDA-core peak, no 
 		empty_trace.csv >expect &&
 	test -s expect &&
 	table "$r/mfu.tsv" stage model_flop wall_mean_ns flop_per_s mfu_pct steady_ns mfu_steady_pct kernel_per_inst_ns \
-		mfu_kernel_pct | sed "s/\tn\/a[^\t]*//g" | awk -F"\t" "\$3 == \"\" { print \$1 \"\tNA\"; next } { print }" >got &&
+		mfu_kernel_pct | g4 4 5 7 9 | sed "s/\tn\/a[^\t]*//g" | awk -F"\t" "\$3 == \"\" { print \$1 \"\tNA\"; next } { print }" >got &&
 	test_cmp expect got
 '
 
@@ -238,7 +238,7 @@ test_expect_success 'roofline.tsv: per-launch FLOPs of the dominant precision, b
 			"$r/nsys/report_nvtx_kern_sum_mangled.csv" "$r/ncu/report.csv" >expect &&
 		test -s expect &&
 		table "$r/roofline.tsv" rank precision flop_per_launch dram_bytes_per_launch ncu_ns_per_launch ai flop_per_s \
-			bytes_per_s peak_flop_per_s ridge roof roof_pct dram_pct class |
+			bytes_per_s peak_flop_per_s ridge roof roof_pct dram_pct class | g4 6 7 8 9 10 12 13 |
 			awk -F"\t" "\$2 ~ /^n\/a/ { print \$1 \"\tNA\"; next } \$2 ~ /^none/ { print \$1 \"\tnone\"; next } { print }" |
 			uniq >got &&	# a kernel ncu did not profile: a row per launch configuration (shapes.tsv)
 		test_cmp expect got || return 1
@@ -259,7 +259,7 @@ test_expect_success 'top_kernels.tsv: nsys time and calls, ncu SOL %, by awk' '
 		A -v range="$range" -v order=/dev/null -v sum="$(cat sum)" "$kern_awk$topk_end" \
 			"$r/nsys/report_nvtx_kern_sum_mangled.csv" "$r/ncu/report.csv" >expect &&
 		test -s expect &&
-		table "$r/top_kernels.tsv" rank total_ns calls mean_ns share_pct sm_pct dram_pct |
+		table "$r/top_kernels.tsv" rank total_ns calls mean_ns share_pct sm_pct dram_pct | g4 5 |
 			sed "s/\tn\/a[^\t]*//g" >got &&
 		test_cmp expect got || return 1
 	done
@@ -303,7 +303,7 @@ test_expect_success 'operators.tsv: classes by base name, by awk' '
 	for run in $RUNS; do
 		A -v ops="$ROOT/conf/operators.yaml" "$ops_awk" "$S2/$run/kernels.tsv" | sort >expect &&
 		test -s expect &&
-		table "$S2/$run/operators.tsv" class time_ns share_pct launches kernels | sort >got &&
+		table "$S2/$run/operators.tsv" class time_ns share_pct launches kernels | g4 3 | sort >got &&
 		test_cmp expect got || return 1
 	done
 '
@@ -397,7 +397,7 @@ test_expect_success 'no table shows two rows with the same kernel text' '
 test_expect_success 'no two rows alike in kernels.md of every shared capture either' '
 	for f in "$FIX"/h200-tinyllm/cap_cuda_gpu_kern_sum.csv "$FIX"/h200-torch-decoder/torch_cuda_gpu_kern_sum.csv \
 		"$FIX"/h200-whole/*_cuda_gpu_kern_sum.csv "$FIX"/h200-live/*_cuda_gpu_kern_sum.csv; do
-		lp-kernjoin "$f" >k.tsv && lp-kernmd -n 0 k.tsv >lp.out && <lp.out grep "^| [0-9]" | cut -d"|" -f3 | sort | uniq -d >dups &&
+		lp-kernjoin "$f" >k.tsv && lp-kernmd -n 0 k.tsv >km.tsv && lp-summary km.tsv >lp.out && <lp.out grep "^| [0-9]" | cut -d"|" -f3 | sort | uniq -d >dups &&
 		test_must_be_empty dups &&
 		lp-topk -n 1000 k.tsv >lp.out && <lp.out sed "/^#/d" | cut -f2 | sort | uniq -d >dups &&
 		test_must_be_empty dups || return 1

@@ -114,7 +114,7 @@ test_expect_success 'each instance as the export has it: duration, FLOPs, bytes'
 '
 
 test_expect_success 'the steady state and the warm-up of a region' '
-	rows "$S2/imp/regions.tsv" | grep "decode_step" | cut -f6-10 >got &&
+	rows "$S2/imp/regions.tsv" | grep "decode_step" | cut -f6-10 | g4 5 >got &&
 	printf "638368\t459200.0\tno\t389344.0\t1.179\n" >expect &&
 	test_cmp expect got
 '

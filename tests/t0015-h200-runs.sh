@@ -42,7 +42,7 @@ test_expect_success 'region_instances.tsv: every instance of the two ncu exports
 	A "$reginst_awk" "$V2/torch_nvtx_gpu_proj_trace.csv" "$V2/torch_d0_regions.csv" "$V2/torch_d1_regions.csv" >expect &&
 	test $(wc -l <expect) = 34 &&
 	table "$S2/t/region_instances.tsv" path instance process device gpu_ns nsys_gpu_ns ncu_over_nsys sm_pct dram_pct \
-		flop_tensor dram_bytes >got &&
+		flop_tensor dram_bytes | g4 7 >got &&
 	test_cmp expect got
 '
 
@@ -60,13 +60,13 @@ test_expect_success 'tinyllm: its 16 decode steps as ncu measured them, a gated 
 # prefill with the LM head for the last token only
 # 2(N - Vd)P + 2Vd + 2LdP^2 = 11,071,782,912.
 test_expect_success 'region_work.tsv: tensor FLOPs per instance against the model, the warm-up step apart' '
-	table "$S2/t/region_work.tsv" path instances flop_tensor model_flop hw_over_model >got &&
+	table "$S2/t/region_work.tsv" path instances flop_tensor model_flop hw_over_model | g4 5 >got &&
 	table "$S2/t/region_instances.tsv" path flop_tensor | awk -F"\t" "
 		{ s[\$1] += \$2; n[\$1]++; if (!(\$1 in o)) o[\$1] = ++k; nm[o[\$1]] = \$1 }
 		END { m[\"prefill\"] = 11071782912; m[\"decode_all\"] = 4375412736; m[\"decode_all > decode_step\"] = 136731648
 			for (i = 1; i <= k; i++) { p = nm[i]; printf \"%s\t%d\t%.0f\t%.0f\t%.4g\n\", p, n[p], s[p] / n[p], m[p], s[p] / n[p] / m[p] } }" >expect &&
 	test_cmp expect got &&
-	table "$S2/t/region_work.tsv" path hw_over_model >got &&
+	table "$S2/t/region_work.tsv" path hw_over_model | g4 2 >got &&
 	printf "prefill\t1.045\ndecode_all\t12.42\ndecode_all > decode_step\t12.42\n" >expect &&
 	test_cmp expect got &&
 	test_grep "^# note: Waste: decode_all executed 12.4x the model" "$S2/t/region_work.tsv"

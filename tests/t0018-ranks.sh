@@ -24,13 +24,13 @@ for r in tpm tps tpz; do
 		ranks "$TP/'$r'_nvtx_gpu_proj_trace.csv" "$TP/'$r'_cuda_gpu_trace_mangled.csv" \
 			"$TP/'$r'_nvtx_pushpop_trace.csv" "$TP/'$r'_nvtx_kern_sum.csv" >expect &&
 		test $(wc -l <expect) = 6 &&
-		table "$S2/'$r'/ranks.tsv" $RCOLS | sort >got &&
+		table "$S2/'$r'/ranks.tsv" $RCOLS | rnd "%.1f" 11 | sort >got &&
 		test_cmp expect got
 	'
 	test_expect_success "$r: overlap.tsv, unions of kernel intervals per GPU, by awk" '
 		overlap "$TP/'$r'_cuda_gpu_trace_mangled.csv" >expect &&
 		test $(wc -l <expect) = 2 &&
-		table "$S2/'$r'/overlap.tsv" $OCOLS | sort >got &&
+		table "$S2/'$r'/overlap.tsv" $OCOLS | rnd "%.1f" 9 10 | sort >got &&
 		test_cmp expect got
 	'
 done
@@ -48,7 +48,7 @@ test_expect_success 'overlap: kernels of two streams at once, by hand' '
 	EOF
 	cp "$TRASH/trace.csv" . &&
 	lp-overlap -o "$ROOT/conf/operators.yaml" trace.csv >o.tsv &&
-	table o.tsv $OCOLS overlap_pct comm_pct >got &&
+	table o.tsv $OCOLS overlap_pct comm_pct | rnd "%.1f" 9 10 >got &&
 	printf "%s\n" "NVIDIA H200 (0)	5	2	210	140	140	70	70	50.0	66.7" \
 		"NVIDIA H200 (1)	1	0	10	0	10	0	0	n/a because no communication kernel ran on this GPU	0.0" >expect &&
 	test_cmp expect got &&

@@ -268,7 +268,7 @@ for f in "$ROOT"/tests/fuzz/regress/md/* "$ROOT"/tests/fuzz/regress/svg/* \
 	"$ROOT"/tests/fuzz/regress/json/*; do
 	[ -f "$f" ] || continue
 	test_expect_success "fuzz regression ${f#$ROOT/tests/fuzz/regress/}: lp-kernmd" '
-		kern_named "'"$f"'" >k.tsv && lp-kernmd k.tsv >k.md && md_safe k.md
+		kern_named "'"$f"'" >k.tsv && lp-kernmd k.tsv >km.tsv && lp-summary km.tsv >k.md && md_safe k.md
 	'
 done
 

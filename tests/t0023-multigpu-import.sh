@@ -37,10 +37,10 @@ for r in tpm tps tpz; do
 	test_expect_success "n$r: per-GPU communication share and overlap from cuda_gpu_trace, by awk" '
 		comm_share "$TP/'$r'_cuda_gpu_trace_mangled.csv" >expect &&
 		test $(wc -l <expect) = 2 &&
-		table "$S2/n'$r'/overlap.tsv" device busy_ns comm_pct | sort >got &&
+		table "$S2/n'$r'/overlap.tsv" device busy_ns comm_pct | rnd "%.1f" 3 | sort >got &&
 		test_cmp expect got &&
 		overlap "$TP/'$r'_cuda_gpu_trace_mangled.csv" >expect &&
-		table "$S2/n'$r'/overlap.tsv" $OCOLS | sort >got &&
+		table "$S2/n'$r'/overlap.tsv" $OCOLS | rnd "%.1f" 9 10 | sort >got &&
 		test_cmp expect got &&
 		test_grep "^## Communication and Compute Overlap$" "$S2/n'$r'/details.md"
 	'
@@ -48,7 +48,7 @@ for r in tpm tps tpz; do
 		ranks "$TP/'$r'_nvtx_gpu_proj_trace.csv" "$TP/'$r'_cuda_gpu_trace_mangled.csv" \
 			"$TP/'$r'_nvtx_pushpop_trace.csv" "$TP/'$r'_nvtx_kern_sum.csv" >expect &&
 		test $(wc -l <expect) = 6 &&
-		table "$S2/n'$r'/ranks.tsv" $RCOLS | sort >got &&
+		table "$S2/n'$r'/ranks.tsv" $RCOLS | rnd "%.1f" 11 | sort >got &&
 		test_cmp expect got &&
 		test_grep "^# source: .*the one GPU whose kernels have the process.s shortest and longest duration of each kernel .*the run lacks nvtx_gpu_proj_trace" \
 			"$S2/n'$r'/procs.tsv"
@@ -126,7 +126,7 @@ test_expect_success 'per-rank exports (tpr0_, tpr1_) without the projection trac
 	printf "%s\n" 0 1 >expect && test_cmp expect devs &&
 	{ head -n 1 "$TP/tpr0_cuda_gpu_trace_mangled.csv"; tail -n +2 -q "$TP"/tpr[01]_cuda_gpu_trace_mangled.csv; } >trace.csv &&
 	comm_share trace.csv >expect &&
-	table "$S2/npr/overlap.tsv" device busy_ns comm_pct | sort >got &&
+	table "$S2/npr/overlap.tsv" device busy_ns comm_pct | rnd "%.1f" 3 | sort >got &&
 	test_cmp expect got &&
 	kern_of 1430 "$TP/tpr0_nvtx_kern_sum.csv" "$TP/tpr1_nvtx_kern_sum.csv" >expect &&
 	table "$S2/npr/kernels.tsv" kernel total_ns calls | sort >got &&

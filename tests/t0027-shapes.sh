@@ -141,7 +141,7 @@ test_expect_success 'names: every capture'"'"'s elementwise/reduce/copy kernels 
 		FillFunctor Gelu tanh rsqrt arange; do
 		grep -q "^$op: " names || { echo "no $op"; return 1; }
 	done &&
-	lp-kernmd -n 100000 -w 60 all.tsv >lp.out && <lp.out grep "^| [0-9]" >md &&
+	lp-kernmd -n 100000 -w 60 all.tsv >km.tsv && lp-summary km.tsv >lp.out && <lp.out grep "^| [0-9]" >md &&
 	test $(grep -cE "\`(MulFunctor|direct_copy|bfloat16_copy|neg|silu|ArgMaxOps|CUDAFunctor_add): " md) -ge 10 &&
 	{ grep -E "^\| [0-9]+ \| \`(void )?(at::native::)?(vectorized_|unrolled_)?elementwise_kernel" md >bare || :; } &&
 	test_must_be_empty bare

@@ -1,6 +1,7 @@
 /*
- * lp-kernmd: the kernels.md table from kernel TSV: lp-kernjoin's kernels.tsv
- * (nsys time, ncu metrics) or lp-ncu2tsv's output alone (ncu time).
+ * lp-kernmd: kernels.md's table (kernels_md.tsv, which lp-summary renders)
+ * from kernel TSV: lp-kernjoin's kernels.tsv (nsys time, ncu metrics) or
+ * lp-ncu2tsv's output alone (ncu time).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,19 @@
 
 static const char synopsis[] =
     "lp-kernmd [-n N] [-r roofline.tsv] [-w WIDTH] [file]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+/* kernels.md's columns; the class last (-r only) */
+static const struct lp_col cols[] = {
+	{ "rank", "#", "int" }, { "name", "Kernel", "code" },
+	{ "kernel", "Kernel (whole name)", "hide" },
+	{ "device", "Device", "text" },
+	{ "total_ns", "Total (ms)", "ms" }, { "calls", "Calls", "int" },
+	{ "mean_ns", "Mean (us)", "us" }, { "share_pct", "Share", "pct" },
+	{ "sm_pct", "SM %", "num1" }, { "dram_pct", "DRAM %", "num1" },
+	{ "class", "Roofline class", "text" },
+};
 
 struct row {
 	char *kernel, *device, *match;
@@ -77,10 +91,29 @@ load_rows(struct lp_tsv *t, const char *name, struct row **rows, double *sum,
 	return n;
 }
 
-/* The title and where the numbers come from, as the table's comments say:
- * text, since its sources are file names. */
+/* Where the numbers come from, as the table's comments say. */
+/* The table's "unmatched:" comments, kernels ncu profiled that lp-kernjoin
+ * could not put beside an nsys kernel, as a note. */
 static void
-emit_source(const struct lp_tsv *t, const char *name, int ncu_time)
+emit_unmatched(const struct lp_tsv *t, long width)
+{
+	struct lp_sb b = { 0 };
+	size_t i, n = 0;
+
+	for (i = 0; i < t->ncomments; i++)
+		if (!strncmp(t->comments[i], "unmatched:", 10)) {
+			lp_sb_adds(&b, n++ ? ", " : "");
+			lp_kname_md(&b, t->comments[i] + 11, (size_t)width);
+		}
+	if (n)
+		lp_tab_meta(out, "note", "Profiled by ncu but not matched to any "
+		    "nsys kernel (their metrics are left out rather than put "
+		    "beside another kernel's time): %s.", lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+static void
+emit_meta(const struct lp_tsv *t, const char *name, int ncu_time, long width)
 {
 	const char *src = lp_tsv_comment(t, "time");
 	const char *range = lp_tsv_comment(t, "range");
@@ -90,153 +123,122 @@ emit_source(const struct lp_tsv *t, const char *name, int ncu_time)
 	const char *pc = lp_tsv_comment(t, "process");
 	struct lp_sb b = { 0 };
 
-	puts("# Top GPU kernels\n");
-	if (ncu_time) {
-		lp_sb_adds(&b, "Source: time and launches from ncu (");
-		lp_md_text(&b, name);
-		lp_sb_adds(&b, "): replayed one kernel at a time with locked "
-		    "clocks, so durations are ncu's, not the run's; SOL % from "
-		    "the same export.\n");
-	} else {
-		lp_sb_adds(&b, "Source: time and calls from ");
-		lp_md_inline(&b, src ? src : name, 0);
+	lp_tab_meta(out, "title", "Kernels by GPU time");
+	lp_tab_meta(out, "tool", "lp-kernmd");
+	if (ncu_time)
+		lp_tab_meta(out, "source", "time and launches from ncu (%s): "
+		    "replayed one kernel at a time with locked clocks, so "
+		    "durations are ncu's, not the run's; SOL %% from the same "
+		    "export", name);
+	else {
+		lp_sb_printf(&b, "time and calls from %s", src ? src : name);
 		if (range) {
 			lp_sb_adds(&b, ", NVTX range ");
 			lp_md_code(&b, range, 0);
 		}
-		/* one rank of a multi-GPU run: say which */
-		if (pc) {
-			lp_sb_adds(&b, "; process ");
-			lp_md_inline(&b, pc, 0);
-		}
-		lp_sb_adds(&b, "; ");
-		if (metrics) {
-			lp_sb_adds(&b, "SOL SM % and DRAM % from ");
-			lp_md_inline(&b, metrics, 0);
-			lp_sb_adds(&b, " (means over the profiled launches).");
-		} else
-			lp_sb_adds(&b, "no Nsight Compute metrics in this run "
-			    "(SOL columns empty).");
-		lp_sb_addc(&b, '\n');
+		if (pc)		/* one rank of a multi-GPU run: say which */
+			lp_sb_printf(&b, "; process %s", pc);
+		if (metrics)
+			lp_sb_printf(&b, "; SOL SM %% and DRAM %% from %s (means "
+			    "over the profiled launches)", metrics);
+		else
+			lp_sb_adds(&b, "; no Nsight Compute metrics in this "
+			    "run (SOL columns empty)");
+		lp_tab_meta(out, "source", "%s", lp_sb_str(&b));
 	}
-	if (match) {
-		lp_sb_adds(&b, "\nMatching nsys to ncu: ");
-		lp_md_inline(&b, match, 0);
-		lp_sb_adds(&b, ". Mangled names are matched exactly; without "
-		    "them, demangled names are normalised (casts and namespaces "
-		    "dropped) and used only when unique.\n");
-	}
-	if (nmsrc) {
-		lp_sb_adds(&b, "\nNames: ");
-		lp_md_inline(&b, nmsrc, 0);
-		lp_sb_adds(&b, ".\n");
-	}
-	fputs(lp_sb_str(&b), stdout);
+	if (range)
+		lp_tab_meta(out, "range", "%s", range);
+	if (match)
+		lp_tab_meta(out, "note", "Matching nsys to ncu: %s. Mangled "
+		    "names are matched exactly; without them, demangled names "
+		    "are normalised (casts and namespaces dropped) and used only "
+		    "when unique.", match);
+	if (nmsrc)
+		lp_tab_meta(out, "note", "Names: %s.", nmsrc);
+	emit_unmatched(t, width);
+	lp_tab_meta(out, "key", "rank");
 	lp_sb_free(&b);
 }
 
+/* One kernel's row: "-" where ncu did not profile it (SOL) or where it has
+ * no roofline point (class), as the note under the table says. */
 static void
-emit_row(struct lp_sb *b, size_t i, const struct row *r, const char *shown,
-    double sum, const char *const *cls)
+emit_row(struct lp_row *r, size_t i, const struct row *k, const char *shown,
+    double sum, int have_cls, const char *cls)
 {
-	lp_sb_reset(b);
-	lp_sb_printf(b, "| %zu | ", i + 1);
-	lp_md_code(b, shown, 1);
-	lp_sb_adds(b, " | ");
-	lp_md_text(b, *r->device ? r->device : "-");
-	lp_sb_adds(b, " | ");
-	lp_fmt_ms(b, r->total);
-	lp_sb_adds(b, " | ");
-	lp_fmt_num(b, r->calls, 0);
-	lp_sb_adds(b, " | ");
-	lp_fmt_us(b, r->calls > 0 ? r->total / r->calls : 0);
-	lp_sb_adds(b, " | ");
-	lp_fmt_num(b, sum > 0 ? 100.0 * r->total / sum : 0, 1);
-	lp_sb_adds(b, "% | ");
-	lp_fmt_known(b, r->have_sm, r->sm, 1);
-	lp_sb_adds(b, " | ");
-	lp_fmt_known(b, r->have_dram, r->dram, 1);
-	lp_sb_adds(b, " |");
-	if (cls) {	/* -r: its roofline class, "n/a" where ncu measured none */
-		lp_sb_addc(b, ' ');
-		lp_md_text(b, !cls[i] ? "-" : strncmp(cls[i], "n/a", 3) ? cls[i] :
+	lp_row_num(r, (double)(i + 1), 0);
+	lp_row_text(r, shown);
+	lp_row_text(r, k->kernel);
+	lp_row_text(r, *k->device ? k->device : "-");
+	lp_row_num(r, k->total, 0);
+	lp_row_num(r, k->calls, 0);
+	if (k->calls > 0)
+		lp_row_g(r, k->total / k->calls);
+	else
+		lp_row_na(r, "no calls");
+	if (sum > 0)
+		lp_row_g(r, 100 * k->total / sum);
+	else
+		lp_row_na(r, "the kernels took no time");
+	if (k->have_sm)
+		lp_row_g(r, k->sm);
+	else
+		lp_row_text(r, "-");
+	if (k->have_dram)
+		lp_row_g(r, k->dram);
+	else
+		lp_row_text(r, "-");
+	if (have_cls)
+		lp_row_text(r, !cls ? "-" : strncmp(cls, "n/a", 3) ? cls :
 		    "n/a");
-		lp_sb_adds(b, " |");
-	}
-	puts(lp_sb_str(b));
+	lp_row_end(r, out);
 }
 
 /* The first SHOWN rows, their names shortened but never into another row's
- * text, and the line that says how much of the time they are. */
+ * text, and the note that says how much of the time they are. */
 static void
 emit_table(const struct row *rows, size_t shown, size_t n, double sum,
     long width, const char *rpath)
 {
-	struct lp_sb b = { 0 };
+	struct lp_row r = { 0 };
+	struct lp_sb b = { 0 }, t = { 0 };
 	char **names, **short_names, **cls = NULL;
 	double shown_sum = 0;
 	size_t i;
 
-	printf("\n| # | Kernel | Device | Total (ms) | Calls | Mean (us) | "
-	    "Share | SM %% | DRAM %% |%s\n", rpath ? " Roofline class |" : "");
-	printf("|--:|:-------|:-------|-----------:|------:|----------:|------:|"
-	    "-----:|-------:|%s\n", rpath ? ":-------|" : "");
 	names = lp_xcalloc(shown + 1, sizeof *names);
 	short_names = lp_xcalloc(shown + 1, sizeof *short_names);
-	for (i = 0; i < shown; i++)
+	for (i = 0; i < shown; i++) {
 		names[i] = rows[i].kernel;
+		shown_sum += rows[i].total;
+	}
 	lp_kname_unique(names, shown, (size_t)width, short_names);
 	if (rpath)
 		cls = lp_roof_classes(rpath, names, shown);
+	lp_fmt_pct(&b, sum > 0 ? 100.0 * shown_sum / sum : 0);
+	lp_fmt_ms(&t, sum);
+	lp_tab_meta(out, "note", "%zu of %zu kernels shown, %s of the GPU time "
+	    "above. Share is of that total (%s ms). Long names are shortened "
+	    "here, keeping what tells two apart; the TSV keeps them whole. SM "
+	    "%% and DRAM %%: - where ncu did not profile the kernel.%s", shown,
+	    n, lp_sb_str(&b), lp_sb_str(&t), rpath ? " Roofline class from "
+	    "roofline.tsv: \"mixed\" lists the classes of a kernel's launch "
+	    "configurations where they differ; n/a where ncu measured none of "
+	    "them (roofline.tsv says why); - where it has no point." : "");
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0] - !rpath);
 	for (i = 0; i < shown; i++) {
-		emit_row(&b, i, &rows[i], short_names[i], sum,
-		    (const char *const *)cls);
+		emit_row(&r, i, &rows[i], short_names[i], sum, rpath != NULL,
+		    cls ? cls[i] : NULL);
 		free(short_names[i]);
-		shown_sum += rows[i].total;
 	}
 	for (i = 0; cls && i < shown; i++)
 		free(cls[i]);
 	free(cls);
-	lp_sb_reset(&b);
-	lp_fmt_num(&b, sum > 0 ? 100.0 * shown_sum / sum : 0, 1);
-	printf("\n%zu of %zu kernels shown, %s%% of the GPU time above. "
-	    "Share is of that total (", shown, n, lp_sb_str(&b));
-	lp_sb_reset(&b);
-	lp_fmt_ms(&b, sum);
-	printf("%s ms). Long names are shortened here, keeping what tells two "
-	    "apart; the TSV keeps them whole.%s\n", lp_sb_str(&b), rpath ?
-	    " Roofline class from roofline.tsv: \"mixed\" lists the classes "
-	    "of a kernel's launch configurations where they differ; n/a where "
-	    "ncu measured none of them (roofline.tsv says why); - where it has "
-	    "no point." : "");
 	free(names);
 	free(short_names);
+	lp_sb_free(&r.b);
 	lp_sb_free(&b);
-}
-
-/* The table's "unmatched:" comments: kernels ncu profiled that lp-kernjoin
- * could not put beside an nsys kernel. */
-static void
-emit_unmatched(const struct lp_tsv *t, long width)
-{
-	struct lp_sb b = { 0 };
-	size_t i, unmatched = 0;
-
-	for (i = 0; i < t->ncomments; i++)
-		unmatched += !strncmp(t->comments[i], "unmatched:", 10);
-	if (!unmatched)
-		return;
-	printf("\nProfiled by ncu but not matched to any nsys kernel (their "
-	    "metrics are left out rather than put beside another "
-	    "kernel's time):\n\n");
-	for (i = 0; i < t->ncomments; i++)
-		if (!strncmp(t->comments[i], "unmatched:", 10)) {
-			lp_sb_reset(&b);
-			lp_sb_adds(&b, "- ");
-			lp_kname_md(&b, t->comments[i] + 11, (size_t)width);
-			puts(lp_sb_str(&b));
-		}
-	lp_sb_free(&b);
+	lp_sb_free(&t);
 }
 
 int
@@ -253,6 +255,7 @@ main(int argc, char **argv)
 	FILE *fp;
 
 	lp_init(argv[0]);
+	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "hn:r:w:")) != -1) {
 		switch (c) {
 		case 'h':
@@ -278,9 +281,8 @@ main(int argc, char **argv)
 	n = load_rows(&t, name, &rows, &sum, &ncu_time);
 	shown = top && (size_t)top < n ? (size_t)top : n;
 
-	emit_source(&t, name, ncu_time);
+	emit_meta(&t, name, ncu_time, width);
 	emit_table(rows, shown, n, sum, width, rpath);
-	emit_unmatched(&t, width);
 
 	for (i = 0; i < n; i++) {
 		free(rows[i].kernel);
@@ -290,6 +292,6 @@ main(int argc, char **argv)
 	free(rows);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
-	lp_close_stdout();
+	lp_tab_done(out);
 	return 0;
 }
