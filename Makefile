@@ -127,10 +127,12 @@ $(B)/lp-%: $(B)/obj/lp-%.o $(B)/liblp.a
 PARTOBJ = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c))
 $(foreach t,$(TOOLS),$(if $(call PARTOBJ,$(t)),$(eval $(B)/$(t): $(call PARTOBJ,$(t)))))
 
-# lp-graphnodes and lp-gpumetrics read nsys's sqlite export, lp-import tells
-# one apart: only they
-# link libsqlite3.
-$(B)/lp-graphnodes $(B)/lp-gpumetrics $(B)/lp-import: LDLIBS += -lsqlite3
+# lp-graphnodes, lp-gpumetrics and lp-bwceil read nsys's sqlite export,
+# lp-import tells one apart: only they link libsqlite3.
+$(B)/lp-graphnodes $(B)/lp-gpumetrics $(B)/lp-bwceil $(B)/lp-import: LDLIBS += -lsqlite3
+# lp-bwprobe loads the CUDA driver at run time (dlopen): -ldl, for a C
+# library older than glibc 2.34 that keeps dlopen there.
+$(B)/lp-bwprobe: LDLIBS += -ldl
 
 # C unit tests of the library, one file a module, TAP on stdout.
 $(B)/obj/test/%.o: tests/unit/%.c tests/unit/tap.h $(B)/.flags | $(B)/.deps-ok
@@ -141,6 +143,13 @@ $(B)/test/%: $(B)/obj/test/%.o $(B)/liblp.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# A stand-in CUDA driver for lp-bwprobe's tests (tests/fake/libcuda.c):
+# plain, not sanitized, as the real driver is not.
+LP_FAKE_CUDA := $(B)/test/libcuda-fake.so
+$(LP_FAKE_CUDA): tests/fake/libcuda.c | $(B)/.deps-ok
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -shared -fPIC -o $@ $<
+
 # The README's test command: unit tests and CLI golden tests under prove,
 # one file a core at once (each test works in its own folder and never
 # touches the build it tests).
@@ -148,13 +157,13 @@ LP_JOBS := $(shell nproc 2>/dev/null || echo 2)
 LP_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
 lp_prove = $(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
 	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec '' $(if $(V),-v,) $(1)
-check: $(BINS) $(UNITS)
+check: $(BINS) $(UNITS) $(LP_FAKE_CUDA)
 	$(call lp_prove,$(UNITS) $(LP_TESTS))
 # The edit loop: make check less its four slowest files (fault injection,
 # make's inputs, hostile tables, the make DAG: 86 s of the 100), in about
 # 40 s on 2 cores; make check (CI) runs everything.
 LP_SLOW_TESTS := tests/t0008-make.sh tests/t0016-hostile.sh tests/t0017-faults.sh tests/t0022-make-inputs.sh
-test: $(BINS) $(UNITS)
+test: $(BINS) $(UNITS) $(LP_FAKE_CUDA)
 	$(call lp_prove,$(UNITS) $(filter-out $(LP_SLOW_TESTS),$(LP_TESTS)))
 
 # Time and peak memory of the parsers on growing inputs, of the readers
