@@ -16,10 +16,11 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-roofline -g gpu.tsv [-i inputs.yaml] [-m metrics.tsv] [-n N] "
-    "[-s shapes.tsv] [kernels.tsv]";
+    "lp-roofline [-b dram_bw.tsv] -g gpu.tsv [-i inputs.yaml] [-m metrics.tsv] "
+    "[-n N] [-s shapes.tsv] [kernels.tsv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+static struct lp_bwmeas bwm;	/* -b: the measured DRAM bandwidth, shown */
 
 /* One point: a kernel (kernels.tsv), or one launch shape of it
  * (metrics.tsv, with -m). */
@@ -567,6 +568,9 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 		    "with n/a metrics, so a kernel's points add up to its time.",
 		    SH.path);
 	}
+	if (bwm.path)
+		lp_bwmeas_meta(out, pk, &bwm, "the roofs, ridges and % columns "
+		    "are against it", 0);
 	lp_tab_meta(out, "link", "roofline.svg");
 	lp_tab_header(out, cols, NCOLS);
 }
@@ -918,8 +922,9 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "g:hi:m:n:s:")) != -1) {
+	while ((c = getopt(argc, argv, "b:g:hi:m:n:s:")) != -1) {
 		switch (c) {
+		case 'b': lp_bwmeas_read(&bwm, optarg); break;
 		case 'g': gpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
@@ -956,6 +961,7 @@ main(int argc, char **argv)
 	lp_tsv_close(&t);
 	lp_close_in(fp);
 	lp_peaks_free(&pk);
+	lp_bwmeas_free(&bwm);
 	lp_tab_done(out);
 	return 0;
 }

@@ -304,6 +304,43 @@ emit_roof_labels(const struct lp_peaks *pk)
 	lp_sb_free(&b);
 }
 
+/* roofline.tsv's "# dram_measured_bps:" (lp-roofline -b): the DRAM
+ * bandwidth a copy reached on the run's machine; 0 when it has none. */
+static double
+measured_bw(const struct lp_tsv *t)
+{
+	const char *s = lp_tsv_comment(t, "dram_measured_bps");
+	double v;
+
+	if (!s)
+		return 0;
+	if (!lp_num_get(s, &v) || !isfinite(v) || !(v > 0))
+		lp_die_at(LP_EXIT_DATA, t->file, 0, 0, "# dram_measured_bps: "
+		    "expected bytes/s above 0, got \"%s\"", s);
+	return v;
+}
+
+/* The measured roof beside the datasheet's, dashed, up to the highest
+ * peak, with its label under it: the datasheet's stays the roof the
+ * table's numbers are against. */
+static void
+emit_measured_roof(double mbw, double pmax)
+{
+	double xe = pmax > 0 ? pmax / mbw : pow(10, lx1);
+	double x0 = pow(10, lx0 + 0.45 * (lx1 - lx0)), ang;
+
+	fprintf(out, "<g clip-path=\"url(#plot)\"><line x1=\"%.1f\" "
+	    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+	    "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/></g>\n",
+	    X(pow(10, lx0)), Y(mbw * pow(10, lx0)), X(xe), Y(mbw * xe));
+	ang = -atan2(Y(mbw * x0) - Y(mbw * x0 * 10), X(x0 * 10) - X(x0)) *
+	    180 / 3.14159265358979;
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"r\" "
+	    "transform=\"rotate(%.1f %.1f %.1f)\">measured copy %.3g TB/s"
+	    "</text>\n", X(x0), Y(mbw * x0) + 14, ang, X(x0), Y(mbw * x0) + 14,
+	    mbw / 1e12);
+}
+
 /* The kernels: a number at each point, the names listed below the chart,
  * and the ranks not drawn. */
 static void
@@ -395,6 +432,8 @@ main(int argc, char **argv)
 	H = PH + LINE * (int)(ps.n + 1);
 	emit_frame(&pk, name);
 	emit_roofs(&pk, pmax);
+	if (measured_bw(&t) > 0)
+		emit_measured_roof(measured_bw(&t), pmax);
 	emit_roof_labels(&pk);
 	emit_points(&ps);
 	fprintf(out, "%s\n", "</svg>");

@@ -19,12 +19,13 @@
 #include "run.h"
 #include "prec.h"
 
-static const char synopsis[] = "lp-waterfall [-F figure] -g gpu.tsv "
-    "-i inputs.yaml -s stages.tsv -t steps.tsv [-H hostside.tsv] "
+static const char synopsis[] = "lp-waterfall [-F figure] [-b dram_bw.tsv] "
+    "-g gpu.tsv -i inputs.yaml -s stages.tsv -t steps.tsv [-H hostside.tsv] "
     "[-o operators.tsv -c operators.yaml]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 static struct lp_ops oc;	/* -c: which classes do the floor's work */
+static struct lp_bwmeas bwm;	/* -b: the measured DRAM bandwidth, shown */
 
 /* The stages a step is measured for, one column pair each. */
 #define NST 2
@@ -312,9 +313,10 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	memset(&p, 0, sizeof p);
-	while ((c = getopt(argc, argv, "F:H:c:g:hi:o:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "F:H:b:c:g:hi:o:s:t:")) != -1) {
 		switch (c) {
 		case 'F': fig = optarg; break;
+		case 'b': lp_bwmeas_read(&bwm, optarg); break;
 		case 'c': cpath = optarg; break;
 		case 'H': hpath = optarg; break;
 		case 'g': p.gpath = optarg; break;
@@ -405,6 +407,8 @@ main(int argc, char **argv)
 	    nops ? "; operator classes from " : "", nops ? opath : "");
 	lp_tab_meta(out, "note", "Parts add up to the step (lp-waterfall(1))%s"
 	    "%s.", floors.len ? "; floor: " : "", lp_sb_str(&floors));
+	if (bwm.path)
+		lp_bwmeas_meta(out, &p.pk, &bwm, "the floor is at it", 1);
 	if (fig && (stepv[0] > 0 || stepv[1] > 0))	/* something to draw */
 		lp_tab_meta(out, "figure", "%s", fig);
 	lp_tab_header(out, cols, NCOLS);
@@ -416,6 +420,7 @@ main(int argc, char **argv)
 	if (cpath)
 		lp_ops_free(&oc);
 	lp_perf_free(&p);
+	lp_bwmeas_free(&bwm);
 	lp_tab_done(out);
 	return 0;
 }

@@ -88,3 +88,69 @@ lp_roof_at(const struct lp_peaks *p, int fp, double flop, double bytes,
 	else
 		r->frac = r->mem ? r->bps / p->bw : r->fps / r->peak;
 }
+
+void
+lp_bwmeas_read(struct lp_bwmeas *m, const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-bwceil, make RUN=... dram_bw.tsv");
+	const char *s;
+
+	lp_tab_expect(&t, "lp-bwceil");
+	memset(m, 0, sizeof *m);
+	m->path = path;
+	if ((s = lp_tsv_comment(&t, "measured_bps")) && (!lp_num_get(s,
+	    &m->bps) || !isfinite(m->bps) || !(m->bps > 0)))
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "# measured_bps: expected "
+		    "bytes/s above 0, got \"%s\"", s);
+	if ((s = lp_tsv_comment(&t, "sampled_bps")) && (!lp_num_get(s,
+	    &m->sampled) || !isfinite(m->sampled) || !(m->sampled > 0)))
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "# sampled_bps: expected "
+		    "bytes/s above 0, got \"%s\"", s);
+	s = lp_tsv_comment(&t, "measured");
+	m->how = lp_xstrdup(s ? s : "n/a because the table does not say");
+	s = lp_tsv_comment(&t, "sampled");
+	m->sampled_how = lp_xstrdup(s ? s : "n/a because the table does not "
+	    "say");
+	lp_tsv_close(&t);
+	fclose(fp);
+}
+
+void
+lp_bwmeas_free(struct lp_bwmeas *m)
+{
+	free(m->how);
+	free(m->sampled_how);
+	memset(m, 0, sizeof *m);
+}
+
+void
+lp_bwmeas_meta(FILE *out, const struct lp_peaks *pk,
+    const struct lp_bwmeas *m, const char *uses, int floor)
+{
+	struct lp_sb b = { 0 };
+
+	if (pk->bw > 0)
+		lp_sb_printf(&b, "datasheet %.4g TB/s (gpu.tsv, %s; %s)",
+		    pk->bw / 1e12, pk->gpu ? pk->gpu : "GPU unknown", uses);
+	else
+		lp_sb_printf(&b, "datasheet n/a because %s", pk->why);
+	if (m->bps > 0) {
+		lp_sb_printf(&b, "; measured copy %.4g TB/s", m->bps / 1e12);
+		if (pk->bw > 0)
+			lp_sb_printf(&b, ", %.1f %% of the datasheet's",
+			    100 * m->bps / pk->bw);
+		lp_sb_printf(&b, " (%s: %s)", m->path, m->how);
+		if (floor && pk->bw > 0)
+			lp_sb_printf(&b, "; at it, a floor set by bytes would be "
+			    "%.3gx the one shown", pk->bw / m->bps);
+	} else
+		lp_sb_printf(&b, "; measured copy %s (%s)", m->how, m->path);
+	if (m->sampled > 0)
+		lp_sb_printf(&b, "; best sustained in the GPU Metrics samples "
+		    "%.4g TB/s (%s)", m->sampled / 1e12, m->sampled_how);
+	lp_tab_meta(out, "dram", "%s", lp_sb_str(&b));
+	if (m->bps > 0)
+		lp_tab_meta(out, "dram_measured_bps", "%.6g", m->bps);
+	lp_sb_free(&b);
+}

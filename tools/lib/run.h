@@ -128,6 +128,25 @@ struct lp_roof {
 void lp_roof_at(const struct lp_peaks *p, int fp, double flop, double bytes,
     double ns, struct lp_roof *r);
 
+/* gpu.c too: dram_bw.tsv (lp-bwceil(1)) read back, the DRAM bandwidth
+ * measured on the run's machine, shown beside the datasheet's (gpu.tsv),
+ * never in its place. */
+struct lp_bwmeas {
+	const char *path;	/* dram_bw.tsv, borrowed */
+	double bps;		/* the copy probe's ceiling, bytes/s; 0: none */
+	char *how;		/* how it was measured, or "n/a because ..." */
+	double sampled;		/* the best the samples sustained; 0: none */
+	char *sampled_how;	/* likewise */
+};
+void lp_bwmeas_read(struct lp_bwmeas *m, const char *path);
+void lp_bwmeas_free(struct lp_bwmeas *m);
+/* The "# dram:" line naming both figures and where the measured one
+ * comes from (uses: what the table computes against the datasheet's, a
+ * phrase), and "# dram_measured_bps:" for lp-roofsvg; with floor, what a
+ * floor set by bytes would be at the measured figure. */
+void lp_bwmeas_meta(FILE *out, const struct lp_peaks *pk,
+    const struct lp_bwmeas *m, const char *uses, int floor);
+
 /* roofcls.c: each of n kernels' roofline class from roofline.tsv (by its
  * "kernel" column): its points' class, "mixed: A (grid g1); B (grid g2)"
  * where its launch shapes' differ, "n/a ..." where ncu measured none of

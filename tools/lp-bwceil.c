@@ -1,0 +1,522 @@
+/*
+ * lp-bwceil: dram_bw.tsv, the run's DRAM ceiling three ways: the
+ * datasheet figure (gpu.tsv), the bandwidth a device-to-device copy
+ * reached on each GPU of the machine (lp-bwprobe's table), and the best
+ * bandwidth the workload sustained in nsys's GPU Metrics samples (the
+ * sqlite export): the best mean, over a window of consecutive samples,
+ * of DRAM read % + write % times the export's memoryBandwidth.
+ *
+ * The lines "# measured_bps:" and "# measured:" carry the ceiling the
+ * roofline and the waterfall show beside the datasheet's (lp_bwmeas_read):
+ * the lowest best copy of the probed GPUs, a bound every one of them
+ * reaches.  The samples read stream from SQLite in time order; memory
+ * holds one window.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "nsql.h"
+#include "table.h"
+#include "run.h"
+
+static const char synopsis[] = "lp-bwceil [-e probe.log] -g gpu.tsv "
+    "[-P why] [-p bwprobe.tsv] [-w samples] [report.sqlite]";
+
+static FILE *out;	/* the table, written out when whole (lp_tab_out) */
+
+static const struct lp_col cols[] = {
+	{ "source", "Figure", "text" }, { "gpu", "GPU", "text" },
+	{ "device", "Device", "text" },
+	{ "bytes_per_s", "DRAM read + write", "Bps" },
+	{ "datasheet_pct", "% of datasheet", "pct" },
+	{ "how", "How it was measured", "text" },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+static const char rd_name[] = "DRAM Read Bandwidth [Throughput %]";
+static const char wr_name[] = "DRAM Write Bandwidth [Throughput %]";
+
+static void
+row(const char *src, const char *gpu, const char *dev, double bps,
+    double datasheet, const char *how, const char *why)
+{
+	struct lp_row r = { 0 };
+
+	lp_row_text(&r, src);
+	lp_row_text(&r, gpu && *gpu ? gpu : "n/a");
+	lp_row_text(&r, dev);
+	if (why) {
+		lp_row_na(&r, "%s", why);
+		lp_row_text(&r, "n/a");
+	} else {
+		lp_row_g(&r, bps);
+		if (datasheet > 0)
+			lp_row_g(&r, 100 * bps / datasheet);
+		else
+			lp_row_text(&r, "n/a");
+	}
+	lp_row_text(&r, how);
+	lp_row_end(&r, out);
+	lp_sb_free(&r.b);
+}
+
+/* ---- the copy probe (lp-bwprobe) ---- */
+
+struct probe {
+	double min_best;	/* the lowest best copy of the GPUs */
+	char *gpu;		/* their name; NULL where they differ */
+	size_t n;
+	char *why;		/* no probe: why */
+	char *how;		/* what the probe did, for the # lines */
+};
+
+static int
+empty_file(const char *p)
+{
+	struct stat sb;
+
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && !sb.st_size;
+}
+
+/* What the probe said when it could not run (-e: its stderr), one line. */
+static char *
+probe_said(const char *lpath)
+{
+	struct lp_sb b = { 0 };
+	FILE *fp;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!lpath)
+		return lp_xstrdup("it wrote no table");
+	if (!(fp = fopen(lpath, "r")))
+		lp_die_sys("%s", lpath);
+	while ((n = lp_getline(&line, &cap, fp)) > 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (n)
+			lp_sb_printf(&b, "%s%s", b.len ? " " : "", line);
+	}
+	if (ferror(fp))
+		lp_die_sys("%s", lpath);
+	fclose(fp);
+	free(line);
+	if (!b.len)
+		lp_sb_adds(&b, "it wrote no table and said nothing");
+	return lp_sb_steal(&b);
+}
+
+static void
+read_probe(const char *ppath, const char *lpath, double datasheet,
+    struct probe *pr)
+{
+	struct lp_tsv t;
+	FILE *fp;
+	int cd, cn, cb, cm, cs, cc;
+
+	if (empty_file(ppath)) {
+		struct lp_sb b = { 0 };
+		char *said = probe_said(lpath);
+
+		lp_sb_printf(&b, "the copy probe could not run on the run's "
+		    "machine (lp-bwprobe: %s)", said);
+		free(said);
+		pr->why = lp_sb_steal(&b);
+		row("copy_best", NULL, "n/a", 0, 0, "lp-bwprobe", pr->why);
+		return;
+	}
+	fp = lp_tab_open(&t, ppath, "lp-bwprobe");
+	lp_tab_expect(&t, "lp-bwprobe");
+	cd = lp_csv_need(&t.hdr, "device", "lp-bwprobe output");
+	cn = lp_csv_need(&t.hdr, "name", "lp-bwprobe output");
+	cs = lp_csv_need(&t.hdr, "bytes", "lp-bwprobe output");
+	cc = lp_csv_need(&t.hdr, "copies", "lp-bwprobe output");
+	cb = lp_csv_need(&t.hdr, "best_bytes_per_s", "lp-bwprobe output");
+	cm = lp_csv_need(&t.hdr, "median_bytes_per_s", "lp-bwprobe output");
+	while (lp_tab_next(&t)) {
+		struct lp_sb how = { 0 };
+		double best, med, size, copies;
+		const char *name = lp_tsv_get(&t, cn);
+
+		if (!lp_tab_num(&t, cb, &best) || !(best > 0) ||
+		    !lp_tab_num(&t, cm, &med) || !(med > 0))
+			lp_die_at(LP_EXIT_DATA, ppath, t.line, cb + 1, "best and "
+			    "median bytes/s: expected numbers above 0");
+		if (!lp_tab_num(&t, cs, &size) || !lp_tab_num(&t, cc, &copies))
+			lp_die_at(LP_EXIT_DATA, ppath, t.line, cs + 1, "bytes and "
+			    "copies: expected numbers");
+		lp_sb_printf(&how, "lp-bwprobe: the fastest of %.0f "
+		    "device-to-device copies of %.0f bytes, 2 x bytes / time",
+		    copies, size);
+		row("copy_best", name, lp_tsv_get(&t, cd), best, datasheet,
+		    lp_sb_str(&how), NULL);
+		lp_sb_reset(&how);
+		lp_sb_printf(&how, "lp-bwprobe: the median of %.0f copies",
+		    copies);
+		row("copy_median", name, lp_tsv_get(&t, cd), med, datasheet,
+		    lp_sb_str(&how), NULL);
+		if (!pr->n++) {
+			pr->gpu = lp_xstrdup(name);
+			lp_sb_reset(&how);
+			lp_sb_printf(&how, "the fastest of %.0f device-to-device "
+			    "copies of %.0f bytes", copies, size);
+			pr->how = lp_sb_steal(&how);
+		} else if (pr->gpu && strcmp(pr->gpu, name)) {
+			free(pr->gpu);
+			pr->gpu = NULL;
+		}
+		if (pr->n == 1 || best < pr->min_best)
+			pr->min_best = best;
+		lp_sb_free(&how);
+	}
+	if (!pr->n)
+		pr->why = lp_xstrdup("lp-bwprobe's table has no GPU");
+	else if (!pr->gpu)
+		pr->why = lp_xstrdup("the machine's GPUs are not all one model "
+		    "and nothing says which one the run used");
+	lp_tsv_close(&t);
+	fclose(fp);
+}
+
+/* ---- the samples (nsys GPU Metrics) ---- */
+
+struct seen {
+	double best;		/* the best over all sources; 0 none */
+	char *why;		/* none: why */
+	char *how;
+};
+
+static sqlite3 *db;
+static const char *dbpath;
+
+/* The metricId of a metric of a source; -1 if absent. */
+static int64_t
+metric_id(int64_t src, const char *name)
+{
+	sqlite3_stmt *st = lp_sql_query(db, dbpath, "SELECT metricId FROM "
+	    "TARGET_INFO_GPU_METRICS WHERE typeId = ?1 AND metricName = ?2");
+	int64_t id = -1;
+
+	sqlite3_bind_int64(st, 1, src);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (lp_sql_step(db, dbpath, st))
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* The GPU's memoryBandwidth and name where the export has one GPU. */
+static double
+gpu_of_export(char **name, const char **why)
+{
+	sqlite3_stmt *st;
+	double bw = 0;
+	int n = 0;
+
+	*name = NULL;
+	if (!lp_sql_has_table(db, dbpath, "TARGET_INFO_GPU")) {
+		*why = "the export has no TARGET_INFO_GPU table (the GPU's "
+		    "DRAM bandwidth, which the samples are a % of)";
+		return 0;
+	}
+	st = lp_sql_query(db, dbpath, "SELECT memoryBandwidth, name FROM "
+	    "TARGET_INFO_GPU");
+	while (lp_sql_step(db, dbpath, st))
+		if (!n++) {
+			bw = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 :
+			    sqlite3_column_double(st, 0);
+			*name = lp_xstrdup(sqlite3_column_text(st, 1) ?
+			    (const char *)sqlite3_column_text(st, 1) : "");
+		}
+	sqlite3_finalize(st);
+	if (n != 1) {
+		*why = n ? "the export has several GPUs in TARGET_INFO_GPU and "
+		    "does not say which one a metrics source samples, nor "
+		    "which bandwidth its % are of" : "TARGET_INFO_GPU lists no GPU";
+		return 0;
+	}
+	if (!(bw > 0))
+		*why = "TARGET_INFO_GPU gives no memoryBandwidth";
+	return bw > 0 ? bw : 0;
+}
+
+static double
+pct_value(sqlite3_stmt *st, int64_t row)
+{
+	double v;
+
+	if (sqlite3_column_type(st, 3) != SQLITE_INTEGER &&
+	    sqlite3_column_type(st, 3) != SQLITE_FLOAT)
+		lp_die_at(LP_EXIT_DATA, dbpath, 0, 0, "GPU_METRICS row %" PRId64
+		    ": value is not a number", row);
+	v = sqlite3_column_double(st, 3);
+	if (!(v >= 0 && v <= 100))
+		lp_die_at(LP_EXIT_DATA, dbpath, 0, 0, "GPU_METRICS row %" PRId64
+		    ": a DRAM bandwidth of %g %%, not a percentage from 0 to 100",
+		    row, v);
+	return v;
+}
+
+/* The best mean of read % + write % over w consecutive samples (times
+ * that have both) of one source, in time order; *t0 and *t1 get the best
+ * window's first and last times, *ns the samples and *period their mean
+ * spacing.  -1 when fewer than w samples. */
+static double
+best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
+    double *t1, long *ns, double *period)
+{
+	sqlite3_stmt *st = lp_sql_query(db, dbpath, "SELECT rowid, timestamp, "
+	    "metricId, value FROM GPU_METRICS WHERE typeId = ?1 AND metricId IN "
+	    "(?2, ?3) ORDER BY timestamp, rowid");
+	double *ring = lp_xcalloc((size_t)w, sizeof *ring);
+	double *tr = lp_xcalloc((size_t)w, sizeof *tr);
+	double sum = 0, best = -1, first = 0, last = 0, cur = 0;
+	double rv = 0, wv = 0;
+	int64_t t = -1;
+	int have = 0;		/* bit 1: read, 2: write, at time t */
+	long n = 0;
+
+	sqlite3_bind_int64(st, 1, src);
+	sqlite3_bind_int64(st, 2, rid);
+	sqlite3_bind_int64(st, 3, wid);
+	for (;;) {
+		int more = lp_sql_step(db, dbpath, st);
+		int64_t row = more ? sqlite3_column_int64(st, 0) : 0;
+		int64_t ts = more ? sqlite3_column_int64(st, 1) : -1;
+
+		if (more && (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+		    ts < 0))
+			lp_die_at(LP_EXIT_DATA, dbpath, 0, 0, "GPU_METRICS row %"
+			    PRId64 ": timestamp is not a time in ns from 0", row);
+		if (!more || ts != t) {	/* the sample at t is whole */
+			if (have == 3) {
+				size_t k = (size_t)(n % w);
+
+				cur = rv + wv;
+				sum += cur - ring[k];
+				ring[k] = cur;
+				tr[k] = (double)t;
+				if (!n)
+					first = (double)t;
+				last = (double)t;
+				n++;
+				if (n >= w && sum / (double)w > best) {
+					best = sum / (double)w;
+					*t0 = tr[n % w];	/* the oldest */
+					*t1 = (double)t;
+				}
+			}
+			if (!more)
+				break;
+			t = ts;
+			have = 0;
+		}
+		if (sqlite3_column_int64(st, 2) == rid) {
+			rv = pct_value(st, row);
+			have |= 1;
+		} else {
+			wv = pct_value(st, row);
+			have |= 2;
+		}
+	}
+	sqlite3_finalize(st);
+	free(ring);
+	free(tr);
+	*ns = n;
+	*period = n > 1 ? (last - first) / (double)(n - 1) : 0;
+	return best;
+}
+
+static void
+read_samples(const char *path, long w, double datasheet, struct seen *sn)
+{
+	sqlite3_stmt *st;
+	const char *bw_why = NULL;
+	char *gname;
+	double bw;
+	int nsrc = 0;
+
+	dbpath = path;
+	db = lp_sql_open(path);
+	if (!lp_sql_has_table(db, path, "GPU_METRICS") ||
+	    !lp_sql_has_table(db, path, "TARGET_INFO_GPU_METRICS")) {
+		struct lp_sb b = { 0 };
+
+		lp_sb_printf(&b, "%s has no GPU Metrics samples (no table "
+		    "GPU_METRICS): nsys profile ran without --gpu-metrics-devices",
+		    path);
+		sn->why = lp_sb_steal(&b);
+		row("sampled_best", NULL, "n/a", 0, 0, "nsys GPU Metrics", sn->why);
+		sqlite3_close(db);
+		return;
+	}
+	bw = gpu_of_export(&gname, &bw_why);
+	st = lp_sql_query(db, path, "SELECT DISTINCT typeId FROM "
+	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
+	while (lp_sql_step(db, path, st)) {
+		int64_t src = sqlite3_column_int64(st, 0);
+		int64_t rid = metric_id(src, rd_name), wid = metric_id(src, wr_name);
+		struct lp_sb dev = { 0 }, how = { 0 }, why = { 0 };
+		double t0 = 0, t1 = 0, period = 0, best;
+		long n = 0;
+
+		nsrc++;
+		lp_sb_printf(&dev, "typeId %" PRId64, src);
+		if (rid < 0 || wid < 0) {
+			lp_sb_printf(&why, "the export has no metric \"%s\" for "
+			    "this source", rid < 0 ? rd_name : wr_name);
+		} else {
+			best = best_window(src, rid, wid, w, &t0, &t1, &n, &period);
+			if (best < 0)
+				lp_sb_printf(&why, "%ld samples of DRAM read and "
+				    "write, fewer than the window of %ld", n, w);
+			else if (!(bw > 0))
+				lp_sb_adds(&why, bw_why);
+			else {
+				best = best * bw / 100;
+				lp_sb_printf(&how, "nsys GPU Metrics: the best mean "
+				    "of %ld consecutive samples (%.3g ms at one "
+				    "every %.3g ms; from %.6f s to %.6f s of the "
+				    "capture) of (DRAM read %% + write %%) x "
+				    "memoryBandwidth %.6g bytes/s, of %ld samples",
+				    w, (double)w * period / 1e6, period / 1e6,
+				    t0 / 1e9, t1 / 1e9, bw, n);
+				row("sampled_best", gname, lp_sb_str(&dev), best,
+				    datasheet, lp_sb_str(&how), NULL);
+				if (best > sn->best) {
+					sn->best = best;
+					free(sn->how);
+					lp_sb_reset(&how);
+					lp_sb_printf(&how, "the best mean of %ld "
+					    "consecutive GPU Metrics samples (%.3g "
+					    "ms)", w, (double)w * period / 1e6);
+					sn->how = lp_sb_steal(&how);
+				}
+			}
+		}
+		if (why.len)
+			row("sampled_best", gname, lp_sb_str(&dev), 0, 0,
+			    "nsys GPU Metrics", lp_sb_str(&why));
+		lp_sb_free(&dev);
+		lp_sb_free(&how);
+		lp_sb_free(&why);
+	}
+	sqlite3_finalize(st);
+	if (!nsrc)
+		row("sampled_best", gname, "n/a", 0, 0, "nsys GPU Metrics",
+		    "TARGET_INFO_GPU_METRICS names no metric: no GPU was "
+		    "sampled");
+	if (!(sn->best > 0))
+		sn->why = lp_xstrdup("no source of samples gives a DRAM "
+		    "bandwidth (the table says why)");
+	free(gname);
+	sqlite3_close(db);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *gpath = NULL, *ppath = NULL, *lpath = NULL, *why = NULL;
+	struct lp_peaks pk;
+	struct probe pr = { 0 };
+	struct seen sn = { 0 };
+	long w = 10;
+	int c;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "e:g:hP:p:w:")) != -1) {
+		switch (c) {
+		case 'e': lpath = optarg; break;
+		case 'g': gpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return LP_EXIT_OK;
+		case 'P': why = optarg; break;
+		case 'p': ppath = optarg; break;
+		case 'w': w = lp_strtonum(optarg, 1, 100000, "-w"); break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!gpath || !ppath == !why || (lpath && !ppath) || argc - optind > 1)
+		lp_usage(synopsis);
+	out = lp_tab_out();
+	lp_peaks_read(&pk, gpath);
+
+	/* the rows go to a buffer first: the # lines above them need what
+	 * the rows found */
+	{
+		FILE *tab = out;
+		char *rows = NULL;
+		size_t nrows = 0;
+
+		out = open_memstream(&rows, &nrows);
+		if (!out)
+			lp_die_sys("open_memstream");
+		row("datasheet", pk.gpu, "-", pk.bw, pk.bw, "conf/gpus.yaml "
+		    "hbm_tbps (or SET=gpu.hbm_tbps), as gpu.tsv resolved it",
+		    pk.bw > 0 ? NULL : pk.why);
+		if (ppath)
+			read_probe(ppath, lpath, pk.bw, &pr);
+		else {
+			pr.why = lp_xstrdup(why);
+			row("copy_best", NULL, "n/a", 0, 0, "lp-bwprobe", why);
+		}
+		if (optind < argc)
+			read_samples(argv[optind], w, pk.bw, &sn);
+		else {
+			sn.why = lp_xstrdup("the run has no nsys sqlite export "
+			    "with GPU Metrics samples");
+			row("sampled_best", NULL, "n/a", 0, 0, "nsys GPU Metrics",
+			    sn.why);
+		}
+		if (fclose(out))
+			lp_die_sys("open_memstream");
+		out = tab;
+
+		lp_tab_meta(out, "title", "DRAM Bandwidth: Datasheet, Copy "
+		    "Probe, Samples");
+		lp_tab_meta(out, "tool", "lp-bwceil");
+		lp_tab_meta(out, "source", "datasheet: %s (%s); copy: %s; "
+		    "samples: %s", gpath, pk.gpu ? pk.gpu : "GPU unknown",
+		    ppath ? ppath : "none", optind < argc ? argv[optind] :
+		    "none");
+		if (pr.why)
+			lp_tab_meta(out, "measured", "n/a because %s", pr.why);
+		else {
+			lp_tab_meta(out, "measured_bps", "%.6g", pr.min_best);
+			lp_tab_meta(out, "measured", "%s on %s%s (lp-bwprobe)",
+			    pr.how, pr.n > 1 ? "each of the GPUs, the lowest, " :
+			    "", pr.gpu);
+		}
+		if (sn.best > 0) {
+			lp_tab_meta(out, "sampled_bps", "%.6g", sn.best);
+			lp_tab_meta(out, "sampled", "%s: what the workload "
+			    "reached, a lower bound on the GPU's", sn.how);
+		} else
+			lp_tab_meta(out, "sampled", "n/a because %s", sn.why);
+		lp_tab_meta(out, "note", "Every figure counts DRAM read + write "
+		    "bytes. A copy reads and writes each byte once (2 x bytes / "
+		    "time); the samples are nsys's DRAM read and write "
+		    "throughput %%, summed, of the export's memoryBandwidth. "
+		    "The roofline and the waterfall keep the datasheet's figure "
+		    "and show the measured copy beside it.");
+		lp_tab_header(out, cols, NCOLS);
+		if (nrows && fwrite(rows, 1, nrows, out) != nrows)
+			lp_die_sys("write");
+		free(rows);
+	}
+	free(pr.gpu);
+	free(pr.why);
+	free(pr.how);
+	free(sn.why);
+	free(sn.how);
+	lp_peaks_free(&pk);
+	lp_tab_done(out);
+	return LP_EXIT_OK;
+}
