@@ -14,8 +14,8 @@
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
 #   aggregates.tsv stages.tsv steps.tsv hostside.tsv procs.tsv ranks.tsv
-#   overlap.tsv mfu.tsv mbu.tsv gpumetrics.tsv roofline.tsv
-#   (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
+#   overlap.tsv mfu.tsv mbu.tsv gpumetrics.tsv (bwprobe.tsv) dram_bw.tsv
+#   roofline.tsv (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   details.md (lp-summary renders the tables), and the brief a person
 #   opens first: waterfall.tsv brief.tsv findings_top.tsv
 #   stakeholder_summary.md
@@ -35,8 +35,8 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
-	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv
-LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md \
+	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv
+LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md bwprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare.md
@@ -81,6 +81,17 @@ $(R)/env.json: $(R)/inputs.yaml $(LP_BIN)/lp-env
 	$(Q)$(LP_BIN)/lp-env -r '$(LP_REV)' $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 ifneq ($(LP_LIVE),)
+# The DRAM bandwidth a device-to-device copy reaches on this machine's GPUs
+# (lp-bwprobe), measured once per run before the nsys capture (which waits
+# for it), never under a profiler.  Where it cannot run (no CUDA driver, no
+# GPU) the table is empty and what it said is kept in bwprobe.log, for
+# dram_bw.tsv to give as the reason; the run goes on.
+$(R)/bwprobe.tsv $(R)/bwprobe.log &: $(R)/env.json $(LP_BIN)/lp-bwprobe
+	$(LP_SAY)
+	$(Q)if $(LP_BIN)/lp-bwprobe > $(R)/bwprobe.tsv.tmp 2> $(R)/bwprobe.log; then :; else \
+	  echo "lp: no DRAM copy probe: $$(cat $(R)/bwprobe.log)" >&2; : > $(R)/bwprobe.tsv.tmp; fi; \
+	mv $(R)/bwprobe.tsv.tmp $(R)/bwprobe.tsv
+
 # The nsys command: written whenever its inputs change; the profile below
 # re-runs only when the command text itself changed.
 $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
@@ -91,7 +102,7 @@ $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsysc
 
 # The nsys capture, gated by the stage's NVTX range.  Written under a
 # temporary name, so an interrupted run leaves no report that looks whole.
-$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json
+$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.tsv
 	$(LP_SAY)
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
 	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
@@ -390,6 +401,23 @@ $(R)/gpumetrics.tsv:
 	@echo "lp: run $(RUN) has no GPU Metrics samples: it imports no nsys sqlite export with them (nsys profile --gpu-metrics-devices=all, then nsys export --type sqlite; import the .sqlite with the CSVs)" >&2; exit 1
 endif
 
+# The DRAM ceiling three ways: the datasheet's (gpu.tsv), the copy probe's
+# (live runs; an imported run was not run here, so it has none) and the
+# best the workload sustained in the GPU Metrics samples, where the run's
+# sqlite export has them.  The roofline and the waterfall show it beside
+# the datasheet's figure.
+LP_BW_PROBE := $(if $(LP_LIVE),$(R)/bwprobe.tsv)
+ifeq ($(LP_LIVE),)
+$(R)/bwprobe.tsv $(R)/bwprobe.log:
+	@echo "lp: run $(RUN) imports exports: lp did not run on its machine, so it has no copy probe (dram_bw.tsv says so)" >&2; exit 1
+endif
+$(R)/dram_bw.tsv: $(R)/gpu.tsv $(LP_BW_PROBE) $(LP_GM_DB) $(if $(LP_GM_DB),$(if $(LP_HAVE_STATS),,$(R)/vars/IMPORT)) \
+		$(LP_BIN)/lp-bwceil
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-bwceil -g $(R)/gpu.tsv $(if $(LP_LIVE),-p $(R)/bwprobe.tsv -e $(R)/bwprobe.log,-P \
+	  "the run is imported: lp did not run on its machine$(comma) so there is no copy probe of its GPU") \
+	  $(LP_GM_DB) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
 # The top-N tables show as many kernels as ncu profiles (topn.tsv's
 # "# kernels:": TOPN kernels, or the kernels of its TOPN pairs).
 LP_TOPN_NOW = "$$(sed -n 's/^\# kernels: //p' $(R)/topn.tsv)"
@@ -397,10 +425,10 @@ LP_TOPN_NOW = "$$(sed -n 's/^\# kernels: //p' $(R)/topn.tsv)"
 # Each top kernel against the roofline, and the chart of it.
 # A point per launch shape (metrics.tsv); the model config names the
 # dimension an unaligned GEMM comes from.
-$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/topn.tsv $(if $(LP_SHAPES),$(R)/shapes.tsv) \
+$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/topn.tsv $(if $(LP_SHAPES),$(R)/shapes.tsv) \
 		$(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) $(LP_BIN)/lp-roofline
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -g $(R)/gpu.tsv -i $(R)/inputs.yaml $(if $(LP_SHAPES),-s $(R)/shapes.tsv) \
+	$(Q)$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml $(if $(LP_SHAPES),-s $(R)/shapes.tsv) \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
 	$(LP_SAY)
@@ -544,10 +572,10 @@ $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details
 # The brief, the one screen a person opens first: a verdict and key numbers
 # (lp-brief), each step against its physical floor (lp-waterfall), the top
 # three findings (lp-tabtop), the roofline as an image, links to the rest.
-$(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
+$(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
 		$(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml) $(LP_BIN)/lp-waterfall
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
