@@ -122,7 +122,7 @@ test_expect_success 'the operator classes feed only the tables that class kernel
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
-	printf "lp-%s\n" brief envtab findings gpu kernmd mbu mfu roofline roofsvg \
+	printf "lp-%s\n" brief bwceil envtab findings gpu kernmd mbu mfu roofline roofsvg \
 		summary summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got
 '

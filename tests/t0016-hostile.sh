@@ -355,7 +355,7 @@ roofsvg-neg-ai | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | tsvs
 roofsvg-inf-flops | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | tsvset 9 flop_per_s inf | 1 | ^lp-roofsvg: r\.tsv:9(:[0-9]+)?: .*flop_per_s
 roofsvg-text-ai | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | tsvset 9 ai 12abc | 1 | ^lp-roofsvg: r\.tsv:9(:[0-9]+)?: .*ai
 roofsvg-no-tool | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | sed '/^# tool:/d' | 1 | ^lp-roofsvg: r\.tsv:[0-9]+(:[0-9]+)?: .*tool
-roofsvg-long-row | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | sed '9s/$/\t0/' | 1 | ^lp-roofsvg: r\.tsv:9(:[0-9]+)?:
+roofsvg-long-row | lp-roofsvg -g $R/gpu.tsv r.tsv | r.tsv | $R/roofline.tsv | sed '10s/$/\t0/' | 1 | ^lp-roofsvg: r\.tsv:10(:[0-9]+)?:
 #
 # lp-ops: kernels.tsv (line 7) and conf/operators.yaml
 ops-neg-calls | lp-ops -o $C/operators.yaml k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 calls -384 | 1 | ^lp-ops: k\.tsv:9(:4)?: .*calls
@@ -372,7 +372,7 @@ topk-1e300-calls | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | t
 topk-sm-pct-250 | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 sm_throughput_pct 250 | 1 | ^lp-topk: k\.tsv:9(:[0-9]+)?: .*sm_throughput_pct
 topk-dram-pct-neg | lp-topk -r $R/roofline.tsv k.tsv | k.tsv | $R/kernels.tsv | tsvset 9 dram_throughput_pct -5 | 1 | ^lp-topk: k\.tsv:9(:[0-9]+)?: .*dram_throughput_pct
 topk-r-no-tool | lp-topk -r r.tsv $R/kernels.tsv | r.tsv | $R/roofline.tsv | sed '/^# tool:/d' | 1 | ^lp-topk: r\.tsv:[0-9]+(:[0-9]+)?: .*tool
-topk-r-long-row | lp-topk -r r.tsv $R/kernels.tsv | r.tsv | $R/roofline.tsv | sed '9s/$/\t0/' | 1 | ^lp-topk: r\.tsv:9(:[0-9]+)?:
+topk-r-long-row | lp-topk -r r.tsv $R/kernels.tsv | r.tsv | $R/roofline.tsv | sed '10s/$/\t0/' | 1 | ^lp-topk: r\.tsv:10(:[0-9]+)?:
 #
 # lp-findings: stages.tsv (line 9: decode_all, GPU busy 0.3266%; above 100
 # is possible with kernels on several streams, below 0 is not), mfu.tsv
