@@ -489,13 +489,19 @@ main(int argc, char **argv)
 		if (pr.why)
 			lp_tab_meta(out, "measured", "n/a because %s", pr.why);
 		else {
-			lp_tab_meta(out, "measured_bps", "%.6g", pr.min_best);
+			char ex[LP_EXACT_MAX];
+
+			lp_tab_meta(out, "measured_bps", "%s",
+			    lp_fmt_exact(pr.min_best, ex));
 			lp_tab_meta(out, "measured", "%s on %s%s (lp-bwprobe)",
 			    pr.how, pr.n > 1 ? "each of the GPUs, the lowest, " :
 			    "", pr.gpu);
 		}
 		if (sn.best > 0) {
-			lp_tab_meta(out, "sampled_bps", "%.6g", sn.best);
+			char ex[LP_EXACT_MAX];
+
+			lp_tab_meta(out, "sampled_bps", "%s",
+			    lp_fmt_exact(sn.best, ex));
 			lp_tab_meta(out, "sampled", "%s: what the workload "
 			    "reached, a lower bound on the GPU's", sn.how);
 		} else

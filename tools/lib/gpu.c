@@ -129,6 +129,7 @@ lp_bwmeas_meta(FILE *out, const struct lp_peaks *pk,
     const struct lp_bwmeas *m, const char *uses, int floor)
 {
 	struct lp_sb b = { 0 };
+	char ex[LP_EXACT_MAX];
 
 	if (pk->bw > 0)
 		lp_sb_printf(&b, "datasheet %.4g TB/s (gpu.tsv, %s; %s)",
@@ -151,6 +152,7 @@ lp_bwmeas_meta(FILE *out, const struct lp_peaks *pk,
 		    "%.4g TB/s (%s)", m->sampled / 1e12, m->sampled_how);
 	lp_tab_meta(out, "dram", "%s", lp_sb_str(&b));
 	if (m->bps > 0)
-		lp_tab_meta(out, "dram_measured_bps", "%.6g", m->bps);
+		lp_tab_meta(out, "dram_measured_bps", "%s",
+		    lp_fmt_exact(m->bps, ex));
 	lp_sb_free(&b);
 }
