@@ -1,0 +1,216 @@
+/*
+ * lp-gpumetrics' reader of nsys's sqlite export: the tables it needs, the
+ * one metrics source (GPU) to read, the metrics' IDs, the GPU's DRAM
+ * bandwidth, and the samples, each added to the instances that hold it.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "nsql.h"
+#include "gpumetrics.h"
+
+void
+need_tables(void)
+{
+	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU_METRICS") || !lp_sql_has_table(db, path, "GPU_METRICS"))
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "no GPU Metrics samples "
+		    "(no table %s): the capture was made without nsys profile "
+		    "--gpu-metrics-devices", lp_sql_has_table(db, path, "GPU_METRICS") ?
+		    "TARGET_INFO_GPU_METRICS" : "GPU_METRICS");
+}
+
+/* The one metrics source (GPU) to read: -T, or the only one there is. */
+int64_t
+source_of(const char *want, struct lp_sb *several)
+{
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT DISTINCT typeId FROM "
+	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
+	struct lp_sb b = { 0 };
+	int64_t t = 0, got = 0;
+	char buf[32];
+	int n = 0, found = 0;
+
+	while (lp_sql_step(db, path, st)) {
+		t = sqlite3_column_int64(st, 0);
+		snprintf(buf, sizeof buf, "%" PRId64, t);
+		lp_sb_printf(&b, "%s%s", n++ ? ", " : "", buf);
+		if (want && !strcmp(want, buf)) {
+			found = 1;
+			got = t;
+		}
+		if (!want && n == 1)
+			got = t;
+	}
+	sqlite3_finalize(st);
+	if (!n)
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "TARGET_INFO_GPU_METRICS "
+		    "names no metric: no GPU was sampled");
+	if (want && !found)
+		lp_die(LP_EXIT_DATA, "-T %s: not a typeId of %s's "
+		    "TARGET_INFO_GPU_METRICS (it has %s)", want, path,
+		    lp_sb_str(&b));
+	if (!want && n > 1 && several) {	/* -n: said, not refused */
+		lp_sb_printf(several, "samples of %d GPUs (typeId %s in "
+		    "TARGET_INFO_GPU_METRICS) and nothing in the export says "
+		    "which GPU each is: lp-gpumetrics -T TYPEID reads one", n,
+		    lp_sb_str(&b));
+		lp_sb_free(&b);
+		return -1;
+	}
+	if (!want && n > 1)
+		lp_die(LP_EXIT_DATA, "%s: samples of %d GPUs (typeId %s in "
+		    "TARGET_INFO_GPU_METRICS): choose one with -T", path, n,
+		    lp_sb_str(&b));
+	lp_sb_free(&b);
+	return got;
+}
+
+/* metricId of each reported metric in this source; -1 where absent. */
+void
+metric_ids(int64_t src, int64_t *id)
+{
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT metricId, metricName FROM "
+	    "TARGET_INFO_GPU_METRICS WHERE typeId = ?1");
+	size_t k;
+
+	for (k = 0; k < NM; k++)
+		id[k] = -1;
+	sqlite3_bind_int64(st, 1, src);
+	while (lp_sql_step(db, path, st)) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		for (k = 0; name && k < NM; k++)
+			if (!strcmp(name, metrics[k].name)) {
+				if (id[k] >= 0)
+					lp_die_at(LP_EXIT_DATA, path, 0, 0,
+					    "TARGET_INFO_GPU_METRICS names "
+					    "\"%s\" twice for typeId %" PRId64,
+					    name, src);
+				id[k] = sqlite3_column_int64(st, 0);
+			}
+	}
+	sqlite3_finalize(st);
+}
+
+/* The DRAM bandwidth (bytes/s) and name of the GPU, where the export has
+ * one GPU; 0 and *why otherwise. */
+double
+gpu_bandwidth(char **name, const char **why)
+{
+	sqlite3_stmt *st;
+	double bw = 0;
+	int n = 0;
+
+	*name = NULL;
+	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU")) {
+		*why = "the export has no TARGET_INFO_GPU table (the GPU's "
+		    "DRAM bandwidth)";
+		return 0;
+	}
+	st = lp_sql_query(db, path, "SELECT memoryBandwidth, name FROM TARGET_INFO_GPU");
+	while (lp_sql_step(db, path, st)) {
+		if (!n++) {
+			bw = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 :
+			    sqlite3_column_double(st, 0);
+			*name = lp_xstrdup(sqlite3_column_text(st, 1) ?
+			    (const char *)sqlite3_column_text(st, 1) : "?");
+		}
+	}
+	sqlite3_finalize(st);
+	if (n != 1) {
+		free(*name);
+		*name = NULL;
+		*why = n ? "the export has several GPUs in TARGET_INFO_GPU "
+		    "and does not say which one a metrics source samples" :
+		    "TARGET_INFO_GPU lists no GPU";
+		return 0;
+	}
+	if (!(bw > 0))
+		*why = "TARGET_INFO_GPU gives no memoryBandwidth";
+	return bw > 0 ? bw : 0;
+}
+
+/* ---- the samples ---- */
+
+/* Adds a sample at t to every instance of g that holds it (start <= t <
+ * end): the last that starts by t, and back while an earlier one may
+ * still be open. */
+static void
+add_sample(struct stage *g, double t, size_t k, double v)
+{
+	size_t lo = 0, hi = g->n, i;
+
+	while (lo < hi) {	/* the first instance starting after t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->in[mid].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0 && g->maxend[i] > t;)
+		if (g->in[i].end > t) {
+			g->in[i].sum[k] += v;
+			g->in[i].n[k]++;
+		}
+}
+
+long
+read_samples(int64_t src, const int64_t *id)
+{
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT rowid, timestamp, metricId, value "
+	    "FROM GPU_METRICS WHERE typeId = ?1");
+	long used = 0;
+	size_t k, i;
+
+	sqlite3_bind_int64(st, 1, src);
+	while (lp_sql_step(db, path, st)) {
+		int64_t row = sqlite3_column_int64(st, 0), mid;
+		double t, v;
+
+		if (sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
+			    PRId64 ": metricId is not an integer", row);
+		mid = sqlite3_column_int64(st, 2);
+		for (k = 0; k < NM && id[k] != mid; k++)
+			;
+		if (k == NM)
+			continue;
+		if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+		    sqlite3_column_int64(st, 1) < 0)
+			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
+			    PRId64 ": timestamp is not a time in ns from 0",
+			    row);
+		t = (double)sqlite3_column_int64(st, 1);
+		if (sqlite3_column_type(st, 3) != SQLITE_INTEGER &&
+		    sqlite3_column_type(st, 3) != SQLITE_FLOAT)
+			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
+			    PRId64 ": value of \"%s\" is not a number", row,
+			    metrics[k].name);
+		v = sqlite3_column_double(st, 3);
+		if (metrics[k].unit == M_UNIT_PCT && !(v >= 0 && v <= 100))
+			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
+			    PRId64 ": \"%s\" is %g, not a percentage from 0 "
+			    "to 100", row, metrics[k].name, v);
+		if (metrics[k].unit == M_UNIT_MHZ) {
+			if (!(v >= 0))
+				lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS "
+				    "row %" PRId64 ": \"%s\" is %g, below 0",
+				    row, metrics[k].name, v);
+			/* nsys 2025.3.1 writes the clocks in Hz under
+			 * their "[MHz]" names (1,980,004,500 for a 1,980
+			 * MHz clock); no GPU clock reaches 100 GHz */
+			if (v >= 1e5)
+				v /= 1e6;
+		}
+		used++;
+		for (i = 0; i < nstg; i++)
+			add_sample(&stg[i], t, k, v);
+	}
+	sqlite3_finalize(st);
+	return used;
+}

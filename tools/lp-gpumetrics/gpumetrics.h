@@ -1,0 +1,69 @@
+/*
+ * gpumetrics.h: what the parts of lp-gpumetrics share
+ * (tools/lp-gpumetrics.c and the files beside this header): the metrics
+ * reported, the stages and their instances, the sqlite export, and each
+ * part's entry points.  stg owns everything it points to (free_state in
+ * lp-gpumetrics.c).
+ */
+#ifndef LP_GPUMETRICS_H
+#define LP_GPUMETRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+#include "nsql.h"
+
+extern const char *path;	/* the sqlite export */
+extern sqlite3 *db;
+
+/* The metrics lp reports, by nsys's name; bytes: a bytes/s row follows,
+ * the % of the GPU's DRAM bandwidth (TARGET_INFO_GPU.memoryBandwidth).
+ * Static: each part has its copy of the table, whose size NM is. */
+enum { M_UNIT_PCT, M_UNIT_MHZ };
+static const struct metric {
+	const char *name;
+	int unit, bytes;
+} metrics[] = {
+	{ "GR Active [Throughput %]", M_UNIT_PCT, 0 },
+	{ "SMs Active [Throughput %]", M_UNIT_PCT, 0 },
+	{ "SM Issue [Throughput %]", M_UNIT_PCT, 0 },
+	{ "Tensor Active [Throughput %]", M_UNIT_PCT, 0 },
+	{ "DRAM Read Bandwidth [Throughput %]", M_UNIT_PCT, 1 },
+	{ "DRAM Write Bandwidth [Throughput %]", M_UNIT_PCT, 1 },
+	{ "GPC Clock Frequency [MHz]", M_UNIT_MHZ, 0 },
+	{ "SYS Clock Frequency [MHz]", M_UNIT_MHZ, 0 },
+};
+#define NM (sizeof metrics / sizeof metrics[0])
+
+struct inst {
+	double start, end;
+	char *pid;
+	int first;		/* its process's first instance */
+	double sum[NM];
+	long n[NM];
+};
+
+struct stage {
+	const char *name;
+	char *range;
+	struct inst *in;
+	size_t n, cap;
+	double *maxend;		/* the latest end of in[0..i] */
+	int proj;		/* instances from the GPU projection */
+};
+
+extern struct stage *stg;
+extern size_t nstg;
+
+/* export.c */
+void need_tables(void);
+int64_t source_of(const char *want, struct lp_sb *several);
+void metric_ids(int64_t src, int64_t *id);
+double gpu_bandwidth(char **name, const char **why);
+long read_samples(int64_t src, const int64_t *id);
+
+/* insts.c */
+void read_insts(const char *ppath, const char *tpath);
+
+#endif
