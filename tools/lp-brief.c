@@ -169,93 +169,86 @@ env_items(const char *path, const char *const *items, char **v, size_t n)
 	fclose(fp);
 }
 
-int
-main(int argc, char **argv)
+struct opts {
+	const char *cpath, *epath, *spath, *tpath, *bpath, *kpath, *gpath;
+	const char *image;
+	const char **links;	/* -L, nlinks of them */
+	size_t nlinks;
+};
+
+/* What the brief copies: the stage's row of stages.tsv (st), the steady
+ * step's of steps.tsv (sp), the top kernel's (tk), the environment's
+ * model, GPU and workload (env), the steady step's samples (gm, -G). */
+struct in {
+	struct lp_ynode *cfg;
+	const char *stage, *step;
+	char *st[3], *sp[4], *tk[3], *env[3];
+	int have_st, have_sp, have_tk;
+	double gm[NGM];
+	struct lp_sb b;		/* step */
+};
+
+static void
+read_inputs(struct opts *o, struct in *in)
 {
 	static const char *const stn[] = { "range", "busy_pct", "kernel_ns" };
 	static const char *const spn[] = { "stage", "steady_ns", "tokens_per_s",
 	    "first_over_rest" };
-	static const char *const mbn[] = { "mbu_steady_pct" };
 	static const char *const tkn[] = { "kernel", "share_pct", "class" };
 	static const char *const envn[] = { "Model", "GPU", "Workload" };
-	const char *cpath = NULL, *epath = NULL, *spath = NULL, *tpath = NULL;
-	const char *bpath = NULL, *kpath = NULL, *stage, *image = NULL;
-	const char *gpath = NULL;
-	const char **links = NULL;
-	size_t nlinks = 0, i;
-	struct lp_ynode *cfg;
-	struct lp_sb v = { 0 }, b = { 0 };
-	char *st[3], *sp[4], *mb[1], *tk[3], *env[3], *model, *gpu, *work;
-	double gm[NGM];
-	const char *step;
-	int c, have_st, have_sp, have_tk = 0;
-	double busy;
 
-	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "G:I:L:b:c:e:hk:s:t:")) != -1) {
-		switch (c) {
-		case 'G': gpath = optarg; break;
-		case 'I': image = optarg; break;
-		case 'L':
-			links = lp_xreallocarray(links, nlinks + 1,
-			    sizeof *links);
-			links[nlinks++] = optarg;
-			break;
-		case 'b': bpath = optarg; break;
-		case 'c': cpath = optarg; break;
-		case 'e': epath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
-		case 'k': kpath = optarg; break;
-		case 's': spath = optarg; break;
-		case 't': tpath = optarg; break;
-		default: lp_usage(synopsis);
-		}
-	}
-	if (!cpath || !epath || !spath || !tpath || optind != argc)
-		lp_usage(synopsis);
-	out = lp_tab_out();
-	cfg = lp_yaml_load_path(cpath);
-	stage = lp_cfg_word(cfg, "run.stage", NULL, cpath);
+	in->cfg = lp_yaml_load_path(o->cpath);
+	in->stage = lp_cfg_word(in->cfg, "run.stage", NULL, o->cpath);
 
-	have_st = row_of(spath, "lp-stages", "stage", stage, stn, st, 3);
-	have_sp = row_of(tpath, "lp-steps", "tokens_basis", "steady-state step",
-	    spn, sp, 4);
-	if (kpath)
-		have_tk = row_of(kpath, "lp-topk", NULL, NULL, tkn, tk, 3);
-	env_items(epath, envn, env, 3);
+	in->have_st = row_of(o->spath, "lp-stages", "stage", in->stage, stn,
+	    in->st, 3);
+	in->have_sp = row_of(o->tpath, "lp-steps", "tokens_basis",
+	    "steady-state step", spn, in->sp, 4);
+	if (o->kpath)
+		in->have_tk = row_of(o->kpath, "lp-topk", NULL, NULL, tkn,
+		    in->tk, 3);
+	env_items(o->epath, envn, in->env, 3);
 	/* the steady step's samples, unless the table says it has none */
-	lp_sb_printf(&b, "%s:steady", have_sp ? sp[0] : "decode_step");
-	step = lp_sb_str(&b);
-	if (gpath && !gm_read(gpath, step, gm))
-		gpath = NULL;
-	model = env[0];
-	gpu = env[1];
-	work = env[2];
+	lp_sb_printf(&in->b, "%s:steady", in->have_sp ? in->sp[0] :
+	    "decode_step");
+	in->step = lp_sb_str(&in->b);
+	if (o->gpath && !gm_read(o->gpath, in->step, in->gm))
+		o->gpath = NULL;
+}
+
+/* The verdict (the GPU idles, or what keeps it busy), the identity, the
+ * sources, the links and the image. */
+static void
+emit_meta(const struct opts *o, const struct in *in)
+{
+	const char *stage = in->stage, *model = in->env[0], *gpu = in->env[1];
+	const char *work = in->env[2];
+	struct lp_sb v = { 0 };
+	double busy;
+	size_t i;
 
 	/* the verdict: the GPU idles, or what keeps it busy */
 	lp_tab_meta(out, "title", "Key Numbers");
 	lp_tab_meta(out, "tool", "lp-brief");
-	if (!have_st || !lp_num_get(st[1], &busy))
+	if (!in->have_st || !lp_num_get(in->st[1], &busy))
 		lp_sb_printf(&v, "%s: GPU busy not known (stages.tsv)", stage);
 	else if (busy < 50) {
 		lp_sb_printf(&v, "%s is host-bound: the GPU is busy ", stage);
 		lp_fmt_pct(&v, busy);
-	} else if (have_tk) {
+	} else if (in->have_tk) {
 		double share;
 
 		lp_sb_printf(&v, "%s is GPU-bound (busy ", stage);
 		lp_fmt_pct(&v, busy);
 		lp_sb_adds(&v, "): ");
-		lp_md_code(&v, tk[0], 0);
-		if (lp_num_get(tk[1], &share)) {
+		lp_md_code(&v, in->tk[0], 0);
+		if (lp_num_get(in->tk[1], &share)) {
 			lp_sb_adds(&v, " takes ");
 			lp_fmt_pct(&v, share);
 			lp_sb_adds(&v, " of its kernel time");
 		}
-		if (*tk[2] && strncmp(tk[2], "n/a", 3))
-			lp_sb_printf(&v, ", %s", tk[2]);
+		if (*in->tk[2] && strncmp(in->tk[2], "n/a", 3))
+			lp_sb_printf(&v, ", %s", in->tk[2]);
 	} else {
 		lp_sb_printf(&v, "%s is GPU-bound: the GPU is busy ", stage);
 		lp_fmt_pct(&v, busy);
@@ -266,72 +259,123 @@ main(int argc, char **argv)
 	    "profiled live");
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
 	    "from %s; GPU busy from %s; MBU from %s;%s%s%s top kernel from %s",
-	    tpath, spath, bpath ? bpath : "(no mbu.tsv)", gpath ?
+	    o->tpath, o->spath, o->bpath ? o->bpath : "(no mbu.tsv)", o->gpath ?
 	    " DRAM and tensor activity sampled by nsys, from " : "",
-	    gpath ? gpath : "", gpath ? ";" : "", kpath ? kpath :
+	    o->gpath ? o->gpath : "", o->gpath ? ";" : "", o->kpath ? o->kpath :
 	    "(no top_kernels.tsv)");
-	for (i = 0; i < nlinks; i++)
-		lp_tab_meta(out, "link", "%s", links[i]);
-	if (image)
-		lp_tab_meta(out, "image", "%s", image);
-	{
-		static struct lp_sb l1, l4;
-		struct lp_row r = { { 0 }, 0 };
-
-		if (have_sp) {
-			lp_sb_printf(&l1, "Steady %s (ms)", sp[0]);
-			cols[0].label = lp_sb_str(&l1);
-		}
-		lp_sb_printf(&l4, "GPU busy");
-		cols[3].label = lp_sb_str(&l4);
-		if (!gpath)	/* no samples: the two sampled columns go */
-			memmove(&cols[GM], &cols[GM + 2], (NCOLS - GM - 2) *
-			    sizeof cols[0]);
-		lp_tab_header(out, cols, gpath ? NCOLS : NCOLS - 2);
-		if (have_sp) {
-			cellv(&r, sp[1], "n/a because steps.tsv has no steady step");
-			cellv(&r, sp[2], "n/a");
-			cellv(&r, sp[3], "n/a");
-		} else
-			for (i = 0; i < 3; i++)
-				lp_row_text(&r, "n/a because no stage has a steady "
-				    "state (steps.tsv: one instance, or no "
-				    "decode_step range)");
-		cellv(&r, have_st ? st[1] : NULL, "n/a because stages.tsv has "
-		    "no row for the stage");
-		if (bpath && have_sp && row_of(bpath, "lp-mbu", "stage", sp[0],
-		    mbn, mb, 1)) {
-			cellv(&r, mb[0], "n/a");
-			freecells(mb, 1);
-		} else
-			lp_row_text(&r, "n/a because mbu.tsv has no steady step");
-		if (gpath)
-			sampled(&r, gm, step);
-		if (have_tk) {
-			cellv(&r, tk[0], "n/a");
-			cellv(&r, tk[2], "n/a because top_kernels.tsv has no class");
-			cellv(&r, tk[1], "n/a");
-			freecells(tk, 3);
-		} else
-			for (i = 0; i < 3; i++)
-				lp_row_text(&r, "n/a because the run has no "
-				    "top_kernels.tsv");
-		lp_row_end(&r, out);
-		lp_sb_free(&r.b);
-		lp_sb_free(&l1);
-		lp_sb_free(&l4);
-	}
-	if (have_st)
-		freecells(st, 3);
-	if (have_sp)
-		freecells(sp, 4);
-	free(model);
-	free(gpu);
-	free(work);
+	for (i = 0; i < o->nlinks; i++)
+		lp_tab_meta(out, "link", "%s", o->links[i]);
+	if (o->image)
+		lp_tab_meta(out, "image", "%s", o->image);
 	lp_sb_free(&v);
-	lp_sb_free(&b);
-	lp_yaml_free(cfg);
-	free(links);
+}
+
+/* The header and the one row of key numbers. */
+static void
+emit_row(const struct opts *o, struct in *in)
+{
+	static const char *const mbn[] = { "mbu_steady_pct" };
+	static struct lp_sb l1, l4;
+	struct lp_row r = { { 0 }, 0 };
+	char *mb[1];
+	size_t i;
+
+	if (in->have_sp) {
+		lp_sb_printf(&l1, "Steady %s (ms)", in->sp[0]);
+		cols[0].label = lp_sb_str(&l1);
+	}
+	lp_sb_printf(&l4, "GPU busy");
+	cols[3].label = lp_sb_str(&l4);
+	if (!o->gpath)	/* no samples: the two sampled columns go */
+		memmove(&cols[GM], &cols[GM + 2], (NCOLS - GM - 2) *
+		    sizeof cols[0]);
+	lp_tab_header(out, cols, o->gpath ? NCOLS : NCOLS - 2);
+	if (in->have_sp) {
+		cellv(&r, in->sp[1], "n/a because steps.tsv has no steady step");
+		cellv(&r, in->sp[2], "n/a");
+		cellv(&r, in->sp[3], "n/a");
+	} else
+		for (i = 0; i < 3; i++)
+			lp_row_text(&r, "n/a because no stage has a steady "
+			    "state (steps.tsv: one instance, or no "
+			    "decode_step range)");
+	cellv(&r, in->have_st ? in->st[1] : NULL, "n/a because stages.tsv has "
+	    "no row for the stage");
+	if (o->bpath && in->have_sp && row_of(o->bpath, "lp-mbu", "stage",
+	    in->sp[0], mbn, mb, 1)) {
+		cellv(&r, mb[0], "n/a");
+		freecells(mb, 1);
+	} else
+		lp_row_text(&r, "n/a because mbu.tsv has no steady step");
+	if (o->gpath)
+		sampled(&r, in->gm, in->step);
+	if (in->have_tk) {
+		cellv(&r, in->tk[0], "n/a");
+		cellv(&r, in->tk[2], "n/a because top_kernels.tsv has no class");
+		cellv(&r, in->tk[1], "n/a");
+		freecells(in->tk, 3);
+	} else
+		for (i = 0; i < 3; i++)
+			lp_row_text(&r, "n/a because the run has no "
+			    "top_kernels.tsv");
+	lp_row_end(&r, out);
+	lp_sb_free(&r.b);
+	lp_sb_free(&l1);
+	lp_sb_free(&l4);
+}
+
+static void
+free_inputs(struct in *in)
+{
+	size_t i;
+
+	if (in->have_st)
+		freecells(in->st, 3);
+	if (in->have_sp)
+		freecells(in->sp, 4);
+	for (i = 0; i < 3; i++)
+		free(in->env[i]);
+	lp_sb_free(&in->b);
+	lp_yaml_free(in->cfg);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct in in = { 0 };
+	int c;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "G:I:L:b:c:e:hk:s:t:")) != -1) {
+		switch (c) {
+		case 'G': o.gpath = optarg; break;
+		case 'I': o.image = optarg; break;
+		case 'L':
+			o.links = lp_xreallocarray(o.links, o.nlinks + 1,
+			    sizeof *o.links);
+			o.links[o.nlinks++] = optarg;
+			break;
+		case 'b': o.bpath = optarg; break;
+		case 'c': o.cpath = optarg; break;
+		case 'e': o.epath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return LP_EXIT_OK;
+		case 'k': o.kpath = optarg; break;
+		case 's': o.spath = optarg; break;
+		case 't': o.tpath = optarg; break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!o.cpath || !o.epath || !o.spath || !o.tpath || optind != argc)
+		lp_usage(synopsis);
+	out = lp_tab_out();
+	read_inputs(&o, &in);
+	emit_meta(&o, &in);
+	emit_row(&o, &in);
+	free_inputs(&in);
+	free(o.links);
 	lp_tab_done(out);
 	return 0;
 }
