@@ -92,6 +92,50 @@ emit_head(FILE *out, const struct lp_tsv *t, size_t more, const char *link,
 	putc('\n', out);
 }
 
+/* The rows whose column col (-1: any row) holds want, at most max (0:
+ * all), written as TSV into kept; *more: the matching rows past max.  No
+ * row with -w is an error naming the values the rows have. */
+static void
+keep_rows(struct lp_tsv *t, const char *name, int col, const char *where,
+    const char *want, long max, FILE *kept, size_t *more)
+{
+	struct lp_map *seen = lp_map_new();
+	size_t nrows = 0, i;
+
+	while (lp_tab_next(t)) {
+		if (col >= 0 && strcmp(lp_tsv_get(t, col), want)) {
+			if (lp_map_len(seen) < 8)
+				lp_map_put(seen, lp_tsv_get(t, col), 1);
+			continue;
+		}
+		if (max && (long)nrows >= max) {
+			(*more)++;
+			continue;
+		}
+		for (i = 0; i < t->n; i++) {
+			if (i)
+				putc('\t', kept);
+			lp_tsv_field(kept, t->f[i]);
+		}
+		putc('\n', kept);
+		nrows++;
+	}
+	if (fclose(kept))
+		lp_die_sys("open_memstream");
+	/* an empty table would read as "no ops": say what matched nothing */
+	if (!nrows && where) {
+		struct lp_sb b = { 0 };
+
+		for (i = 0; i < lp_map_len(seen); i++)
+			lp_sb_printf(&b, "%s\"%s\"", i ? ", " : "",
+			    lp_map_key(seen, i));
+		lp_die_at(LP_EXIT_DATA, name, t->line, 0, "no row has %s \"%s\" "
+		    "(%s: %s)", where, want, b.len ? "the rows have" : "no rows",
+		    b.len ? lp_sb_str(&b) : "an empty table");
+	}
+	lp_map_free(seen);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -100,11 +144,10 @@ main(int argc, char **argv)
 	char *where = NULL, *eq;
 	int quiet = 0;
 	char *rows = NULL;
-	size_t rowslen = 0, nrows = 0, more = 0, i;
+	size_t rowslen = 0, more = 0;
 	long max = 0;
 	int c, col;
 	FILE *fp, *out, *kept;
-	struct lp_map *seen;
 
 	lp_init(argv[0]);
 	while ((c = getopt(argc, argv, "H:hl:n:qw:")) != -1) {
@@ -134,41 +177,9 @@ main(int argc, char **argv)
 		    strrchr(name, '/') + 1 : name;
 	col = where ? lp_csv_need(&t.hdr, where, "an lp table") : -1;
 	out = lp_tab_out();
-	seen = lp_map_new();
 	if (!(kept = open_memstream(&rows, &rowslen)))
 		lp_die_sys("open_memstream");
-	while (lp_tab_next(&t)) {
-		if (col >= 0 && strcmp(lp_tsv_get(&t, col), want)) {
-			if (lp_map_len(seen) < 8)
-				lp_map_put(seen, lp_tsv_get(&t, col), 1);
-			continue;
-		}
-		if (max && (long)nrows >= max) {
-			more++;
-			continue;
-		}
-		for (i = 0; i < t.n; i++) {
-			if (i)
-				putc('\t', kept);
-			lp_tsv_field(kept, t.f[i]);
-		}
-		putc('\n', kept);
-		nrows++;
-	}
-	if (fclose(kept))
-		lp_die_sys("open_memstream");
-	/* an empty table would read as "no ops": say what matched nothing */
-	if (!nrows && where) {
-		struct lp_sb b = { 0 };
-
-		for (i = 0; i < lp_map_len(seen); i++)
-			lp_sb_printf(&b, "%s\"%s\"", i ? ", " : "",
-			    lp_map_key(seen, i));
-		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no row has %s \"%s\" "
-		    "(%s: %s)", where, want, b.len ? "the rows have" : "no rows",
-		    b.len ? lp_sb_str(&b) : "an empty table");
-	}
-	lp_map_free(seen);
+	keep_rows(&t, name, col, where, want, max, kept, &more);
 	emit_head(out, &t, more, link, want, hide, quiet);
 	fwrite(rows, 1, rowslen, out);
 	free(rows);
