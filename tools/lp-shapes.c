@@ -332,16 +332,55 @@ free_all(const char **names, struct lp_ksum *ks)
 	lp_ksum_free(ks);
 }
 
-int
-main(int argc, char **argv)
+/* The range's windows on the GPU, the kernels of the trace (tpath, NULL:
+ * stdin) inside them, and the summary's kernels (ks).  Returns why the
+ * stage has no launch configurations (the caller frees it): no trace (nsys
+ * stats wrote none), no GPU projection of the range, no kernel inside it;
+ * else NULL. */
+static char *
+read_inputs(struct opts *o, const char *tpath, struct lp_ksum *ks)
 {
 	static const char *const cols[] = { "Start", "Duration", "GrdX", "GrdY",
 		"GrdZ", "BlkX", "BlkY", "BlkZ", "Name", "?Device" };
+	struct lp_sb b = { 0 };
+	const char *name;
+	FILE *fp;
+
+	/* nsys stats writes no trace where the capture has no data for it:
+	 * said, as a table without rows, and the tools fall back to kernels */
+	if (access(o->ppath, F_OK) || (tpath && access(tpath, F_OK))) {
+		lp_sb_printf(&b, "the run has no %s (nsys stats wrote none)",
+		    access(o->ppath, F_OK) ? o->ppath : tpath);
+		return lp_sb_steal(&b);
+	}
+	windows(o);
+	if (!S.nw) {
+		lp_sb_printf(&b, "%s has no GPU projection of NVTX range \"%s\"%s%s",
+		    o->ppath, o->range, o->pid && *o->pid ? " in process " : "",
+		    o->pid ? o->pid : "");
+		return lp_sb_steal(&b);
+	}
+	S.tfile = tpath ? tpath : "<stdin>";
+	lp_rep_file(tpath, "nsys stats --report cuda_gpu_trace", cols, 10,
+	    on_kernel, o);
+	fp = lp_open_in(o->kpath, &name);
+	lp_ksum_read(ks, fp, name, o->range, o->pid);
+	lp_close_in(fp);
+	if (!S.ns) {
+		lp_sb_printf(&b, "no kernel of %s starts inside the GPU span of "
+		    "\"%s\" (%s)", S.tfile, o->range, o->ppath);
+		return lp_sb_steal(&b);
+	}
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
 	struct opts o = { 0 };
 	struct lp_ksum ks;
-	const char **names, *name;
+	const char **names;
 	char *why;
-	FILE *fp;
 	int c;
 
 	lp_init(argv[0]);
@@ -367,42 +406,9 @@ main(int argc, char **argv)
 		lp_ksum_check(o.hpath, o.range);
 	S.idx = lp_map_new();
 	S.kidx = lp_map_new();
-	/* nsys stats writes no trace where the capture has no data for it:
-	 * said, as a table without rows, and the tools fall back to kernels */
-	if (access(o.ppath, F_OK) || (optind < argc && access(argv[optind],
-	    F_OK))) {
-		struct lp_sb b = { 0 };
-
-		lp_sb_printf(&b, "the run has no %s (nsys stats wrote none)",
-		    access(o.ppath, F_OK) ? o.ppath : argv[optind]);
-		unavailable(lp_sb_str(&b));
-		lp_sb_free(&b);
-		return 0;
-	}
-	windows(&o);
-	if (!S.nw) {
-		struct lp_sb b = { 0 };
-
-		lp_sb_printf(&b, "%s has no GPU projection of NVTX range \"%s\"%s%s",
-		    o.ppath, o.range, o.pid && *o.pid ? " in process " : "",
-		    o.pid ? o.pid : "");
-		unavailable(lp_sb_str(&b));
-		lp_sb_free(&b);
-		return 0;
-	}
-	S.tfile = optind < argc ? argv[optind] : "<stdin>";
-	lp_rep_file(optind < argc ? argv[optind] : NULL,
-	    "nsys stats --report cuda_gpu_trace", cols, 10, on_kernel, &o);
-	fp = lp_open_in(o.kpath, &name);
-	lp_ksum_read(&ks, fp, name, o.range, o.pid);
-	lp_close_in(fp);
-	if (!S.ns) {
-		struct lp_sb b = { 0 };
-
-		lp_sb_printf(&b, "no kernel of %s starts inside the GPU span of "
-		    "\"%s\" (%s)", S.tfile, o.range, o.ppath);
-		unavailable(lp_sb_str(&b));
-		lp_sb_free(&b);
+	if ((why = read_inputs(&o, optind < argc ? argv[optind] : NULL, &ks))) {
+		unavailable(why);
+		free(why);
 		return 0;
 	}
 	names = summary_names(&o, &ks);
