@@ -197,6 +197,43 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 	lp_tab_done(out);
 }
 
+/* The first keep of the kernels kept, in -f's format; with -s, their launch
+ * configurations, or the whole selection where shapes.tsv says why it
+ * has none. */
+static void
+emit(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
+    size_t keep, const char *name, const struct opts *o)
+{
+	struct lp_tsv st;
+	FILE *sfp = NULL;
+	size_t i;
+
+	if (o->spath && strcmp(o->fmt, "tsv"))
+		lp_die(LP_EXIT_USAGE, "-s: the pairs are TSV only (-f tsv)");
+	if (o->spath) {
+		sfp = lp_tab_open(&st, o->spath, "lp-shapes");
+		lp_tab_expect(&st, "lp-shapes");
+		if ((unavail = lp_tsv_comment(&st, "unavailable")))
+			keep = count_top(ks, kept, nk, o->n, 0);
+	}
+	if (o->spath && !unavail) {
+		emit_shapes(&st, ks, kept, nk, name, o);
+	} else if (!strcmp(o->fmt, "tsv")) {
+		emit_tsv(ks, kept, keep, name, o);
+	} else {
+		if (!strcmp(o->fmt, "regex"))
+			emit_regex(kept, keep);
+		else
+			for (i = 0; i < keep; i++)
+				puts(kept[i].name);
+		lp_close_stdout();
+	}
+	if (sfp) {
+		lp_tsv_close(&st);
+		fclose(sfp);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -204,9 +241,7 @@ main(int argc, char **argv)
 	struct lp_ksum ks;
 	struct lp_kern *kept;
 	const char *name, *hpath = NULL;
-	struct lp_tsv st;
-	FILE *sfp = NULL;
-	size_t i, keep, nk;
+	size_t keep, nk;
 	FILE *fp;
 	int c;
 
@@ -242,30 +277,7 @@ main(int argc, char **argv)
 	lp_ksum_sort(&ks);
 	kept = keep_kernels(&ks, o.xpath, &nk);
 	keep = count_top(&ks, kept, nk, o.n, o.pct);
-	if (o.spath && strcmp(o.fmt, "tsv"))
-		lp_die(LP_EXIT_USAGE, "-s: the pairs are TSV only (-f tsv)");
-	if (o.spath) {
-		sfp = lp_tab_open(&st, o.spath, "lp-shapes");
-		lp_tab_expect(&st, "lp-shapes");
-		if ((unavail = lp_tsv_comment(&st, "unavailable")))
-			keep = count_top(&ks, kept, nk, o.n, 0);
-	}
-	if (o.spath && !unavail) {
-		emit_shapes(&st, &ks, kept, nk, name, &o);
-	} else if (!strcmp(o.fmt, "tsv")) {
-		emit_tsv(&ks, kept, keep, name, &o);
-	} else {
-		if (!strcmp(o.fmt, "regex"))
-			emit_regex(kept, keep);
-		else
-			for (i = 0; i < keep; i++)
-				puts(kept[i].name);
-		lp_close_stdout();
-	}
-	if (sfp) {
-		lp_tsv_close(&st);
-		fclose(sfp);
-	}
+	emit(&ks, kept, nk, keep, name, &o);
 	free(kept);
 	lp_ksum_free(&ks);
 	return 0;
