@@ -42,16 +42,137 @@ text(FILE *out, double x, double y, const char *anchor, const char *cls,
 	lp_sb_free(&b);
 }
 
+/* waterfall.tsv's parts, each with its time in each stage (NAN where it
+ * has none), from path (NULL: stdin, named in *name); *why: the first
+ * "n/a because ..." of the table, or NULL.  Caller frees. */
+static struct part *
+read_parts(const char *path, const char **name, size_t *np, char **why)
+{
+	struct lp_tsv t;
+	struct part *pt = NULL;
+	int cp, cn[NSTAGE], s;
+	FILE *fp;
+
+	fp = lp_open_in(path, name);
+	lp_tsv_open(&t, fp, *name);
+	lp_tab_expect(&t, "lp-waterfall");
+	cp = lp_csv_need(&t.hdr, "part", "lp-waterfall output");
+	for (s = 0; s < NSTAGE; s++) {
+		struct lp_sb col = { 0 };
+
+		lp_sb_printf(&col, "%s_ns", stage_col[s]);
+		cn[s] = lp_csv_need(&t.hdr, lp_sb_str(&col), "lp-waterfall output");
+		lp_sb_free(&col);
+	}
+	while (lp_tab_next(&t)) {
+		pt = lp_xreallocarray(pt, *np + 1, sizeof *pt);
+		pt[*np].name = lp_xstrdup(lp_tsv_get(&t, cp));
+		for (s = 0; s < NSTAGE; s++) {
+			double v;
+
+			pt[*np].ns[s] = lp_tab_num(&t, cn[s], &v) ? v : NAN;
+			if (!*why && !strncmp(lp_tsv_get(&t, cn[s]), "n/a", 3))
+				*why = lp_xstrdup(lp_tsv_get(&t, cn[s]));
+		}
+		(*np)++;
+	}
+	lp_tsv_close(&t);
+	lp_close_in(fp);
+	return pt;
+}
+
+/* A bar for each stage the measured step has, the parts its segments;
+ * returns the y below them. */
+static int
+draw_bars(FILE *out, const struct part *pt, size_t np,
+    const struct part *step, const int *have)
+{
+	int y = 34, s;
+	size_t i;
+
+	for (s = 0; s < NSTAGE; s++) {
+		struct lp_sb b = { 0 };
+		double x = 160;
+
+		if (!have[s])
+			continue;
+		lp_sb_printf(&b, "%s %.3f ms", stage_col[s],
+		    step->ns[s] / 1e6);
+		text(out, 8, y + 14, "start", NULL, lp_sb_str(&b));
+		lp_sb_free(&b);
+		for (i = 0; i < np; i++) {
+			double w;
+
+			if (&pt[i] == step)
+				continue;
+			if (!isfinite(pt[i].ns[s]) || !(pt[i].ns[s] > 0))
+				continue;
+			w = pt[i].ns[s] / step->ns[s] * (W - 8 - 160);
+			fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+			    "height=\"20\" fill=\"%s\"/>\n", x, y, w,
+			    colour[i % NCOLOUR]);
+			x += w;
+		}
+		y += 28;
+	}
+	y += 4;
+	return y;
+}
+
+/* the legend: a part a line, its time and share per stage in a column of
+ * its own */
+static void
+draw_legend(FILE *out, const struct part *pt, size_t np,
+    const struct part *step, const int *have, int y)
+{
+	size_t i;
+	int s;
+
+	{
+		int k = 0;
+
+		for (s = NSTAGE - 1; s >= 0; s--)
+			if (have[s])
+				text(out, W - 8 - 170 * k++, y + 9, "end", "t",
+				    stage_col[s]);
+		y += 14;
+	}
+	for (i = 0; i < np; i++) {
+		int k = 0;
+
+		if (&pt[i] == step)
+			continue;
+		fprintf(out, "<rect x=\"8\" y=\"%d\" width=\"10\" height="
+		    "\"10\" fill=\"%s\"/>\n", y, colour[i % NCOLOUR]);
+		text(out, 24, y + 9, "start", NULL, pt[i].name);
+		for (s = NSTAGE - 1; s >= 0; s--) {
+			struct lp_sb b = { 0 };
+
+			if (!have[s])
+				continue;
+			if (isfinite(pt[i].ns[s]))
+				lp_sb_printf(&b, "%.3f ms (%.3g %%)",
+				    pt[i].ns[s] / 1e6, 100 * pt[i].ns[s] /
+				    step->ns[s]);
+			else
+				lp_sb_adds(&b, "-");
+			text(out, W - 8 - 170 * k++, y + 9, "end", NULL,
+			    lp_sb_str(&b));
+			lp_sb_free(&b);
+		}
+		y += 14;
+	}
+}
+
 int
 main(int argc, char **argv)
 {
-	struct lp_tsv t;
-	struct part *pt = NULL, *step = NULL;
+	struct part *pt, *step = NULL;
 	size_t np = 0, i;
-	int c, cp, cn[NSTAGE], s, have[NSTAGE] = { 0, 0 }, nbar = 0, h;
+	int c, s, have[NSTAGE] = { 0, 0 }, nbar = 0, h;
 	const char *name;
 	char *why = NULL;	/* the first "n/a because ..." of the table */
-	FILE *fp, *out;
+	FILE *out;
 
 	lp_init(argv[0]);
 	while ((c = getopt(argc, argv, "h")) != -1) {
@@ -63,31 +184,7 @@ main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		lp_usage(synopsis);
-	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_tsv_open(&t, fp, name);
-	lp_tab_expect(&t, "lp-waterfall");
-	cp = lp_csv_need(&t.hdr, "part", "lp-waterfall output");
-	for (s = 0; s < NSTAGE; s++) {
-		struct lp_sb col = { 0 };
-
-		lp_sb_printf(&col, "%s_ns", stage_col[s]);
-		cn[s] = lp_csv_need(&t.hdr, lp_sb_str(&col), "lp-waterfall output");
-		lp_sb_free(&col);
-	}
-	while (lp_tab_next(&t)) {
-		pt = lp_xreallocarray(pt, np + 1, sizeof *pt);
-		pt[np].name = lp_xstrdup(lp_tsv_get(&t, cp));
-		for (s = 0; s < NSTAGE; s++) {
-			double v;
-
-			pt[np].ns[s] = lp_tab_num(&t, cn[s], &v) ? v : NAN;
-			if (!why && !strncmp(lp_tsv_get(&t, cn[s]), "n/a", 3))
-				why = lp_xstrdup(lp_tsv_get(&t, cn[s]));
-		}
-		np++;
-	}
-	lp_tsv_close(&t);
-	lp_close_in(fp);
+	pt = read_parts(optind < argc ? argv[optind] : NULL, &name, &np, &why);
 	for (i = 0; i < np; i++)
 		if (!strcmp(pt[i].name, "Measured step"))
 			step = &pt[i];
@@ -112,72 +209,8 @@ main(int argc, char **argv)
 	}
 	text(out, 8, 18, "start", "t", "Where each step's time goes "
 	    "(waterfall.tsv)");
-	{
-		int y = 34;
-
-		for (s = 0; s < NSTAGE; s++) {
-			struct lp_sb b = { 0 };
-			double x = 160;
-
-			if (!have[s])
-				continue;
-			lp_sb_printf(&b, "%s %.3f ms", stage_col[s],
-			    step->ns[s] / 1e6);
-			text(out, 8, y + 14, "start", NULL, lp_sb_str(&b));
-			lp_sb_free(&b);
-			for (i = 0; i < np; i++) {
-				double w;
-
-				if (&pt[i] == step)
-					continue;
-				if (!isfinite(pt[i].ns[s]) || !(pt[i].ns[s] > 0))
-					continue;
-				w = pt[i].ns[s] / step->ns[s] * (W - 8 - 160);
-				fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
-				    "height=\"20\" fill=\"%s\"/>\n", x, y, w,
-				    colour[i % NCOLOUR]);
-				x += w;
-			}
-			y += 28;
-		}
-		y += 4;
-		/* the legend: a part a line, its time and share per stage in
-		 * a column of its own */
-		{
-			int k = 0;
-
-			for (s = NSTAGE - 1; s >= 0; s--)
-				if (have[s])
-					text(out, W - 8 - 170 * k++, y + 9, "end", "t",
-					    stage_col[s]);
-			y += 14;
-		}
-		for (i = 0; i < np; i++) {
-			int k = 0;
-
-			if (&pt[i] == step)
-				continue;
-			fprintf(out, "<rect x=\"8\" y=\"%d\" width=\"10\" height="
-			    "\"10\" fill=\"%s\"/>\n", y, colour[i % NCOLOUR]);
-			text(out, 24, y + 9, "start", NULL, pt[i].name);
-			for (s = NSTAGE - 1; s >= 0; s--) {
-				struct lp_sb b = { 0 };
-
-				if (!have[s])
-					continue;
-				if (isfinite(pt[i].ns[s]))
-					lp_sb_printf(&b, "%.3f ms (%.3g %%)",
-					    pt[i].ns[s] / 1e6, 100 * pt[i].ns[s] /
-					    step->ns[s]);
-				else
-					lp_sb_adds(&b, "-");
-				text(out, W - 8 - 170 * k++, y + 9, "end", NULL,
-				    lp_sb_str(&b));
-				lp_sb_free(&b);
-			}
-			y += 14;
-		}
-	}
+	draw_legend(out, pt, np, step, have, draw_bars(out, pt, np, step,
+	    have));
 done:
 	fprintf(out, "</svg>\n");
 	for (i = 0; i < np; i++)
