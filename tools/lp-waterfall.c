@@ -301,15 +301,107 @@ stage_parts(int stage, double step, const char *step_from,
 		    idle, "stages.tsv");
 }
 
+/* Each stage's parts: its step, kernel time per step and floor (the
+ * larger of the model's bytes over the DRAM bandwidth and its FLOPs over
+ * the dense peak), or why it has none; the floors said in floors. */
+static void
+stages(const struct lp_perf *p, const char *hpath, const struct opclass *ops,
+    size_t nops, double optotal)
+{
+	double w, kv, bytes, bw, peak;
+	int fp, st;
+
+	bw = p->pk.bw;
+	fp = p->m.dtype ? lp_fp_of_dtype(p->m.dtype) : -1;
+	peak = fp >= 0 ? lp_peak_of(&p->pk, fp) : 0;
+
+	if (p->m.missing)
+		for (st = 0; st < NST; st++)
+			na(st, "n/a because the model config lacks %s (MODEL=NAME)",
+			    p->m.missing);
+	else if (!(bw > 0))
+		for (st = 0; st < NST; st++)
+			na(st, "n/a because %s", p->pk.why ? p->pk.why :
+			    "gpu.tsv has no DRAM bandwidth");
+	bytes = p->m.missing ? 0 : lp_model_step_bytes(&p->m, &w, &kv);
+	for (st = 0; !p->m.missing && bw > 0 && st < NST; st++) {
+		const struct lp_stagerow *s = lp_stagetab_get(p->rows, p->n,
+		    stname[st]);
+		struct host h;
+		struct lp_sb key = { 0 };
+		double step, kern, flop, floor_b, floor_f;
+		int decode = st == 0;
+
+		if (!s) {
+			na(st, "n/a because the run has no stage %s", stname[st]);
+			continue;
+		}
+		step = decode ? s->steady : s->mean;
+		if (!isfinite(step) || !(step > 0)) {
+			na(st, "n/a because %s has no steady state (steps.tsv)",
+			    s->stage);
+			continue;
+		}
+		if (s->procs > 1) {
+			na(st, "n/a because %s runs in several processes: its floor is one "
+			    "GPU's, not theirs", s->stage);
+			continue;
+		}
+		flop = lp_model_flops(&p->m, s->stage);
+		lp_sb_printf(&key, "%s%s", s->stage, decode ? ":steady" : "");
+		host_get(hpath, lp_sb_str(&key), &h);
+		lp_sb_free(&key);
+		kern = isfinite(h.kern) ? h.kern : s->kernel / s->inst;
+		floor_b = (decode ? bytes : w) / bw * 1e9;
+		floor_f = peak > 0 ? flop / peak * 1e9 : 0;
+		if (floor_f > floor_b)
+			lp_sb_printf(&floors, "%s%s %.4g GFLOP at the %s peak",
+			    floors.len ? ", " : "", s->stage, flop / 1e9,
+			    p->m.dtype);
+		else
+			lp_sb_printf(&floors, "%s%s %.4g MB%s at %.3g TB/s",
+			    floors.len ? ", " : "", s->stage, (decode ? bytes :
+			    w) / 1e6, decode ? " (weights, KV cache)" : "",
+			    bw / 1e12);
+		stage_parts(st, step, decode ? "steps.tsv" : "stages.tsv", kern,
+		    isfinite(h.kern) ? "hostside.tsv" : "stages.tsv",
+		    floor_f > floor_b ? floor_f : floor_b, decode ? ops : NULL,
+		    decode ? nops : 0, optotal, &h);
+	}
+
+}
+
+/* The table's # lines: its sources, how its parts add up, the figure. */
+static void
+emit_meta(const struct lp_perf *p, const char *hpath, const char *opath,
+    size_t nops, const char *fig)
+{
+	lp_tab_meta(out, "title", "Where Each Step's Time Goes");
+	lp_tab_meta(out, "tool", "lp-waterfall");
+	lp_tab_meta(out, "source", "step times from %s (decode_step: its "
+	    "steady state, the median instance after the first) and %s "
+	    "(prefill: its mean); kernel time per step from %s%s; the floor "
+	    "from the model config in %s and the peaks in %s%s%s", p->tpath,
+	    p->spath, hpath ? hpath : p->spath, hpath ?
+	    " (the steady instances' mean)" : "", p->ipath, p->gpath,
+	    nops ? "; operator classes from " : "", nops ? opath : "");
+	lp_tab_meta(out, "note", "Parts add up to the step (lp-waterfall(1))%s"
+	    "%s.", floors.len ? "; floor: " : "", lp_sb_str(&floors));
+	if (bwm.path)
+		lp_bwmeas_meta(out, &p->pk, &bwm, "the floor is at it", 1);
+	if (fig && (stepv[0] > 0 || stepv[1] > 0))	/* something to draw */
+		lp_tab_meta(out, "figure", "%s", fig);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct lp_perf p;
 	const char *hpath = NULL, *opath = NULL, *fig = NULL, *cpath = NULL;
 	struct opclass *ops;
-	double optotal, w, kv, bytes, bw, peak;
+	double optotal;
 	size_t nops, i;
-	int c, fp, st;
+	int c;
 
 	lp_init(argv[0]);
 	memset(&p, 0, sizeof p);
@@ -338,79 +430,8 @@ main(int argc, char **argv)
 	nops = ops_get(opath, &ops, &optotal);
 	if (cpath)
 		lp_ops_load(&oc, cpath);
-	bw = p.pk.bw;
-	fp = p.m.dtype ? lp_fp_of_dtype(p.m.dtype) : -1;
-	peak = fp >= 0 ? lp_peak_of(&p.pk, fp) : 0;
-
-	if (p.m.missing)
-		for (st = 0; st < NST; st++)
-			na(st, "n/a because the model config lacks %s (MODEL=NAME)",
-			    p.m.missing);
-	else if (!(bw > 0))
-		for (st = 0; st < NST; st++)
-			na(st, "n/a because %s", p.pk.why ? p.pk.why :
-			    "gpu.tsv has no DRAM bandwidth");
-	bytes = p.m.missing ? 0 : lp_model_step_bytes(&p.m, &w, &kv);
-	for (st = 0; !p.m.missing && bw > 0 && st < NST; st++) {
-		const struct lp_stagerow *s = lp_stagetab_get(p.rows, p.n,
-		    stname[st]);
-		struct host h;
-		struct lp_sb key = { 0 };
-		double step, kern, flop, floor_b, floor_f;
-		int decode = st == 0;
-
-		if (!s) {
-			na(st, "n/a because the run has no stage %s", stname[st]);
-			continue;
-		}
-		step = decode ? s->steady : s->mean;
-		if (!isfinite(step) || !(step > 0)) {
-			na(st, "n/a because %s has no steady state (steps.tsv)",
-			    s->stage);
-			continue;
-		}
-		if (s->procs > 1) {
-			na(st, "n/a because %s runs in several processes: its floor is one "
-			    "GPU's, not theirs", s->stage);
-			continue;
-		}
-		flop = lp_model_flops(&p.m, s->stage);
-		lp_sb_printf(&key, "%s%s", s->stage, decode ? ":steady" : "");
-		host_get(hpath, lp_sb_str(&key), &h);
-		lp_sb_free(&key);
-		kern = isfinite(h.kern) ? h.kern : s->kernel / s->inst;
-		floor_b = (decode ? bytes : w) / bw * 1e9;
-		floor_f = peak > 0 ? flop / peak * 1e9 : 0;
-		if (floor_f > floor_b)
-			lp_sb_printf(&floors, "%s%s %.4g GFLOP at the %s peak",
-			    floors.len ? ", " : "", s->stage, flop / 1e9,
-			    p.m.dtype);
-		else
-			lp_sb_printf(&floors, "%s%s %.4g MB%s at %.3g TB/s",
-			    floors.len ? ", " : "", s->stage, (decode ? bytes :
-			    w) / 1e6, decode ? " (weights, KV cache)" : "",
-			    bw / 1e12);
-		stage_parts(st, step, decode ? "steps.tsv" : "stages.tsv", kern,
-		    isfinite(h.kern) ? "hostside.tsv" : "stages.tsv",
-		    floor_f > floor_b ? floor_f : floor_b, decode ? ops : NULL,
-		    decode ? nops : 0, optotal, &h);
-	}
-
-	lp_tab_meta(out, "title", "Where Each Step's Time Goes");
-	lp_tab_meta(out, "tool", "lp-waterfall");
-	lp_tab_meta(out, "source", "step times from %s (decode_step: its "
-	    "steady state, the median instance after the first) and %s "
-	    "(prefill: its mean); kernel time per step from %s%s; the floor "
-	    "from the model config in %s and the peaks in %s%s%s", p.tpath,
-	    p.spath, hpath ? hpath : p.spath, hpath ?
-	    " (the steady instances' mean)" : "", p.ipath, p.gpath,
-	    nops ? "; operator classes from " : "", nops ? opath : "");
-	lp_tab_meta(out, "note", "Parts add up to the step (lp-waterfall(1))%s"
-	    "%s.", floors.len ? "; floor: " : "", lp_sb_str(&floors));
-	if (bwm.path)
-		lp_bwmeas_meta(out, &p.pk, &bwm, "the floor is at it", 1);
-	if (fig && (stepv[0] > 0 || stepv[1] > 0))	/* something to draw */
-		lp_tab_meta(out, "figure", "%s", fig);
+	stages(&p, hpath, ops, nops, optotal);
+	emit_meta(&p, hpath, opath, nops, fig);
 	lp_tab_header(out, cols, NCOLS);
 	emit();
 	lp_sb_free(&floors);
