@@ -1,0 +1,27 @@
+/*
+ * summary.h: what the parts of lp-summary share (tools/lp-summary.c and
+ * the files beside this header): the document being written, the
+ * details config (-c), and table.c's entry point.
+ */
+#ifndef LP_SUMMARY_H
+#define LP_SUMMARY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util.h"
+#include "table.h"
+
+extern FILE *out;	/* the document, written out when whole (lp_tab_out) */
+extern struct lp_ynode *dcfg;	/* -c: the columns of a wide table, by tool */
+extern const char *dpath;
+#define putc_out(c) fputc((c), out)
+
+/* lp-summary.c */
+const char *base(const char *p);
+
+/* table.c */
+void table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
+    char **show);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * lp-summary's tables: the rows of a TSV as a Markdown table, each number
+ * written as its column's "# show:" says, the columns that are all "n/a"
+ * said once, and the columns past a details page's budget named.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "esc.h"
+#include "table.h"
+#include "run.h"
+#include "summary.h"
+
+/* 1.23 GFLOP, 4.5 TB/s: three significant digits and an SI prefix. */
+static void
+si(struct lp_sb *b, double v, const char *unit)
+{
+	static const char *const p[] = { "", "k", "M", "G", "T", "P", "E" };
+	int i = 0;
+
+	while (fabs(v) >= 1000 && i < 6) {
+		v /= 1000;
+		i++;
+	}
+	lp_sb_printf(b, "%.3g %s%s", v, p[i], unit);
+}
+
+static void
+cell(struct lp_sb *b, const char *show, const char *s, const char *unit)
+{
+	double v;
+
+	if (!lp_num_get(s, &v) || !strcmp(show, "text") || !strcmp(show, "code")) {
+		if (!strcmp(show, "code") && *s && strncmp(s, "n/a", 3))
+			lp_md_code(b, s, 1);
+		else
+			lp_md_inline(b, *s ? s : "-", 1);
+		return;
+	}
+	if (!strcmp(show, "int"))
+		lp_fmt_num(b, v, 0);
+	else if (!strcmp(show, "ms"))
+		lp_fmt_num(b, v / 1e6, 3);
+	else if (!strcmp(show, "us"))
+		lp_fmt_us(b, v);
+	else if (!strcmp(show, "pct"))
+		lp_fmt_pct(b, v);
+	else if (!strcmp(show, "x"))
+		lp_sb_printf(b, "%.3gx", v);
+	else if (!strcmp(show, "num1"))
+		lp_fmt_num(b, v, 1);
+	else if (!strcmp(show, "num2"))
+		lp_fmt_num(b, v, 2);
+	else if (!strcmp(show, "flop"))
+		si(b, v, "FLOP");
+	else if (!strcmp(show, "flops"))
+		si(b, v, "FLOP/s");
+	else if (!strcmp(show, "bytes"))
+		si(b, v, "B");
+	else if (!strcmp(show, "Bps"))
+		si(b, v, "B/s");
+	else if (!strcmp(show, "si"))
+		si(b, v, unit);
+	else if (!strcmp(show, "q") && !strcmp(unit, "ns"))
+		lp_fmt_time(b, v);
+	else if (!strcmp(show, "q") && !strcmp(unit, "count"))
+		lp_fmt_num(b, v, v == floor(v) ? 0 : 1);
+	else if (!strcmp(show, "q") && !strcmp(unit, "pct"))
+		lp_fmt_pct(b, v);
+	else if (!strcmp(show, "q") && *unit)
+		lp_sb_printf(b, "%.4g %s", v, unit);
+	else
+		lp_sb_adds(b, s);
+}
+
+/* A details page's budget: at most this many columns in a rendered table;
+ * the others stay in the TSV, named under the table. */
+#define MAXCOLS 10
+
+static int
+listed(const char **list, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], name))
+			return 1;
+	return 0;
+}
+
+static int
+is_na(const char *s)
+{
+	return !strncmp(s, "n/a", 3);
+}
+
+/* A column said in one sentence: every cell "n/a", all with one reason
+ * (or none): that reason; NULL for a column to show. */
+static const char *
+one_reason(char **cells, size_t nrows, size_t ncol, size_t i)
+{
+	const char *why = NULL;
+	size_t r;
+
+	if (nrows < 2)
+		return NULL;
+	for (r = 0; r < nrows; r++) {
+		const char *c = cells[r * ncol + i];
+
+		if (!is_na(c))
+			return NULL;
+		if (!strcmp(c, "n/a"))
+			continue;
+		if (why && strcmp(why, c))
+			return NULL;
+		why = c;
+	}
+	return why ? why : "n/a in every row";
+}
+
+/*
+ * The rows as a Markdown table: the labels as headings, hidden columns
+ * left out, text to the left and numbers to the right.  The rows are read
+ * first (a table is small): a column whose every cell is "n/a ..." is said
+ * once, as a sentence under the table; past MAXCOLS columns the rest are
+ * named under it (they are in the TSV); a reason repeated in a row is
+ * written once; a table whose numbers are all n/a is one line.
+ */
+void
+table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
+    char **show)
+{
+	struct lp_sb b = { 0 }, left = { 0 }, nas = { 0 };
+	int cu = lp_csv_col(&t->hdr, "unit");
+	size_t i, r, nrows = 0, ncol = t->hdr.n, shown = 0, nnum = 0, nnumna = 0;
+	char **cells = NULL, **units = NULL;
+	const char **nawhy = NULL, **nalab = NULL;	/* all-n/a columns */
+	size_t nna = 0, j, k, wide = 0;
+	unsigned char *vis = lp_xmalloc(ncol ? ncol : 1);
+	const char **keep = NULL;
+	size_t nkeep = 0;
+
+	while (lp_tab_next(t)) {
+		cells = lp_xreallocarray(cells, (nrows + 1) * ncol, sizeof *cells);
+		units = lp_xreallocarray(units, nrows + 1, sizeof *units);
+		for (i = 0; i < ncol; i++)
+			cells[nrows * ncol + i] = lp_xstrdup(lp_tsv_get(t, (int)i));
+		units[nrows++] = lp_xstrdup(cu >= 0 ? lp_tsv_get(t, cu) : "");
+	}
+	for (i = 0; i < ncol; i++)	/* more than MAXCOLS to show? */
+		wide += strcmp(show[i], "hide") &&
+		    !one_reason(cells, nrows, ncol, i);
+	if (wide > MAXCOLS && dcfg) {	/* the columns conf says, in order */
+		struct lp_sb key = { 0 };
+
+		lp_sb_printf(&key, "columns.%s", lp_tsv_comment(t, "tool"));
+		nkeep = lp_cfg_list(dcfg, lp_sb_str(&key), &keep, dpath);
+		lp_sb_free(&key);
+	}
+	for (i = 0; i < ncol; i++) {
+		const char *lab = i < nl && *labels[i] ? labels[i] :
+		    t->hdr.names[i];
+		int num = strcmp(show[i], "text") && strcmp(show[i], "code");
+		const char *why;
+
+		vis[i] = 0;
+		if (!strcmp(show[i], "hide"))
+			continue;
+		nnum += num;
+		if ((why = one_reason(cells, nrows, ncol, i))) {
+			nnumna += num;
+			nawhy = lp_xreallocarray(nawhy, nna + 1, sizeof *nawhy);
+			nalab = lp_xreallocarray(nalab, nna + 1, sizeof *nalab);
+			nawhy[nna] = why;
+			nalab[nna++] = lab;
+			continue;
+		}
+		if (nkeep && !listed(keep, nkeep, t->hdr.names[i])) {
+			lp_sb_adds(&left, left.len ? ", " : "");
+			lp_md_inline(&left, lab, 0);
+			continue;
+		}
+		if (shown == MAXCOLS) {
+			lp_sb_adds(&left, left.len ? ", " : "");
+			lp_md_inline(&left, lab, 0);
+			continue;
+		}
+		vis[i] = 1;
+		shown++;
+	}
+	/* the all-n/a columns, those of one reason together */
+	for (j = 0; j < nna; j++) {
+		for (k = 0; k < j && strcmp(nawhy[k], nawhy[j]); k++)
+			;
+		if (k < j)
+			continue;	/* said with its first */
+		lp_sb_adds(&nas, nas.len ? "; " : "");
+		for (k = j; k < nna; k++)
+			if (!strcmp(nawhy[k], nawhy[j])) {
+				lp_sb_adds(&nas, k > j ? ", " : "");
+				lp_md_inline(&nas, nalab[k], 0);
+			}
+		lp_sb_adds(&nas, ": ");
+		lp_md_inline(&nas, nawhy[j], 0);
+	}
+	if (nrows > 1 && nnum && nnumna == nnum) {
+		/* nothing measured: one line with the first reason given */
+		const char *why = NULL;
+
+		for (j = 0; j < nna && !why; j++)
+			if (strcmp(nawhy[j], "n/a in every row"))
+				why = nawhy[j];
+		lp_sb_reset(&b);
+		lp_md_inline(&b, why ? why : "n/a in every row", 0);
+		fprintf(out, "No numbers: %s.\n\n", lp_sb_str(&b));
+		goto done;
+	}
+	fputs("|", out);
+	for (i = 0; i < ncol; i++)
+		if (vis[i]) {
+			lp_sb_adds(&b, " ");
+			lp_md_inline(&b, i < nl && *labels[i] ? labels[i] :
+			    t->hdr.names[i], 1);
+			lp_sb_adds(&b, " |");
+		}
+	fprintf(out, "%s\n", lp_sb_str(&b));
+	lp_sb_reset(&b);
+	fputs("|", out);
+	for (i = 0; i < ncol; i++)
+		if (vis[i])
+			fputs(!strcmp(show[i], "text") || !strcmp(show[i],
+			    "code") ? ":---|" : "---:|", out);
+	putc_out('\n');
+	for (r = 0; r < nrows; r++) {
+		const char *said = NULL;	/* the row's reason, once */
+
+		lp_sb_adds(&b, "|");
+		for (i = 0; i < ncol; i++) {
+			const char *c = cells[r * ncol + i];
+
+			if (!vis[i])
+				continue;
+			lp_sb_addc(&b, ' ');
+			if (is_na(c) && strlen(c) > 3 && said &&
+			    !strcmp(c, said))
+				lp_sb_adds(&b, "n/a (as before)");
+			else
+				cell(&b, show[i], c, units[r]);
+			if (is_na(c) && strlen(c) > 3 && !said)
+				said = c;
+			lp_sb_adds(&b, " |");
+		}
+		fprintf(out, "%s\n", lp_sb_str(&b));
+		lp_sb_reset(&b);
+	}
+	putc_out('\n');
+	if (nas.len)
+		fprintf(out, "Not in the table: %s.\n\n", lp_sb_str(&nas));
+	if (left.len) {
+		fprintf(out, "More columns in ");
+		lp_sb_reset(&b);
+		lp_md_code(&b, base(path), 0);
+		fprintf(out, "%s: %s.\n\n", lp_sb_str(&b), lp_sb_str(&left));
+	}
+done:
+	for (r = 0; r < nrows; r++) {
+		for (i = 0; i < ncol; i++)
+			free(cells[r * ncol + i]);
+		free(units[r]);
+	}
+	free(cells);
+	free(units);
+	free(vis);
+	free(nawhy);
+	free(nalab);
+	free(keep);
+	lp_sb_free(&b);
+	lp_sb_free(&left);
+	lp_sb_free(&nas);
+}
