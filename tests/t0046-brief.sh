@@ -122,7 +122,7 @@ test_expect_success 'findings_top.tsv: the first three findings, evidence and ne
 	table "$r/findings.tsv" rank finding | sed -n 1,3p >expect &&
 	table "$r/findings_top.tsv" rank finding >got &&
 	test_cmp expect got &&
-	test_grep "^# show: int	text	ms	text	hide	code	hide$" "$r/findings_top.tsv" &&
+	test_grep "^# show: int	text	ms	text	hide	code	hide	ms	text$" "$r/findings_top.tsv" &&
 	test_grep "^# note: [0-9]* more rows in details.md.$" "$r/findings_top.tsv" &&
 	! grep -q "Next:" "$r/stakeholder_summary.md"
 '
@@ -232,6 +232,28 @@ test_expect_success 'the brief puts the sampled DRAM and tensor activity (nsys G
 	test_grep "| MBU (steady) | DRAM (sampled) | Tensor active (sampled) |" "$S2/gm/stakeholder_summary.md" &&
 	# without samples (the demo), no such columns
 	! grep -q "sampled" "$S2/b/brief.tsv"
+'
+
+# Each finding's saving a step: a decode stage's over the decode steps of
+# the trace (32), prefill's over its calls, a warm-up once; the top three
+# together no more than the wall time of the stages they come from.
+test_expect_success 'findings: ms per step, a one-time cost said once; the brief'"'"'s savings within the stages'"'"' wall time' '
+	r=$S2/b &&
+	n=$(awk -F, "\$6 == \":LLM@decode_step\"" "$V2/torch_nvtx_pushpop_trace.csv" | wc -l) &&
+	test "$n" = 32 &&
+	table "$r/findings.tsv" rule saving_ns per_step_ns step finding >f &&
+	awk -F"\t" -v n="$n" "\$4 == \"decode step\" && \$3 != sprintf(\"%.0f\", \$2 / n) { print \"wrong:\", \$0 }
+		\$4 == \"prefill call\" && \$3 != \$2 { print \"wrong:\", \$0 }
+		\$4 == \"once\" && \$3 !~ /^n\/a because a one-time cost/ { print \"wrong:\", \$0 }" f >wrong &&
+	test_must_be_empty wrong &&
+	test $(grep -c "	decode step	" f) -ge 3 && grep "^warm-up	.*	once	" f &&
+	grep "^1\. .*Could save up to 2030.246 ms, 63.445 ms a decode step\.\*$" "$r/stakeholder_summary.md" &&
+	grep "^3\. .*Could save up to 520.695 ms, once\.\*$" "$r/stakeholder_summary.md" &&
+	# the three savings add up to no more than prefill and decode_all took
+	table "$r/findings_top.tsv" saving_ns | awk "{ s += \$1 } END { printf \"%.0f\\n\", s }" >save &&
+	awk -F, "\$6 == \":LLM@decode_all\" || \$6 == \":LLM@prefill\" { s += \$3 } END { printf \"%.0f\\n\", s }" \
+		"$V2/torch_nvtx_pushpop_trace.csv" >wall &&
+	test $(cat save) -le $(cat wall)
 '
 
 test_done

@@ -293,6 +293,7 @@ emit_meta(int hostside)
 		{ "saving_ns", "Could save (ms)", "ms" },
 		{ "finding", "Finding", "text" }, { "evidence", "Evidence", "text" },
 		{ "artifact", "From", "code" }, { "next_step", "Next step", "text" },
+		{ "per_step_ns", "Per step (ms)", "ms" }, { "step", "Step", "text" },
 	};
 
 	lp_tab_meta(out, "title", "Findings and Recommendations");
@@ -319,7 +320,7 @@ emit_meta(int hostside)
 
 /* The findings as ranked, or one row saying that no rule fired. */
 static void
-emit_findings(void)
+emit_findings(const struct tab *st)
 {
 	struct lp_row r = { 0 };
 	size_t i;
@@ -335,6 +336,7 @@ emit_findings(void)
 		lp_row_text(&r, fs[i].evidence ? fs[i].evidence : "");
 		lp_row_text(&r, fs[i].artifact);
 		lp_row_text(&r, fs[i].next);
+		per_step(&r, st, &fs[i]);
 		lp_row_end(&r, out);
 	}
 	if (!nf) {
@@ -346,6 +348,8 @@ emit_findings(void)
 		    "present.");
 		lp_row_text(&r, "");
 		lp_row_text(&r, "-");
+		lp_row_text(&r, "-");
+		lp_row_na(&r, "no rule fired");
 		lp_row_text(&r, "-");
 		lp_row_end(&r, out);
 	}
@@ -362,6 +366,7 @@ free_findings(void)
 		free(fs[i].evidence);
 		free(fs[i].artifact);
 		free(fs[i].next);
+		free(fs[i].stage);
 	}
 	free(fs);
 }
@@ -411,7 +416,7 @@ main(int argc, char **argv)
 	apply_rules(&run, (size_t)maxk, imported);
 	lp_qsort(fs, nf, sizeof *fs, by_save);
 	emit_meta(host_split);
-	emit_findings();
+	emit_findings(run.st);
 	free_findings();
 	free_run(&run);
 	lp_tab_done(out);

@@ -58,8 +58,10 @@ list(struct lp_tsv *t, char **show, size_t ns)
 	int ce = lp_csv_col(&t->hdr, "evidence"), ca = lp_csv_col(&t->hdr,
 	    "artifact"), cn = lp_csv_col(&t->hdr, "next_step");
 	int cs = lp_csv_col(&t->hdr, "saving_ns");
+	int cp = lp_csv_col(&t->hdr, "per_step_ns"), cw = lp_csv_col(&t->hdr,
+	    "step");
 	struct lp_sb b = { 0 };
-	double v;
+	double v, p;
 	int k = 0;
 
 	/* a column the table hides (a brief's short list) is left out */
@@ -89,7 +91,15 @@ list(struct lp_tsv *t, char **show, size_t ns)
 		if (lp_tab_num(t, cs, &v) && v > 0) {
 			lp_sb_adds(&b, " *Could save up to ");
 			lp_fmt_num(&b, v / 1e6, 3);
-			lp_sb_adds(&b, " ms.*");
+			lp_sb_adds(&b, " ms");
+			if (lp_tab_num(t, cp, &p) && *lp_tsv_get(t, cw)) {
+				lp_sb_adds(&b, ", ");
+				lp_fmt_num(&b, p / 1e6, 3);
+				lp_sb_adds(&b, " ms a ");
+				lp_md_text(&b, lp_tsv_get(t, cw));
+			} else if (!strcmp(lp_tsv_get(t, cw), "once"))
+				lp_sb_adds(&b, ", once");
+			lp_sb_adds(&b, ".*");
 		}
 		fprintf(out, "%s\n", lp_sb_str(&b));
 		lp_sb_reset(&b);

@@ -17,6 +17,8 @@ struct f {
 	const char *rule;
 	double save;		/* ns; NAN: not a time */
 	char *head, *evidence, *artifact, *next;
+	char *stage;		/* the stage (name or range) it is spent in */
+	int once;		/* a one-time cost, not per step */
 };
 
 extern int host_split;	/* a stage's savings split by hostside.tsv */
@@ -43,6 +45,13 @@ double cell(const struct tab *t, size_t i, const char *col);
 const char *code(const char *s);	/* valid until the next call */
 const char *text(const struct tab *t, size_t i, const char *col);
 long row_of(const struct tab *t, const char *col, const char *val);
+
+/* steps.c */
+/* The stage a finding's saving is spent in (its name or range), or that
+ * the saving is a one-time cost. */
+void at_stage(struct f *x, const char *stage, int once);
+/* The saving per step and what a step is: two cells of its row. */
+void per_step(struct lp_row *r, const struct tab *st, const struct f *x);
 
 /* host.c */
 /* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,

@@ -72,6 +72,7 @@ module_loading(const struct host *h)
 	    "it; at most the loading time is saved, once per process.",
 	    "%s spends %.1f ms of its %.1f ms loading CUDA modules.",
 	    h->stage, ms(load), ms(cell(hs, h->a, "wall_ns")));
+	at_stage(x, h->stage, 1);
 	ev(x, "%s, over %.0f instance%s (%.3g%% of the stage's idle "
 	    "GPU time)", text(hs, h->a, "load_calls"), h->inst, h->inst == 1 ?
 	    "" : "s", 100 * load / h->idle);
@@ -110,6 +111,7 @@ host_sync(const struct host *h)
 	if (blocked > 0)
 		lp_sb_printf(&e, "; less %.3f ms blocked on the GPU's earlier "
 		    "work (blocked_ns)", ms(blocked * sc));
+	at_stage(x, h->stage, 0);
 	ev(x, "%s (%s)%s", text(hs, r, "sync_calls"), h->warm && h->steady ?
 	    "steady state, times all instances" : "all instances",
 	    lp_sb_str(&e));
@@ -154,6 +156,7 @@ host_launch(const struct host *h, double busy, double bound, double load,
 		    "so each launch does more work.",
 		    "%s keeps the GPU busy only %.3g%% of its wall time.", h->stage,
 		    busy);
+	at_stage(x, h->stage, 0);
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s, %.3g%% of "
 	    "it in CUDA API calls (launch %.3f ms, synchronisation %.3f ms, copy "
 	    "and set %.3f ms, module loading %.3f ms, other %.3f ms per "
@@ -248,6 +251,7 @@ graph_bound(const struct host *h, double busy, double bound, double load,
 		    "between graph replays, %.3f ms an instance in the graph launch "
 		    "calls and %.3f ms in the host's own work.", h->stage, graph_pct(hs,
 		    r), busy, ms(launch), ms(own));
+	at_stage(x, h->stage, 0);
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s: %.3f ms of "
 	    "kernels, %.2f graph launches (%.3f ms in launch calls), first "
 	    "kernel %.1f us after the graph launch call starts (p50); the host "
@@ -330,6 +334,7 @@ cold_call(const struct host *h, double load, double sync, double bound)
 	    "%.0f us in the steady state of %.*s (%.3gx), so its wall time is "
 	    "first-call cost, not launch overhead a CUDA graph removes.",
 	    h->stage, pc / 1e3, ps / 1e3, (int)n, ref, pc / ps);
+	at_stage(x, h->stage, 1);
 	ev(x, "one instance per process: %.3f ms wall, %.3f ms of kernels, %.0f "
 	    "launches, launch to kernel start p50 %.1f us; at the steady rate "
 	    "of %.*s a warm instance would leave the GPU idle about %.3f ms "
@@ -472,6 +477,7 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 		    "next step's inputs).",
 		    "%s keeps the GPU busy only %.3g%% of its wall time.",
 		    text(s, i, "stage"), busy);
+		at_stage(x, text(s, i, "stage"), 0);
 		ev(x, "%.3f ms of kernels in %.3f ms of wall time over %.0f "
 		    "launches (%.1f per instance over %.0f instance%s; mean "
 		    "kernel %.2f us)%s", ms(k), ms(wall), l, lpi, inst, inst == 1 ?
@@ -533,6 +539,7 @@ warmup(const struct tab *t, const struct tab *s, const struct tab *hs)
 			    ": warm-up dominates this short run" : "");
 		if (e.len)	/* the times are steps.tsv's */
 			lp_sb_printf(&e, "from %s: ", t->path);
+		at_stage(x, stage, 1);
 		if (isnan(tok))
 			ev(x, "%sfirst %.3f ms, median of the rest %.3f ms",
 			    lp_sb_str(&e), ms(first), ms(st));

@@ -1,0 +1,65 @@
+/*
+ * steps.c: a finding's saving per step. A decode stage's saving is spread
+ * over its decode steps (decode_step's instances), another stage's over
+ * its instances (a prefill call); a one-time cost (warm-up, a cold call,
+ * module loading) is paid once, not per step.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "find.h"
+
+void
+at_stage(struct f *x, const char *stage, int once)
+{
+	free(x->stage);
+	x->stage = stage ? lp_xstrdup(stage) : NULL;
+	x->once = once;
+}
+
+/* The row of stages.tsv for a stage named by its name or its range. */
+static long
+stage_row(const struct tab *st, const char *s)
+{
+	long i = row_of(st, "stage", s);
+
+	return i >= 0 ? i : row_of(st, "range", s);
+}
+
+/* Two cells: the saving per step (ns) and what a step is ("decode step",
+ * "prefill call", "once"), or why there is none. */
+void
+per_step(struct lp_row *r, const struct tab *st, const struct f *x)
+{
+	struct lp_sb b = { 0 };
+	long i, d;
+	double n;
+	const char *name;
+
+	if (isnan(x->save) || x->once || !x->stage || !st ||
+	    (i = stage_row(st, x->stage)) < 0) {
+		lp_row_na(r, "%s", isnan(x->save) ? "this finding is not a time" :
+		    x->once ? "a one-time cost, paid once, not per step" :
+		    !x->stage ? "the saving is not one stage's" :
+		    "no stages.tsv row for its stage");
+		lp_row_text(r, x->once && !isnan(x->save) ? "once" : "-");
+		return;
+	}
+	name = text(st, (size_t)i, "stage");
+	d = row_of(st, "stage", "decode_step");
+	if (!strncmp(name, "decode", 6) && d >= 0) {
+		n = cell(st, (size_t)d, "instances");
+		lp_sb_adds(&b, "decode step");
+	} else {
+		n = cell(st, (size_t)i, "instances");
+		lp_sb_printf(&b, "%s call", name);
+	}
+	if (n >= 1)
+		lp_row_num(r, (x->save > 0 ? x->save : 0) / n, 0);
+	else
+		lp_row_na(r, "no instances of the stage in stages.tsv");
+	lp_row_text(r, lp_sb_str(&b));
+	lp_sb_free(&b);
+}
