@@ -419,104 +419,124 @@ read_samples(const char *path, long w, double datasheet, struct seen *sn)
 	sqlite3_close(db);
 }
 
+/* The command line. */
+struct opts {
+	const char *gpath, *ppath, *lpath, *why;
+	const char *spath;	/* the sqlite export; NULL none */
+	long w;
+};
+
+/* The table's rows into a buffer, returned with its length in *nrows: the
+ * # lines above them need what the rows found. */
+static char *
+read_rows(const struct opts *o, const struct lp_peaks *pk, struct probe *pr,
+    struct seen *sn, size_t *nrows)
+{
+	FILE *tab = out;
+	char *rows = NULL;
+
+	*nrows = 0;
+	out = open_memstream(&rows, nrows);
+	if (!out)
+		lp_die_sys("open_memstream");
+	row("datasheet", pk->gpu, "-", pk->bw, pk->bw, "conf/gpus.yaml "
+	    "hbm_tbps (or SET=gpu.hbm_tbps), as gpu.tsv resolved it",
+	    pk->bw > 0 ? NULL : pk->why);
+	if (o->ppath)
+		read_probe(o->ppath, o->lpath, pk->bw, pr);
+	else {
+		pr->why = lp_xstrdup(o->why);
+		row("copy_best", NULL, "n/a", 0, 0, "lp-bwprobe", o->why);
+	}
+	if (o->spath)
+		read_samples(o->spath, o->w, pk->bw, sn);
+	else {
+		sn->why = lp_xstrdup("the run has no nsys sqlite export "
+		    "with GPU Metrics samples");
+		row("sampled_best", NULL, "n/a", 0, 0, "nsys GPU Metrics",
+		    sn->why);
+	}
+	if (fclose(out))
+		lp_die_sys("open_memstream");
+	out = tab;
+	return rows;
+}
+
+/* The # lines: the sources, the ceilings the roofline and the waterfall
+ * read (measured, sampled) or why there is none, the note. */
+static void
+emit_meta(const struct opts *o, const struct lp_peaks *pk,
+    const struct probe *pr, const struct seen *sn)
+{
+	char ex[LP_EXACT_MAX];
+
+	lp_tab_meta(out, "title", "DRAM Bandwidth: Datasheet, Copy "
+	    "Probe, Samples");
+	lp_tab_meta(out, "tool", "lp-bwceil");
+	lp_tab_meta(out, "source", "datasheet: %s (%s); copy: %s; "
+	    "samples: %s", o->gpath, pk->gpu ? pk->gpu : "GPU unknown",
+	    o->ppath ? o->ppath : "none", o->spath ? o->spath : "none");
+	if (pr->why)
+		lp_tab_meta(out, "measured", "n/a because %s", pr->why);
+	else {
+		lp_tab_meta(out, "measured_bps", "%s",
+		    lp_fmt_exact(pr->min_best, ex));
+		lp_tab_meta(out, "measured", "%s on %s%s (lp-bwprobe)",
+		    pr->how, pr->n > 1 ? "each of the GPUs, the lowest, " :
+		    "", pr->gpu);
+	}
+	if (sn->best > 0) {
+		lp_tab_meta(out, "sampled_bps", "%s",
+		    lp_fmt_exact(sn->best, ex));
+		lp_tab_meta(out, "sampled", "%s: what the workload "
+		    "reached, a lower bound on the GPU's", sn->how);
+	} else
+		lp_tab_meta(out, "sampled", "n/a because %s", sn->why);
+	lp_tab_meta(out, "note", "Every figure counts DRAM read + write "
+	    "bytes. A copy reads and writes each byte once (2 x bytes / "
+	    "time); the samples are nsys's DRAM read and write "
+	    "throughput %%, summed, of the export's memoryBandwidth. "
+	    "The roofline and the waterfall keep the datasheet's figure "
+	    "and show the measured copy beside it.");
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *gpath = NULL, *ppath = NULL, *lpath = NULL, *why = NULL;
+	struct opts o = { NULL, NULL, NULL, NULL, NULL, 10 };
 	struct lp_peaks pk;
 	struct probe pr = { 0 };
 	struct seen sn = { 0 };
-	long w = 10;
+	char *rows;
+	size_t nrows;
 	int c;
 
 	lp_init(argv[0]);
 	while ((c = getopt(argc, argv, "e:g:hP:p:w:")) != -1) {
 		switch (c) {
-		case 'e': lpath = optarg; break;
-		case 'g': gpath = optarg; break;
+		case 'e': o.lpath = optarg; break;
+		case 'g': o.gpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return LP_EXIT_OK;
-		case 'P': why = optarg; break;
-		case 'p': ppath = optarg; break;
-		case 'w': w = lp_strtonum(optarg, 1, 100000, "-w"); break;
+		case 'P': o.why = optarg; break;
+		case 'p': o.ppath = optarg; break;
+		case 'w': o.w = lp_strtonum(optarg, 1, 100000, "-w"); break;
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!gpath || !ppath == !why || (lpath && !ppath) || argc - optind > 1)
+	if (!o.gpath || !o.ppath == !o.why || (o.lpath && !o.ppath) ||
+	    argc - optind > 1)
 		lp_usage(synopsis);
+	o.spath = optind < argc ? argv[optind] : NULL;
 	out = lp_tab_out();
-	lp_peaks_read(&pk, gpath);
-
-	/* the rows go to a buffer first: the # lines above them need what
-	 * the rows found */
-	{
-		FILE *tab = out;
-		char *rows = NULL;
-		size_t nrows = 0;
-
-		out = open_memstream(&rows, &nrows);
-		if (!out)
-			lp_die_sys("open_memstream");
-		row("datasheet", pk.gpu, "-", pk.bw, pk.bw, "conf/gpus.yaml "
-		    "hbm_tbps (or SET=gpu.hbm_tbps), as gpu.tsv resolved it",
-		    pk.bw > 0 ? NULL : pk.why);
-		if (ppath)
-			read_probe(ppath, lpath, pk.bw, &pr);
-		else {
-			pr.why = lp_xstrdup(why);
-			row("copy_best", NULL, "n/a", 0, 0, "lp-bwprobe", why);
-		}
-		if (optind < argc)
-			read_samples(argv[optind], w, pk.bw, &sn);
-		else {
-			sn.why = lp_xstrdup("the run has no nsys sqlite export "
-			    "with GPU Metrics samples");
-			row("sampled_best", NULL, "n/a", 0, 0, "nsys GPU Metrics",
-			    sn.why);
-		}
-		if (fclose(out))
-			lp_die_sys("open_memstream");
-		out = tab;
-
-		lp_tab_meta(out, "title", "DRAM Bandwidth: Datasheet, Copy "
-		    "Probe, Samples");
-		lp_tab_meta(out, "tool", "lp-bwceil");
-		lp_tab_meta(out, "source", "datasheet: %s (%s); copy: %s; "
-		    "samples: %s", gpath, pk.gpu ? pk.gpu : "GPU unknown",
-		    ppath ? ppath : "none", optind < argc ? argv[optind] :
-		    "none");
-		if (pr.why)
-			lp_tab_meta(out, "measured", "n/a because %s", pr.why);
-		else {
-			char ex[LP_EXACT_MAX];
-
-			lp_tab_meta(out, "measured_bps", "%s",
-			    lp_fmt_exact(pr.min_best, ex));
-			lp_tab_meta(out, "measured", "%s on %s%s (lp-bwprobe)",
-			    pr.how, pr.n > 1 ? "each of the GPUs, the lowest, " :
-			    "", pr.gpu);
-		}
-		if (sn.best > 0) {
-			char ex[LP_EXACT_MAX];
-
-			lp_tab_meta(out, "sampled_bps", "%s",
-			    lp_fmt_exact(sn.best, ex));
-			lp_tab_meta(out, "sampled", "%s: what the workload "
-			    "reached, a lower bound on the GPU's", sn.how);
-		} else
-			lp_tab_meta(out, "sampled", "n/a because %s", sn.why);
-		lp_tab_meta(out, "note", "Every figure counts DRAM read + write "
-		    "bytes. A copy reads and writes each byte once (2 x bytes / "
-		    "time); the samples are nsys's DRAM read and write "
-		    "throughput %%, summed, of the export's memoryBandwidth. "
-		    "The roofline and the waterfall keep the datasheet's figure "
-		    "and show the measured copy beside it.");
-		lp_tab_header(out, cols, NCOLS);
-		if (nrows && fwrite(rows, 1, nrows, out) != nrows)
-			lp_die_sys("write");
-		free(rows);
-	}
+	lp_peaks_read(&pk, o.gpath);
+	rows = read_rows(&o, &pk, &pr, &sn, &nrows);
+	emit_meta(&o, &pk, &pr, &sn);
+	lp_tab_header(out, cols, NCOLS);
+	if (nrows && fwrite(rows, 1, nrows, out) != nrows)
+		lp_die_sys("write");
+	free(rows);
 	free(pr.gpu);
 	free(pr.why);
 	free(pr.how);

@@ -223,53 +223,34 @@ static const struct lp_col cols[] = {
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
-int
-main(int argc, char **argv)
+/* The driver loaded and started: its version in *ver; the number of
+ * GPUs it sees, at least one. */
+static int
+start(int *ver)
 {
-	struct result *res;
-	struct lp_row r = { 0 };
-	size_t size = (size_t)1 << 30;
-	long reps = 10;
-	int c, n, i, ver = 0;
+	CUresult e;
+	int n;
 
-	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "hl:r:s:")) != -1) {
-		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
-		case 'l': libpath = optarg; break;
-		case 'r': reps = lp_strtonum(optarg, 1, 1000, "-r"); break;
-		case 's':
-			/* 1 MiB to 64 GiB: a copy long enough to time, and
-			 * two buffers some GPU holds */
-			size = (size_t)lp_strtonum(optarg, 1L << 20, 1L << 36,
-			    "-s");
-			break;
-		default: lp_usage(synopsis);
-		}
-	}
-	if (optind != argc)
-		lp_usage(synopsis);
-	out = lp_tab_out();
 	load();
-	{
-		CUresult e = cu.Init(0);
-
-		if (e == CU_ERROR_NO_DEVICE)
-			lp_die(LP_EXIT_USAGE, "cuInit: the CUDA driver (%s) "
-			    "sees no GPU: no bandwidth to measure on this "
-			    "machine", libpath);
-		check(e, "cuInit", -1);
-	}
-	check(cu.DriverGetVersion(&ver), "cuDriverGetVersion", -1);
+	e = cu.Init(0);
+	if (e == CU_ERROR_NO_DEVICE)
+		lp_die(LP_EXIT_USAGE, "cuInit: the CUDA driver (%s) sees no "
+		    "GPU: no bandwidth to measure on this machine", libpath);
+	check(e, "cuInit", -1);
+	check(cu.DriverGetVersion(ver), "cuDriverGetVersion", -1);
 	check(cu.DeviceGetCount(&n), "cuDeviceGetCount", -1);
 	if (n < 1)
 		lp_die(LP_EXIT_USAGE, "cuDeviceGetCount: no GPU visible "
 		    "(CUDA_VISIBLE_DEVICES?): no bandwidth to measure");
-	res = lp_xcalloc((size_t)n, sizeof *res);
-	for (i = 0; i < n; i++)
-		probe(i, size, reps, &res[i]);
+	return n;
+}
+
+/* The table: its # lines, then a row a GPU. */
+static void
+emit(const struct result *res, int n, size_t size, long reps, int ver)
+{
+	struct lp_row r = { 0 };
+	int i;
 
 	lp_tab_meta(out, "title", "DRAM Bandwidth of a Device-to-Device Copy");
 	lp_tab_meta(out, "tool", "lp-bwprobe");
@@ -296,6 +277,41 @@ main(int argc, char **argv)
 		lp_row_end(&r, out);
 	}
 	lp_sb_free(&r.b);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct result *res;
+	size_t size = (size_t)1 << 30;
+	long reps = 10;
+	int c, n, i, ver = 0;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "hl:r:s:")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return LP_EXIT_OK;
+		case 'l': libpath = optarg; break;
+		case 'r': reps = lp_strtonum(optarg, 1, 1000, "-r"); break;
+		case 's':
+			/* 1 MiB to 64 GiB: a copy long enough to time, and
+			 * two buffers some GPU holds */
+			size = (size_t)lp_strtonum(optarg, 1L << 20, 1L << 36,
+			    "-s");
+			break;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (optind != argc)
+		lp_usage(synopsis);
+	out = lp_tab_out();
+	n = start(&ver);
+	res = lp_xcalloc((size_t)n, sizeof *res);
+	for (i = 0; i < n; i++)
+		probe(i, size, reps, &res[i]);
+	emit(res, n, size, reps, ver);
 	free(res);
 	free(ms);
 	lp_tab_done(out);
