@@ -134,4 +134,24 @@ test_expect_success 'unavailable: no trace, kernels as before; a trace that does
 	test_grep "^# unavailable: no launch configurations: nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT: 11701536 ns start inside" m.tsv
 '
 
+# The same run imported without its ncu export: lp-roofline gets -s and no
+# -m, so no kernel has a point from ncu before its launch configurations
+# (under SAN=1 it once handed qsort a null pointer there, which UBSan
+# reports on stderr).
+test_expect_success 'an import without ncu: a point per launch configuration, its nsys time, stderr empty' '
+	lpmake RUN=nn "IMPORT=$(echo "$I"/llama_*.csv)" MODEL=hf-llama roofline.tsv >out 2>err || { cat err; false; } &&
+	r=$S2/nn &&
+	test_grep "^# coverage: 0.0 % of :LLM@decode_all (0 of 50 launch configurations" "$r/roofline.tsv" &&
+	lp-roofline -s "$r/shapes.tsv" -g "$r/gpu.tsv" "$r/kernels.tsv" >r.tsv 2>err &&
+	test_must_be_empty err &&
+	table r.tsv flop_per_launch | sort -u >na &&
+	echo n/a >expect && test_cmp expect na &&
+	# a kernel'"'"'s points add up to its time in the stage
+	table r.tsv kernel nsys_ns | awk -F"\t" "{ s[\$1] += \$2 } END { for (k in s) printf \"%s\t%.0f\n\", k, s[k] }" |
+		sort >got &&
+	test $(wc -l <got) -gt 1 &&
+	table "$r/kernels.tsv" kernel total_ns | awk -F"\t" "NR == FNR { want[\$1] = 1; next } want[\$1]" got - | sort >expect &&
+	test_cmp expect got
+'
+
 test_done

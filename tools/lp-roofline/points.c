@@ -341,7 +341,9 @@ load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
 		}
 		if (SH.idx) {
 			nsys_times(from, ns_name);
-			qsort(ks + from, nk - from, sizeof *ks, cmp_nsys);
+			/* none yet leaves ks NULL, which qsort may not get */
+			if (nk - from > 1)
+				qsort(ks + from, nk - from, sizeof *ks, cmp_nsys);
 			unmeasured(ns_name, lp_tsv_get(t, ck), (long)n);
 		}
 		if (nk > from)
