@@ -29,7 +29,7 @@ test_expect_success 'the stage regions are not empty' 'check_stages_nonempty tin
 test_expect_success 'the summary has the GPU, the tools and MFU' 'check_summary tiny tinyllm'
 
 test_expect_success 'regions: ncu per nesting depth, re-running neither nsys nor the kernel step' '
-	lpmake RUN=tiny regions.md >log 2>&1 || { cat log; false; }
+	lpmake RUN=tiny regions.md >log 2>&1 || { cat log; false; } &&
 	! grep -q -e "profiling with nsys" -e "lp: profiling with ncu" log &&
 	test_grep "lp: profiling regions (depth 1)" log &&
 	lpmake -q RUN=tiny regions.md

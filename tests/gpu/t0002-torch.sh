@@ -40,7 +40,7 @@ test_expect_success 'the roofline: tensor-core FLOPs of the top kernels, the cha
 '
 
 test_expect_success 'regions of a PyTorch run (LLM\@... escaped): prefill, decode_all, decode_step' '
-	lpmake RUN=torch regions.md >log 2>&1 || { cat log; false; }
+	lpmake RUN=torch regions.md >log 2>&1 || { cat log; false; } &&
 	! grep -q -e "profiling with nsys" -e "lp: profiling with ncu" log &&
 	test_grep -e "--nvtx-include .LLM\\\\@decode_step/." "$S2/torch/ncu/regions/profile.cmd"
 '

@@ -25,7 +25,7 @@ NS=nsys/report_
 
 test_expect_success 'torchrun, two ranks: the whole run, every artifact' '
 	lpmake RUN=tp2 "WORK=$TR $TPW --overlap-matmuls 2" MODEL=tp-mlp SET=model.decode_tokens=8 \
-		stakeholder_summary.md >log 2>&1 || { tail -40 log; false; }
+		stakeholder_summary.md >log 2>&1 || { tail -40 log; false; } &&
 	cp "$S2/tp2/details.md" "$S2/summary-tp2.md"
 '
 

@@ -14,8 +14,8 @@
 W="python3 tests/workloads/torch_decoder.py"
 
 test_expect_success 'eager, then graphed: each make RUN=x WORK=... MODEL=... stakeholder_summary.md' '
-	lpmake RUN=eager "WORK=$W --mode eager" MODEL=torch-decoder stakeholder_summary.md >log 2>&1 || { cat log; false; }
-	lpmake RUN=graph "WORK=$W --mode graph" MODEL=torch-decoder stakeholder_summary.md >log 2>&1 || { cat log; false; }
+	lpmake RUN=eager "WORK=$W --mode eager" MODEL=torch-decoder stakeholder_summary.md >log 2>&1 || { cat log; false; } &&
+	lpmake RUN=graph "WORK=$W --mode graph" MODEL=torch-decoder stakeholder_summary.md >log 2>&1 || { cat log; false; } &&
 	test_grep -e "--cuda-graph-trace=node" "$S2/graph/nsys/profile.cmd" &&
 	test_grep -e "--graph-profiling node" "$S2/graph/ncu/profile.cmd"
 '
@@ -44,14 +44,14 @@ test_expect_success 'graphed: ncu profiled the top kernels inside the graphs, ea
 '
 
 test_expect_success 'graphed against eager: compare.md says the step is faster' '
-	lpmake RUN=graph BASE=eager compare.md >log 2>&1 || { cat log; false; }
+	lpmake RUN=graph BASE=eager compare.md >log 2>&1 || { cat log; false; } &&
 	grep "^decode_step	steady state" "$S2/graph/compare_stages.tsv" >row && cat row &&
 	awk -F"\t" "{ exit !(\$6 < 1) }" row &&
 	cp "$S2/graph/compare.md" "$S2/compare-graph.md"
 '
 
 test_expect_success 'graphed, OPS=aten: at least 95 % of decode_all kernel time in ops with shapes' '
-	lpmake RUN=gaten "WORK=$W --mode graph" MODEL=torch-decoder OPS=aten stakeholder_summary.md >log 2>&1 || { cat log; false; }
+	lpmake RUN=gaten "WORK=$W --mode graph" MODEL=torch-decoder OPS=aten stakeholder_summary.md >log 2>&1 || { cat log; false; } &&
 	sed -n "s/^# coverage: decode_all: \([0-9.]*\) % .*/\1/p" "$S2/gaten/aten_ops.tsv" >cov &&
 	cat cov && test -s cov &&
 	awk "{ exit !(\$1 >= 95) }" cov &&
@@ -68,17 +68,17 @@ test_expect_success 'graphs traced whole on purpose (SET=nsys_cli.cuda_graph_tra
 
 test_expect_success 'torch.compile, default and reduce-overhead: through lp with the defaults' '
 	lpmake RUN=comp "WORK=$W --mode compile --layers 2" MODEL=torch-decoder \
-		stakeholder_summary.md >log 2>&1 || { cat log; false; }
+		stakeholder_summary.md >log 2>&1 || { cat log; false; } &&
 	table "$S2/comp/top_kernels.tsv" kernel >top && grep -q "^triton_" top &&
 	lpmake RUN=compro "WORK=$W --mode compile-ro --layers 2 --warmup 2" MODEL=torch-decoder \
-		stakeholder_summary.md >log 2>&1 || { cat log; false; }
+		stakeholder_summary.md >log 2>&1 || { cat log; false; } &&
 	table "$S2/compro/hostside.tsv" stage graph_kernel_pct | grep "^decode_step	" >p && cat p &&
 	awk -F"\t" "{ exit !(\$2 >= 50) }" p &&
 	table "$S2/compro/findings.tsv" rule >rules && grep -q "^graph-bound$" rules
 '
 
 test_expect_success 'the model in a spawned child process: its kernels found, its process named' '
-	lpmake RUN=spawn "WORK=$W --mode spawn" MODEL=torch-decoder stakeholder_summary.md >log 2>&1 || { cat log; false; }
+	lpmake RUN=spawn "WORK=$W --mode spawn" MODEL=torch-decoder stakeholder_summary.md >log 2>&1 || { cat log; false; } &&
 	table "$S2/spawn/hostside.tsv" stage process stage_check | grep "^decode_all	" >p && cat p &&
 	grep -q "	ok$" p &&
 	check_kernels_in_nsys spawn && check_ncu_profiled_selected spawn

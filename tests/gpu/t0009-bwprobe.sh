@@ -8,7 +8,7 @@
 . "$ROOT/tests/gpu/lib.sh"
 
 test_expect_success 'lp-bwprobe: a row per GPU nvidia-smi lists, names as it gives them' '
-	lp-bwprobe >p.tsv 2>err || { cat err; false; }
+	lp-bwprobe >p.tsv 2>err || { cat err; false; } &&
 	test_must_be_empty err &&
 	cat p.tsv &&
 	nvidia-smi --query-gpu=name --format=csv,noheader >want &&
