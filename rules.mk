@@ -585,7 +585,7 @@ $(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv
 	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-tabtop -q -n 3 -H evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-tabtop -q -n 3 -H finding,evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/waterfall.svg: $(R)/waterfall.tsv $(LP_BIN)/lp-wfsvg
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-wfsvg $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)

@@ -32,10 +32,11 @@ static struct lp_col cols[] = {
 	{ "busy_pct", "GPU busy", "pct" },
 	{ "mbu_steady_pct", "MBU (steady)", "pct" },
 	{ "dram_sampled_pct", "DRAM (sampled)", "pct" },
-	{ "tensor_sampled_pct", "Tensor active (sampled)", "pct" },
-	{ "top_kernel", "Top kernel", "code" },
-	{ "top_class", "Its class", "text" },
-	{ "top_share_pct", "Its share", "pct" },
+	{ "tensor_sampled_pct", "Tensor (sampled)", "pct" },
+	/* said in a note under the table, which a long name does not widen */
+	{ "top_kernel", "Top kernel", "hide" },
+	{ "top_class", "Its class", "hide" },
+	{ "top_share_pct", "Its share", "hide" },
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 #define GM 5		/* the two sampled columns, with -G only */
@@ -216,6 +217,27 @@ read_inputs(struct opts *o, struct in *in)
 		o->gpath = NULL;
 }
 
+/* The top kernel in a sentence under the key numbers: its name, class and
+ * share of the stage's kernel time (the row keeps them as columns). */
+static void
+top_note(const struct in *in)
+{
+	struct lp_sb b = { 0 };
+	double share;
+
+	lp_sb_adds(&b, "Top kernel: ");
+	lp_md_code(&b, in->tk[0], 0);
+	if (*in->tk[2] && strncmp(in->tk[2], "n/a", 3))
+		lp_sb_printf(&b, ", %s", in->tk[2]);
+	if (lp_num_get(in->tk[1], &share)) {
+		lp_sb_adds(&b, ", ");
+		lp_fmt_pct(&b, share);
+		lp_sb_adds(&b, " of the kernel time");
+	}
+	lp_tab_meta(out, "note", "%s.", lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
 /* The verdict (the GPU idles, or what keeps it busy), the identity, the
  * sources, the links and the image. */
 static void
@@ -263,6 +285,8 @@ emit_meta(const struct opts *o, const struct in *in)
 	    " DRAM and tensor activity sampled by nsys, from " : "",
 	    o->gpath ? o->gpath : "", o->gpath ? ";" : "", o->kpath ? o->kpath :
 	    "(no top_kernels.tsv)");
+	if (in->have_tk)
+		top_note(in);
 	for (i = 0; i < o->nlinks; i++)
 		lp_tab_meta(out, "link", "%s", o->links[i]);
 	if (o->image)

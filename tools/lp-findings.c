@@ -294,6 +294,7 @@ emit_meta(int hostside)
 		{ "finding", "Finding", "text" }, { "evidence", "Evidence", "text" },
 		{ "artifact", "From", "code" }, { "next_step", "Next step", "text" },
 		{ "per_step_ns", "Per step (ms)", "ms" }, { "step", "Step", "text" },
+		{ "headline", "Headline", "hide" },
 	};
 
 	lp_tab_meta(out, "title", "Findings and Recommendations");
@@ -323,6 +324,7 @@ static void
 emit_findings(const struct tab *st)
 {
 	struct lp_row r = { 0 };
+	struct lp_sb h = { 0 };
 	size_t i;
 
 	for (i = 0; i < nf; i++) {
@@ -337,6 +339,8 @@ emit_findings(const struct tab *st)
 		lp_row_text(&r, fs[i].artifact);
 		lp_row_text(&r, fs[i].next);
 		per_step(&r, st, &fs[i]);
+		headline(&h, fs[i].head);
+		lp_row_text(&r, lp_sb_str(&h));
 		lp_row_end(&r, out);
 	}
 	if (!nf) {
@@ -351,9 +355,11 @@ emit_findings(const struct tab *st)
 		lp_row_text(&r, "-");
 		lp_row_na(&r, "no rule fired");
 		lp_row_text(&r, "-");
+		lp_row_text(&r, "No rule fired.");
 		lp_row_end(&r, out);
 	}
 	lp_sb_free(&r.b);
+	lp_sb_free(&h);
 }
 
 static void

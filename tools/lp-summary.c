@@ -64,7 +64,12 @@ list(struct lp_tsv *t, char **show, size_t ns)
 	double v, p;
 	int k = 0;
 
-	/* a column the table hides (a brief's short list) is left out */
+	int ch = lp_csv_col(&t->hdr, "headline");
+
+	/* a column the table hides (a brief's short list) is left out; a
+	 * hidden finding gives way to its headline */
+	if (ch >= 0 && (size_t)cf < ns && !strcmp(show[cf], "hide"))
+		cf = ch;
 	if (ce >= 0 && (size_t)ce < ns && !strcmp(show[ce], "hide"))
 		ce = -1;
 	if (cn >= 0 && (size_t)cn < ns && !strcmp(show[cn], "hide"))
@@ -176,10 +181,8 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 	int nl = 0;
 
 	if (brief && lp_tsv_comment(t, "verdict")) {
-		/* the brief's own table: under the title, its links only */
-		lp_sb_adds(&b, "From ");
-		lp_md_code(&b, base(path), 0);
-		lp_sb_adds(&b, ".");
+		/* the brief's own table: under the title, its links only;
+		 * the file is named under the table (notes) */
 	} else if (brief) {	/* one line: the table's file says where from */
 		lp_sb_adds(&b, "**");
 		lp_md_inline(&b, title, 0);
@@ -206,8 +209,8 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 		const char *c = t->comments[j];
 
 		if (!strncmp(c, "link: ", 6) && plain(c + 6))
-			lp_sb_printf(&b, "%s[%s](%s)", nl++ ? ", " : brief ?
-			    " See " : "\n\nSee ", c + 6, c + 6);
+			lp_sb_printf(&b, "%s[%s](%s)", nl++ ? ", " : !b.len ?
+			    "See " : brief ? " See " : "\n\nSee ", c + 6, c + 6);
 	}
 	lp_sb_adds(&b, nl ? ".\n\n" : "\n\n");
 	for (j = 0; j < t->ncomments; j++) {
@@ -215,7 +218,7 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 
 		if (!strncmp(c, "image: ", 7) && plain(c + 7))
 			lp_sb_printf(brief ? &floats : &b, "<a href=\"%s\"><img "
-			    "src=\"%s\" alt=\"%s\" width=\"320\" align=\"right\">"
+			    "src=\"%s\" alt=\"%s\" width=\"240\" align=\"right\">"
 			    "</a>\n\n", c + 7, c + 7, c + 7);
 	}
 	/* a brief's images float beside its list (the findings), where
@@ -229,19 +232,33 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 	lp_sb_free(&b);
 }
 
-/* Each "# note:" line, a paragraph of its own. */
+/* Each "# note:" line, a paragraph of its own; the brief's own table
+ * names its file after the last (its heading is the document's title). */
 static void
-notes(const struct lp_tsv *t)
+notes(const char *path, const struct lp_tsv *t)
 {
 	struct lp_sb b = { 0 };
-	size_t j;
+	size_t j, n = 0, k = 0;
+	int cite = brief && lp_tsv_comment(t, "verdict");
 
+	for (j = 0; j < t->ncomments; j++)
+		n += !strncmp(t->comments[j], "note: ", 6);
 	for (j = 0; j < t->ncomments; j++)
 		if (!strncmp(t->comments[j], "note: ", 6)) {
 			lp_md_inline(&b, t->comments[j] + 6, 0);
+			if (cite && ++k == n) {
+				lp_sb_adds(&b, " From ");
+				lp_md_code(&b, base(path), 0);
+				lp_sb_adds(&b, ".");
+			}
 			fprintf(out, "%s\n\n", lp_sb_str(&b));
 			lp_sb_reset(&b);
 		}
+	if (cite && !n) {
+		lp_sb_adds(&b, "From ");
+		lp_md_code(&b, base(path), 0);
+		fprintf(out, "%s.\n\n", lp_sb_str(&b));
+	}
 	lp_sb_free(&b);
 }
 
@@ -278,7 +295,7 @@ section(const char *path)
 				list(&t, show, ns);
 			else
 				table(path, &t, labels, nl, show);
-			notes(&t);
+			notes(path, &t);
 		}
 	}
 	free(labels);

@@ -16,6 +16,8 @@
 static const char synopsis[] = "lp-wfsvg [waterfall.tsv]";
 
 #define W 760		/* the picture's width */
+#define TOP 10		/* above the first bar: the heading beside the
+			 * picture (brief, details) names it */
 #define NSTAGE 2
 
 static const char *const stage_col[NSTAGE] = { "decode_step", "prefill" };
@@ -87,7 +89,7 @@ static int
 draw_bars(FILE *out, const struct part *pt, size_t np,
     const struct part *step, const int *have)
 {
-	int y = 34, s;
+	int y = TOP, s;
 	size_t i;
 
 	for (s = 0; s < NSTAGE; s++) {
@@ -196,7 +198,7 @@ main(int argc, char **argv)
 		lp_die_at(LP_EXIT_DATA, name, 0, 0, "no stage has a measured "
 		    "step, and the table does not say why");
 	out = lp_tab_out();
-	h = nbar ? 34 + 28 * nbar + 4 + 14 * (int)np + 6 : 40;
+	h = nbar ? TOP + 28 * nbar + 4 + 14 * (int)np + 6 : 40;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
 	    "\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height="
 	    "\"%d\" viewBox=\"0 0 %d %d\">\n<style>text{font-family:sans-serif;"
@@ -207,8 +209,6 @@ main(int argc, char **argv)
 		text(out, 8, 24, "start", NULL, why);
 		goto done;
 	}
-	text(out, 8, 18, "start", "t", "Where each step's time goes "
-	    "(waterfall.tsv)");
 	draw_legend(out, pt, np, step, have, draw_bars(out, pt, np, step,
 	    have));
 done:

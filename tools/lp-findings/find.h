@@ -53,6 +53,9 @@ void at_stage(struct f *x, const char *stage, int once);
 /* The saving per step and what a step is: two cells of its row. */
 void per_step(struct lp_row *r, const struct tab *st, const struct f *x);
 
+/* The finding's first clause, for a short list (the brief). */
+void headline(struct lp_sb *b, const char *finding);
+
 /* host.c */
 /* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,
  * row r); NAN when not known. */

@@ -63,3 +63,29 @@ per_step(struct lp_row *r, const struct tab *st, const struct f *x)
 	lp_row_text(r, lp_sb_str(&b));
 	lp_sb_free(&b);
 }
+
+/* A finding's headline: its first clause, up to a ": " outside a code span
+ * (what follows says why, and stays in the finding), with a full stop. */
+void
+headline(struct lp_sb *b, const char *finding)
+{
+	const char *p = finding;
+	size_t fence = 0, n;
+
+	while (*p) {
+		if (*p == '`') {	/* a fence of n backticks opens or closes */
+			for (n = 0; p[n] == '`'; n++)
+				;
+			fence = !fence ? n : n == fence ? 0 : fence;
+			p += n;
+			continue;
+		}
+		if (!fence && p[0] == ':' && p[1] == ' ')
+			break;
+		p++;
+	}
+	lp_sb_reset(b);
+	lp_sb_addn(b, finding, (size_t)(p - finding));
+	if (*p)
+		lp_sb_addc(b, '.');
+}
