@@ -30,7 +30,7 @@ static struct lp_col cols[] = {
 	{ "tokens_per_s", "Tokens/s", "num1" },
 	{ "first_over_steady", "First / steady", "x" },
 	{ "busy_pct", "GPU busy", "pct" },
-	{ "mbu_steady_pct", "MBU (steady)", "pct" },
+	{ "mbu_steady_pct", "MBU", "pct" },
 	{ "dram_sampled_pct", "DRAM (sampled)", "pct" },
 	{ "tensor_sampled_pct", "Tensor (sampled)", "pct" },
 	/* said in a note under the table, which a long name does not widen */
@@ -183,7 +183,7 @@ struct opts {
 struct in {
 	struct lp_ynode *cfg;
 	const char *stage, *step;
-	char *st[3], *sp[4], *tk[3], *env[3];
+	char *st[3], *sp[4], *tk[4], *env[3];	/* tk[3]: the shown name */
 	int have_st, have_sp, have_tk;
 	double gm[NGM];
 	struct lp_sb b;		/* step */
@@ -195,7 +195,8 @@ read_inputs(struct opts *o, struct in *in)
 	static const char *const stn[] = { "range", "busy_pct", "kernel_ns" };
 	static const char *const spn[] = { "stage", "steady_ns", "tokens_per_s",
 	    "first_over_rest" };
-	static const char *const tkn[] = { "kernel", "share_pct", "class" };
+	static const char *const tkn[] = { "kernel", "share_pct", "class",
+	    "name" };
 	static const char *const envn[] = { "Model", "GPU", "Workload" };
 
 	in->cfg = lp_yaml_load_path(o->cpath);
@@ -207,7 +208,7 @@ read_inputs(struct opts *o, struct in *in)
 	    "steady-state step", spn, in->sp, 4);
 	if (o->kpath)
 		in->have_tk = row_of(o->kpath, "lp-topk", NULL, NULL, tkn,
-		    in->tk, 3);
+		    in->tk, 4);
 	env_items(o->epath, envn, in->env, 3);
 	/* the steady step's samples, unless the table says it has none */
 	lp_sb_printf(&in->b, "%s:steady", in->have_sp ? in->sp[0] :
@@ -226,7 +227,7 @@ top_note(const struct in *in)
 	double share;
 
 	lp_sb_adds(&b, "Top kernel: ");
-	lp_md_code(&b, in->tk[0], 0);
+	lp_md_code(&b, in->tk[3], 0);
 	if (*in->tk[2] && strncmp(in->tk[2], "n/a", 3))
 		lp_sb_printf(&b, ", %s", in->tk[2]);
 	if (lp_num_get(in->tk[1], &share)) {
@@ -263,7 +264,7 @@ emit_meta(const struct opts *o, const struct in *in)
 		lp_sb_printf(&v, "%s is GPU-bound (busy ", stage);
 		lp_fmt_pct(&v, busy);
 		lp_sb_adds(&v, "): ");
-		lp_md_code(&v, in->tk[0], 0);
+		lp_md_code(&v, in->tk[3], 0);
 		if (lp_num_get(in->tk[1], &share)) {
 			lp_sb_adds(&v, " takes ");
 			lp_fmt_pct(&v, share);
@@ -276,7 +277,7 @@ emit_meta(const struct opts *o, const struct in *in)
 		lp_fmt_pct(&v, busy);
 	}
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
-	lp_tab_meta(out, "identity", "Model %s on %s, stage %s, %s", model, gpu,
+	lp_tab_meta(out, "identity", "%s on %s, %s, %s", model, gpu,
 	    stage, !strncmp(work, "imported", 8) ? "imported exports" :
 	    "profiled live");
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
@@ -305,7 +306,9 @@ emit_row(const struct opts *o, struct in *in)
 	size_t i;
 
 	if (in->have_sp) {
-		lp_sb_printf(&l1, "Steady %s (ms)", in->sp[0]);
+		/* "step" for decode_step, the one lp's workloads mark */
+		lp_sb_printf(&l1, "Steady %s (ms)", strcmp(in->sp[0],
+		    "decode_step") ? in->sp[0] : "step");
 		cols[0].label = lp_sb_str(&l1);
 	}
 	lp_sb_printf(&l4, "GPU busy");
@@ -337,7 +340,7 @@ emit_row(const struct opts *o, struct in *in)
 		cellv(&r, in->tk[0], "n/a");
 		cellv(&r, in->tk[2], "n/a because top_kernels.tsv has no class");
 		cellv(&r, in->tk[1], "n/a");
-		freecells(in->tk, 3);
+		freecells(in->tk, 4);
 	} else
 		for (i = 0; i < 3; i++)
 			lp_row_text(&r, "n/a because the run has no "

@@ -181,8 +181,10 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 	int nl = 0;
 
 	if (brief && lp_tsv_comment(t, "verdict")) {
-		/* the brief's own table: under the title, its links only;
-		 * the file is named under the table (notes) */
+		/* the brief's own table: under the title, its file and links */
+		lp_sb_adds(&b, "From ");
+		lp_md_code(&b, base(path), 0);
+		lp_sb_adds(&b, ".");
 	} else if (brief) {	/* one line: the table's file says where from */
 		lp_sb_adds(&b, "**");
 		lp_md_inline(&b, title, 0);
@@ -218,7 +220,7 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 
 		if (!strncmp(c, "image: ", 7) && plain(c + 7))
 			lp_sb_printf(brief ? &floats : &b, "<a href=\"%s\"><img "
-			    "src=\"%s\" alt=\"%s\" width=\"240\" align=\"right\">"
+			    "src=\"%s\" alt=\"%s\" height=\"200\" align=\"right\">"
 			    "</a>\n\n", c + 7, c + 7, c + 7);
 	}
 	/* a brief's images float beside its list (the findings), where
@@ -232,33 +234,19 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 	lp_sb_free(&b);
 }
 
-/* Each "# note:" line, a paragraph of its own; the brief's own table
- * names its file after the last (its heading is the document's title). */
+/* Each "# note:" line, a paragraph of its own. */
 static void
-notes(const char *path, const struct lp_tsv *t)
+notes(const struct lp_tsv *t)
 {
 	struct lp_sb b = { 0 };
-	size_t j, n = 0, k = 0;
-	int cite = brief && lp_tsv_comment(t, "verdict");
+	size_t j;
 
-	for (j = 0; j < t->ncomments; j++)
-		n += !strncmp(t->comments[j], "note: ", 6);
 	for (j = 0; j < t->ncomments; j++)
 		if (!strncmp(t->comments[j], "note: ", 6)) {
 			lp_md_inline(&b, t->comments[j] + 6, 0);
-			if (cite && ++k == n) {
-				lp_sb_adds(&b, " From ");
-				lp_md_code(&b, base(path), 0);
-				lp_sb_adds(&b, ".");
-			}
 			fprintf(out, "%s\n\n", lp_sb_str(&b));
 			lp_sb_reset(&b);
 		}
-	if (cite && !n) {
-		lp_sb_adds(&b, "From ");
-		lp_md_code(&b, base(path), 0);
-		fprintf(out, "%s.\n\n", lp_sb_str(&b));
-	}
 	lp_sb_free(&b);
 }
 
@@ -288,14 +276,14 @@ section(const char *path)
 		check_columns(path, &t, show, ns, nl);
 		heading(path, &t, title, tool, lp_tsv_comment(&t, "source"));
 		if (brief && fig && plain(fig))	/* the rows are in the TSV */
-			fprintf(out, "<img src=\"%s\" alt=\"%s\" width=\"760\">"
+			fprintf(out, "<img src=\"%s\" alt=\"%s\" width=\"880\">"
 			    "\n\n", fig, fig);
 		else {
 			if (style && !strcmp(style, "list"))
 				list(&t, show, ns);
 			else
 				table(path, &t, labels, nl, show);
-			notes(path, &t);
+			notes(&t);
 		}
 	}
 	free(labels);

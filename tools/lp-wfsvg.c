@@ -15,7 +15,7 @@
 
 static const char synopsis[] = "lp-wfsvg [waterfall.tsv]";
 
-#define W 760		/* the picture's width */
+#define W 880		/* the picture's width: GitHub's text column */
 #define TOP 10		/* above the first bar: the heading beside the
 			 * picture (brief, details) names it */
 #define NSTAGE 2
@@ -121,48 +121,48 @@ draw_bars(FILE *out, const struct part *pt, size_t np,
 	return y;
 }
 
-/* the legend: a part a line, its time and share per stage in a column of
- * its own */
+/* the legend in two columns, a part an entry, with its time and share of
+ * the first stage that has a bar (the decode step; the other stage's
+ * times are in waterfall.tsv), "STAGE only: T ms" for a part only the
+ * other stage has */
+static int
+legend_rows(size_t np, const struct part *step)
+{
+	return (int)((np - (step != NULL) + 1) / 2);
+}
+
 static void
 draw_legend(FILE *out, const struct part *pt, size_t np,
     const struct part *step, const int *have, int y)
 {
+	int rows = legend_rows(np, step), j = 0, s0, s1, s;
 	size_t i;
-	int s;
 
-	{
-		int k = 0;
-
-		for (s = NSTAGE - 1; s >= 0; s--)
-			if (have[s])
-				text(out, W - 8 - 170 * k++, y + 9, "end", "t",
-				    stage_col[s]);
-		y += 14;
-	}
+	s0 = have[0] ? 0 : 1;
+	s1 = NSTAGE - 1 - s0;
 	for (i = 0; i < np; i++) {
-		int k = 0;
+		struct lp_sb b = { 0 };
+		double x0 = 8 + (W - 16) / 2.0 * (j / rows);
+		int yy = y + 14 * (j % rows);
 
 		if (&pt[i] == step)
 			continue;
-		fprintf(out, "<rect x=\"8\" y=\"%d\" width=\"10\" height="
-		    "\"10\" fill=\"%s\"/>\n", y, colour[i % NCOLOUR]);
-		text(out, 24, y + 9, "start", NULL, pt[i].name);
-		for (s = NSTAGE - 1; s >= 0; s--) {
-			struct lp_sb b = { 0 };
-
-			if (!have[s])
-				continue;
-			if (isfinite(pt[i].ns[s]))
-				lp_sb_printf(&b, "%.3f ms (%.3g %%)",
-				    pt[i].ns[s] / 1e6, 100 * pt[i].ns[s] /
-				    step->ns[s]);
-			else
-				lp_sb_adds(&b, "-");
-			text(out, W - 8 - 170 * k++, y + 9, "end", NULL,
-			    lp_sb_str(&b));
-			lp_sb_free(&b);
-		}
-		y += 14;
+		j++;
+		fprintf(out, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" height="
+		    "\"10\" fill=\"%s\"/>\n", x0, yy, colour[i % NCOLOUR]);
+		text(out, x0 + 16, yy + 9, "start", NULL, pt[i].name);
+		s = isfinite(pt[i].ns[s0]) ? s0 : s1;
+		if (!isfinite(pt[i].ns[s]))
+			lp_sb_adds(&b, "-");
+		else if (s == s0)
+			lp_sb_printf(&b, "%.3f ms (%.3g %%)", pt[i].ns[s] / 1e6,
+			    100 * pt[i].ns[s] / step->ns[s]);
+		else
+			lp_sb_printf(&b, "%s only: %.3f ms", stage_col[s],
+			    pt[i].ns[s] / 1e6);
+		text(out, x0 + (W - 16) / 2.0 - 12, yy + 9, "end", NULL,
+		    lp_sb_str(&b));
+		lp_sb_free(&b);
 	}
 }
 
@@ -198,7 +198,7 @@ main(int argc, char **argv)
 		lp_die_at(LP_EXIT_DATA, name, 0, 0, "no stage has a measured "
 		    "step, and the table does not say why");
 	out = lp_tab_out();
-	h = nbar ? TOP + 28 * nbar + 4 + 14 * (int)np + 6 : 40;
+	h = nbar ? TOP + 28 * nbar + 4 + 14 * legend_rows(np, step) + 6 : 40;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
 	    "\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height="
 	    "\"%d\" viewBox=\"0 0 %d %d\">\n<style>text{font-family:sans-serif;"

@@ -45,7 +45,8 @@ test_expect_success 'each matmul op of the prefill that ncu profiled: tensor FLO
 			# the bias adds M x N; a split-K GEMM (per-launch-config
 			# profiling measures its reduce kernel too) adds M x N per
 			# partial sum: a whole multiple of M x N (seen: 14 x on the H200)
-			if (a == 2 && bias != 0 && (bias < M * N || bias % (M * N) != 0)) { print \"  CUDA-core FLOPs not the bias and split-K sums\"; bad = 1 }
+			# (on the H100, the padded fc1 whose tiles overrun N: M x N + N)
+			if (a == 2 && bias != 0 && (bias < M * N || (bias % (M * N) != 0 && !(t > 1 && bias == (M + 1) * N)))) { print \"  CUDA-core FLOPs not the bias and split-K sums\"; bad = 1 }
 		}
 		END { printf \"%d of %d exactly 2MNK\\n\", exact, NR; exit bad || !exact }" mm >check ||
 		{ cat check; echo "the rows:"; cat mm; false; } &&
