@@ -206,6 +206,10 @@ read_inputs(struct opts *o, struct in *in)
 	    in->st, 3);
 	in->have_sp = row_of(o->tpath, "lp-steps", "tokens_basis",
 	    "steady-state step", spn, in->sp, 4);
+	/* without a model (no batch, no tokens/s) the step is still timed */
+	if (!in->have_sp)
+		in->have_sp = row_of(o->tpath, "lp-steps", "stage",
+		    "decode_step", spn, in->sp, 4);
 	if (o->kpath)
 		in->have_tk = row_of(o->kpath, "lp-topk", NULL, NULL, tkn,
 		    in->tk, 4);
@@ -277,6 +281,8 @@ emit_meta(const struct opts *o, const struct in *in)
 		lp_fmt_pct(&v, busy);
 	}
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
+	if (!strncmp(model, "n/a", 3))	/* its reason is said in details.md */
+		model = "No model config (MODEL=NAME)";
 	lp_tab_meta(out, "identity", "%s on %s, %s, %s", model, gpu,
 	    stage, !strncmp(work, "imported", 8) ? "imported exports" :
 	    "profiled live");

@@ -190,9 +190,17 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 		lp_md_inline(&b, title, 0);
 		lp_sb_adds(&b, "** (");
 		lp_md_code(&b, base(path), 0);
-		lp_sb_adds(&b, ", made by ");
+		lp_sb_adds(&b, ", by ");
 		lp_md_text(&b, tool);
-		lp_sb_adds(&b, ", with its sources)");
+		lp_sb_adds(&b, ")");
+		/* a list's notes ("5 more rows in details.md.") end this
+		 * line, so the list keeps the screen */
+		if (lp_tsv_comment(t, "style"))
+			for (j = 0; j < t->ncomments; j++)
+				if (!strncmp(t->comments[j], "note: ", 6)) {
+					lp_sb_addc(&b, ' ');
+					lp_md_inline(&b, t->comments[j] + 6, 0);
+				}
 	} else {
 		lp_sb_adds(&b, "## ");
 		lp_md_inline(&b, title, 0);
@@ -220,7 +228,7 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 
 		if (!strncmp(c, "image: ", 7) && plain(c + 7))
 			lp_sb_printf(brief ? &floats : &b, "<a href=\"%s\"><img "
-			    "src=\"%s\" alt=\"%s\" height=\"200\" align=\"right\">"
+			    "src=\"%s\" alt=\"%s\" height=\"170\" align=\"right\">"
 			    "</a>\n\n", c + 7, c + 7, c + 7);
 	}
 	/* a brief's images float beside its list (the findings), where
@@ -283,7 +291,8 @@ section(const char *path)
 				list(&t, show, ns);
 			else
 				table(path, &t, labels, nl, show);
-			notes(&t);
+			if (!brief || !style)	/* else said in the heading */
+				notes(&t);
 		}
 	}
 	free(labels);

@@ -201,9 +201,9 @@ emit(void)
 
 		lp_row_text(&r, wp[i].name);
 		for (st = 0; st < NST; st++) {
-			if (why[st]) {
+			if (why[st]) {	/* the share for the same reason */
 				lp_row_text(&r, why[st]);
-				lp_row_text(&r, "n/a");
+				lp_row_text(&r, why[st]);
 			} else if (!wp[i].have[st]) {
 				lp_row_text(&r, "-");
 				lp_row_text(&r, "-");
