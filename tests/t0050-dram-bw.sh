@@ -184,4 +184,20 @@ test_expect_success 'make, live: the probe before the capture, dram_bw.tsv from 
 	find "$S2/live" -newer mark >newer && test_must_be_empty newer
 '
 
+# Two H200s sampled at once: a GPU's first samples can come before the
+# session's zero (negative timestamps, seen in t0006's export); they are
+# times like any other. The fixture's samples shifted 11.2 s earlier, so
+# that the first half are negative: the same best window, shifted.
+with_sqlite 'samples before the session'"'"'s zero: lp-bwceil and lp-gpumetrics read them as times' '
+	cp "$DB" neg.sqlite &&
+	sqlite3 -batch neg.sqlite "UPDATE GPU_METRICS SET timestamp = timestamp - 11200000000" &&
+	test $(sqlite3 -batch -noheader neg.sqlite "SELECT count(*) FROM GPU_METRICS WHERE timestamp < 0") -gt 0 &&
+	lp-bwceil -g "$TRASH/gpu.tsv" -P x "$DB" | sed -n "s/^# sampled_bps: //p" >a &&
+	lp-bwceil -g "$TRASH/gpu.tsv" -P x neg.sqlite 2>err | sed -n "s/^# sampled_bps: //p" >b &&
+	test_must_be_empty err && test -s b && test_cmp a b &&
+	lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/model/hf-llama.yaml" >cfg.yaml &&
+	lp-gpumetrics -c cfg.yaml -t "$G/llama_nvtx_pushpop_trace.csv" neg.sqlite >g.tsv 2>err &&
+	test_must_be_empty err
+'
+
 test_done

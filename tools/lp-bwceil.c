@@ -278,8 +278,8 @@ best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
 	double *tr = lp_xcalloc((size_t)w, sizeof *tr);
 	double sum = 0, best = -1, first = 0, last = 0, cur = 0;
 	double rv = 0, wv = 0;
-	int64_t t = -1;
-	int have = 0;		/* bit 1: read, 2: write, at time t */
+	int64_t t = 0;
+	int started = 0, have = 0;	/* have: bit 1 read, 2 write, at t */
 	long n = 0;
 
 	sqlite3_bind_int64(st, 1, src);
@@ -290,11 +290,12 @@ best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
 		int64_t row = more ? sqlite3_column_int64(st, 0) : 0;
 		int64_t ts = more ? sqlite3_column_int64(st, 1) : -1;
 
-		if (more && (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
-		    ts < 0))
+		/* a time in ns; before the session's zero (a second GPU's
+		 * first samples, seen on two H200s) is a time too */
+		if (more && sqlite3_column_type(st, 1) != SQLITE_INTEGER)
 			lp_die_at(LP_EXIT_DATA, dbpath, 0, 0, "GPU_METRICS row %"
-			    PRId64 ": timestamp is not a time in ns from 0", row);
-		if (!more || ts != t) {	/* the sample at t is whole */
+			    PRId64 ": timestamp is not a time in ns", row);
+		if (!more || !started || ts != t) {	/* the sample at t: whole */
 			if (have == 3) {
 				size_t k = (size_t)(n % w);
 
@@ -315,6 +316,7 @@ best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
 			if (!more)
 				break;
 			t = ts;
+			started = 1;
 			have = 0;
 		}
 		if (sqlite3_column_int64(st, 2) == rid) {

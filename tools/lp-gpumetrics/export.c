@@ -180,11 +180,10 @@ read_samples(int64_t src, const int64_t *id)
 			;
 		if (k == NM)
 			continue;
-		if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
-		    sqlite3_column_int64(st, 1) < 0)
+		/* before the session's zero is a time too: in no range */
+		if (sqlite3_column_type(st, 1) != SQLITE_INTEGER)
 			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
-			    PRId64 ": timestamp is not a time in ns from 0",
-			    row);
+			    PRId64 ": timestamp is not a time in ns", row);
 		t = (double)sqlite3_column_int64(st, 1);
 		if (sqlite3_column_type(st, 3) != SQLITE_INTEGER &&
 		    sqlite3_column_type(st, 3) != SQLITE_FLOAT)
