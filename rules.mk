@@ -418,14 +418,17 @@ $(R)/dram_bw.tsv: $(R)/gpu.tsv $(LP_BW_PROBE) $(LP_GM_DB) $(if $(LP_GM_DB),$(if 
 	  "the run is imported: lp did not run on its machine$(comma) so there is no copy probe of its GPU") \
 	  $(LP_GM_DB) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-# The top-N tables show as many kernels as ncu profiles (topn.tsv's
-# "# kernels:": TOPN kernels, or the kernels of its TOPN pairs).
-LP_TOPN_NOW = "$$(sed -n 's/^\# kernels: //p' $(R)/topn.tsv)"
+# The top-N tables of a live run show as many kernels as ncu profiles
+# (topn.tsv's "# kernels:": TOPN kernels, or the kernels of its TOPN
+# pairs); an import's, artifacts.top_kernels_rows: its ncu ran already,
+# so TOPN changes nothing it shows (only topn.tsv, what lp would profile).
+LP_TOPN_NOW = $(if $(LP_LIVE),"$$(sed -n 's/^\# kernels: //p' $(R)/topn.tsv)",$(LP_TK_ROWS))
+LP_TOPN_DEP = $(if $(LP_LIVE),$(R)/topn.tsv,$(R)/vars/rows.top_kernels)
 
 # Each top kernel against the roofline, and the chart of it.
 # A point per launch shape (metrics.tsv); the model config names the
 # dimension an unaligned GEMM comes from.
-$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/topn.tsv $(if $(LP_SHAPES),$(R)/shapes.tsv) \
+$(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(LP_TOPN_DEP) $(if $(LP_SHAPES),$(R)/shapes.tsv) \
 		$(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) $(LP_BIN)/lp-roofline
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml $(if $(LP_SHAPES),-s $(R)/shapes.tsv) \
@@ -440,7 +443,7 @@ $(R)/operators.tsv: $(R)/kernels.tsv conf/operators.yaml $(LP_BIN)/lp-ops
 	$(Q)$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The top kernels with their roofline class (communication kernels said so).
-$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/topn.tsv conf/operators.yaml \
+$(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_TOPN_DEP) conf/operators.yaml \
 		$(LP_BIN)/lp-topk
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-topk -n $(LP_TOPN_NOW) -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -501,11 +504,11 @@ $(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
 	$(LP_SAY)
 	$(Q)$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # The summary's: the run's stage, its first rows (lp-atenops orders by time)
-$(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
+$(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(LP_TOPN_DEP) $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
 		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_ATEN_TOP) $(R)/aten_opnames.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
+$(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(LP_TOPN_DEP) $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
 		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_ATEN_TOP) $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -513,7 +516,7 @@ $(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(R)/topn.tsv $(LP_BIN)/lp-confget 
 $(R)/aten_roofline.tsv: $(R)/aten_ops.tsv $(R)/gpu.tsv $(LP_BIN)/lp-oproof
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-oproof -g $(R)/gpu.tsv $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(R)/topn.tsv $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
+$(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(LP_TOPN_DEP) $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
 		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_ATEN_TOP) $(R)/aten_roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)

@@ -249,7 +249,7 @@ stages-no-instances | lp-stages -c $R/nsys/config.yaml -k $V2/torch_nvtx_kern_su
 stages-empty | lp-stages -c $R/nsys/config.yaml -k $V2/torch_nvtx_kern_sum.csv ns.csv | ns.csv | $V2/torch_nvtx_sum.csv | true | 1 | ^lp-stages: ns\.csv(:1)?:
 stages-k-neg-kern-inst | lp-stages -c $R/nsys/config.yaml -k nk.csv $V2/torch_nvtx_sum.csv | nk.csv | $V2/torch_nvtx_kern_sum.csv | csvset 4 'Kern Inst' -384 | 1 | ^lp-stages: nk\.csv:4(:6)?: Kern Inst
 stages-k-1e300-kern-inst | lp-stages -c $R/nsys/config.yaml -k nk.csv $V2/torch_nvtx_sum.csv | nk.csv | $V2/torch_nvtx_kern_sum.csv | csvset 4 'Kern Inst' 1e300 | 1 | ^lp-stages: nk\.csv:4(:6)?: Kern Inst
-stages-c-dup-range | lp-stages -c config.yaml -k $V2/torch_nvtx_kern_sum.csv $V2/torch_nvtx_sum.csv | config.yaml | $R/nsys/config.yaml | sed '/^    range: LLM@prefill$/p' | 1 | ^lp-stages: config\.yaml:30:5: .*range
+stages-c-dup-range | lp-stages -c config.yaml -k $V2/torch_nvtx_kern_sum.csv $V2/torch_nvtx_sum.csv | config.yaml | $R/nsys/config.yaml | sed '/^    range: LLM@prefill$/p' | 1 | ^lp-stages: config\.yaml:31:5: .*range
 stages-c-billion-laughs | lp-stages -c config.yaml -k $V2/torch_nvtx_kern_sum.csv $V2/torch_nvtx_sum.csv | config.yaml | $R/nsys/config.yaml | bomb | 1 | ^lp-stages: config\.yaml:[0-9]+(:[0-9]+)?:
 stages-c-deep | lp-stages -c config.yaml -k $V2/torch_nvtx_kern_sum.csv $V2/torch_nvtx_sum.csv | config.yaml | $R/nsys/config.yaml | deep | 1 | ^lp-stages: config\.yaml:[0-9]+(:[0-9]+)?:
 #
@@ -307,8 +307,8 @@ gpu-t-neg-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | se
 gpu-t-inf-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '52s/hbm_tbps: 4.8/hbm_tbps: .inf/' | 1 | ^lp-gpu: gpus\.yaml:52(:[0-9]+)?: .*hbm_tbps
 gpu-t-1e300-tflops | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '50s/fp16: 989.4/fp16: 1e300/' | 1 | ^lp-gpu: gpus\.yaml:50(:[0-9]+)?: .*fp16
 gpu-t-dup-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '52p' | 1 | ^lp-gpu: gpus\.yaml:53:5: .*hbm_tbps
-gpu-c-map-for-number | lp-gpu -c config.yaml -t $C/gpus.yaml $V2/env.json | config.yaml | $R/config.yaml | sed 's/^  hbm_tbps: 0.0$/  hbm_tbps: {tbps: 4.8}/' | 1 | ^lp-gpu: config\.yaml:25(:[0-9]+)?: .*hbm_tbps
-gpu-c-text | lp-gpu -c config.yaml -t $C/gpus.yaml $V2/env.json | config.yaml | $R/config.yaml | sed 's/^  hbm_tbps: 0.0$/  hbm_tbps: 12abc/' | 1 | ^lp-gpu: config\.yaml:25(:[0-9]+)?: .*hbm_tbps
+gpu-c-map-for-number | lp-gpu -c config.yaml -t $C/gpus.yaml $V2/env.json | config.yaml | $R/config.yaml | sed 's/^  hbm_tbps: 0.0$/  hbm_tbps: {tbps: 4.8}/' | 1 | ^lp-gpu: config\.yaml:26(:[0-9]+)?: .*hbm_tbps
+gpu-c-text | lp-gpu -c config.yaml -t $C/gpus.yaml $V2/env.json | config.yaml | $R/config.yaml | sed 's/^  hbm_tbps: 0.0$/  hbm_tbps: 12abc/' | 1 | ^lp-gpu: config\.yaml:26(:[0-9]+)?: .*hbm_tbps
 gpu-n-unit | lp-gpu -n b.csv -t $C/gpus.yaml $R/env.json | b.csv | $V2/torch_ncu_raw.csv | csvset 2 gpu__time_duration.sum fortnight | 1 | ^lp-gpu: b\.csv:2(:[0-9]+)?: gpu__time_duration\.sum
 #
 # lp-mfu: the run's inputs.yaml (line 21 params, 22 layers, 23 hidden),

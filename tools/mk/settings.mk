@@ -59,8 +59,10 @@ LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
 # that report only.
 LP_KMD_ROWS := $(call lp_conf2,artifacts,kernels_md_rows)
 LP_CMP_ROWS := $(call lp_conf2,artifacts,compare_rows)
-$(foreach v,LP_KMD_ROWS LP_CMP_ROWS,$(if $(shell expr "$($(v))" : '[1-9][0-9]*$$' 2>/dev/null),,\
-	$(error conf/runner/stage2.yaml: artifacts.$(if $(filter LP_KMD_ROWS,$(v)),kernels_md_rows,compare_rows): expected a whole number from 1, got "$($(v))")))
+LP_TK_ROWS := $(call lp_conf2,artifacts,top_kernels_rows)
+lp_rows_key = $(if $(filter LP_KMD_ROWS,$(1)),kernels_md_rows,$(if $(filter LP_CMP_ROWS,$(1)),compare_rows,top_kernels_rows))
+$(foreach v,LP_KMD_ROWS LP_CMP_ROWS LP_TK_ROWS,$(if $(shell expr "$($(v))" : '[1-9][0-9]*$$' 2>/dev/null),,\
+	$(error conf/runner/stage2.yaml: artifacts.$(call lp_rows_key,$(v)): expected a whole number from 1, got "$($(v))")))
 
 RUN ?=
 LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run check-regression,$(MAKECMDGOALS)) \
@@ -240,6 +242,7 @@ $(call lp_put,overrides.environment,$(filter run.stage=% stages.% $(if $(strip $
 	run.mode=% run.cover_pct=% run.top_n_shapes=%),$(LP_OVR_ALL)))
 $(call lp_put,rows.kernels_md,$(LP_KMD_ROWS))
 $(call lp_put,rows.compare,$(LP_CMP_ROWS))
+$(call lp_put,rows.top_kernels,$(LP_TK_ROWS))
 # SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
 LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
 $(call lp_put,overrides.model,$(LP_OVR_MODEL))
