@@ -41,7 +41,8 @@ test_expect_success 'make demo: kernels.md, the summary with every section, regi
 	test_grep "^# Regions: run demo" "$S2/demo/regions.md" &&
 	grep "^## " "$S2/demo/details.md" >got &&
 	printf "## %s\n" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
-		"Steady State and Warm-up" "Host Side of Each Stage" MFU MBU "Where Each Step'"'"'s Time Goes" Roofline "Top Operators" \
+		"Steady State and Warm-up" "Host Side of Each Stage" MFU MBU "DRAM Bandwidth: Datasheet, Copy Probe, Samples" \
+		"Where Each Step'"'"'s Time Goes" Roofline "Top Operators" \
 		"Top Kernels" Regions "Findings and Recommendations" >expect &&
 	test_cmp expect got &&
 	test -s "$S2/demo/topn.tsv" && test -s "$S2/demo/env.json" &&

@@ -174,7 +174,7 @@ test_expect_success 'the GPU named by the trace: peaks found, one GPU name in th
 	table "$S2/ntps/environment.tsv" item value | grep "^GPU	" >got &&
 	echo "GPU	NVIDIA H200" >expect &&
 	test_cmp expect got &&
-	! grep -q "GPU | n/a" "$S2/ntps/details.md" &&
+	! grep -q "| GPU | n/a" "$S2/ntps/details.md" &&
 	! grep -q "GPU is unknown" "$S2/ntps/details.md" &&
 	test_grep "^# note: 2 processes (one GPU each) share the model.s work: the peak is 2 GPUs" "$S2/ntps/mfu.tsv" &&
 	# MFU of decode_step = model FLOPs / (mean wall x 2 x the H200 dense
