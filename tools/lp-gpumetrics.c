@@ -246,7 +246,7 @@ emit_table(const struct opts *o, int64_t src)
 	int steady;
 
 	metric_ids(src, id);
-	bw = gpu_bandwidth(&gname, &bw_why);
+	bw = lp_sql_gpu_bw(db, path, &gname, &bw_why);
 	used = read_samples(src, id);
 
 	emit_meta(o->cpath, o->ppath, o->tpath, src, used, bw > 0 ? gname : NULL,

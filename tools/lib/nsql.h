@@ -17,5 +17,10 @@ sqlite3_stmt *lp_sql_query(sqlite3 *db, const char *path, const char *sql);
 /* The next row: 1, or 0 at the end; an error reading it dies. */
 int lp_sql_step(sqlite3 *db, const char *path, sqlite3_stmt *st);
 int lp_sql_has_table(sqlite3 *db, const char *path, const char *name);
+/* The DRAM bandwidth (bytes/s, memoryBandwidth) of the GPU in
+ * TARGET_INFO_GPU where the export has one GPU; 0 and *why otherwise.
+ * *name: the first GPU's name, NULL where none (the caller frees it). */
+double lp_sql_gpu_bw(sqlite3 *db, const char *path, char **name,
+    const char **why);
 
 #endif

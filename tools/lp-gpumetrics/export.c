@@ -96,43 +96,6 @@ metric_ids(int64_t src, int64_t *id)
 	sqlite3_finalize(st);
 }
 
-/* The DRAM bandwidth (bytes/s) and name of the GPU, where the export has
- * one GPU; 0 and *why otherwise. */
-double
-gpu_bandwidth(char **name, const char **why)
-{
-	sqlite3_stmt *st;
-	double bw = 0;
-	int n = 0;
-
-	*name = NULL;
-	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU")) {
-		*why = "the export has no TARGET_INFO_GPU table (the GPU's "
-		    "DRAM bandwidth)";
-		return 0;
-	}
-	st = lp_sql_query(db, path, "SELECT memoryBandwidth, name FROM TARGET_INFO_GPU");
-	while (lp_sql_step(db, path, st)) {
-		if (!n++) {
-			bw = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 :
-			    sqlite3_column_double(st, 0);
-			*name = lp_xstrdup(sqlite3_column_text(st, 1) ?
-			    (const char *)sqlite3_column_text(st, 1) : "?");
-		}
-	}
-	sqlite3_finalize(st);
-	if (n != 1) {
-		free(*name);
-		*name = NULL;
-		*why = n ? "the export has several GPUs in TARGET_INFO_GPU "
-		    "and does not say which one a metrics source samples" :
-		    "TARGET_INFO_GPU lists no GPU";
-		return 0;
-	}
-	if (!(bw > 0))
-		*why = "TARGET_INFO_GPU gives no memoryBandwidth";
-	return bw > 0 ? bw : 0;
-}
 
 /* ---- the samples ---- */
 

@@ -60,7 +60,6 @@ extern size_t nstg;
 void need_tables(void);
 int64_t source_of(const char *want, struct lp_sb *several);
 void metric_ids(int64_t src, int64_t *id);
-double gpu_bandwidth(char **name, const char **why);
 long read_samples(int64_t src, const int64_t *id);
 
 /* insts.c */
