@@ -266,4 +266,25 @@ test_expect_success 'findings: ms per step, a one-time cost said once; the brief
 	test $(cat save) -le $(cat wall)
 '
 
+# A merged capture of two ranks (tests/fixtures/h200-tp, the straggler
+# run): GPU-bound, its top kernel an NCCL all-reduce; the waterfall has no
+# floor for several processes. The verdict fits two lines, the waterfall
+# is one line of why, the brief one screen (it was 957 px: three lines of
+# verdict, a table of reasons).
+test_expect_success 'a 2-GPU import: a short GPU-bound verdict, the waterfall it cannot draw said in a line, one screen' '
+	lpmake RUN=tp2 "IMPORT=$(echo "$FIX"/h200-tp/tps_*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 \
+		stakeholder_summary.md >/dev/null &&
+	r=$S2/tp2 &&
+	busy=$(table "$r/stages.tsv" stage busy_pct | awk -F"\t" "\$1 == \"decode_all\" { printf \"%.1f\", \$2 }") &&
+	share=$(table "$r/top_kernels.tsv" share_pct | sed -n 1p | awk "{ printf \"%.1f\", \$1 }") &&
+	echo "# decode_all is GPU-bound: the GPU is busy ${busy}%, its top kernel (communication) ${share}% of that" >expect &&
+	head -1 "$r/stakeholder_summary.md" >got &&
+	test_cmp expect got &&
+	test_grep "^No numbers: n/a because decode_step runs in several processes: its floor is one GPU.s, not theirs.$" "$r/stakeholder_summary.md" &&
+	! grep "^| Measured step" "$r/stakeholder_summary.md" &&
+	grep "^| Measured step" "$r/details.md" &&
+	h=$("$ROOT/tests/browser/pageshot.sh" "$r/stakeholder_summary.md") &&
+	echo "# tp2: brief $h px" >&2 && test "$h" -le 800
+'
+
 test_done

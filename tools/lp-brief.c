@@ -262,23 +262,23 @@ emit_meta(const struct opts *o, const struct in *in)
 	else if (busy < 50) {
 		lp_sb_printf(&v, "%s is host-bound: the GPU is busy ", stage);
 		lp_fmt_pct(&v, busy);
-	} else if (in->have_tk) {
+	} else {	/* the kernel is named under the key numbers */
 		double share;
 
-		lp_sb_printf(&v, "%s is GPU-bound (busy ", stage);
-		lp_fmt_pct(&v, busy);
-		lp_sb_adds(&v, "): ");
-		lp_md_code(&v, in->tk[3], 0);
-		if (lp_num_get(in->tk[1], &share)) {
-			lp_sb_adds(&v, " takes ");
-			lp_fmt_pct(&v, share);
-			lp_sb_adds(&v, " of its kernel time");
-		}
-		if (*in->tk[2] && strncmp(in->tk[2], "n/a", 3))
-			lp_sb_printf(&v, ", %s", in->tk[2]);
-	} else {
 		lp_sb_printf(&v, "%s is GPU-bound: the GPU is busy ", stage);
 		lp_fmt_pct(&v, busy);
+		if (in->have_tk && lp_num_get(in->tk[1], &share)) {
+			const char *c = in->tk[2];
+			int n = (int)strcspn(c, "(");
+
+			while (n > 0 && c[n - 1] == ' ')
+				n--;
+			lp_sb_adds(&v, ", its top kernel ");
+			if (*c && strncmp(c, "n/a", 3))	/* its class, short */
+				lp_sb_printf(&v, "(%.*s) ", n, c);
+			lp_fmt_pct(&v, share);
+			lp_sb_adds(&v, " of that");
+		}
 	}
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
 	if (!strncmp(model, "n/a", 3))	/* its reason is said in details.md */

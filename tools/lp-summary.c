@@ -19,7 +19,7 @@ static const char synopsis[] =
     "lp-summary [-c details.yaml] [-t title] file.tsv...";
 
 FILE *out;	/* the document, written out when whole (lp_tab_out) */
-static int brief;	/* a brief (lp-brief's verdict): one screen, short headings */
+int brief;	/* a brief (lp-brief's verdict): one screen, short headings */
 struct lp_ynode *dcfg;	/* -c: the columns of a wide table, by tool */
 static struct lp_sb floats;	/* a brief's images, until its list */
 const char *dpath;

@@ -15,6 +15,7 @@
 extern FILE *out;	/* the document, written out when whole (lp_tab_out) */
 extern struct lp_ynode *dcfg;	/* -c: the columns of a wide table, by tool */
 extern const char *dpath;
+extern int brief;	/* a brief: one screen */
 #define putc_out(c) fputc((c), out)
 
 /* lp-summary.c */

@@ -120,6 +120,32 @@ one_reason(char **cells, size_t nrows, size_t ncol, size_t i)
 	return why ? why : "n/a in every row";
 }
 
+/* A brief's table whose every shown number is n/a (a waterfall of a run
+ * without a model, or of several processes): the first reason, said in
+ * one line instead of a table of reasons; NULL otherwise. */
+static const char *
+all_na(char **cells, size_t nrows, size_t ncol, char **show)
+{
+	const char *why = NULL;
+	size_t r, i, nnum = 0;
+
+	for (i = 0; i < ncol; i++) {
+		if (!strcmp(show[i], "hide") || !strcmp(show[i], "text") ||
+		    !strcmp(show[i], "code"))
+			continue;
+		nnum++;
+		for (r = 0; r < nrows; r++) {
+			const char *c = cells[r * ncol + i];
+
+			if (!is_na(c))
+				return NULL;
+			if (!why && strlen(c) > 3)
+				why = c;
+		}
+	}
+	return nnum && nrows ? (why ? why : "n/a") : NULL;
+}
+
 /*
  * The rows as a Markdown table: the labels as headings, hidden columns
  * left out, text to the left and numbers to the right.  The rows are read
@@ -139,7 +165,7 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 	const char **nawhy = NULL, **nalab = NULL;	/* all-n/a columns */
 	size_t nna = 0, j, k, wide = 0;
 	unsigned char *vis = lp_xmalloc(ncol ? ncol : 1);
-	const char **keep = NULL;
+	const char **keep = NULL, *why1;
 	size_t nkeep = 0;
 
 	while (lp_tab_next(t)) {
@@ -148,6 +174,11 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 		for (i = 0; i < ncol; i++)
 			cells[nrows * ncol + i] = lp_xstrdup(lp_tsv_get(t, (int)i));
 		units[nrows++] = lp_xstrdup(cu >= 0 ? lp_tsv_get(t, cu) : "");
+	}
+	if (brief && (why1 = all_na(cells, nrows, ncol, show))) {
+		lp_md_inline(&b, why1, 0);
+		fprintf(out, "No numbers: %s.\n\n", lp_sb_str(&b));
+		goto done;
 	}
 	for (i = 0; i < ncol; i++)	/* more than MAXCOLS to show? */
 		wide += strcmp(show[i], "hide") &&
