@@ -277,7 +277,7 @@ test_expect_success 'a 2-GPU import: a short GPU-bound verdict, the waterfall it
 	r=$S2/tp2 &&
 	busy=$(table "$r/stages.tsv" stage busy_pct | awk -F"\t" "\$1 == \"decode_all\" { printf \"%.1f\", \$2 }") &&
 	share=$(table "$r/top_kernels.tsv" share_pct | sed -n 1p | awk "{ printf \"%.1f\", \$1 }") &&
-	echo "# decode_all is GPU-bound: the GPU is busy ${busy}%, its top kernel (communication) ${share}% of that" >expect &&
+	echo "# decode_all is GPU-bound: the GPU is busy ${busy}%, its top kernel (communication) takes ${share}% of that" >expect &&
 	head -1 "$r/stakeholder_summary.md" >got &&
 	test_cmp expect got &&
 	test_grep "^No numbers: n/a because decode_step runs in several processes: its floor is one GPU.s, not theirs.$" "$r/stakeholder_summary.md" &&
@@ -285,6 +285,17 @@ test_expect_success 'a 2-GPU import: a short GPU-bound verdict, the waterfall it
 	grep "^| Measured step" "$r/details.md" &&
 	h=$("$ROOT/tests/browser/pageshot.sh" "$r/stakeholder_summary.md") &&
 	echo "# tp2: brief $h px" >&2 && test "$h" -le 800
+'
+
+# The H200 torch-decoder capture whose decode_step has no steady state in
+# the trace: the brief says why for each key number it cannot give, as it
+# did before the fallback for runs without a model.
+test_expect_success 'a step that has no steady state: the key numbers say why, not a bare n/a' '
+	lpmake RUN=tdec "IMPORT=$(echo "$FIX"/h200-torch-decoder/torch_*.csv)" MODEL=torch-decoder \
+		stakeholder_summary.md >/dev/null &&
+	sed -n "/^| Steady/,/^$/p" "$S2/tdec/stakeholder_summary.md" | sed -n 3p >row &&
+	test_grep "n/a because" row &&
+	! grep "| n/a |" row
 '
 
 test_done

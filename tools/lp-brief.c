@@ -206,10 +206,14 @@ read_inputs(struct opts *o, struct in *in)
 	    in->st, 3);
 	in->have_sp = row_of(o->tpath, "lp-steps", "tokens_basis",
 	    "steady-state step", spn, in->sp, 4);
-	/* without a model (no batch, no tokens/s) the step is still timed */
-	if (!in->have_sp)
-		in->have_sp = row_of(o->tpath, "lp-steps", "stage",
-		    "decode_step", spn, in->sp, 4);
+	/* without a model (no batch, no tokens/s) the step is still timed,
+	 * where decode_step has a steady state */
+	if (!in->have_sp && (in->have_sp = row_of(o->tpath, "lp-steps",
+	    "stage", "decode_step", spn, in->sp, 4)) &&
+	    !lp_num_get(in->sp[1], &(double){ 0 })) {
+		freecells(in->sp, 4);
+		in->have_sp = 0;
+	}
 	if (o->kpath)
 		in->have_tk = row_of(o->kpath, "lp-topk", NULL, NULL, tkn,
 		    in->tk, 4);
@@ -276,6 +280,7 @@ emit_meta(const struct opts *o, const struct in *in)
 			lp_sb_adds(&v, ", its top kernel ");
 			if (*c && strncmp(c, "n/a", 3))	/* its class, short */
 				lp_sb_printf(&v, "(%.*s) ", n, c);
+			lp_sb_adds(&v, "takes ");
 			lp_fmt_pct(&v, share);
 			lp_sb_adds(&v, " of that");
 		}
@@ -283,6 +288,8 @@ emit_meta(const struct opts *o, const struct in *in)
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
 	if (!strncmp(model, "n/a", 3))	/* its reason is said in details.md */
 		model = "No model config (MODEL=NAME)";
+	if (!strncmp(gpu, "n/a", 3))
+		gpu = "a GPU the exports do not name (SET=gpu.name=...)";
 	lp_tab_meta(out, "identity", "%s on %s, %s, %s", model, gpu,
 	    stage, !strncmp(work, "imported", 8) ? "imported exports" :
 	    "profiled live");

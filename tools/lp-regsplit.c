@@ -4,6 +4,7 @@
  * standard output the table that lists them (for regions.md).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,21 @@ write_heads(FILE **f, const struct insts *x, const char *region,
 }
 
 /* One instance (row v) in the three files. */
+/* A cell of the page a person reads: a fraction of a column of numbers
+ * to 4 significant digits (the table keeps every digit), the rest as it
+ * is. */
+static void
+md_cell(struct lp_sb *md, const char *v, int num)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (num && end != v && !*end && strpbrk(v, ".eE") && isfinite(d))
+		lp_sb_printf(md, "%.4g", d);
+	else
+		lp_md_text(md, v);
+}
+
 static void
 write_instance(FILE **f, const struct insts *x, char *const *v, int first,
     struct lp_sb *md)
@@ -226,7 +242,7 @@ write_instance(FILE **f, const struct insts *x, char *const *v, int first,
 			putc(',', f[0]);
 		lp_csv_put(f[0], v[i], 1);
 		lp_sb_addc(md, ' ');
-		lp_md_text(md, v[i]);
+		md_cell(md, v[i], x->show[i]);
 		lp_sb_adds(md, " |");
 		fprintf(f[2], "%s", i ? ", " : "");
 		lp_json_str(f[2], x->t->hdr.names[i]);

@@ -19,6 +19,7 @@ struct f {
 	char *head, *evidence, *artifact, *next;
 	char *stage;		/* the stage (name or range) it is spent in */
 	int once;		/* a one-time cost, not per step */
+	int rank;		/* one process's time (the kernel tables) */
 };
 
 extern int host_split;	/* a stage's savings split by hostside.tsv */

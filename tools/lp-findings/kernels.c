@@ -211,6 +211,7 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 		p.sh = lp_sb_str(&sh);
 		x = roof_finding(rf->path, &p, graphed);
 		at_stage(x, tk ? lp_tsv_comment(&tk->t, "range") : NULL, 0);
+		x->rank = 1;
 		lp_sb_reset(&pct);
 		lp_fmt_pct(&pct, p.share);
 		ev(x, "%.3f ms in the stage (%s of its GPU time%s); AI %.4g "
@@ -290,6 +291,7 @@ fp32(const struct tab *rf, const struct tab *tk, const struct lp_peaks *pk)
 	    "CUBLAS_TF32_TENSOR_OP_MATH) or run the model in bf16.",
 	    "%zu compute-side top matmul kernels run fp32 on CUDA cores.", n);
 	at_stage(x, tk ? lp_tsv_comment(&tk->t, "range") : NULL, 0);
+	x->rank = 1;
 	ev(x, "%.3f ms of their time; TF32 tensor cores have %.3gx the fp32 "
 	    "peak (gpu.tsv)", ms(t), tf / f);
 }

@@ -35,7 +35,7 @@ per_step(struct lp_row *r, const struct tab *st, const struct f *x)
 {
 	struct lp_sb b = { 0 };
 	long i, d;
-	double n;
+	double n, procs;
 	const char *name;
 
 	if (isnan(x->save) || x->once || !x->stage || !st ||
@@ -49,17 +49,25 @@ per_step(struct lp_row *r, const struct tab *st, const struct f *x)
 	}
 	name = text(st, (size_t)i, "stage");
 	d = row_of(st, "stage", "decode_step");
-	if (!strncmp(name, "decode", 6) && d >= 0) {
+	/* the decode loop and its step, as lp's stages name them */
+	if ((!strcmp(name, "decode_all") || !strcmp(name, "decode_step")) &&
+	    d >= 0) {
 		n = cell(st, (size_t)d, "instances");
+		name = "decode_step";
 		lp_sb_adds(&b, "decode step");
 	} else {
 		n = cell(st, (size_t)i, "instances");
 		lp_sb_printf(&b, "%s call", name);
 	}
+	/* a kernel table holds one process: its steps are one process's */
+	procs = lp_tsv_comment(&st->t, "processes") ?
+	    atof(lp_tsv_comment(&st->t, "processes")) : 1;
+	if (x->rank && procs > 1)
+		n /= procs;
 	if (n >= 1)
 		lp_row_num(r, (x->save > 0 ? x->save : 0) / n, 0);
 	else
-		lp_row_na(r, "no instances of the stage in stages.tsv");
+		lp_row_na(r, "no instances of %s in stages.tsv", name);
 	lp_row_text(r, lp_sb_str(&b));
 	lp_sb_free(&b);
 }
