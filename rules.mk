@@ -85,8 +85,10 @@ ifneq ($(LP_LIVE),)
 # (lp-bwprobe), measured once per run before the nsys capture (which waits
 # for it), never under a profiler.  Where it cannot run (no CUDA driver, no
 # GPU) the table is empty and what it said is kept in bwprobe.log, for
-# dram_bw.tsv to give as the reason; the run goes on.
-$(R)/bwprobe.tsv $(R)/bwprobe.log &: $(R)/env.json $(LP_BIN)/lp-bwprobe
+# dram_bw.tsv to give as the reason; the run goes on.  A measurement,
+# like the capture: a rebuilt lp-bwprobe does not take it again (on what
+# may be another machine by then); removing bwprobe.tsv does.
+$(R)/bwprobe.tsv $(R)/bwprobe.log &: $(R)/env.json | $(LP_BIN)/lp-bwprobe
 	$(LP_SAY)
 	$(Q)if $(LP_BIN)/lp-bwprobe > $(R)/bwprobe.tsv.tmp 2> $(R)/bwprobe.log; then :; else \
 	  echo "lp: no DRAM copy probe: $$(cat $(R)/bwprobe.log)" >&2; : > $(R)/bwprobe.tsv.tmp; fi; \

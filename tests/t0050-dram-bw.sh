@@ -181,7 +181,12 @@ test_expect_success 'make, live: the probe before the capture, dram_bw.tsv from 
 	rm "$S2/live/dram_bw.tsv" && touch mark &&
 	lpmake -n RUN=live roofline.svg >n.out &&
 	test_grep "lp-bwceil" n.out && ! grep "lp-bwprobe" n.out &&
-	find "$S2/live" -newer mark >newer && test_must_be_empty newer
+	find "$S2/live" -newer mark >newer && test_must_be_empty newer &&
+	# a measurement, like the capture: a rebuilt probe does not take it again
+	lpmake RUN=live dram_bw.tsv >/dev/null 2>&1 &&
+	b=${LP_BIN#$ROOT/} && lpmake -n -W "$b/lp-bwprobe" RUN=live dram_bw.tsv >w.out &&
+	! grep "lp-bwprobe" w.out &&
+	lpmake -q -W "$b/lp-bwprobe" RUN=live dram_bw.tsv
 '
 
 # Two H200s sampled at once: a GPU's first samples can come before the
