@@ -120,9 +120,8 @@ one_reason(char **cells, size_t nrows, size_t ncol, size_t i)
 	return why ? why : "n/a in every row";
 }
 
-/* A brief's table whose every shown number is n/a (a waterfall of a run
- * without a model, or of several processes): the first reason, said in
- * one line instead of a table of reasons; NULL otherwise. */
+/* The first reason of a table whose every shown number is n/a ("n/a"
+ * where none says why); NULL where a number is shown or there is none. */
 static const char *
 all_na(char **cells, size_t nrows, size_t ncol, char **show)
 {
@@ -143,7 +142,7 @@ all_na(char **cells, size_t nrows, size_t ncol, char **show)
 				why = c;
 		}
 	}
-	return nnum && nrows ? (why ? why : "n/a") : NULL;
+	return nnum && nrows ? (why ? why : "n/a in every row") : NULL;
 }
 
 /*
@@ -174,11 +173,6 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 		for (i = 0; i < ncol; i++)
 			cells[nrows * ncol + i] = lp_xstrdup(lp_tsv_get(t, (int)i));
 		units[nrows++] = lp_xstrdup(cu >= 0 ? lp_tsv_get(t, cu) : "");
-	}
-	if (brief && (why1 = all_na(cells, nrows, ncol, show))) {
-		lp_md_inline(&b, why1, 0);
-		fprintf(out, "No numbers: %s.\n\n", lp_sb_str(&b));
-		goto done;
 	}
 	for (i = 0; i < ncol; i++)	/* more than MAXCOLS to show? */
 		wide += strcmp(show[i], "hide") &&
@@ -236,15 +230,13 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 		lp_sb_adds(&nas, ": ");
 		lp_md_inline(&nas, nawhy[j], 0);
 	}
-	if (nrows > 1 && nnum && nnumna == nnum) {
-		/* nothing measured: one line with the first reason given */
-		const char *why = NULL;
-
-		for (j = 0; j < nna && !why; j++)
-			if (strcmp(nawhy[j], "n/a in every row"))
-				why = nawhy[j];
+	/* nothing measured: one line with the first reason given (a table
+	 * whose columns are n/a each for one reason; in a brief, any table
+	 * whose numbers are all n/a) */
+	why1 = all_na(cells, nrows, ncol, show);
+	if (why1 && (brief || (nrows > 1 && nnumna == nnum))) {
 		lp_sb_reset(&b);
-		lp_md_inline(&b, why ? why : "n/a in every row", 0);
+		lp_md_inline(&b, why1, 0);
 		fprintf(out, "No numbers: %s.\n\n", lp_sb_str(&b));
 		goto done;
 	}
