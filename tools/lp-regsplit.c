@@ -130,6 +130,8 @@ struct insts {
 	char **regions;
 	size_t nreg;
 	int *show;		/* [nc]: a column of numbers */
+	char **kind;		/* [nc]: its "# show:" kind, for the page */
+	char **label;		/* [nc]: its "# labels:" heading, for the page */
 };
 
 static void
@@ -164,22 +166,39 @@ load_instances(struct lp_tsv *t, const char *name, struct insts *x)
 		lp_die_at(LP_EXIT_DATA, name, t->line, 0, "no region instances");
 }
 
-/* Which columns hold numbers, from the table's "show" comment. */
+/* The i-th tab-separated field of comment c, or dflt past its end. */
+static char *
+field(const char *c, size_t i, const char *dflt)
+{
+	size_t len;
+
+	for (; c && *c && i; i--)
+		c += strcspn(c, "\t") + (c[strcspn(c, "\t")] == '\t');
+	if (!c || !*c)
+		return lp_xstrdup(dflt);
+	len = strcspn(c, "\t");
+	return lp_xstrndup(c, len);
+}
+
+/* Each column's kind and heading from the table's "show" and "labels"
+ * comments (text and its name where it has none), and which columns hold
+ * numbers. */
 static void
 numeric_columns(struct insts *x)
 {
-	const char *sh;
+	const char *sh = lp_tsv_comment(x->t, "show");
+	const char *lb = lp_tsv_comment(x->t, "labels");
 	size_t i;
 
 	x->show = lp_xcalloc(x->nc + 1, sizeof *x->show);
-	for (i = 0, sh = lp_tsv_comment(x->t, "show"); sh && *sh && i < x->nc;
-	    i++) {
-		size_t len = strcspn(sh, "\t");
-
+	x->kind = lp_xcalloc(x->nc + 1, sizeof *x->kind);
+	x->label = lp_xcalloc(x->nc + 1, sizeof *x->label);
+	for (i = 0; i < x->nc; i++) {
+		x->kind[i] = field(sh, i, "text");
+		x->label[i] = field(lb, i, x->t->hdr.names[i]);
 		/* lp_tab_next (lp_tab_check_row) made these numbers or "n/a ..." */
-		x->show[i] = !(len == 4 && (!strncmp(sh, "text", 4) ||
-		    !strncmp(sh, "code", 4) || !strncmp(sh, "hide", 4)));
-		sh += len + (sh[len] == '\t');
+		x->show[i] = strcmp(x->kind[i], "text") &&
+		    strcmp(x->kind[i], "code") && strcmp(x->kind[i], "hide");
 	}
 }
 
@@ -201,7 +220,7 @@ write_heads(FILE **f, const struct insts *x, const char *region,
 			putc(',', f[0]);
 		lp_csv_put(f[0], names[i], 1);
 		lp_sb_addc(md, ' ');
-		lp_md_text(md, names[i]);
+		lp_md_text(md, x->label[i]);
 		lp_sb_adds(md, " |");
 	}
 	fprintf(f[1], "%s\n|", lp_sb_str(md));
@@ -213,21 +232,6 @@ write_heads(FILE **f, const struct insts *x, const char *region,
 }
 
 /* One instance (row v) in the three files. */
-/* A cell of the page a person reads: a fraction of a column of numbers
- * to 4 significant digits (the table keeps every digit), the rest as it
- * is. */
-static void
-md_cell(struct lp_sb *md, const char *v, int num)
-{
-	char *end;
-	double d = strtod(v, &end);
-
-	if (num && end != v && !*end && strpbrk(v, ".eE") && isfinite(d))
-		lp_sb_printf(md, "%.4g", d);
-	else
-		lp_md_text(md, v);
-}
-
 static void
 write_instance(FILE **f, const struct insts *x, char *const *v, int first,
     struct lp_sb *md)
@@ -242,7 +246,7 @@ write_instance(FILE **f, const struct insts *x, char *const *v, int first,
 			putc(',', f[0]);
 		lp_csv_put(f[0], v[i], 1);
 		lp_sb_addc(md, ' ');
-		md_cell(md, v[i], x->show[i]);
+		lp_md_cell(md, x->kind[i], v[i], "");
 		lp_sb_adds(md, " |");
 		fprintf(f[2], "%s", i ? ", " : "");
 		lp_json_str(f[2], x->t->hdr.names[i]);
@@ -316,6 +320,12 @@ free_instances(struct insts *x)
 	for (i = 0; i < x->nreg; i++)
 		free(x->regions[i]);
 	free(x->regions);
+	for (i = 0; i < x->nc; i++) {
+		free(x->kind[i]);
+		free(x->label[i]);
+	}
+	free(x->kind);
+	free(x->label);
 	free(x->show);
 }
 

@@ -21,6 +21,10 @@ void lp_md_text(struct lp_sb *b, const char *s);	/* plain text */
 void lp_md_code(struct lp_sb *b, const char *s, int table); /* "": nothing */
 /* lp's sentences: plain text with `code` spans. */
 void lp_md_inline(struct lp_sb *b, const char *s, int table);
+/* mdcell.c: a cell of a Markdown table as its column's "# show:" kind
+ * says (lp-summary(1)); unit: the row's unit column, for "si" and "q". */
+void lp_md_cell(struct lp_sb *b, const char *show, const char *s,
+    const char *unit);
 /* xml.c: XML 1.0 character data or attribute value. */
 void lp_xml_text(struct lp_sb *b, const char *s);
 /* json.c: a JSON string, quoted, escaped, UTF-8. */
