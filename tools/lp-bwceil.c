@@ -195,21 +195,6 @@ struct seen {
 static sqlite3 *db;
 static const char *dbpath;
 
-/* The metricId of a metric of a source; -1 if absent. */
-static int64_t
-metric_id(int64_t src, const char *name)
-{
-	sqlite3_stmt *st = lp_sql_query(db, dbpath, "SELECT metricId FROM "
-	    "TARGET_INFO_GPU_METRICS WHERE typeId = ?1 AND metricName = ?2");
-	int64_t id = -1;
-
-	sqlite3_bind_int64(st, 1, src);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	if (lp_sql_step(db, dbpath, st))
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return id;
-}
 
 static double
 pct_value(sqlite3_stmt *st, int64_t row)
@@ -328,12 +313,16 @@ read_samples(const char *path, long w, double datasheet, struct seen *sn)
 	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
 	while (lp_sql_step(db, path, st)) {
 		int64_t src = sqlite3_column_int64(st, 0);
-		int64_t rid = metric_id(src, rd_name), wid = metric_id(src, wr_name);
+		const char *const nm[2] = { rd_name, wr_name };
+		int64_t ids[2], rid, wid;
 		struct lp_sb dev = { 0 }, how = { 0 }, why = { 0 };
 		double t0 = 0, t1 = 0, period = 0, best;
 		long n = 0;
 
 		nsrc++;
+		lp_sql_metric_ids(db, path, src, nm, 2, ids);
+		rid = ids[0];
+		wid = ids[1];
 		lp_sb_printf(&dev, "typeId %" PRId64, src);
 		if (rid < 0 || wid < 0) {
 			lp_sb_printf(&why, "the export has no metric \"%s\" for "

@@ -2,6 +2,7 @@
  * nsql.c: nsys's sqlite export opened and queried (nsql.h), for the tools
  * that read it: lp-graphnodes (graph nodes), lp-gpumetrics (GPU Metrics).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,4 +109,31 @@ lp_sql_gpu_bw(sqlite3 *db, const char *path, char **name, const char **why)
 	if (!(bw > 0))
 		*why = "TARGET_INFO_GPU gives no memoryBandwidth";
 	return bw > 0 ? bw : 0;
+}
+
+void
+lp_sql_metric_ids(sqlite3 *db, const char *path, int64_t src,
+    const char *const *names, size_t n, int64_t *id)
+{
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT metricId, metricName "
+	    "FROM TARGET_INFO_GPU_METRICS WHERE typeId = ?1");
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		id[k] = -1;
+	sqlite3_bind_int64(st, 1, src);
+	while (lp_sql_step(db, path, st)) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		for (k = 0; name && k < n; k++)
+			if (!strcmp(name, names[k])) {
+				if (id[k] >= 0)
+					lp_die_at(LP_EXIT_DATA, path, 0, 0,
+					    "TARGET_INFO_GPU_METRICS names "
+					    "\"%s\" twice for typeId %" PRId64,
+					    name, src);
+				id[k] = sqlite3_column_int64(st, 0);
+			}
+	}
+	sqlite3_finalize(st);
 }

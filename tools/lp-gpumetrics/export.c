@@ -69,31 +69,15 @@ source_of(const char *want, struct lp_sb *several)
 	return got;
 }
 
-/* metricId of each reported metric in this source; -1 where absent. */
 void
 metric_ids(int64_t src, int64_t *id)
 {
-	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT metricId, metricName FROM "
-	    "TARGET_INFO_GPU_METRICS WHERE typeId = ?1");
+	const char *names[NM];
 	size_t k;
 
 	for (k = 0; k < NM; k++)
-		id[k] = -1;
-	sqlite3_bind_int64(st, 1, src);
-	while (lp_sql_step(db, path, st)) {
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-
-		for (k = 0; name && k < NM; k++)
-			if (!strcmp(name, metrics[k].name)) {
-				if (id[k] >= 0)
-					lp_die_at(LP_EXIT_DATA, path, 0, 0,
-					    "TARGET_INFO_GPU_METRICS names "
-					    "\"%s\" twice for typeId %" PRId64,
-					    name, src);
-				id[k] = sqlite3_column_int64(st, 0);
-			}
-	}
-	sqlite3_finalize(st);
+		names[k] = metrics[k].name;
+	lp_sql_metric_ids(db, path, src, names, NM, id);
 }
 
 
