@@ -89,6 +89,19 @@ lp_roof_at(const struct lp_peaks *p, int fp, double flop, double bytes,
 		r->frac = r->mem ? r->bps / p->bw : r->fps / r->peak;
 }
 
+/* dram_bw.tsv's "# KEY: bytes/s" line: its figure, 0 where it has none. */
+static double
+bps_line(const struct lp_tsv *t, const char *path, const char *key)
+{
+	const char *s = lp_tsv_comment(t, key);
+	double v = 0;
+
+	if (s && (!lp_num_get(s, &v) || !isfinite(v) || !(v > 0)))
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "# %s: expected bytes/s "
+		    "above 0, got \"%s\"", key, s);
+	return v;
+}
+
 void
 lp_bwmeas_read(struct lp_bwmeas *m, const char *path)
 {
@@ -99,14 +112,8 @@ lp_bwmeas_read(struct lp_bwmeas *m, const char *path)
 	lp_tab_expect(&t, "lp-bwceil");
 	memset(m, 0, sizeof *m);
 	m->path = path;
-	if ((s = lp_tsv_comment(&t, "measured_bps")) && (!lp_num_get(s,
-	    &m->bps) || !isfinite(m->bps) || !(m->bps > 0)))
-		lp_die_at(LP_EXIT_DATA, path, 0, 0, "# measured_bps: expected "
-		    "bytes/s above 0, got \"%s\"", s);
-	if ((s = lp_tsv_comment(&t, "sampled_bps")) && (!lp_num_get(s,
-	    &m->sampled) || !isfinite(m->sampled) || !(m->sampled > 0)))
-		lp_die_at(LP_EXIT_DATA, path, 0, 0, "# sampled_bps: expected "
-		    "bytes/s above 0, got \"%s\"", s);
+	m->bps = bps_line(&t, path, "measured_bps");
+	m->sampled = bps_line(&t, path, "sampled_bps");
 	s = lp_tsv_comment(&t, "measured");
 	m->how = lp_xstrdup(s ? s : "n/a because the table does not say");
 	s = lp_tsv_comment(&t, "sampled");
