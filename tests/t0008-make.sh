@@ -76,6 +76,22 @@ test_expect_success 'the rows of kernels.md: one setting (conf/runner/stage2.yam
 	lpmake -q RUN=demo stakeholder_summary.md
 '
 
+# The rows of the reports are checked when make reads the runner config:
+# a copy of the makefiles and conf/ with each setting made wrong in turn.
+test_expect_success 'each rows setting of conf/runner/stage2.yaml is a whole number from 1, or make stops naming it' '
+	mkdir -p tree/tools && cp "$ROOT/Makefile" "$ROOT/rules.mk" tree/ &&
+	cp -r "$ROOT/tools/mk" tree/tools/ && cp -r "$ROOT/conf" tree/ &&
+	for k in kernels_md_rows compare_rows top_kernels_rows; do
+		for bad in 0 12x abc; do
+			cp "$ROOT/conf/runner/stage2.yaml" tree/conf/runner/stage2.yaml &&
+			sed -i "s/^  $k: .*/  $k: $bad/" tree/conf/runner/stage2.yaml &&
+			grep -q "^  $k: $bad\$" tree/conf/runner/stage2.yaml &&
+			test_must_fail make -C tree -n RUN=x kernels.md >out 2>err &&
+			test_grep "artifacts.$k: expected a whole number from 1, got \"$bad\"" err || return 1
+		done
+	done
+'
+
 test_expect_success 'removing the ncu metrics redoes the join, not the imports' '
 	rm "$S2/demo/ncu/metrics.tsv" &&
 	steps RUN=demo stakeholder_summary.md >got &&

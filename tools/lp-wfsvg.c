@@ -202,7 +202,7 @@ main(int argc, char **argv)
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
 	    "\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height="
 	    "\"%d\" viewBox=\"0 0 %d %d\">\n<style>text{font-family:sans-serif;"
-	    "font-size:11px}.t{font-size:13px;font-weight:bold}</style>\n"
+	    "font-size:11px}</style>\n"
 	    "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
 	    W, h, W, h, W, h);
 	if (!nbar) {	/* say why, as the table does */

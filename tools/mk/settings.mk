@@ -54,15 +54,18 @@ endif
 lp_conf2 = $(shell awk -v s='$(1):' -v k='$(2):' '/^[^ \#]/{a=($$1==s);next} a&&$$1==k{print $$2;exit}' conf/runner/stage2.yaml 2>/dev/null)
 LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
 LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
-# The rows of two reports, each in one place (the runner config), checked
-# as whole numbers here; recorded per run below, so that a change re-makes
-# that report only.
-LP_KMD_ROWS := $(call lp_conf2,artifacts,kernels_md_rows)
-LP_CMP_ROWS := $(call lp_conf2,artifacts,compare_rows)
-LP_TK_ROWS := $(call lp_conf2,artifacts,top_kernels_rows)
-lp_rows_key = $(if $(filter LP_KMD_ROWS,$(1)),kernels_md_rows,$(if $(filter LP_CMP_ROWS,$(1)),compare_rows,top_kernels_rows))
-$(foreach v,LP_KMD_ROWS LP_CMP_ROWS LP_TK_ROWS,$(if $(shell expr "$($(v))" : '[1-9][0-9]*$$' 2>/dev/null),,\
-	$(error conf/runner/stage2.yaml: artifacts.$(call lp_rows_key,$(v)): expected a whole number from 1, got "$($(v))")))
+# The rows of three reports, each in one place (the runner config),
+# checked as whole numbers here; recorded per run below, so that a change
+# re-makes that report only.  lp_rows,VAR,KEY: artifacts.KEY into VAR
+# (expr prints how much matched: 0 for none).
+define lp_rows
+$(1) := $$(call lp_conf2,artifacts,$(2))
+$$(if $$(filter-out 0,$$(shell expr "$$($(1))" : '[1-9][0-9]*$$$$' 2>/dev/null)),,\
+	$$(error conf/runner/stage2.yaml: artifacts.$(2): expected a whole number from 1, got "$$($(1))"))
+endef
+$(eval $(call lp_rows,LP_KMD_ROWS,kernels_md_rows))
+$(eval $(call lp_rows,LP_CMP_ROWS,compare_rows))
+$(eval $(call lp_rows,LP_TK_ROWS,top_kernels_rows))
 
 RUN ?=
 LP_RUN_GOALS := $(filter $(LP_ARTIFACTS) run clean-run check-regression,$(MAKECMDGOALS)) \
