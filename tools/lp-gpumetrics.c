@@ -28,6 +28,17 @@
 #include "nsight.h"
 #include "lp-gpumetrics/gpumetrics.h"
 
+const struct metric metrics[NM] = {
+	{ "GR Active [Throughput %]", M_UNIT_PCT, 0 },
+	{ "SMs Active [Throughput %]", M_UNIT_PCT, 0 },
+	{ "SM Issue [Throughput %]", M_UNIT_PCT, 0 },
+	{ "Tensor Active [Throughput %]", M_UNIT_PCT, 0 },
+	{ "DRAM Read Bandwidth [Throughput %]", M_UNIT_PCT, 1 },
+	{ "DRAM Write Bandwidth [Throughput %]", M_UNIT_PCT, 1 },
+	{ "GPC Clock Frequency [MHz]", M_UNIT_MHZ, 0 },
+	{ "SYS Clock Frequency [MHz]", M_UNIT_MHZ, 0 },
+};
+
 static const char synopsis[] =
     "lp-gpumetrics [-n] -c config.yaml [-p nvtx_gpu_proj_trace.csv] "
     "[-t nvtx_pushpop_trace.csv] [-T type-id] report.sqlite";

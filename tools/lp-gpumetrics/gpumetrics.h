@@ -17,24 +17,15 @@
 extern const char *path;	/* the sqlite export */
 extern sqlite3 *db;
 
-/* The metrics lp reports, by nsys's name; bytes: a bytes/s row follows,
- * the % of the GPU's DRAM bandwidth (TARGET_INFO_GPU.memoryBandwidth).
- * Static: each part has its copy of the table, whose size NM is. */
+/* The metrics lp reports, by nsys's name (lp-gpumetrics.c); bytes: a
+ * bytes/s row follows, the % of the GPU's DRAM bandwidth
+ * (TARGET_INFO_GPU.memoryBandwidth). */
 enum { M_UNIT_PCT, M_UNIT_MHZ };
-static const struct metric {
+#define NM 8
+extern const struct metric {
 	const char *name;
 	int unit, bytes;
-} metrics[] = {
-	{ "GR Active [Throughput %]", M_UNIT_PCT, 0 },
-	{ "SMs Active [Throughput %]", M_UNIT_PCT, 0 },
-	{ "SM Issue [Throughput %]", M_UNIT_PCT, 0 },
-	{ "Tensor Active [Throughput %]", M_UNIT_PCT, 0 },
-	{ "DRAM Read Bandwidth [Throughput %]", M_UNIT_PCT, 1 },
-	{ "DRAM Write Bandwidth [Throughput %]", M_UNIT_PCT, 1 },
-	{ "GPC Clock Frequency [MHz]", M_UNIT_MHZ, 0 },
-	{ "SYS Clock Frequency [MHz]", M_UNIT_MHZ, 0 },
-};
-#define NM (sizeof metrics / sizeof metrics[0])
+} metrics[NM];
 
 struct inst {
 	double start, end;
