@@ -189,6 +189,38 @@ check_path(const char *p)
 		    "plain name)", p);
 }
 
+/*
+ * import.mk is read by make, so it holds lp's own words and nothing else:
+ * the paths (check_path took them), process IDs (digits: read.c refused
+ * any other) and counts.  A name from an export is shown only when it is
+ * a plain word.  mk_put() is the last guard under all of it: a byte that
+ * would end a comment line or carry it on to the next ('\n', '\\'), or
+ * that make or a shell reads ('$', '`', '#' past a comment's start), never
+ * reaches the file; lp-import stops instead.
+ */
+static void
+mk_put(const char *s, int comment)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p > 0x7e || strchr("\\$`'\"", *p) ||
+		    (*p == '#' && !comment))
+			lp_die(LP_EXIT_DATA, "import.mk: byte 0x%02x in \"%.40s\" "
+			    "is not lp's to write there (a bug: report it)", *p,
+			    s);
+	fputs(s, stdout);
+}
+
+/* A name from an export (a call's), shown in import.mk's comments only
+ * when it is a plain word. */
+static int
+plain_word(const char *s)
+{
+	return *s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")];
+}
+
 static void
 emit_var(const char *var, const struct file *fs, size_t n, int rep,
     enum kind k1, enum kind k2)
@@ -198,8 +230,10 @@ emit_var(const char *var, const struct file *fs, size_t n, int rep,
 	printf("LP_IMP_%s :=", var);
 	for (i = 0; i < n; i++)
 		if ((rep >= 0 && fs[i].rep == rep) || (rep < 0 &&
-		    (fs[i].kind == k1 || fs[i].kind == k2)))
-			printf(" %s", fs[i].path);
+		    (fs[i].kind == k1 || fs[i].kind == k2))) {
+			putchar(' ');
+			mk_put(fs[i].path, 0);
+		}
 	putchar('\n');
 }
 
@@ -220,6 +254,33 @@ emit_aten(const struct file *fs, size_t n)
 	printf("LP_IMP_ATEN := 1\n");
 }
 
+/* One comment line: what the file is, in lp's words. */
+static void
+emit_what(const struct file *f)
+{
+	size_t j;
+
+	fputs("# ", stdout);
+	mk_put(f->path, 1);
+	fputs(": ", stdout);
+	mk_put(f->rep == R_GRAPH_NODES ? "lp-graphnodes " : f->rep >= 0 ?
+	    "nsys " : kind_name[f->kind], 1);
+	mk_put(f->rep >= 0 ? rep_var[f->rep] : "", 1);
+	if (f->details)
+		fputs(" (--page details)", stdout);
+	if (f->kind == K_CALL_SUM) {
+		fputs(", its first call ", stdout);
+		mk_put(plain_word(f->notcu) ? f->notcu : "not a plain name", 1);
+	}
+	if (lp_map_len(f->pids))
+		fputs(", process", stdout);
+	for (j = 0; j < lp_map_len(f->pids); j++) {
+		putchar(' ');
+		mk_put(lp_map_key(f->pids, j), 0);
+	}
+	putchar('\n');
+}
+
 static void
 emit(const struct file *fs, size_t n)
 {
@@ -228,25 +289,8 @@ emit(const struct file *fs, size_t n)
 
 	printf("# lp-import: what each imported file is, read from its "
 	    "content\n");
-	for (i = 0; i < n; i++) {
-		const struct file *f = &fs[i];
-
-		printf("# %s: %s%s", f->path, f->rep == R_GRAPH_NODES ?
-		    "lp-graphnodes " : f->rep >= 0 ? "nsys " : kind_name[f->kind],
-		    f->rep >= 0 ? rep_var[f->rep] : "");
-		if (f->details)
-			printf(" (--page details)");
-		if (f->kind == K_CALL_SUM)
-			printf(", its first call %s", f->notcu);
-		if (lp_map_len(f->pids)) {
-			size_t j;
-
-			printf(", process");
-			for (j = 0; j < lp_map_len(f->pids); j++)
-				printf(" %s", lp_map_key(f->pids, j));
-		}
-		putchar('\n');
-	}
+	for (i = 0; i < n; i++)
+		emit_what(&fs[i]);
 	printf("LP_IMP_LOADED := 1\n");
 	for (r = 0; r < R_N; r++)
 		emit_var(rep_var[r], fs, n, r, K_NONE, K_NONE);

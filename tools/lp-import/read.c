@@ -174,6 +174,20 @@ spelling(struct file *f, const char *name)
 		f->mang++;
 }
 
+/* A process ID as nsys and ncu write it: digits, or nothing.  lp-import
+ * writes the IDs into import.mk, which make reads: anything else in the
+ * column is refused, never written there. */
+static const char *
+pid_at(struct rd *d, const struct lp_csv_rec *r, int c)
+{
+	const char *s = lp_csv_field(r, c);
+
+	if (s[strspn(s, "0123456789")])
+		lp_die_at(LP_EXIT_DATA, d->f->path, r->line, c + 1, "%s: not a "
+		    "process ID (digits): \"%s\"", d->hdr.names[c], s);
+	return s;
+}
+
 void
 put(struct lp_map *m, const char *key)
 {
@@ -206,7 +220,7 @@ ncu_row(struct rd *d, const struct lp_csv_rec *r)
 {
 	struct file *f = d->f;
 	const char *k = lp_csv_field(r, d->c[0]), *id = lp_csv_field(r, d->c[3]);
-	const char *pid = d->c[4] >= 0 ? lp_csv_field(r, d->c[4]) : "";
+	const char *pid = d->c[4] >= 0 ? pid_at(d, r, d->c[4]) : "";
 	char *base;
 
 	if (!f->details && !d->units) {
@@ -277,20 +291,20 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 		break;
 	case K_NVTX_KSUM:
 		spelling(f, name);
-		put(f->pids, lp_csv_field(r, d->c[4]));
+		put(f->pids, pid_at(d, r, d->c[4]));
 		counts_add(&f->names, name, num(d, r, d->c[1]),
 		    num(d, r, d->c[2]) * d->tf, C_ROW);
 		counts_add(&f->sub, range_key(d, lp_csv_field(r, d->c[3])),
 		    num(d, r, d->c[5]), 0, C_ROW);
 		break;
 	case K_PUSHPOP:
-		put(f->pids, lp_csv_field(r, d->c[4]));
+		put(f->pids, pid_at(d, r, d->c[4]));
 		counts_add(&f->names, range_key(d, name), 1, (num(d, r,
 		    d->c[6]) - num(d, r, d->c[2])) * d->tf, C_SUM);
 		break;
 	case K_PROJ:
 	case K_API_TRACE:
-		put(f->pids, lp_csv_field(r, d->c[4]));
+		put(f->pids, pid_at(d, r, d->c[4]));
 		break;
 	case K_API_SUM:	/* CUDA API calls are cuda* and cu* */
 		if (strncmp(name, "cu", 2) && !f->notcu)
@@ -298,7 +312,7 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 		break;
 	case K_GRAPH_NODES:	/* a create row may name no process */
 		if (*lp_csv_field(r, d->c[4]))
-			put(f->pids, lp_csv_field(r, d->c[4]));
+			put(f->pids, pid_at(d, r, d->c[4]));
 		break;
 	case K_GPU_TRACE:
 		put(f->devs, lp_csv_field(r, d->c[5]));

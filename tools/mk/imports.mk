@@ -27,8 +27,10 @@ ifneq ($(strip $(value RUN)),)
 # is from its content (never its name) and whether they belong together,
 # and writes the lists below into import.mk, which make reads back (a
 # changed IMPORT re-makes it first).  Their paths go into recipes as they
-# are: settings.mk took only plain characters.
-LP_IMP := $(LP_IMPORT)
+# are: settings.mk took only plain characters.  A relative path is given
+# "./" before it, so that no tool reads one as an option ("-x.csv") and awk
+# none as an assignment (a sweep's folder "r=1/").
+LP_IMP := $(foreach f,$(LP_IMPORT),$(if $(filter /% ./%,$(f)),$(f),./$(f)))
 LP_NSYS_REPORTS := cuda_gpu_kern_sum cuda_gpu_kern_sum_mangled nvtx_sum \
 	nvtx_kern_sum nvtx_kern_sum_mangled cuda_api_sum cuda_gpu_mem_time_sum \
 	nvtx_pushpop_trace nvtx_gpu_proj_trace cuda_gpu_trace cuda_api_trace \
@@ -83,7 +85,7 @@ LP_IMP_MK := $(R)/import.mk
 $(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import
 	$(Q)mkdir -p $(R)
 	$(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' MK '$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' lp-import)
-	$(Q)$(B)/lp-import $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(B)/lp-import -- $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 include $(LP_IMP_MK)
 # make restarts once after it re-made import.mk.  More restarts mean
 # import.mk stays older than what it is made from (a clock that went back,
