@@ -167,6 +167,14 @@ test_expect_success 'IMPORT paths with make'"'"'s and the shell'"'"'s bytes: ref
 	done
 '
 
+test_expect_success 'a message quoting an export shows its control characters as \xNN: one line, no terminal escape' '
+	printf "Time (%%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n1,\"x\033[2J\nlp: y\",3,1,1,1,1,0,k\n" >esc.csv &&
+	test_must_fail lp-topn <esc.csv >out 2>err &&
+	test $(wc -l <err) = 1 &&
+	test_grep "^lp-topn: <stdin>:2:2: Total Time (ns): not a number: \"x\\\\x1b\[2J\\\\x0alp: y\"$" err &&
+	! grep -q "$(printf "\033")" err
+'
+
 # A tree of the checkout whose folder make runs in holds the exports, so
 # that IMPORT names them relative to it, as a user in the project root does.
 tree() {

@@ -45,6 +45,25 @@ lp_init(const char *argv0)
 	signal(SIGPIPE, SIG_DFL);
 }
 
+/* A message quotes what it was given (a field, a name, a path): a control
+ * character in it is written as \xNN, so that an export's line break or
+ * terminal escape never reads as a line of lp's own or moves the cursor.
+ * A message is one line. */
+static void
+put_text(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+}
+
 static void
 vmsg(const char *file, long line, long col, const char *fmt, va_list ap,
     int errnum)
@@ -53,17 +72,29 @@ vmsg(const char *file, long line, long col, const char *fmt, va_list ap,
 	if (lp_fuzz_jmp)
 		return;
 #endif
+	char buf[1024], *big = NULL;
+	va_list aq;
+	int n;
+
 	fflush(stdout);
 	fprintf(stderr, "%s: ", prog);
 	if (file) {
-		fputs(file, stderr);
+		put_text(file, strlen(file));
 		if (line > 0)
 			fprintf(stderr, ":%ld", line);
 		if (col > 0)
 			fprintf(stderr, ":%ld", col);
 		fputs(": ", stderr);
 	}
-	vfprintf(stderr, fmt, ap);
+	va_copy(aq, ap);
+	n = vsnprintf(buf, sizeof buf, fmt, aq);
+	va_end(aq);
+	if (n >= (int)sizeof buf && (big = malloc((size_t)n + 1)))
+		n = vsnprintf(big, (size_t)n + 1, fmt, ap);
+	if (n >= 0)
+		put_text(big ? big : buf, big || (size_t)n < sizeof buf ?
+		    (size_t)n : sizeof buf - 1);
+	free(big);
 	if (errnum)
 		fprintf(stderr, ": %s", strerror(errnum));
 	fputc('\n', stderr);
