@@ -92,6 +92,11 @@ def nvtx(ranges):
     return (lambda name: None), (lambda: None)
 
 
+# The last generation's decode steps, each timed by the workload's own
+# clock (the token's copy to the host ends a step, so no extra sync).
+STEPS = []
+
+
 def generate(model, args, ranges, graphs=None, tok_buf=None):
     """One generation.  ranges: (push, pop), or a bool for NVTX or none.
     graphs: a CUDA graph per decode step, each reading and writing
@@ -108,7 +113,9 @@ def generate(model, args, ranges, graphs=None, tok_buf=None):
     push("LLM@decode_all")
     if graphs is not None:
         tok_buf.copy_(tok)
+    STEPS.clear()
     for s in range(args.tokens):
+        t0 = time.perf_counter()
         push("LLM@decode_step")
         if graphs is not None:
             graphs[s].replay()
@@ -118,6 +125,7 @@ def generate(model, args, ranges, graphs=None, tok_buf=None):
             tok = logits.argmax(-1, keepdim=True)
         out.append(int(tok[0, 0].item()))
         pop()
+        STEPS.append(time.perf_counter() - t0)
     pop()
     return out
 
@@ -190,7 +198,7 @@ def child(args, conn):
         ranges = (lambda name: rpc(("push", name)), lambda: rpc(("pop",)))
     try:
         out, dt, nparams = run(args, ranges)
-        conn.send(("done", out, dt, nparams))
+        conn.send(("done", out, dt, nparams, list(STEPS)))
     except BaseException as e:  # the parent reports it and fails
         conn.send(("error", repr(e)))
         raise
@@ -221,7 +229,17 @@ def spawn(args):
     if msg[0] != "done" or proc.exitcode != 0:
         why = msg[1] if msg[0] == "error" else "exit code %s" % proc.exitcode
         sys.exit(f"torch_decoder: the engine-core process failed ({why})")
+    STEPS[:] = msg[4]
     return msg[1], msg[2], msg[3]
+
+
+def step_stats():
+    """ decode_step_med=...ms decode_step_min=...ms: the workload's own
+    step times (the child's, through the pipe, with --mode spawn)."""
+    if not STEPS:
+        return ""
+    t = sorted(STEPS)
+    return f" decode_step_med={t[len(t) // 2] * 1e3:.3f}ms decode_step_min={t[0] * 1e3:.3f}ms"
 
 
 def main():
@@ -257,7 +275,7 @@ def main():
         out, dt, nparams = run(args)
     print(f"torch_decoder: mode={args.mode} layers={args.layers} hidden={args.hidden} heads={args.heads} "
           f"vocab={args.vocab} params={nparams} prompt={args.prompt} tokens={args.tokens} "
-          f"time={dt * 1e3:.1f}ms last_token={out[-1]}")
+          f"time={dt * 1e3:.1f}ms last_token={out[-1]}{step_stats()}")
     if args.fail:
         print(f"torch_decoder: failing on purpose with exit code {args.fail}", file=sys.stderr)
         sys.exit(args.fail)
