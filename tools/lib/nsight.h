@@ -34,7 +34,8 @@ int lp_nvtx_ncu_include(struct lp_sb *b, const struct lp_stage *st);
 void lp_nvtx_nsys_name(struct lp_sb *b, const struct lp_stage *st);
 /* The configured stages of a resolved config, in order: names (borrowed
  * from cfg) and ranges as nsys names them (caller frees each range and
- * both arrays).  Dies naming the file when there are none. */
+ * both arrays).  Dies naming the file when there are none, or when two
+ * stages name one range. */
 size_t lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
     const char ***names, char ***ranges);
 /* Does an nsys "Range"/"NVTX Range" value name this range? */

@@ -90,6 +90,30 @@ lp_nvtx_nsys_name(struct lp_sb *b, const struct lp_stage *st)
 	lp_sb_adds(b, st->range);
 }
 
+/*
+ * Every tool keeps one row per stage and finds it by its range, so two
+ * stages naming one range would share a row (lp-stages read past its
+ * stages): refused, naming both, at the later stage's range.
+ */
+static void
+check_shared(const struct lp_ynode *stages, const char *const *names,
+    char *const *ranges, size_t n, const char *file)
+{
+	const struct lp_ynode *at;
+	size_t i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = 0; j < i; j++) {
+			if (!lp_nvtx_range_match(ranges[j], ranges[i]))
+				continue;
+			at = lp_yaml_get(stages->v[i], "range");
+			lp_die_at(LP_EXIT_DATA, file, at ? at->line :
+			    stages->v[i]->line, 0, "stages \"%s\" and \"%s\" "
+			    "both name the NVTX range %s: each stage needs a "
+			    "range of its own", names[j], names[i], ranges[i]);
+		}
+}
+
 size_t
 lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
     const char ***names, char ***ranges)
@@ -111,6 +135,7 @@ lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
 		(*names)[i] = stages->keys[i];
 		(*ranges)[i] = lp_sb_steal(&b);
 	}
+	check_shared(stages, *names, *ranges, stages->n, file);
 	return stages->n;
 }
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Crashes and mis-read numbers of issue 37: a setting or a table that a
+# tool took as a fact or died on (SIGSEGV, SIGFPE) now gives a correct
+# table or a refusal that names its cause, with file and line where there
+# is one.  Inputs: the demo capture (tests/fixtures/h200-torch-v2, the
+# PyTorch decoder on an H200), the tinyllm capture (h200-tinyllm-v2, NVTX
+# domain LLM), and small hand-made tables that stand for a slip in a
+# setting or a hand-edited export.
+. "$(dirname "$0")/lib.sh"
+
+V2=$FIX/h200-torch-v2
+TL=$FIX/h200-tinyllm-v2
+
+# Two stages naming one NVTX range: lp-stages kept one slot for both and
+# read past its stages (heap-buffer-overflow, SIGSEGV under make).  Each
+# SET below maps a stage onto another's range: refused, both named.
+while read -r set shared first second; do
+	test_expect_success "demo import, SET=$set: refused, both stages named" '
+		test_expect_code 2 lpmake RUN=s "IMPORT=$(echo "$V2"/torch_*.csv)" MODEL=torch-decoder \
+			"SET=$set" stages.tsv >out 2>err &&
+		echo "lp-stages: $S2/s/nsys/config.yaml:$(sed -n "/^  $second:/,/range:/=" "$S2/s/nsys/config.yaml" | tail -1): stages \"$first\" and \"$second\" both name the NVTX range $shared: each stage needs a range of its own" >expect &&
+		grep "^lp-" err >got &&
+		test_cmp expect got &&
+		test ! -e "$S2/s/stages.tsv"
+	'
+done <<\EOT
+stages.decode_step.range=LLM@decode_all :LLM@decode_all decode_all decode_step
+stages.decode_step.range=LLM@prefill :LLM@prefill prefill decode_step
+stages.decode_all.range=LLM@decode_step :LLM@decode_step decode_all decode_step
+stages.prefill.range=LLM@decode_all :LLM@decode_all prefill decode_all
+EOT
+
+test_expect_success 'tinyllm import, SET=stages.decode_step.range=decode_all (domain LLM): refused' '
+	test_expect_code 2 lpmake RUN=t "IMPORT=$(echo "$TL"/tinyllm_*.csv)" MODEL=tinyllm \
+		SET=stages.decode_step.range=decode_all stages.tsv >out 2>err &&
+	test_grep "^lp-stages: .*/config.yaml:[0-9]*: stages \"decode_all\" and \"decode_step\" both name the NVTX range LLM:decode_all: each stage needs a range of its own$" err
+'
+
+# Mappings that share no range give a table: a range the capture lacks is
+# n/a with its reason, two stages trading ranges trade rows.
+test_expect_success 'demo import: a missing range or two swapped ranges give a table' '
+	lpmake RUN=m "IMPORT=$(echo "$V2"/torch_*.csv)" MODEL=torch-decoder \
+		SET=stages.decode_step.range=decode_all stages.tsv >/dev/null &&
+	table "$S2/m/stages.tsv" stage range instances >got &&
+	printf "prefill\t:LLM@prefill\t1\ndecode_all\t:LLM@decode_all\t1\n" >expect &&
+	printf "decode_step\t:decode_all\tn/a because the range is not in nvtx_sum: outside the capture, or never pushed\n" >>expect &&
+	test_cmp expect got &&
+	lpmake RUN=w "IMPORT=$(echo "$V2"/torch_*.csv)" MODEL=torch-decoder \
+		"SET=stages.prefill.range=LLM@decode_all stages.decode_all.range=LLM@prefill" stages.tsv >/dev/null &&
+	table "$S2/w/stages.tsv" stage range instances wall_total_ns >got &&
+	# Instances and Total Time of torch_nvtx_sum.csv
+	cat >expect <<-\EOT &&
+	prefill	:LLM@decode_all	1	2559298697
+	decode_all	:LLM@prefill	1	1267641979
+	decode_step	:LLM@decode_step	32	2559013843
+	EOT
+	test_cmp expect got
+'
+
+# lp-stages and every tool reading the stages, fed directly: the config
+# of a slip, the same refusal from each.
+test_expect_success 'lp-stages, lp-steps, lp-hostside, lp-ranks: two stages on one range refused' '
+	cat >c.yaml <<-\EOC &&
+	stages:
+	  prefill:
+	    domain: ""
+	    range: LLM@prefill
+	  decode_all:
+	    domain: ""
+	    range: LLM@decode_all
+	  decode_step:
+	    domain: ""
+	    range: LLM@decode_all
+	EOC
+	echo "TOOL: c.yaml:10: stages \"decode_all\" and \"decode_step\" both name the NVTX range :LLM@decode_all: each stage needs a range of its own" >msg &&
+	test_expect_code 1 lp-stages -c c.yaml -k "$V2/torch_nvtx_kern_sum.csv" "$V2/torch_nvtx_sum.csv" >out 2>err &&
+	test_must_be_empty out &&
+	sed s/TOOL/lp-stages/ msg >expect && test_cmp expect err &&
+	test_expect_code 1 lp-steps -c c.yaml "$V2/torch_nvtx_pushpop_trace.csv" >out 2>err &&
+	test_must_be_empty out &&
+	sed s/TOOL/lp-steps/ msg >expect && test_cmp expect err &&
+	test_expect_code 1 lp-hostside -c c.yaml "$V2/torch_nvtx_pushpop_trace.csv" >out 2>err &&
+	test_must_be_empty out &&
+	sed s/TOOL/lp-hostside/ msg >expect && test_cmp expect err &&
+	test_expect_code 1 lp-ranks -c c.yaml -o "$ROOT/conf/operators.yaml" -k "$V2/torch_nvtx_kern_sum.csv" >out 2>err &&
+	test_must_be_empty out &&
+	sed s/TOOL/lp-ranks/ msg >expect && test_cmp expect err
+'
+
+test_done
