@@ -87,4 +87,23 @@ test_expect_success 'lp-stages, lp-steps, lp-hostside, lp-ranks: two stages on o
 	sed s/TOOL/lp-ranks/ msg >expect && test_cmp expect err
 '
 
+# A waterfall.tsv with only its measured row (a table cut short by hand):
+# its legend had no rows and lp-wfsvg divided by zero (SIGFPE at -O0,
+# undefined behaviour at -O2).  Refused; with one part left, drawn.
+test_expect_success 'lp-wfsvg: a waterfall with only its measured row is refused' '
+	lpmake RUN=d "IMPORT=$(echo "$V2"/torch_*.csv)" MODEL=torch-decoder waterfall.tsv >/dev/null &&
+	awk -F"\t" "/^#/ || !h++ || \$1 == \"Measured step\"" "$S2/d/waterfall.tsv" >step.tsv &&
+	test $(grep -vc "^#" step.tsv) = 2 &&
+	test_expect_code 1 lp-wfsvg step.tsv >out 2>err &&
+	test_must_be_empty out &&
+	echo "lp-wfsvg: step.tsv: the measured step has no parts (the table has no row but \"Measured step\")" >expect &&
+	test_cmp expect err &&
+	awk -F"\t" "/^#/ || !h++ || \$1 == \"Measured step\" || \$1 ~ /^Floor/" "$S2/d/waterfall.tsv" >floor.tsv &&
+	lp-wfsvg floor.tsv >floor.svg 2>err &&
+	test_must_be_empty err &&
+	xmllint --noout floor.svg &&
+	# the floor, a segment of each bar (decode_step, prefill)
+	test $(grep -c "^<rect x=\"160\.00\"" floor.svg) = 2
+'
+
 test_done

@@ -170,7 +170,7 @@ int
 main(int argc, char **argv)
 {
 	struct part *pt, *step = NULL;
-	size_t np = 0, i;
+	size_t np = 0, nparts = 0, i;
 	int c, s, have[NSTAGE] = { 0, 0 }, nbar = 0, h;
 	const char *name;
 	char *why = NULL;	/* the first "n/a because ..." of the table */
@@ -190,6 +190,8 @@ main(int argc, char **argv)
 	for (i = 0; i < np; i++)
 		if (!strcmp(pt[i].name, "Measured step"))
 			step = &pt[i];
+		else
+			nparts++;
 	for (s = 0; s < NSTAGE; s++) {
 		have[s] = step && isfinite(step->ns[s]) && step->ns[s] > 0;
 		nbar += have[s];
@@ -197,6 +199,11 @@ main(int argc, char **argv)
 	if (!nbar && !why)
 		lp_die_at(LP_EXIT_DATA, name, 0, 0, "no stage has a measured "
 		    "step, and the table does not say why");
+	/* lp-waterfall writes a measured step with its parts; without them
+	 * the legend had no rows (a division by zero, SIGFPE) */
+	if (nbar && !nparts)
+		lp_die_at(LP_EXIT_DATA, name, 0, 0, "the measured step has no "
+		    "parts (the table has no row but \"Measured step\")");
 	out = lp_tab_out();
 	h = nbar ? TOP + 28 * nbar + 4 + 14 * legend_rows(np, step) + 6 : 40;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
