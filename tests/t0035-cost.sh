@@ -125,6 +125,20 @@ test_expect_success 'without -a, x_alone says why in every row, never a number' 
 	test $(table pc.tsv step | wc -l) = 8
 '
 
+# A hand-edited alone.tsv of 1e-23 s gave x_alone 124999999999999997902848.00:
+# under the hundredths the recipes write, the ratio says why instead.
+test_expect_success 'a workload alone under 0.01 s: x_alone says why, no huge ratio' '
+	printf "# stands for a hand-edited alone.tsv\nworkload alone\t0.00000000000000000000001\t1\n" >tiny.tsv &&
+	lp-cost -a tiny.tsv "$TRASH/s4.time" >pc.tsv &&
+	table pc.tsv step wall_s x_alone >got &&
+	why="n/a because the workload alone took 1e-23 s (tiny.tsv), under the 0.01 s a timing file resolves" &&
+	printf "ncu profile\t40.125\t%s\ntotal\t40.125\t%s\n" "$why" "$why" >expect &&
+	test_cmp expect got &&
+	printf "workload alone\t0.01\t1\n" >hundredth.tsv &&
+	lp-cost -a hundredth.tsv "$TRASH/s4.time" >pc.tsv &&
+	test "$(table pc.tsv x_alone | sort -u)" = 4012.50
+'
+
 test_expect_success 'without -k and -r: the ncu steps passes and the region runs say why' '
 	lp-cost $(cat "$TRASH/order") >pc.tsv &&
 	table pc.tsv step ncu_passes | grep "^ncu profile" >got &&

@@ -74,6 +74,13 @@ compute_runs(const struct cost *c, const struct step *s)
 	return num(!strcmp(c->mode, "range") ? 1 : c->reg[s->depth].max);
 }
 
+/*
+ * The timing files the recipes write hold hundredths of a second (lp_took
+ * in rules.mk): a workload alone under that is below what they resolve,
+ * and a ratio to it means nothing (1.25 s over 1e-23 s was 24 digits).
+ */
+#define ALONE_MIN_S 0.01
+
 static void
 emit_ratio(struct lp_row *r, const struct cost *c, double wall)
 {
@@ -82,6 +89,10 @@ emit_ratio(struct lp_row *r, const struct cost *c, double wall)
 		    "alone.tsv)");
 	else if (!(c->alone.wall > 0))
 		lp_row_na(r, "the workload alone took 0 s (%s)", c->alone.file);
+	else if (c->alone.wall < ALONE_MIN_S)
+		lp_row_na(r, "the workload alone took %.3g s (%s), under the "
+		    "0.01 s a timing file resolves", c->alone.wall,
+		    c->alone.file);
 	else
 		lp_row_num(r, wall / c->alone.wall, 2);
 }
