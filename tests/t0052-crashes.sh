@@ -106,4 +106,58 @@ test_expect_success 'lp-wfsvg: a waterfall with only its measured row is refused
 	test $(grep -c "^<rect x=\"160\.00\"" floor.svg) = 2
 '
 
+# A correlation ID ties a launch call (cuda_api_trace) to its kernel
+# (cuda_gpu_trace).  "5e3" was read as the number 5000, and a launch call
+# given the CorrID of the thread's previous one (its kernel already ran)
+# was held for a kernel that never came while the other kernel went
+# without its call: both joined at exit 0.  Hand-edited copies of the real
+# GPT-2 op capture (tests/fixtures/h100-aten), one cell changed each.
+AT=$FIX/h100-aten
+HS=$FIX/h100-hostside
+lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/profiling/nsys/nsys.default.yaml" \
+	"$ROOT/conf/model/torch-decoder.yaml" >"$TRASH/cfg.yaml" || exit 1
+atenops() {
+	lp-atenops -c "$TRASH/cfg.yaml" -a "$1" -g "$AT/gpt2_cuda_gpu_trace.csv" "$AT/gpt2_nvtx_pushpop_trace.csv"
+}
+
+test_expect_success 'lp-atenops: a CorrID not in digits is refused at its line and column' '
+	# line 2316: cudaLaunchKernel, CorrID 5000
+	test "$(sed -n 2316p "$AT/gpt2_cuda_api_trace.csv" | cut -d, -f3,5)" = cudaLaunchKernel,5000 &&
+	sed "2316s/,5000,/,5e3,/" "$AT/gpt2_cuda_api_trace.csv" >api.csv &&
+	test_expect_code 1 atenops api.csv >out 2>err &&
+	test_must_be_empty out &&
+	echo "lp-atenops: api.csv:2316:5: CorrID: an ID is a whole number in digits, got \"5e3\"" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'lp-atenops: two launch calls with one CorrID, or a CorrID going back, are refused' '
+	# lines 106 and 108: the thread'"'"'s launch calls with CorrID 679 and
+	# 694; 679'"'"'s kernel has run when 108 is called
+	test "$(sed -n "106p;108p" "$AT/gpt2_cuda_api_trace.csv" | cut -d, -f3,5,7 | tr "\n" " ")" = \
+		"cudaLaunchKernel,679,2025 cudaLaunchKernel,694,2025 " &&
+	sed "108s/,694,/,679,/" "$AT/gpt2_cuda_api_trace.csv" >api.csv &&
+	test_expect_code 1 atenops api.csv >out 2>err &&
+	test_must_be_empty out &&
+	echo "lp-atenops: api.csv:108:5: CorrID 679: the launch call on line 106 has it too: a correlation ID ties one call to its kernel" >expect &&
+	test_cmp expect err &&
+	sed "108s/,694,/,600,/" "$AT/gpt2_cuda_api_trace.csv" >api.csv &&
+	test_expect_code 1 atenops api.csv >out 2>err &&
+	test_must_be_empty out &&
+	echo "lp-atenops: api.csv:108:5: CorrID 600: below the 679 of the thread'"'"'s launch call on line 106, where CUDA numbers a thread'"'"'s calls in order (captures merged into one trace?)" >expect &&
+	test_cmp expect err &&
+	# the real traces pass
+	atenops "$AT/gpt2_cuda_api_trace.csv" >a.tsv &&
+	test_grep "^# note: 2550 op ranges, 509 kernel launch calls, 509 kernels;" a.tsv
+'
+
+test_expect_success 'lp-hostside: a CorrID not in digits is refused at its line and column' '
+	test "$(sed -n 10109p "$HS/llama_cuda_api_trace.csv" | cut -d, -f3,5)" = cudaLaunchKernel,52000 &&
+	sed "10109s/,52000,/,5.2e4,/" "$HS/llama_cuda_api_trace.csv" >api.csv &&
+	test_expect_code 1 lp-hostside -c "$TRASH/cfg.yaml" -a api.csv -g "$HS/llama_cuda_gpu_trace.csv" \
+		"$HS/llama_nvtx_pushpop_trace.csv" >out 2>err &&
+	test_must_be_empty out &&
+	echo "lp-hostside: api.csv:10109:5: CorrID: an ID is a whole number in digits, got \"5.2e4\"" >expect &&
+	test_cmp expect err
+'
+
 test_done

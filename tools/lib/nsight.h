@@ -8,6 +8,7 @@
 #define LP_NSIGHT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util.h"
@@ -81,6 +82,10 @@ double lp_rep_count(const struct lp_rep_row *r, size_t i); /* whole, >= 0 */
 int lp_rep_has(const struct lp_rep_row *r, size_t i);	/* a value there */
 /* A PID in digits; "" only in an optional ("?PID") column. */
 const char *lp_rep_pid(const struct lp_rep_row *r, size_t i);
+/* An ID that joins two reports (a correlation ID): digits only, as a PID,
+ * never a number spelt otherwise ("1e3", "1000.0") that would join rows
+ * nsys never joined. */
+int64_t lp_rep_id(const struct lp_rep_row *r, size_t i);
 /* Columns of an nsys report's row that must agree (End - Start = Duration,
  * no Total Time without Instances, Avg x Instances = Total Time, Min <= Avg
  * <= Max), found by name; lp_agree_row dies naming the row that breaks

@@ -358,6 +358,19 @@ lp_rep_pid(const struct lp_rep_row *r, size_t i)
 	return r->v[i];
 }
 
+int64_t
+lp_rep_id(const struct lp_rep_row *r, size_t i)
+{
+	const char *p = r->v[i];
+	size_t n = strspn(p, "0123456789");
+
+	if (!n || p[n] || n > 18)
+		lp_die_at(LP_EXIT_DATA, r->file, r->line, r->col[i] + 1,
+		    "%s: an ID is a whole number in digits, got \"%s\"",
+		    r->names[i] + (r->names[i][0] == '?'), p);
+	return strtoll(p, NULL, 10);
+}
+
 int
 lp_rep_has(const struct lp_rep_row *r, size_t i)
 {

@@ -48,6 +48,8 @@ struct ent {			/* an open range on a thread's stack */
 struct thr {
 	struct ent *e;
 	size_t n, cap;
+	int64_t corr;		/* CorrID of its last launch call, 0: none */
+	long corr_line;		/* that call's line in cuda_api_trace */
 };
 
 struct pend {			/* a launch whose kernel has not started */

@@ -66,7 +66,7 @@ ph_grow(void)
 }
 
 static long *
-pend_put(int64_t corr, int graph, const char *file, long line)
+pend_put(int64_t corr, int graph, const struct lp_rep_row *rr, size_t c)
 {
 	size_t i;
 	long s;
@@ -75,9 +75,9 @@ pend_put(int64_t corr, int graph, const char *file, long line)
 		ph_grow();
 	i = ph_find(corr);
 	if (A.ph[i].corr)
-		lp_die_at(LP_EXIT_DATA, file, line, 0, "CorrID %lld: a second "
-		    "launch call with a correlation ID whose kernel has not "
-		    "started", (long long)corr);
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[c] + 1,
+		    "CorrID %lld: a second launch call with a correlation ID "
+		    "whose kernel has not started", (long long)corr);
 	if (A.nfree)
 		s = A.freel[--A.nfree];
 	else {
@@ -259,16 +259,17 @@ on_range(const struct lp_rep_row *rr)
 		}
 }
 
+/* In digits: "1e3" read as a number joined a launch to kernel 1000. */
 static int64_t
 corr_of(const struct lp_rep_row *rr, size_t i)
 {
-	double c = lp_rep_count(rr, i);
+	int64_t c = lp_rep_id(rr, i);
 
-	if (c < 1 || c > 9e15)
+	if (c < 1)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[i] + 1,
 		    "correlation ID %s: expected a whole number from 1",
 		    rr->v[i]);
-	return (int64_t)c;
+	return c;
 }
 
 /* ---- graph launches: held while their kernels may come ---- */
@@ -330,6 +331,30 @@ gl_seen(int64_t corr, double strm)
 	A.nwait--;
 }
 
+/*
+ * CUDA numbers a process's calls in the order they are made, and a thread
+ * makes them one after another: its launch calls' correlation IDs grow.
+ * One that does not is a second call with an ID (its kernel would go to
+ * either, the other call's to none) or captures merged into one trace.
+ */
+static void
+check_order(struct thr *t, int64_t corr, const struct lp_rep_row *rr)
+{
+	if (corr == t->corr)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
+		    "CorrID %lld: the launch call on line %ld has it too: a "
+		    "correlation ID ties one call to its kernel", (long long)corr,
+		    t->corr_line);
+	if (corr < t->corr)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
+		    "CorrID %lld: below the %lld of the thread's launch call on "
+		    "line %ld, where CUDA numbers a thread's calls in order "
+		    "(captures merged into one trace?)", (long long)corr,
+		    (long long)t->corr, t->corr_line);
+	t->corr = corr;
+	t->corr_line = rr->line;
+}
+
 void
 on_launch(const struct lp_rep_row *rr, double at)
 {
@@ -345,7 +370,9 @@ on_launch(const struct lp_rep_row *rr, double at)
 	t = thread_of(lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
 	pop_until(t, at);
 	graph = lp_capi_graph_launch(rr->v[1]);
-	rows = pend_put(corr = corr_of(rr, 2), graph, rr->file, rr->line);
+	corr = corr_of(rr, 2);
+	check_order(t, corr, rr);
+	rows = pend_put(corr, graph, rr, 2);
 	A.nlaunch++;
 	if (graph) {
 		struct glaunch l = { corr, (long)A.nlaunch - 1, -1 };
@@ -551,7 +578,7 @@ on_create(const struct lp_rep_row *rr, double at)
 void
 on_gkernel(const struct lp_rep_row *rr, double at)
 {
-	double corr;
+	int64_t corr;
 	size_t i, j;
 
 	A.gkrows++;
@@ -559,7 +586,7 @@ on_gkernel(const struct lp_rep_row *rr, double at)
 		A.gstale++;
 		return;
 	}
-	corr = (double)corr_of(rr, 3);
+	corr = corr_of(rr, 3);
 	for (i = j = 0; i < A.ngk; i++)	/* kernels before t had their turn */
 		if (A.gk[i].t < at)
 			A.gstale++;
@@ -568,7 +595,7 @@ on_gkernel(const struct lp_rep_row *rr, double at)
 	A.ngk = j;
 	A.gk = lp_xreallocarray(A.gk, A.ngk + 1, sizeof *A.gk);
 	A.gk[A.ngk].t = at;
-	A.gk[A.ngk].corr = (int64_t)corr;
+	A.gk[A.ngk].corr = corr;
 	A.gk[A.ngk].inst = lp_map_get(A.gnode, rr->v[2], -2);
 	A.ngk++;
 }

@@ -86,7 +86,7 @@ corr_of(const struct lp_rep_row *rr, size_t a, size_t b)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0, "no column "
 		    "\"CorrID\" or \"CorrId\": the correlation ID is what "
 		    "ties a launch call to its kernel");
-	return (uint64_t)lp_rep_count(rr, i);
+	return (uint64_t)lp_rep_id(rr, i);
 }
 
 static struct cstat *
