@@ -160,4 +160,39 @@ test_expect_success 'lp-hostside: a CorrID not in digits is refused at its line 
 	test_cmp expect err
 '
 
+# A time column a tool does not read itself was passed over when it held
+# text: lp-steps reads Start and Duration, and took a push/pop row whose
+# End is "n/a" (the agreement End - Start = Duration skipped a cell that
+# is not a number).  Every reader of nsys reports (tools/lib/rep.c, and
+# the kernel summaries of ksum.c) now refuses it, at its line and column.
+test_expect_success 'lp-steps, lp-ranks: End "n/a" or negative in the push/pop trace is refused' '
+	csvset 3 "End (ns)" n/a <"$V2/torch_nvtx_pushpop_trace.csv" >pp.csv &&
+	test_expect_code 1 lp-steps -c "$TRASH/cfg.yaml" pp.csv >out 2>err &&
+	test_must_be_empty out &&
+	echo "lp-steps: pp.csv:3:2: End (ns): not a number: \"n/a\"" >expect &&
+	test_cmp expect err &&
+	test_expect_code 1 lp-ranks -c "$TRASH/cfg.yaml" -o "$ROOT/conf/operators.yaml" pp.csv >out 2>err &&
+	test_must_be_empty out &&
+	sed s/^lp-steps/lp-ranks/ expect >expect.r && test_cmp expect.r err &&
+	csvset 3 "End (ns)" -5 <"$V2/torch_nvtx_pushpop_trace.csv" >neg.csv &&
+	test_expect_code 1 lp-steps -c "$TRASH/cfg.yaml" neg.csv >out 2>err &&
+	echo "lp-steps: neg.csv:3:2: End (ns): negative: \"-5\"" >expect &&
+	test_cmp expect err &&
+	lp-steps -c "$TRASH/cfg.yaml" "$V2/torch_nvtx_pushpop_trace.csv" >steps.tsv
+'
+
+test_expect_success 'lp-stages, lp-topn: text in a summary time column they do not read is refused' '
+	csvset 2 "Avg (ns)" n/a <"$V2/torch_nvtx_kern_sum.csv" >nk.csv &&
+	test_expect_code 1 lp-stages -c "$TRASH/cfg.yaml" -k nk.csv "$V2/torch_nvtx_sum.csv" >out 2>err &&
+	test_must_be_empty out &&
+	echo "lp-stages: nk.csv:2:8: Avg (ns): not a number: \"n/a\"" >expect &&
+	test_cmp expect err &&
+	csvset 2 "Avg (ns)" 12x <"$V2/torch_cuda_gpu_kern_sum.csv" >ks.csv &&
+	c=$(A "NR == 1 { n = csv(\$0, f); col(f, n, h); print h[\"Avg (ns)\"] }" ks.csv) &&
+	test_expect_code 1 lp-topn ks.csv >out 2>err &&
+	test_must_be_empty out &&
+	echo "lp-topn: ks.csv:2:$c: Avg (ns): not a number: \"12x\"" >expect &&
+	test_cmp expect err
+'
+
 test_done

@@ -52,6 +52,7 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 {
 	const char *what = "an nsys kernel summary (cuda_gpu_kern_sum, "
 	    "gpukernsum or nvtx_kern_sum)";
+	int reads[4];	/* the columns read here, checked by num() */
 
 	lp_csv_hdr_init(&r->hdr, rec, r->file);
 	r->have_hdr = 1;
@@ -83,7 +84,12 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 	r->c_std = lp_csv_col_prefix(&r->hdr, "StdDev");
 	r->c_min = lp_csv_col_prefix(&r->hdr, "Min (");
 	r->c_max = lp_csv_col_prefix(&r->hdr, "Max (");
+	reads[0] = r->c_total;
+	reads[1] = r->c_calls;
+	reads[2] = r->c_min;
+	reads[3] = r->c_max;
 	lp_agree_init(&r->agree, &r->hdr);
+	lp_agree_reads(&r->agree, reads, 4);
 	if (r->range && !r->ks->per_range)
 		lp_die(LP_EXIT_USAGE, "%s: a range (-r) needs nvtx_kern_sum "
 		    "input; this is cuda_gpu_kern_sum", r->file);

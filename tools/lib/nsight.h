@@ -89,14 +89,20 @@ int64_t lp_rep_id(const struct lp_rep_row *r, size_t i);
 /* Columns of an nsys report's row that must agree (End - Start = Duration,
  * no Total Time without Instances, Avg x Instances = Total Time, Min <= Avg
  * <= Max), found by name; lp_agree_row dies naming the row that breaks
- * them.  lp_rep_read checks every row; the kernel summaries (ksum.c) too. */
+ * them.  lp_rep_read checks every row; the kernel summaries (ksum.c) too.
+ * Of these columns, those the tool does not read itself (lp_agree_reads
+ * names the others) must hold a value a run can have: End "n/a" beside
+ * the Start and Duration a tool reads is refused, not passed over. */
 enum { LP_AGREE_INST = 4, LP_AGREE_N = 8 };
 struct lp_agree {
 	const struct lp_csv_hdr *hdr;
 	int col[LP_AGREE_N];
 	double f[LP_AGREE_N];
+	int read[LP_AGREE_N];	/* the tool reads and checks it itself */
 };
 void lp_agree_init(struct lp_agree *a, const struct lp_csv_hdr *h);
+/* The header columns the tool reads (n of them, -1 for none). */
+void lp_agree_reads(struct lp_agree *a, const int *cols, size_t n);
 void lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec);
 
 /* ksum.c: nsys kernel summaries (cuda_gpu_kern_sum, gpukernsum,

@@ -80,6 +80,7 @@ header(struct lp_rep_in *r, const struct lp_csv_rec *rec)
 			    "\"%s\" (not %s)", want, r->what);
 	}
 	lp_agree_init(&r->agree, &r->hdr);
+	lp_agree_reads(&r->agree, r->idx, r->n);
 	r->have = 1;
 }
 
@@ -105,6 +106,7 @@ lp_agree_init(struct lp_agree *a, const struct lp_csv_hdr *h)
 	for (i = 0; i < LP_AGREE_N; i++) {
 		a->col[i] = -1;
 		a->f[i] = 1;
+		a->read[i] = 0;
 		for (j = 0; j < h->n && a->col[i] < 0; j++)
 			if (match(h->names[j], agree_names[i], &f)) {
 				a->col[i] = (int)j;
@@ -119,6 +121,35 @@ lp_agree_init(struct lp_agree *a, const struct lp_csv_hdr *h)
 		a->col[LP_AGREE_INST] = lp_csv_col(h, "Num Calls");
 	if (a->col[LP_AGREE_INST] < 0)
 		a->col[LP_AGREE_INST] = lp_csv_col(h, "Count");
+}
+
+void
+lp_agree_reads(struct lp_agree *a, const int *cols, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < LP_AGREE_N; i++)
+		for (j = 0; j < n; j++)
+			if (cols[j] >= 0 && cols[j] == a->col[i])
+				a->read[i] = 1;
+}
+
+/* A column the tool does not read (End, where it reads Start and
+ * Duration) holds a value a run can have, or the row is refused here:
+ * text there was passed over, and the row taken as whole. */
+static void
+check_unread(const struct lp_agree *a, const struct lp_csv_rec *rec, int i)
+{
+	const char *s = lp_csv_field(rec, a->col[i]), *why;
+	double v;
+
+	if (!lp_num_get(s, &v))
+		lp_die_at(LP_EXIT_DATA, a->hdr->file, rec->line, a->col[i] + 1,
+		    "%s: not a number: \"%s\"", a->hdr->names[a->col[i]], s);
+	if ((why = lp_num_bad(i == LP_AGREE_INST ? LP_DIM_COUNT : LP_DIM_TIME,
+	    v * a->f[i], i == LP_AGREE_INST)))
+		lp_die_at(LP_EXIT_DATA, a->hdr->file, rec->line, a->col[i] + 1,
+		    "%s: %s: \"%s\"", a->hdr->names[a->col[i]], why, s);
 }
 
 /* the value of column i in the row, in ns; 0 if none, or not a value a
@@ -157,6 +188,9 @@ lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec)
 	int h[LP_AGREE_N], i;
 	char what[256];
 
+	for (i = 0; i < LP_AGREE_N; i++)
+		if (a->col[i] >= 0 && !a->read[i])
+			check_unread(a, rec, i);
 	for (i = 0; i < LP_AGREE_N; i++)
 		h[i] = agree_get(a, rec, i, &v[i]);
 	if (h[S] && h[E] && h[D]) {
