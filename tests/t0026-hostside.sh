@@ -110,6 +110,64 @@ test_expect_success 'the copies to the host are named: calls and Device-to-Host 
 	test_cmp expect got
 '
 
+# blocked_awk RANGE PUSHPOP API GPU: blocked_ns recomputed by tests/graphs.awk
+blocked_awk() {
+	awk -v range="$1" -v lat=/dev/null -f "$ROOT/tests/csv.awk" -f "$ROOT/tests/graphs.awk" "$2" "$3" "$4" |
+		cut -f4
+}
+# blocked_ns recomputed by tests/graphs.awk (its fourth column): GPT-2
+# and Llama read each step's token to the host (cudaMemcpyAsync
+# Device-to-Host, then cudaStreamSynchronize) after the step's kernels
+# ended; the copies counted their wait for their own start on the GPU,
+# with the GPU idle, as blocked (GPT-2 decode_all 397,867 ns, Llama
+# 217,411; now 3,190 and 8,873: the syncs' wait for the copies).
+test_expect_success 'blocked on the GPU: GPT-2 and Llama, decode and prefill, recomputed by awk' '
+	for p in gpt2 llama; do
+		lp-hostside -c "$TRASH/cfg.yaml" -a "$HS/${p}_cuda_api_trace.csv" -g "$HS/${p}_cuda_gpu_trace.csv" \
+			"$HS/${p}_nvtx_pushpop_trace.csv" >h.tsv &&
+		for st in decode_all decode_step prefill; do
+			blocked_awk ":LLM@$st" "$HS/${p}_nvtx_pushpop_trace.csv" \
+				"$HS/${p}_cuda_api_trace.csv" "$HS/${p}_cuda_gpu_trace.csv" >expect &&
+			table h.tsv stage blocked_ns | awk -F"\t" -v s=$st "\$1 == s { print \$2 }" >got &&
+			test_cmp expect got || return 1
+		done
+	done &&
+	table h.tsv stage blocked_ns >got &&
+	grep -q "^decode_all	8873$" got && grep -q "^prefill	0$" got
+'
+
+# Hand-made: stands for a step that reads its result to the host (.item(),
+# .cpu()): a copy whose call starts after the GPU finished its kernels and
+# waits for its own operation (the prefill: 0, where lp counted 30 us), a
+# synchronous copy behind a running kernel (40 us of its 45), and a sync
+# after an asynchronous copy, which waits for the copy too (14.5 us).
+test_expect_success 'a copy to the host that waits on an idle GPU is not blocked; one behind a kernel is, until it ends' '
+	pp="Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree" &&
+	printf "%s\n" "$pp" "1000,100000,99000,0,99000,:LLM@prefill,100,100,0,0,1,,:1,:LLM@prefill" \
+		"200000,300000,100000,0,100000,:LLM@decode_step,100,100,0,0,2,,:2,:LLM@decode_step" >pp.csv &&
+	printf "%s\n" "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name" \
+		"2000,5000,cudaLaunchKernel,0,1,100,100,20,python3" \
+		"30000,40000,cudaMemcpyAsync,0,2,100,100,20,python3" \
+		"201000,4000,cudaLaunchKernel,0,3,100,100,20,python3" \
+		"210000,45000,cudaMemcpyAsync,0,4,100,100,20,python3" \
+		"260000,3000,cudaLaunchKernel,0,6,100,100,20,python3" \
+		"264000,2000,cudaMemcpyAsync,0,7,100,100,20,python3" \
+		"267000,15000,cudaStreamSynchronize,0,8,100,100,20,python3" >api.csv &&
+	g="Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name" &&
+	k=",1,1,1,128,1,1,32,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,,7,k" &&
+	c=",,,,,,,,,,0.000,1.000,Device,Pageable,NVIDIA H100 80GB HBM3 (0),1,,7,[CUDA memcpy Device-to-Host]" &&
+	printf "%s\n" "$g" "8000,12000,1$k" "60000,2000,2$c" "206000,44000,3$k" "251000,1000,4$c" \
+		"265000,15000,6$k" "280500,1000,7$c" >gpu.csv &&
+	lp-hostside -c "$TRASH/cfg.yaml" -a api.csv -g gpu.csv pp.csv >h.tsv &&
+	table h.tsv stage blocked_ns | grep "^prefill	\|^decode_step	" >got &&
+	printf "prefill\t0\ndecode_step\t54500\n" >expect &&
+	test_cmp expect got &&
+	for st in prefill decode_step; do
+		blocked_awk ":LLM@$st" pp.csv api.csv gpu.csv
+	done >awk.out &&
+	printf "0\n54500\n" >expect && test_cmp expect awk.out
+'
+
 test_expect_success 'lp-import: cuda_api_trace is a report lp reads (LP_IMP_cuda_api_trace)' '
 	lp-import "$HS"/llama_*.csv >imp.mk &&
 	test_grep -x "LP_IMP_cuda_api_trace := $HS/llama_cuda_api_trace.csv" imp.mk &&

@@ -12,8 +12,10 @@
  * (nsys --cuda-graph-trace=node); they are the stage's "from graphs", and
  * the graph launch's latency is to its first kernel.  Synchronisations and
  * copies that wait for the GPU's earlier work are "blocked on the GPU":
- * from the call's start to the end of the kernels of the thread's last
- * launch before it (to the copy's own start on the GPU for a copy).  A
+ * a synchronisation from its start to the end of the GPU work of the
+ * thread's last launch or copy before it; a copy to the end of the work
+ * before it on its stream (not past its own start on the GPU: the GPU
+ * idle, waiting for the copy itself, is not blocking).  A
  * stage without kernels says why (no_kernels_why): graphs traced whole, or
  * its kernels launched by another process than the one pushing its range.
  *
@@ -320,7 +322,7 @@ load_traces(struct st *t, const struct paths *p)
 	static const char *const api_cols[] = { "Start", "Duration", "Name",
 		"?CorrID", "Pid", "Tid", "?CorrId" };
 	static const char *const gpu_cols[] = { "Start", "Duration", "?CorrId",
-		"Name", "?CorrID", "?Strm" };
+		"Name", "?CorrID", "?Strm", "?Device" };
 	struct src api = { 0 }, gpu = { 0 };
 	size_t i;
 
@@ -337,7 +339,7 @@ load_traces(struct st *t, const struct paths *p)
 	api.last = gpu.last = -1;
 	if (p->gpath) {
 		gpu.p = lp_rep_open(p->gpath, "nsys stats --report cuda_gpu_trace",
-		    gpu_cols, 6);
+		    gpu_cols, 7);
 		t->track = 1;
 		advance(&gpu);
 	}
@@ -439,6 +441,9 @@ free_state(struct st *t)
 	lp_map_free(t->names);
 	lp_map_free(t->ppids);
 	lp_map_free(t->thrs);
+	lp_map_free(t->strms);
+	free(t->sbusy);
+	lp_sb_free(&t->skey);
 }
 
 int
@@ -474,6 +479,7 @@ main(int argc, char **argv)
 	t.names = lp_map_new();
 	t.ppids = lp_map_new();
 	t.thrs = lp_map_new();
+	t.strms = lp_map_new();
 	t.cap_graphs = -1;
 	cfg = lp_yaml_load_path(p.cpath);
 	load_stages(&t, cfg, p.cpath);

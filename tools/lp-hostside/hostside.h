@@ -65,20 +65,23 @@ enum { AGE = 1 << 16 };
 struct rec {
 	uint64_t corr;
 	double t, dur, kmin;	/* call start and duration; earliest kernel */
-	double kend;		/* the latest end of its kernels */
+	double kend;		/* the latest end of its kernels (a copy's:
+				 * its own end on the GPU) */
 	double seq;		/* launch, copy and sync calls before it */
 	double strm;		/* a graph launch's kernels' stream, or NAN */
 	int kind, name, graph, live;
 	long line;
 	size_t thr;		/* its thread (struct thr) */
-	size_t waits;		/* a launch: the first sync waiting for its
-				 * kernels' end; a sync: the next (slot + 1) */
+	size_t waits;		/* a launch or copy: the first sync waiting
+				 * for its GPU work's end; a sync: the next
+				 * (slot + 1) */
 };
 
-/* A thread's last launch of some stage: what a later sync waits for. */
+/* A thread's last launch or copy of some stage: what a later sync waits
+ * for. */
 struct thr {
-	size_t last;		/* the launch's slot + 1 while held, else 0 */
-	double kend;		/* its kernels' end once let go, NAN: none */
+	size_t last;		/* its slot + 1 while held, else 0 */
+	double kend;		/* its GPU work's end once let go, NAN: none */
 };
 
 struct st {
@@ -119,6 +122,10 @@ struct st {
 	int err_col, have_err;
 	double cap_graphs;	/* cudaGraphLaunch calls of the capture
 				 * (cuda_api_sum), -1: not known */
+	struct lp_map *strms;	/* "device\037stream" -> index in sbusy */
+	double *sbusy;		/* the latest end of the GPU work seen on
+				 * each stream so far */
+	struct lp_sb skey;	/* a stream's key, the row read */
 };
 
 /* The input files; NULL for a trace the run lacks. */

@@ -245,24 +245,18 @@ free_slot(struct st *t, size_t x)
 	t->freel[t->nfree++] = x;
 }
 
-/* How long a synchronisation or copy call waited for the GPU's earlier
- * work, within the call: a synchronisation until the kernels of the
- * thread's last launch before it ended (until); a copy or set until it
- * started on the GPU itself, when that was before the call returned (one
- * that returned first was asynchronous: it did not wait). */
+/* How long a synchronisation waited for the GPU's earlier work, within
+ * the call: until the GPU work of its thread's last launch or copy before
+ * it ended (until; NAN: none). */
 static double
 blocked_of(const struct rec *rc, double until)
 {
-	double end = rc->t + rc->dur;
-
-	if (rc->kind == K_MEMCPY)
-		until = !isnan(rc->kmin) && rc->kmin < end ? rc->kmin : NAN;
 	if (isnan(until) || until <= rc->t)
 		return 0;
-	return until < end ? until - rc->t : rc->dur;
+	return until < rc->t + rc->dur ? until - rc->t : rc->dur;
 }
 
-/* A sync or copy call done: its time blocked to its instances. */
+/* A sync done: its time blocked to its instances. */
 static void
 wait_done(struct st *t, size_t x, double until)
 {
@@ -276,16 +270,14 @@ wait_done(struct st *t, size_t x, double until)
 	free_slot(t, x);
 }
 
-/* A launch let go: no more kernels of it will be counted.  The syncs
- * waiting for it are done; its thread remembers its kernels' end. */
+/* A launch or copy let go: the syncs waiting for it are done; its thread
+ * remembers its GPU work's end. */
 static void
-launch_done(struct st *t, size_t x)
+release(struct st *t, size_t x)
 {
 	struct rec *rc = &t->r[x];
 	size_t w, next;
 
-	t->nlaunch++;
-	t->unmatched += isnan(rc->kmin);
 	for (w = rc->waits; w; w = next) {
 		next = t->r[w - 1].waits;
 		wait_done(t, w - 1, rc->kend);
@@ -297,6 +289,28 @@ launch_done(struct st *t, size_t x)
 	free_slot(t, x);
 }
 
+/* A launch let go: no more kernels of it will be counted. */
+static void
+launch_done(struct st *t, size_t x)
+{
+	t->nlaunch++;
+	t->unmatched += isnan(t->r[x].kmin);
+	release(t, x);
+}
+
+/* A copy or set let go, blocked (ns) on the GPU's earlier work. */
+static void
+copy_done(struct st *t, size_t x, double blocked)
+{
+	struct stage *g;
+	size_t i;
+	long in;
+
+	EACH_INST(t, x, i, g, in)
+		g->in[in].blocked += blocked;
+	release(t, x);
+}
+
 /* A held launch or copy let go, its GPU work over or never to come. */
 static void
 let_go(struct st *t, size_t x)
@@ -304,7 +318,7 @@ let_go(struct st *t, size_t x)
 	if (t->r[x].kind == K_LAUNCH)
 		launch_done(t, x);
 	else
-		wait_done(t, x, NAN);
+		copy_done(t, x, 0);
 }
 
 /* Calls held since more than AGE calls ago are let go (the queue holds
@@ -399,9 +413,9 @@ api_row(struct st *t, const struct lp_rep_row *rr)
 		age_out(t);
 	if (!held || !t->r[x].live)
 		return;
-	/* the thread's last launch: what a later sync waits for */
+	/* the thread's last launch or copy: what a later sync waits for */
 	th = t->r[x].thr;
-	if (kind == K_LAUNCH) {
+	if (kind == K_LAUNCH || kind == K_MEMCPY) {
 		t->th[th].last = x + 1;
 		t->th[th].kend = NAN;
 	} else if (kind == K_SYNC) {
@@ -438,31 +452,82 @@ graphs_done(struct st *t, double seq, double strm)
 	t->ngseen = j;
 }
 
+/* The latest end of the GPU work seen so far on the stream of a row of
+ * cuda_gpu_trace (device and Strm; without them, one stream), before the
+ * row; the row's own end taken in. */
+static double
+stream_busy(struct st *t, const struct lp_rep_row *rr, double start,
+    double dur)
+{
+	double before;
+	long i;
+
+	lp_sb_reset(&t->skey);
+	lp_sb_printf(&t->skey, "%s\037%s", rr->v[6], rr->v[5]);
+	if ((i = lp_map_get(t->strms, lp_sb_str(&t->skey), -1)) < 0) {
+		i = (long)lp_map_len(t->strms);
+		lp_map_put(t->strms, lp_sb_str(&t->skey), i);
+		t->sbusy = lp_xreallocarray(t->sbusy, (size_t)i + 1,
+		    sizeof *t->sbusy);
+		t->sbusy[i] = NAN;
+	}
+	before = t->sbusy[i];
+	if (isnan(before) || start + dur > before)
+		t->sbusy[i] = start + dur;
+	return before;
+}
+
+/* A copy's or set's operation on the GPU, from start to end; its stream
+ * was busy with earlier work until busy (NAN: no work seen).  The call
+ * waited for that work from its start until the work ended (or the copy
+ * started), if the copy started before the call returned: one that
+ * returned first was asynchronous and waited for nothing.  The time the
+ * GPU was idle, waiting for the copy itself (a pageable copy's staging,
+ * the call's own latency), is not blocked. */
+static void
+copy_row(struct st *t, const struct lp_rep_row *rr, size_t x, double start,
+    double end, double busy)
+{
+	struct rec *rc = &t->r[x];
+	double until = busy < start ? busy : start;
+	struct stage *g;
+	size_t i;
+	long in;
+	int row;
+
+	rc->kmin = start;
+	rc->kend = end;
+	if (strstr(rr->v[3], "Device-to-Host"))
+		EACH_INST(t, x, i, g, in)
+			for (row = 0; row < 2 - g->in[in].first; row++)
+				cstat(g, row, (size_t)rc->name)->d2h++;
+	if (start >= rc->t + rc->dur || isnan(busy) || until <= rc->t)
+		copy_done(t, x, 0);
+	else
+		copy_done(t, x, until - rc->t);
+}
+
 void
 gpu_row(struct st *t, const struct lp_rep_row *rr, double start)
 {
 	const char *name = rr->v[3];
 	struct rec *rc;
 	struct stage *g;
-	double dur, strm;
+	double dur = lp_rep_time(rr, 1), strm, busy;
 	size_t x, i;
 	long in;
-	int row;
 
+	busy = stream_busy(t, rr, start, dur);
 	if (!(x = lookup(t, corr_of(rr, 2, 4))))
 		return;
 	x--;
 	rc = &t->r[x];
-	dur = lp_rep_time(rr, 1);
 	if (!strncmp(name, "[CUDA ", 6)) {	/* a copy or set */
-		if (rc->kind != K_MEMCPY)
-			return;
-		rc->kmin = start;
-		if (strstr(name, "Device-to-Host"))
-			EACH_INST(t, x, i, g, in)
-				for (row = 0; row < 2 - g->in[in].first; row++)
-					cstat(g, row, (size_t)rc->name)->d2h++;
-		wait_done(t, x, NAN);
+		if (rc->kind == K_MEMCPY)
+			copy_row(t, rr, x, start, start + dur, busy);
+		else if (rc->kind == K_LAUNCH && (isnan(rc->kend) ||
+		    start + dur > rc->kend))
+			rc->kend = start + dur;	/* a graph's copy node */
 		return;
 	}
 	if (rc->kind != K_LAUNCH) {
