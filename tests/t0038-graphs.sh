@@ -54,6 +54,98 @@ test_expect_success 'graphed decode: its kernel time is its graph replays'"'"' G
 	test "$(cut -f2 expect)" -gt 0
 '
 
+# The idle split (issue 37): each stretch of the step with no kernel on the
+# GPU goes to what the host thread was doing then, recomputed by
+# tests/idle.awk; the waterfall splits the step's idle time in those
+# shares.  lp split it by the host's time per kind of call instead: g1's
+# decode idle 0.174 ms "synchronisation and copies" and 0.194 ms "launch
+# calls and framework work", where 81 % of it is inside cudaGraphLaunch.
+idle_awk() {	# RANGE STEADY PREFIX
+	awk -v range="$1" -v steady="$2" -f "$ROOT/tests/csv.awk" -f "$ROOT/tests/idle.awk" \
+		"$G/$3_nvtx_pushpop_trace.csv" "$G/$3_cuda_gpu_trace.csv" "$G/$3_cuda_api_trace.csv"
+}
+IDLE="idle_ns idle_launch_ns idle_sync_ns idle_memcpy_ns idle_load_ns idle_other_ns idle_host_ns"
+# wf_idle WATERFALL HOSTSIDE ROW COLUMN: the waterfall's four idle parts of
+# a stage as the step less its kernel time, in the shares of hostside.tsv
+wf_idle() {
+	step=$(cell "$1" "Measured step" "$4") &&
+	table "$2" stage kernel_per_inst_ns $IDLE | awk -F"\t" -v s="$step" -v r="$3" "\$1 == r {
+		i = s - \$2; if (i < 0) i = 0
+		printf \"%.1f\n%.1f\n%.1f\n%.1f\n\", i * \$4 / \$3, i * (\$5 + \$6) / \$3, i * \$7 / \$3, i * (\$8 + \$9) / \$3 }"
+}
+cell() {	# FILE PART COLUMN: a waterfall.tsv cell
+	awk -F"\t" -v p="$2" -v c="$3" '/^#/ { next } !h { for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next }
+		$1 == p { print $ix[c] }' "$1"
+}
+PARTS=("GPU idle: launch calls" "GPU idle: synchronisation and copies" "GPU idle: module loading"
+	"GPU idle: the host's own work (and other CUDA calls)")
+
+test_expect_success 'graphed decode: the GPU idle split by what the host did then (awk); the waterfall in its shares' '
+	for row in "decode_step:steady :LLM@decode_step 1" "decode_all :LLM@decode_all 0" "prefill :LLM@prefill 0"; do
+		set -- $row &&
+		idle_awk $2 $3 g1 >expect &&
+		table "$S2/g1/hostside.tsv" stage $IDLE | awk -F"\t" -v s=$1 "\$1 == s" | cut -f2- >got &&
+		test_cmp expect got || return 1
+	done &&
+	# 81 % of the steady decode idle time is inside the graph launch calls
+	table "$S2/g1/hostside.tsv" stage idle_ns idle_launch_ns | grep "^decode_step:steady	" >pct &&
+	awk -F"\t" "{ exit !(\$3 / \$2 > 0.8) }" pct &&
+	W=$S2/g1/waterfall.tsv H=$S2/g1/hostside.tsv &&
+	wf_idle "$W" "$H" decode_step:steady decode_step_ns >expect &&
+	for p in "${PARTS[@]}"; do cell "$W" "$p" decode_step_ns; done >got &&
+	test_cmp expect got &&
+	wf_idle "$W" "$H" prefill prefill_ns >expect &&
+	for p in "${PARTS[@]}"; do cell "$W" "$p" prefill_ns; done >got &&
+	test_cmp expect got &&
+	printf "299079.6\n43493.1\n0.0\n24555.2\n" >expect &&
+	for p in "${PARTS[@]}"; do cell "$W" "$p" decode_step_ns; done >got &&
+	test_cmp expect got
+'
+
+# Hand-made: stands for a graphed decode step (the g1 capture's shape, in
+# round numbers): cudaGraphLaunch from 10 to 310 us of a 1 ms step, the
+# graph's two kernels at 300-600 and 605-905 us, the token copied to the
+# host asynchronously (on the GPU at 906 us) and waited for by a
+# cudaStreamSynchronize from 335 to 910 us.  The GPU idles 400 us a step:
+# 290 inside the graph launch call, 10 inside the sync (between the
+# kernels, after them), 100 outside the API.  lp said 166 us "launch calls
+# and framework work" and 234 us "synchronisation and copies" (the host's
+# time: 58.5 % in the sync).
+test_expect_success 'a graphed decode whose GPU idles inside the graph launch calls: its idle in "launch calls"' '
+	awk "BEGIN {
+		print \"Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree\" > \"pp.csv\"
+		print \"Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name\" > \"api.csv\"
+		print \"Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name\" > \"gpu.csv\"
+		k = \",1,1,1,128,1,1,32,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,,7,k\"
+		c = \",,,,,,,,,,0.000,1.000,Device,Pinned,NVIDIA H100 80GB HBM3 (0),1,,7,[CUDA memcpy Device-to-Host]\"
+		for (i = 0; i < 3; i++) {
+			S = 1000000 + i * 2000000; u = 1000; id = 10 * i
+			printf \"%d,%d,%d,0,%d,:LLM@decode_step,100,100,0,0,%d,,:%d,:LLM@decode_step\n\", S, S + 1000 * u, 1000 * u, 1000 * u, i + 1, i + 1 > \"pp.csv\"
+			printf \"%d,%d,cudaGraphLaunch_v10000,0,%d,100,100,20,python3\n\", S + 10 * u, 300 * u, id + 1 > \"api.csv\"
+			printf \"%d,%d,cudaMemcpyAsync,0,%d,100,100,20,python3\n\", S + 320 * u, 10 * u, id + 2 > \"api.csv\"
+			printf \"%d,%d,cudaStreamSynchronize,0,%d,100,100,20,python3\n\", S + 335 * u, 575 * u, id + 3 > \"api.csv\"
+			printf \"%d,%d,%d%s\n\", S + 300 * u, 300 * u, id + 1, k > \"gpu.csv\"
+			printf \"%d,%d,%d%s\n\", S + 605 * u, 300 * u, id + 1, k > \"gpu.csv\"
+			printf \"%d,%d,%d%s\n\", S + 906 * u, 2 * u, id + 2, c > \"gpu.csv\"
+		} }" &&
+	lp-hostside -c "$TRASH/cfg.yaml" -a api.csv -g gpu.csv pp.csv >h.tsv &&
+	table h.tsv stage $IDLE blocked_ns | grep "^decode_step:steady	" >got &&
+	printf "decode_step:steady\t800000\t580000\t20000\t0\t0\t0\t200000\t1146000\n" >expect &&
+	test_cmp expect got &&
+	awk -v range=:LLM@decode_step -v steady=1 -f "$ROOT/tests/csv.awk" -f "$ROOT/tests/idle.awk" pp.csv gpu.csv api.csv >expect &&
+	table h.tsv stage $IDLE | grep "^decode_step:steady	" | cut -f2- >got &&
+	test_cmp expect got &&
+	# the waterfall of that step: the model, GPU and floor of the g1 run
+	lp-steps -c "$TRASH/cfg.yaml" -i "$S2/g1/inputs.yaml" pp.csv >steps.tsv &&
+	{ echo "# tool: lp-stages"
+	  printf "stage\trange\tinstances\twall_total_ns\twall_mean_ns\tkernel_ns\n"
+	  printf "decode_step\t:LLM@decode_step\t3\t3000000\t1000000\t1800000\n"; } >stages.tsv &&
+	lp-waterfall -g "$S2/g1/gpu.tsv" -i "$S2/g1/inputs.yaml" -s stages.tsv -t steps.tsv -H h.tsv >w.tsv &&
+	for p in "${PARTS[@]}"; do cell w.tsv "$p" decode_step_ns; done >got &&
+	printf "290000.0\n10000.0\n0.0\n100000.0\n" >expect &&
+	test_cmp expect got
+'
+
 test_expect_success 'graphed decode: no CUDA-graph advice; what bounds it, named; the sync is not host work' '
 	table "$S2/g1/findings.tsv" rule finding next_step >f &&
 	test_grep "^graph-bound	decode_step runs 100% of its kernel time from CUDA graphs" f &&

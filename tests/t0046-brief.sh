@@ -91,17 +91,23 @@ test_expect_success 'demo capture: the waterfall adds up to the step, its floor 
 	test "$(cell "$r/waterfall.tsv" "Measured step" prefill_ns)" = "$pre.0"
 '
 
-test_expect_success 'Llama capture with the host side: the idle time split as the host spent the step' '
+# The idle time of the steady steps split by what the host thread was
+# doing while no kernel ran (tests/idle.awk, from the exports alone), in
+# place of the host's time per kind of call (issue 37).
+test_expect_success 'Llama capture with the host side: the idle time split by what the host did while the GPU idled' '
 	lpmake RUN=ll "IMPORT=$(echo "$HS"/llama_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null &&
 	r=$S2/ll &&
 	step=$(cell "$r/waterfall.tsv" "Measured step" decode_step_ns) &&
 	table "$r/steps.tsv" stage steady_ns | awk -F"\t" "\$1 == \"decode_step\" { print \$2 }" >expect &&
 	echo "$step" >got && test_cmp expect got &&
-	# each idle part: the idle time x the share of that kind of host time in the steady wall
-	table "$r/hostside.tsv" stage wall_ns api_launch_ns api_other_ns host_other_ns api_sync_ns api_memcpy_ns api_load_ns kernel_per_inst_ns |
-		awk -F"\t" -v s="$step" "\$1 == \"decode_step:steady\" { idle = s - \$9
-			printf \"%.1f\n%.1f\n%.1f\n\", idle * (\$3 + \$4 + \$5) / \$2, idle * (\$6 + \$7) / \$2, idle * \$8 / \$2 }" >expect &&
-	for p in "GPU idle: launch calls and framework work" "GPU idle: synchronisation and copies" "GPU idle: module loading"; do
+	# each idle part: the idle time x the share of the idle time in the traces in that part
+	awk -v range=:LLM@decode_step -v steady=1 -f "$ROOT/tests/csv.awk" -f "$ROOT/tests/idle.awk" \
+		"$HS/llama_nvtx_pushpop_trace.csv" "$HS/llama_cuda_gpu_trace.csv" "$HS/llama_cuda_api_trace.csv" >idle &&
+	table "$r/hostside.tsv" stage kernel_per_inst_ns | awk -F"\t" "\$1 == \"decode_step:steady\" { print \$2 }" >kern &&
+	awk -F"\t" -v s="$step" -v k="$(cat kern)" "{ i = s - k
+		printf \"%.1f\n%.1f\n%.1f\n%.1f\n\", i * \$2 / \$1, i * (\$3 + \$4) / \$1, i * \$5 / \$1, i * (\$6 + \$7) / \$1 }" idle >expect &&
+	for p in "GPU idle: launch calls" "GPU idle: synchronisation and copies" "GPU idle: module loading" \
+		"GPU idle: the host'"'"'s own work (and other CUDA calls)"; do
 		cell "$r/waterfall.tsv" "$p" decode_step_ns
 	done >got &&
 	test_cmp expect got &&

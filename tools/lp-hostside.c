@@ -15,7 +15,9 @@
  * a synchronisation from its start to the end of the GPU work of the
  * thread's last launch or copy before it; a copy to the end of the work
  * before it on its stream (not past its own start on the GPU: the GPU
- * idle, waiting for the copy itself, is not blocking).  A
+ * idle, waiting for the copy itself, is not blocking).  The GPU's idle
+ * time inside each instance (no kernel running) is split by what the
+ * thread was doing then (idle.c): the waterfall's idle parts.  A
  * stage without kernels says why (no_kernels_why): graphs traced whole, or
  * its kernels launched by another process than the one pushing its range.
  *
@@ -278,6 +280,7 @@ stop_tracking(struct st *t, struct src *gpu)
 	for (x = 0; x < t->nr; x++)
 		if (t->r[x].live)
 			free_slot(t, x);
+	idle_free(t);
 	t->track = 0;
 	t->nlaunch = t->unmatched = 0;
 	t->have_err = 0;
@@ -311,6 +314,31 @@ quantiles(struct st *t)
 	}
 }
 
+/* The API calls and the GPU operations in time order (at one time, calls
+ * first: a kernel starts after its launch call). */
+static void
+sweep(struct st *t, struct src *api, struct src *gpu)
+{
+	while (api->rr || gpu->rr) {
+		/* what the kernels read so far tell: up to the next one */
+		idle_upto(t, gpu->rr ? gpu->t : INFINITY);
+		if (api->rr && (!gpu->rr || api->t <= gpu->t)) {
+			api_row(t, api->rr);
+			/* several processes: the GPU trace has no process
+			 * column, so a correlation ID could name another
+			 * process's kernel */
+			if (t->track && t->pids >= 2)
+				stop_tracking(t, gpu);
+			advance(api);
+		} else {
+			if (!t->have_err)
+				gpu_row(t, gpu->rr, gpu->t);
+			advance(gpu);
+		}
+	}
+	idle_upto(t, INFINITY);
+}
+
 /* The two passes: the instances; the API calls inside them swept with
  * the GPU trace's kernels and copies, in time order (at one time, calls
  * first: a kernel starts after its launch call). */
@@ -334,6 +362,7 @@ load_traces(struct st *t, const struct paths *p)
 	}
 	if (!p->ppath || !p->apath)
 		return;
+	t->cinst = lp_xcalloc(t->ns + 1, sizeof *t->cinst);
 	api.p = lp_rep_open(p->apath, "nsys stats --report cuda_api_trace",
 	    api_cols, 7);
 	api.last = gpu.last = -1;
@@ -341,24 +370,11 @@ load_traces(struct st *t, const struct paths *p)
 		gpu.p = lp_rep_open(p->gpath, "nsys stats --report cuda_gpu_trace",
 		    gpu_cols, 7);
 		t->track = 1;
+		idle_init(t);
 		advance(&gpu);
 	}
 	advance(&api);
-	while (api.rr || gpu.rr) {
-		if (api.rr && (!gpu.rr || api.t <= gpu.t)) {
-			api_row(t, api.rr);
-			/* several processes: the GPU trace has no process
-			 * column, so a correlation ID could name another
-			 * process's kernel */
-			if (t->track && t->pids >= 2)
-				stop_tracking(t, &gpu);
-			advance(&api);
-		} else {
-			if (!t->have_err)
-				gpu_row(t, gpu.rr, gpu.t);
-			advance(&gpu);
-		}
-	}
+	sweep(t, &api, &gpu);
 	lp_rep_close(api.p);
 	lp_rep_close(gpu.p);
 	/* the ranges' processes made no CUDA call: the API trace of another
@@ -444,6 +460,8 @@ free_state(struct st *t)
 	lp_map_free(t->strms);
 	free(t->sbusy);
 	lp_sb_free(&t->skey);
+	idle_free(t);
+	free(t->cinst);
 }
 
 int

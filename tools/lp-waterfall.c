@@ -5,7 +5,8 @@
  * model config, over the GPU's DRAM bandwidth, or its model FLOPs over
  * the dtype's peak, whichever is larger), then the GEMM and attention
  * kernels' time above that floor, the other kernels by operator class,
- * and the GPU's idle time, split as the host spent the step (hostside.tsv).
+ * and the GPU's idle time, split by what the host was doing while the GPU
+ * idled (hostside.tsv).
  * The parts add up to the measured step by construction; each names the
  * table it comes from.
  */
@@ -62,10 +63,15 @@ struct opclass {
 };
 
 /* hostside.tsv's row for a stage ("decode_step:steady"), as sums over its
- * instances; NAN where the table has no number. */
+ * instances: the GPU's idle time and its parts by what the host thread
+ * was doing then (inside a launch call, a synchronisation or copy, module
+ * loading, another call, outside the API); NAN where the table has no
+ * number. */
 struct host {
-	double wall, kern, launch, sync, copy, load, other, outside;
-	int have;		/* the API columns are numbers */
+	double kern, idle, launch, sync, copy, load, other, outside;
+	int api;		/* the API columns are numbers */
+	int split;		/* so are the idle columns */
+	const char *why;	/* why the idle is not split */
 };
 
 static double
@@ -82,9 +88,11 @@ host_get(const char *path, const char *key, struct host *h)
 {
 	struct lp_tsv t;
 	FILE *fp;
+	int c;
 
 	memset(h, 0, sizeof *h);
 	h->kern = NAN;
+	h->why = "the run has no cuda_api_trace";
 	if (!path)
 		return;
 	fp = lp_tab_open(&t, path, "lp-hostside");
@@ -93,18 +101,28 @@ host_get(const char *path, const char *key, struct host *h)
 	while (lp_tab_next(&t)) {
 		if (strcmp(lp_tsv_get(&t, lp_csv_col(&t.hdr, "stage")), key))
 			continue;
-		h->wall = num(&t, "wall_ns");
 		h->kern = num(&t, "kernel_per_inst_ns");
-		h->launch = num(&t, "api_launch_ns");
-		h->sync = num(&t, "api_sync_ns");
-		h->copy = num(&t, "api_memcpy_ns");
-		h->load = num(&t, "api_load_ns");
-		h->other = num(&t, "api_other_ns");
-		h->outside = num(&t, "host_other_ns");
-		h->have = isfinite(h->wall) && h->wall > 0 &&
+		h->api = isfinite(num(&t, "api_ns"));
+		h->idle = num(&t, "idle_ns");
+		h->launch = num(&t, "idle_launch_ns");
+		h->sync = num(&t, "idle_sync_ns");
+		h->copy = num(&t, "idle_memcpy_ns");
+		h->load = num(&t, "idle_load_ns");
+		h->other = num(&t, "idle_other_ns");
+		h->outside = num(&t, "idle_host_ns");
+		h->split = isfinite(h->idle) && h->idle > 0 &&
 		    isfinite(h->launch) && isfinite(h->sync) &&
 		    isfinite(h->copy) && isfinite(h->load) &&
 		    isfinite(h->other) && isfinite(h->outside);
+		c = lp_csv_col(&t.hdr, "idle_ns");
+		if (h->split || !h->api)
+			;
+		else if (c < 0)
+			h->why = "hostside.tsv has no idle_ns";
+		else if (strstr(lp_tsv_get(&t, c), "not known"))
+			h->why = "the kernels' times are not known, see hostside.tsv";
+		else
+			h->why = "the traces show no idle time";
 		break;
 	}
 	lp_tsv_close(&t);
@@ -223,6 +241,34 @@ emit(void)
 		free(why[st]);
 }
 
+/* The step's GPU idle time, split as the traces' idle time inside the
+ * stage's instances falls in what the host thread was doing: inside a
+ * launch call, a synchronisation or copy, module loading, or its own work
+ * (outside the API, or another call).  Where hostside.tsv has no split,
+ * one row says why. */
+static void
+idle_parts(int stage, double idle, const struct host *h)
+{
+	struct lp_sb b = { 0 };
+	double w = h->idle;
+
+	if (!h->split) {
+		lp_sb_printf(&b, "GPU idle (not split: %s)", h->why);
+		part(stage, lp_sb_str(&b), idle, h->api ? "hostside.tsv" :
+		    "stages.tsv");
+		lp_sb_free(&b);
+		return;
+	}
+	part(stage, "GPU idle: launch calls", idle * h->launch / w,
+	    "hostside.tsv");
+	part(stage, "GPU idle: synchronisation and copies", idle * (h->sync +
+	    h->copy) / w, "hostside.tsv");
+	part(stage, "GPU idle: module loading", idle * h->load / w,
+	    "hostside.tsv");
+	part(stage, "GPU idle: the host's own work (and other CUDA calls)",
+	    idle * (h->other + h->outside) / w, "hostside.tsv");
+}
+
 /* One stage's parts.  step: the step's time; kern: kernel time per step;
  * floor: the physical floor; by_class: split the kernels by operator. */
 static void
@@ -287,18 +333,7 @@ stage_parts(int stage, double step, const char *step_from,
 	}
 	if (idle < 0)
 		idle = 0;
-	if (h->have) {
-		double w = h->wall;
-
-		part(stage, "GPU idle: launch calls and framework work", idle *
-		    (h->launch + h->other + h->outside) / w, "hostside.tsv");
-		part(stage, "GPU idle: synchronisation and copies", idle *
-		    (h->sync + h->copy) / w, "hostside.tsv");
-		part(stage, "GPU idle: module loading", idle * h->load / w,
-		    "hostside.tsv");
-	} else
-		part(stage, "GPU idle (not split: the run has no cuda_api_trace)",
-		    idle, "stages.tsv");
+	idle_parts(stage, idle, h);
 }
 
 /* Each stage's parts: its step, kernel time per step and floor (the

@@ -84,6 +84,13 @@ static const struct lp_col cols[] = {
 	{ "graph_kernel_pct", "Kernel time from graphs", "pct" },
 	{ "graph_lat_p50_ns", "Graph launch to first kernel p50 (us)", "us" },
 	{ "blocked_ns", "Blocked on the GPU (ms)", "ms" },
+	{ "idle_ns", "GPU idle (ms)", "hide" },
+	{ "idle_launch_ns", "GPU idle in launch calls (ms)", "hide" },
+	{ "idle_sync_ns", "GPU idle in synchronisation (ms)", "hide" },
+	{ "idle_memcpy_ns", "GPU idle in copy and set (ms)", "hide" },
+	{ "idle_load_ns", "GPU idle in module loading (ms)", "hide" },
+	{ "idle_other_ns", "GPU idle in other API (ms)", "hide" },
+	{ "idle_host_ns", "GPU idle outside the API (ms)", "hide" },
 	{ "sync_calls", "Synchronisations and copies", "text" },
 	{ "load_calls", "Module loading calls", "text" },
 	{ "process", "Process", "text" },
@@ -129,6 +136,7 @@ emit_meta(const struct st *t, const struct paths *p)
 struct sums {
 	double wall, api[K_N], apisum, calls, inst, launches, kern;
 	double glaunches, gkern, gkernels, kernels, blocked;
+	double gidle, idle[K_N];
 };
 
 static void
@@ -155,6 +163,9 @@ sum_instances(struct sums *s, const struct stage *g, int row)
 		s->gkern += x->gkern_ns;
 		s->gkernels += x->gkernels;
 		s->blocked += x->blocked;
+		s->gidle += x->gidle;
+		for (j = 0; j < K_N; j++)
+			s->idle[j] += x->idle[j];
 	}
 	for (j = 0; j < K_N; j++)
 		s->apisum += s->api[j];
@@ -178,6 +189,29 @@ api_cells(struct lp_row *r, const struct sums *s)
 		lp_row_num(r, 100 * (s->wall - s->apisum) / s->wall, 2);
 	else
 		lp_row_na(r, "no wall time");
+}
+
+/* The GPU's idle time inside the row's instances (no kernel running), in
+ * all and by what the thread was doing: inside a call of each kind, or
+ * outside the API (the rest: calls do not nest on a thread). */
+static void
+idle_cells(struct lp_row *r, const struct sums *s, int known)
+{
+	double in = 0;
+	int k;
+
+	if (!known) {
+		lp_row_na(r, "the kernels' times are not known (see kernel_ns)");
+		for (k = 0; k <= K_N; k++)
+			lp_row_text(r, "n/a");
+		return;
+	}
+	lp_row_num(r, s->gidle, 0);
+	for (k = 0; k < K_N; k++) {
+		lp_row_num(r, s->idle[k], 0);
+		in += s->idle[k];
+	}
+	lp_row_num(r, s->gidle > in ? s->gidle - in : 0, 0);
 }
 
 /* The cells of the kernels, launches and launch latencies; n/a where the
@@ -244,6 +278,7 @@ kernel_cells(struct lp_row *r, const struct st *t, const struct stage *g,
 		lp_row_na(r, "the kernels' ends are not known (see kernel_ns)");
 	else
 		lp_row_num(r, s->blocked, 0);
+	idle_cells(r, s, known);
 }
 
 /* A row's cells after the range; stops at the first it cannot compute

@@ -28,6 +28,9 @@ struct inst {
 	double api[K_N];
 	double calls, launches, kern_ns, kernels;
 	double glaunches, gkern_ns, gkernels, blocked;
+	/* the GPU idle (no kernel running) inside it, and that time inside
+	 * its thread's calls by kind (idle.c); b0: busy time up to its start */
+	double gidle, idle[K_N], b0;
 };
 
 /* One call name's share of a row: calls, time, copies to the host. */
@@ -75,6 +78,28 @@ struct rec {
 	size_t waits;		/* a launch or copy: the first sync waiting
 				 * for its GPU work's end; a sync: the next
 				 * (slot + 1) */
+};
+
+/* The idle split (idle.c): the kernels merged into busy spans, the
+ * instances' bounds in time order, the calls not yet measured. */
+struct ibound {
+	double t;
+	size_t stage, inst;
+	int end;		/* the instance's end, else its start */
+};
+struct icall {
+	double end, dur, b0;	/* b0: busy time up to its start */
+	int kind;
+};
+struct idle {
+	int on;			/* a GPU trace of one process is read */
+	double bdone;		/* busy time of the spans closed */
+	double bs, be;		/* the open span, NAN before the first */
+	struct ibound *b;
+	size_t nb, ib;		/* bounds, the next one to measure */
+	struct icall *call;
+	long *cinst;		/* each call's instance in each stage, -1 */
+	size_t ncall, capcall;
 };
 
 /* A thread's last launch or copy of some stage: what a later sync waits
@@ -126,6 +151,8 @@ struct st {
 	double *sbusy;		/* the latest end of the GPU work seen on
 				 * each stream so far */
 	struct lp_sb skey;	/* a stream's key, the row read */
+	struct idle idle;	/* the idle split (idle.c) */
+	long *cinst;		/* the call read: its instance in each stage */
 };
 
 /* The input files; NULL for a trace the run lacks. */
@@ -148,6 +175,17 @@ void api_row(struct st *t, const struct lp_rep_row *rr);
 void gpu_row(struct st *t, const struct lp_rep_row *rr, double start);
 void all_done(struct st *t);
 void free_slot(struct st *t, size_t x);
+
+/* idle.c: the idle split set up once the instances are read; a kernel
+ * (start, end) of cuda_gpu_trace; a call of kind k inside the instances
+ * inst[stage] (-1: none); every bound and call end up to time x measured
+ * (x: the start of the next kernel not read, INFINITY after the last). */
+void idle_init(struct st *t);
+void idle_free(struct st *t);
+void idle_kernel(struct st *t, double start, double end);
+void idle_call(struct st *t, int k, double start, double dur,
+    const long *inst);
+void idle_upto(struct st *t, double x);
 
 /* emit.c: the table's meta lines and header, then its rows. */
 void emit_meta(const struct st *t, const struct paths *p);

@@ -369,6 +369,8 @@ api_row(struct st *t, const struct lp_rep_row *rr)
 		struct inst *in = find(g, pid, tid, start);
 		int row;
 
+		t->cinst[i] = in ? in - g->in : -1;
+
 		/* a process that pushed none of the stage's instances
 		 * launching while one is open: the stage's kernels may be
 		 * its (an engine core beside a front end that annotates) */
@@ -409,6 +411,8 @@ api_row(struct st *t, const struct lp_rep_row *rr)
 		}
 		t->inst[x * t->ns + i] = in - g->in;
 	}
+	if (id >= 0)		/* inside an instance: the idle split */
+		idle_call(t, kind, start, dur, t->cinst);
 	if (t->track)
 		age_out(t);
 	if (!held || !t->r[x].live)
@@ -518,6 +522,8 @@ gpu_row(struct st *t, const struct lp_rep_row *rr, double start)
 	long in;
 
 	busy = stream_busy(t, rr, start, dur);
+	if (strncmp(name, "[CUDA ", 6))
+		idle_kernel(t, start, start + dur);
 	if (!(x = lookup(t, corr_of(rr, 2, 4))))
 		return;
 	x--;
