@@ -65,6 +65,33 @@ tiled(const char *op)
 	    !strncmp(op, "Attention", 9));
 }
 
+/* Rule alignment: a kernel built for unaligned operands.  cuDNN's
+ * convolutions are built for an alignment too: of the channels, not of
+ * a GEMM's leading dimension. */
+static struct f *
+alignment(const char *path, const struct shape *p, double save)
+{
+	if (p->op && !strncmp(p->op, "Convolution", 11))
+		return add("alignment", save, path, "Pad the channels (input "
+		    "and output) to a multiple of 8 so cuDNN picks its aligned "
+		    "kernels.", "%s%s is a convolution for unaligned operands "
+		    "at %.3g%% of its %s roof.", code(p->name), p->sh, p->frac,
+		    p->roof);
+	return add("alignment", save, path,
+	    strstr(p->why, "vocab") ? "Pad the vocabulary to a "
+	    "multiple of 64 (model.resize_token_embeddings(n, "
+	    "pad_to_multiple_of=64)) so cuBLAS picks its aligned "
+	    "kernels, and in prefill compute the logits of the "
+	    "last token only." : "Pad the GEMM's odd dimension "
+	    "(a leading dimension that is not a multiple of 8 "
+	    "elements) to a multiple of 64 so cuBLAS picks its "
+	    "aligned kernels.",
+	    "%s%s is a GEMM for unaligned operands at %.3g%% of "
+	    "its %s roof%s.", code(p->name), p->sh, p->frac,
+	    p->roof, strstr(p->why, "vocab") ? ": the vocabulary is "
+	    "not a multiple of 8" : "");
+}
+
 /* Rules memory-bound, compute-bound, alignment, under-filled, below-roof:
  * which one the shape's class says. */
 static struct f *
@@ -88,19 +115,7 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 		    "%s%s reaches %.3g%% of the %s roof.", code(p->name),
 		    p->sh, p->frac, p->prec);
 	if (!strcmp(p->cls, "alignment-limited"))
-		return add("alignment", save, path,
-		    strstr(p->why, "vocab") ? "Pad the vocabulary to a "
-		    "multiple of 64 (model.resize_token_embeddings(n, "
-		    "pad_to_multiple_of=64)) so cuBLAS picks its aligned "
-		    "kernels, and in prefill compute the logits of the "
-		    "last token only." : "Pad the GEMM's odd dimension "
-		    "(a leading dimension that is not a multiple of 8 "
-		    "elements) to a multiple of 64 so cuBLAS picks its "
-		    "aligned kernels.",
-		    "%s%s is a GEMM for unaligned operands at %.3g%% of "
-		    "its %s roof%s.", code(p->name), p->sh, p->frac,
-		    p->roof, strstr(p->why, "vocab") ? ": the vocabulary is "
-		    "not a multiple of 8" : "");
+		return alignment(path, p, save);
 	if (!strncmp(p->cls, "latency", 7))
 		return add("under-filled", save, path,
 		    strcmp(p->roof, "memory") ? (tiled(p->op) ? "Compute units "

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Report lines that misled (issue 37, "misleading lines"), each failing on
+# the code before its fix: a cuDNN convolution classed GEMM, lp-waterfall(1)
+# naming columns waterfall.tsv lacks, names read as Markdown in the brief,
+# a cold first call advised CUDA graphs, a capped saving whose evidence
+# gave another number, and savings per step from the mean instance beside
+# a steady step that is the median one.
+. "$(dirname "$0")/lib.sh"
+
+V2=$FIX/h200-torch-v2
+HS=$FIX/h100-hostside
+
+# 1. cuDNN's convolution kernels as the profilers name them: CUTLASS and
+# xmma in cuDNN's namespaces, the fprop / dgrad / wgrad passes, the
+# scudnn and s16816cudnn families.  None of the repository's captures runs
+# a convolution: the names stand for the held-out run's cuDNN fprop
+# convolution, which read "cutlass", a GEMM (and volta_scudnn_..._relu_...
+# an activation).  Every other kernel of the captures keeps its class.
+cat >"$TRASH/conv" <<\EOF
+void cutlass__5x_cudnn::Kernel<cutlass_tensorop_f16_s16816fprop_optimized_f16_128x128_64x3_nhwc_align8>(T1::Params)
+void xmma_cudnn::gemm::kernel<xmma_cudnn::implicit_gemm::fprop::Kernel_traits<xmma_cudnn::Ampere_hmma_fp32_traits, xmma_cudnn::Cta_tile<xmma_cudnn::Ampere, 64, 64, 64, 2, 2, 1, 1>, 1>>(T1::Params)
+sm80_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_stage4_warpsize2x2x1_g1_tensor16x8x16_kernel
+sm80_xmma_dgrad_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize64x64x64_kernel
+ampere_scudnn_128x64_relu_interior_nn_v1
+ampere_fp16_s16816cudnn_fp16_256x128_ldg8_relu_f2f_exp_small_nhwc_tn_v1
+volta_scudnn_128x64_relu_small_nn_v1
+turing_fp16_s1688cudnn_fp16_256x128_ldg8_relu_f2f_exp_interior_nhwc_tn_v1
+void implicit_convolve_sgemm<float, float, (int)1024, (int)5, (int)5, (int)3, (int)3, (int)3, (int)1, (bool)0, (bool)0, (bool)1>(int, int, int, const T1 *, int, T2 *, const T1 *, kernel_conv_params, unsigned long long, int, float, float, int, const T2 *, const T2 *, bool, int, int)
+EOF
+# kernels NAMEFILE: a kernel table of lp-kernjoin's columns, one row a name
+kernels() {
+	awk 'BEGIN { print "# tool: lp-kernjoin"; print "rank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct" }
+		{ printf "%d\t%s\t%d\t1\t%d\t1\t1\n", NR, $0, 1000 * NR, 1000 * NR }' "$1"
+}
+
+test_expect_success 'cuDNN convolutions are convolutions, the captures'"'"' kernels keep their class' '
+	kernels "$TRASH/conv" >k.tsv &&
+	lp-topk -n 100 -o "$ROOT/conf/operators.yaml" k.tsv >tk.tsv &&
+	table tk.tsv operator | sort | uniq -c | sed "s/^ *//" >got &&
+	echo "9 Convolution" >expect &&
+	test_cmp expect got &&
+	cat "$FIX"/*/*_cuda_gpu_kern_sum.csv | A "FNR > 1 && \$0 !~ /^Time/ { n = csv(\$0, f); print f[n] }" |
+		sort -u >all &&
+	test $(wc -l <all) -ge 60 && kernels all >ka.tsv &&
+	lp-topk -n 1000 -o "$ROOT/conf/operators.yaml" ka.tsv >tka.tsv &&
+	table tka.tsv kernel operator | sort >cls &&
+	! grep "	Convolution$" cls &&
+	grep "^cudnn_generated_fort_native_sdpa_.*_fprop_.*	Attention$" cls &&
+	grep "^nvjet_sm90_.*	GEMM / GEMV$" cls
+'
+
+# A cuDNN convolution built for channels aligned to 4 elements (CUTLASS's
+# nhwc_align4, lp-roofline's alignment-limited class): the finding said
+# "a GEMM for unaligned operands" and asked to pad the GEMM's dimension.
+test_expect_success 'an alignment-limited convolution is said to be one, its channels padded' '
+	K="void cutlass__5x_cudnn::Kernel<cutlass_tensorop_f16_s16816fprop_optimized_f16_64x64_32x6_nhwc_align4>(T1::Params)" &&
+	printf "# tool: lp-kernjoin\n# range: :LLM@prefill\nrank\tkernel\ttotal_ns\tcalls\tavg_ns\tpct\tcum_pct\n1\t%s\t4000000\t100\t40000\t100\t100\n" "$K" >k.tsv &&
+	lp-topk -o "$ROOT/conf/operators.yaml" k.tsv >tk.tsv &&
+	printf "# tool: lp-roofline\nkernel\tname\tclass\troof\tprecision\twhy\tgrid\troof_pct\tdram_pct\tai\n%s\tconv\talignment-limited\tcompute\ttensor fp16\t1.50 waves, but a kernel for operands aligned to 4 elements (align4), slower than the 8-element kernels\t(96, 1, 1)\t20\t10\t200\n" "$K" >rf.tsv &&
+	lp-findings rf.tsv tk.tsv >f.tsv &&
+	table f.tsv rule finding next_step | grep "^alignment	" >got &&
+	test_grep "	.conv. is a convolution for unaligned operands at 20% of its compute roof\.	Pad the channels" got &&
+	! grep GEMM got
+'
+
+test_done
