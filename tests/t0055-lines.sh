@@ -63,4 +63,19 @@ test_expect_success 'an alignment-limited convolution is said to be one, its cha
 	! grep GEMM got
 '
 
+# 2. lp-waterfall(1) named the columns stage, part, ns, share_pct and
+# from; waterfall.tsv has a pair of columns for each stage.  The page's
+# columns (its bold words from "Columns" to "The parts after") are the
+# table's header, in its order.
+test_expect_success 'setup: the demo run' '
+	lpmake RUN=b "IMPORT=$(echo "$V2"/torch_*.csv)" MODEL=torch-decoder stakeholder_summary.md >/dev/null
+'
+
+test_expect_success 'lp-waterfall(1) names the columns of waterfall.tsv' '
+	sed -n "/^Columns/,/^The parts after/s/^\.BR* \([a-z_]*\).*/\1/p" "$ROOT/tools/lp-waterfall.1" >got &&
+	grep -v "^#" "$S2/b/waterfall.tsv" | sed -n 1p | tr "\t" "\n" >expect &&
+	test $(wc -l <expect) = 6 &&
+	test_cmp expect got
+'
+
 test_done
