@@ -78,4 +78,71 @@ test_expect_success 'lp-waterfall(1) names the columns of waterfall.tsv' '
 	test_cmp expect got
 '
 
+# 3. Names are data in the brief (issue 37: a model named "# Heading" made
+# a heading).  The identity line starts with the model's name, so what
+# opens a block at a line's start ("#", "-", "1.") is text there; a
+# name's backticks open no code span of lp's sentences (the whole name is
+# one); and a stage, whose name starts the reports' sentences and heads
+# their rows, is a word.  The rendered brief and details hold the same
+# elements, each as many, as the demo's (make demo's exports, models
+# renamed as a user may name them).
+# elements FILE: the HTML elements cmark-gfm (GitHub's parser, autolinks
+# on) makes of FILE, with their counts
+elements() {
+	cmark-gfm -e table -e autolink -e strikethrough "$1" | grep -o "<[a-z][a-z0-9]*" | sort | uniq -c
+}
+
+# A case that renders with cmark-gfm (.ci/run installs it): skipped
+# without it, and says so
+with_cmark() {
+	if command -v cmark-gfm >/dev/null; then
+		test_expect_success "$@"
+	else
+		test_count=$((test_count + 1))
+		echo "ok $test_count # skip cmark-gfm is not installed: $1"
+	fi
+}
+
+with_cmark 'a model named as Markdown: the same elements as the demo, the name as typed' '
+	for d in stakeholder_summary details; do elements "$S2/b/$d.md" >$d.want || return 1; done &&
+	i=0 &&
+	for n in "# Heading *x* <b>y</b> [a](b) www.x.com _u_ Llama (8B)" "- item" "1. first" "+ x" "2) z"; do
+		i=$((i + 1)) &&
+		lpmake RUN=n$i "IMPORT=$(echo "$V2"/torch_*.csv)" MODEL=torch-decoder "SET=model.name=\"$n\"" \
+			stakeholder_summary.md >/dev/null &&
+		for d in stakeholder_summary details; do
+			elements "$S2/n$i/$d.md" >got && test_cmp $d.want got || return 1
+		done || return 1
+	done &&
+	cmark-gfm "$S2/n1/stakeholder_summary.md" >n1.html &&
+	test_grep -F "<p># Heading *x* &lt;b&gt;y&lt;/b&gt; [a](b) www.x.com _u_ Llama (8B) on NVIDIA H200, decode_all," n1.html
+'
+
+# The same at the tools: inputs.yaml's name with backticks, through
+# lp-envtab, lp-brief and lp-summary as make runs them
+with_cmark 'a model name with backticks: one code span, the name whole' '
+	cp -R "$S2/b" r &&
+	sed "s/^\(  *name: \).*/\1\"\`x\` \`\`y\`\` # z\"/" "$S2/b/inputs.yaml" >r/inputs.yaml &&
+	test_grep "name: \"\`x\`" r/inputs.yaml &&
+	lp-envtab -c r/config.yaml -g r/gpu.tsv -i r/inputs.yaml r/env.json >r/environment.tsv &&
+	lp-brief -c r/config.yaml -e r/environment.tsv -s r/stages.tsv -t r/steps.tsv -b r/mbu.tsv \
+		-k r/top_kernels.tsv -I roofline.svg -L details.md >r/brief.tsv &&
+	lp-summary r/brief.tsv r/waterfall.tsv r/findings_top.tsv >brief.md &&
+	lp-summary r/environment.tsv >env.md &&
+	cmark-gfm brief.md | sed -n 2p >got &&
+	test_grep -F "<p><code>\`x\` \`\`y\`\` # z</code> on NVIDIA H200, decode_all," got &&
+	cmark-gfm -e table env.md >env.html &&
+	test_grep -F "><code>\`x\` \`\`y\`\` # z</code> (conf/model/torch-decoder.yaml)</td>" env.html
+'
+
+test_expect_success 'a stage whose name is not a word is refused, naming it and its file' '
+	printf "model:\n  name: m\nstages:\n  decode_all:\n    range: a\n  \"# \`x\`\":\n    range: LLM@prefill\n" >m.yaml &&
+	test_expect_code 1 lp-confmerge m.yaml >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-confmerge: m.yaml:7: stage \"# \`x\`\": a stage.s name is letters, digits, .\_., .-. and .\.." err &&
+	printf "stages:\n  decode_all:\n    range: a\n  prefill-2.b_c:\n    range: \"# \`x\`\"\n" >ok.yaml &&
+	lp-confmerge ok.yaml >out &&
+	test_grep "prefill-2.b_c:" out
+'
+
 test_done

@@ -141,6 +141,17 @@ cellv(struct lp_row *r, const char *v, const char *why)
 
 /* The values of environment.tsv's items, in one reading, each up to its
  * first " (" (the source it names); "n/a" for an item it lacks. */
+/* The last " (" of s, NULL if none. */
+static char *
+last_paren(char *s)
+{
+	char *p, *last = NULL;
+
+	for (p = s; (p = strstr(p, " (")); p++)
+		last = p;
+	return last;
+}
+
 static void
 env_items(const char *path, const char *const *items, char **v, size_t n)
 {
@@ -159,8 +170,10 @@ env_items(const char *path, const char *const *items, char **v, size_t n)
 				char *p;
 
 				v[k] = lp_xstrdup(lp_tsv_get(&t, cv));
-				if ((p = strstr(v[k], " (")) && strncmp(v[k],
-				    "n/a", 3))
+				/* the model's config file, after its name
+				 * (which may hold " (" itself) */
+				if (!strcmp(items[k], "Model") && strncmp(v[k],
+				    "n/a", 3) && (p = last_paren(v[k])))
 					*p = '\0';
 			}
 	for (k = 0; k < n; k++)
@@ -290,6 +303,7 @@ emit_meta(const struct opts *o, const struct in *in)
 		model = "No model config (MODEL=NAME)";
 	if (!strncmp(gpu, "n/a", 3))
 		gpu = "a GPU the exports do not name (SET=gpu.name=...)";
+	/* the names as environment.tsv writes them, sentences already */
 	lp_tab_meta(out, "identity", "%s on %s, %s, %s", model, gpu,
 	    stage, !strncmp(work, "imported", 8) ? "imported exports" :
 	    "profiled live");

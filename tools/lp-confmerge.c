@@ -108,6 +108,34 @@ merge_free(struct merge *m)
 	lp_sb_free(&m->note);
 }
 
+/* A stage's name heads rows of every table and starts the reports'
+ * sentences ("decode_all keeps the GPU busy ..."): letters, digits, '_',
+ * '-' and '.', so that it is read as the word it is, never as Markdown
+ * ("# x" a heading, "`x`" code) nor as another row's (":steady"). */
+static void
+check_names(struct merge *m, struct lp_ynode *y, const char *file)
+{
+	const struct lp_ynode *stages = lp_yaml_get(y, "stages");
+	size_t i;
+
+	for (i = 0; stages && stages->type == LP_Y_MAP && i < stages->n; i++) {
+		const char *k = stages->keys[i];
+		long line = stages->v[i]->line;
+
+		if (*k && strspn(k, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == strlen(k))
+			continue;
+		k = lp_xstrdup(k);	/* the message outlives the presets */
+		lp_yaml_free(y);
+		lp_yaml_free(m->root);
+		lp_die_at(LP_EXIT_DATA, file, line, 0, "stage \"%s\": a "
+		    "stage's name is letters, digits, '_', '-' and '.' (it "
+		    "names the tables' rows and starts the reports' "
+		    "sentences); its NVTX range may be anything (range: under "
+		    "it)", k);
+	}
+}
+
 /* Loads each preset, later ones merged over earlier ones. */
 static void
 load_presets(struct merge *m, char *const *files, size_t n)
@@ -128,6 +156,7 @@ load_presets(struct merge *m, char *const *files, size_t n)
 			    "empty preset (a cut or blank file?)" : "a preset "
 			    "must be a YAML mapping");
 		}
+		check_names(m, y, files[i]);
 		if (m->root)
 			lp_yaml_merge(m->root, y);
 		else

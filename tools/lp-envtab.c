@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "esc.h"
 #include "table.h"
 #include "nsight.h"
 #include "run.h"
@@ -35,9 +36,13 @@ item(struct lp_row *r, const char *what, const char *val, const char *src,
     const char *missing)
 {
 	lp_row_text(r, what);
-	if (val) {
-		lp_row_text(r, val);
+	if (val) {	/* every value is a name, a version or a path */
+		struct lp_sb b = { 0 };
+
+		lp_md_name(&b, val);
+		lp_row_text(r, lp_sb_str(&b));
 		lp_row_text(r, src);
+		lp_sb_free(&b);
 	} else {
 		lp_row_na(r, "%s", missing);
 		lp_row_text(r, "-");
@@ -199,11 +204,16 @@ emit_model(struct lp_row *r, const struct envtab *e)
 {
 	struct lp_sb v = { 0 };
 
-	if (jstr(e->inputs, "model.name")) {
-		lp_sb_printf(&v, "%s (%s)", jstr(e->inputs, "model.name"),
-		    jstr(e->inputs, "model.config") ? jstr(e->inputs,
-		    "model.config") : "?");
-		item(r, "Model", lp_sb_str(&v), "inputs.yaml", "");
+	if (jstr(e->inputs, "model.name")) {	/* the name, then its file */
+		lp_md_name(&v, jstr(e->inputs, "model.name"));
+		lp_sb_adds(&v, " (");
+		lp_md_name(&v, jstr(e->inputs, "model.config") ?
+		    jstr(e->inputs, "model.config") : "?");
+		lp_sb_adds(&v, ")");
+		lp_row_text(r, "Model");
+		lp_row_text(r, lp_sb_str(&v));
+		lp_row_text(r, "inputs.yaml");
+		lp_row_end(r, out);
 	} else
 		item(r, "Model", NULL, NULL, "no model config: pass MODEL=NAME "
 		    "(conf/model/NAME.yaml) for model identity, MFU and MBU");

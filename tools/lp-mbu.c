@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "esc.h"
 #include "table.h"
 #include "run.h"
 
@@ -50,14 +51,16 @@ static void
 emit_source(const struct lp_perf *p)
 {
 	const struct lp_model *m = &p->m;
-	struct lp_sb h = { 0 };
+	struct lp_sb h = { 0 }, name = { 0 };
 
+	lp_md_name(&name, m->name ? m->name : "?");
 	if (m->missing) {	/* no number stands in for a key it lacks */
 		lp_tab_meta(out, "source", "bytes: n/a because the model config "
 		    "(%s, model %s) lacks %s; time from %s%s%s; DRAM bandwidth "
-		    "from %s", p->ipath, m->name ? m->name : "?", m->missing,
+		    "from %s", p->ipath, lp_sb_str(&name), m->missing,
 		    p->spath, p->tpath ? " and " : "", p->tpath ? p->tpath : "",
 		    p->gpath);
+		lp_sb_free(&name);
 		return;
 	}
 	if (m->heads > 0)
@@ -68,11 +71,12 @@ emit_source(const struct lp_perf *p)
 	lp_tab_meta(out, "source", "bytes from %s (model %s: N = %.0f "
 	    "weights of %g bytes, L = %.0f, d = %.0f, %s, B = %.0f, "
 	    "P = %.0f, T = %.0f); time from %s%s%s; DRAM bandwidth from "
-	    "%s", p->ipath, m->name ? m->name : "?", m->params, m->dtype_bytes,
+	    "%s", p->ipath, lp_sb_str(&name), m->params, m->dtype_bytes,
 	    m->layers, m->hidden, lp_sb_str(&h), m->batch, m->prompt,
 	    m->decode, p->spath, p->tpath ? " and " : "",
 	    p->tpath ? p->tpath : "", p->gpath);
 	lp_sb_free(&h);
+	lp_sb_free(&name);
 }
 
 /* The cells after the bytes: time per token, achieved, MBU, steady state

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "esc.h"
 #include "prec.h"
 #include "table.h"
 #include "run.h"
@@ -59,17 +60,19 @@ static void
 emit_source(const struct lp_perf *p, int fp)
 {
 	const struct lp_model *m = &p->m;
+	struct lp_sb name = { 0 };
 
+	lp_md_name(&name, m->name ? m->name : "?");
 	if (m->missing)	/* no number stands in for a key it lacks */
 		lp_tab_meta(out, "source", "model FLOPs: n/a because the model "
 		    "config (%s, model %s) lacks %s; time from %s%s%s; peak from "
-		    "%s", p->ipath, m->name ? m->name : "?", m->missing, p->spath,
+		    "%s", p->ipath, lp_sb_str(&name), m->missing, p->spath,
 		    p->tpath ? " and " : "", p->tpath ? p->tpath : "", p->gpath);
 	else
 		lp_tab_meta(out, "source", "model FLOPs from %s (model %s: N = "
 		    "%.0f matmul weights, L = %.0f, d = %.0f, B = %.0f, P = %.0f, "
 		    "T = %.0f, %s); time from %s%s%s; peak %s from %s", p->ipath,
-		    m->name ? m->name : "?", m->params, m->layers, m->hidden,
+		    lp_sb_str(&name), m->params, m->layers, m->hidden,
 		    m->batch, m->prompt, m->decode, m->dtype, p->spath,
 		    p->tpath ? " and " : "", p->tpath ? p->tpath : "",
 		    fp >= 0 ? lp_fp_label(fp) : "?", p->gpath);
@@ -79,6 +82,7 @@ emit_source(const struct lp_perf *p, int fp)
 	    "instance after the first (steps.tsv).", m->logits_last ?
 	    "B(2(N - Vd)P + 2Vd + 2LdP^2) (LM head, V = vocab, for the last "
 	    "prompt token only: prefill_logits: last)" : "B(2NP + 2LdP^2)");
+	lp_sb_free(&name);
 }
 
 /* The FLOPs of decode_step are decode_all's over the model's decode

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "esc.h"
 #include "table.h"
 #include "run.h"
 
@@ -262,6 +263,17 @@ numstr(double v)
 	return lp_sb_steal(&b);
 }
 
+/* A name (the GPU's, the model's) as lp's sentences carry it: a backtick
+ * of its opens no code span. */
+static char *
+name_of(const char *s)
+{
+	struct lp_sb b = { 0 };
+
+	lp_md_name(&b, s);
+	return lp_sb_steal(&b);
+}
+
 /* What the runs were, setting by setting. */
 static void
 describe(struct what *w, const struct run *a, const struct run *b)
@@ -273,14 +285,14 @@ describe(struct what *w, const struct run *a, const struct run *b)
 	};
 	size_t k;
 
-	w[0] = (struct what){ "GPU", lp_xstrdup(a->gpu ? a->gpu : "unknown"),
-	    lp_xstrdup(b->gpu ? b->gpu : "unknown") };
+	w[0] = (struct what){ "GPU", name_of(a->gpu ? a->gpu : "unknown"),
+	    name_of(b->gpu ? b->gpu : "unknown") };
 	w[1] = (struct what){ "Nsight Systems", lp_xstrdup(str(a->env,
 	    "nsys_version")), lp_xstrdup(str(b->env, "nsys_version")) };
 	w[2] = (struct what){ "Nsight Compute", lp_xstrdup(str(a->env,
 	    "ncu_version")), lp_xstrdup(str(b->env, "ncu_version")) };
-	w[3] = (struct what){ "model", lp_xstrdup(str(a->inputs, "model.name")),
-	    lp_xstrdup(str(b->inputs, "model.name")) };
+	w[3] = (struct what){ "model", name_of(str(a->inputs, "model.name")),
+	    name_of(str(b->inputs, "model.name")) };
 	for (k = 0; k < 3; k++)
 		w[4 + k] = (struct what){ keys[k][0], lp_xstrdup(str(a->inputs,
 		    keys[k][1])), lp_xstrdup(str(b->inputs, keys[k][1])) };

@@ -251,7 +251,7 @@ notes(const struct lp_tsv *t)
 
 	for (j = 0; j < t->ncomments; j++)
 		if (!strncmp(t->comments[j], "note: ", 6)) {
-			lp_md_inline(&b, t->comments[j] + 6, 0);
+			lp_md_para(&b, t->comments[j] + 6);
 			fprintf(out, "%s\n\n", lp_sb_str(&b));
 			lp_sb_reset(&b);
 		}
@@ -325,7 +325,7 @@ preamble(const char *title, const char *first)
 	fprintf(out, "# %s\n\n", lp_sb_str(&b));
 	lp_sb_reset(&b);
 	if (ident) {	/* the first table's links end this paragraph */
-		lp_md_inline(&b, ident, 0);
+		lp_md_para(&b, ident);	/* it starts with the model's name */
 		fprintf(out, "%s. ", lp_sb_str(&b));
 	}
 	lp_sb_free(&b);

@@ -1,11 +1,14 @@
 /*
  * The Markdown writers (md.c): a name in, lp's Markdown of it out (a
  * heading, a sentence, a table row with the name as code, as text and as
- * a sentence, a list item), read back by cmark-gfm with GitHub's tables,
- * the parser GitHub renders with.  The document must hold no HTML, no
- * link or image, one table of one row of three cells, and the code cell
- * the name exactly (unless a run of 80 backticks makes it text) (tabs and line ends as spaces, bytes that are not
- * UTF-8 and control characters as U+FFFD).
+ * a sentence, a list item, a paragraph that starts with it, as the
+ * brief's identity line does, a sentence it was put in by lp_md_name),
+ * read back by cmark-gfm with GitHub's tables, the parser GitHub renders
+ * with.  The document must hold no HTML, no link or image, one heading,
+ * one list, no other block than its paragraphs, one table of one row of
+ * three cells, and the code cell the name exactly (unless a run of 80
+ * backticks makes it text) (tabs and line ends as spaces, bytes that are
+ * not UTF-8 and control characters as U+FFFD).
  */
 #include <string.h>
 
@@ -73,7 +76,7 @@ int
 LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static cmark_syntax_extension *table;
-	struct lp_sb name = { 0 }, doc = { 0 }, want = { 0 };
+	struct lp_sb name = { 0 }, doc = { 0 }, want = { 0 }, line = { 0 };
 	cmark_parser *p;
 	cmark_node *root, *row, *cell, *code;
 	const char *s;
@@ -99,12 +102,26 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	lp_md_inline(&doc, s, 0);
 	lp_sb_adds(&doc, "** (");
 	lp_md_code(&doc, s, 0);
-	lp_sb_adds(&doc, ").\n");
+	lp_sb_adds(&doc, ").\n\n");
+	lp_md_para(&doc, s);
+	lp_sb_adds(&doc, "\n\n");
+	lp_md_name(&line, s);
+	lp_sb_adds(&line, " on a GPU, with `code`.");
+	lp_md_para(&doc, lp_sb_str(&line));
+	lp_sb_adds(&doc, "\n");
 
 	p = cmark_parser_new(CMARK_OPT_DEFAULT);
 	cmark_parser_attach_syntax_extension(p, table);
 	cmark_parser_feed(p, lp_sb_str(&doc), doc.len);
 	root = cmark_parser_finish(p);
+	if (walk(root, "heading", lp_sb_str(&doc)) != 1)
+		fail("not one heading", lp_sb_str(&doc));
+	if (walk(root, "list", lp_sb_str(&doc)) != 1)
+		fail("not one list", lp_sb_str(&doc));
+	if (walk(root, "code_block", lp_sb_str(&doc)) ||
+	    walk(root, "block_quote", lp_sb_str(&doc)) ||
+	    walk(root, "thematic_break", lp_sb_str(&doc)))
+		fail("a block lp did not write", lp_sb_str(&doc));
 	if (walk(root, "table", lp_sb_str(&doc)) != 1)
 		fail("not one table", lp_sb_str(&doc));
 	if (walk(root, "table_row", lp_sb_str(&doc)) != 1)
@@ -131,6 +148,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	lp_sb_free(&name);
 	lp_sb_free(&doc);
 	lp_sb_free(&want);
+	lp_sb_free(&line);
 	if (lp_fuzz_live())
 		fail("a block left allocated", "");
 	return 0;

@@ -21,6 +21,11 @@ void lp_md_text(struct lp_sb *b, const char *s);	/* plain text */
 void lp_md_code(struct lp_sb *b, const char *s, int table); /* "": nothing */
 /* lp's sentences: plain text with `code` spans. */
 void lp_md_inline(struct lp_sb *b, const char *s, int table);
+/* A sentence that starts a line: no block opens there. */
+void lp_md_para(struct lp_sb *b, const char *s);
+/* A name into a sentence (the sentence is not Markdown yet): as it is, or
+ * a code span where it holds a backtick. */
+void lp_md_name(struct lp_sb *b, const char *s);
 /* mdcell.c: a cell of a Markdown table as its column's "# show:" kind
  * says (lp-summary(1)); unit: the row's unit column, for "si" and "q". */
 void lp_md_cell(struct lp_sb *b, const char *show, const char *s,

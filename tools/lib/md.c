@@ -19,6 +19,14 @@
  *   lp_md_inline  lp's own sentences (table notes, findings): plain text in
  *                 which backtick-fenced spans, paired as CommonMark pairs
  *                 them, are code; each part is written by the two above
+ *   lp_md_para    a sentence that starts a line (the brief's identity, a
+ *                 note's paragraph): lp_md_inline, with what would open a
+ *                 block there written as text: "#" (a heading), "-", "+",
+ *                 "=" and "1." or "1)" (lists, an underline) backslashed,
+ *                 leading blanks (four make a code block) dropped
+ *   lp_md_name    not Markdown but a name put into one of lp's sentences
+ *                 (the model's, the GPU's): as it is, or a code span when
+ *                 it holds a backtick, which lp_md_inline would pair
  *
  * All three write tabs and line ends as spaces, other control characters
  * and bytes that are not UTF-8 as U+FFFD, so the document is UTF-8 text.
@@ -243,4 +251,51 @@ lp_md_inline(struct lp_sb *b, const char *s, int table)
 		code_n(b, s, (size_t)(e - s), table);
 		s = p + n;
 	}
+}
+
+void
+lp_md_para(struct lp_sb *b, const char *s)
+{
+	size_t n;
+
+	while (space(*s))
+		s++;
+	n = strspn(s, "0123456789");
+	if (*s == '#' || *s == '-' || *s == '+' || *s == '=') {
+		lp_sb_addc(b, '\\');
+		lp_sb_addc(b, *s++);
+	} else if (n && n < 10 && (s[n] == '.' || s[n] == ')')) {
+		lp_sb_addn(b, s, n);
+		lp_sb_addc(b, '\\');
+		lp_sb_addc(b, s[n]);
+		s += n + 1;
+	}
+	lp_md_inline(b, s, 0);
+}
+
+void
+lp_md_name(struct lp_sb *b, const char *s)
+{
+	size_t i, run = 0, most = 0, len = strlen(s);
+	int pad;
+
+	for (i = 0; i < len; i++)
+		if ((run = s[i] == '`' ? run + 1 : 0) > most)
+			most = run;
+	if (!most) {
+		lp_sb_adds(b, s);
+		return;
+	}
+	/* as code_n fences it, to be read back by lp_md_inline */
+	pad = s[0] == '`' || s[len - 1] == '`' || (space(s[0]) &&
+	    space(s[len - 1]));
+	for (i = 0; i <= most; i++)
+		lp_sb_addc(b, '`');
+	if (pad)
+		lp_sb_addc(b, ' ');
+	lp_sb_adds(b, s);
+	if (pad)
+		lp_sb_addc(b, ' ');
+	for (i = 0; i <= most; i++)
+		lp_sb_addc(b, '`');
 }
