@@ -181,4 +181,38 @@ test_expect_success 'no one-time finding advises a CUDA graph' '
 	! grep -i "capture the stage\|capture a CUDA graph\|CUDAGraph\|reduce-overhead\|with CUDA graphs" once
 '
 
+# 5. A capped saving said another number (issue 37: the evidence read
+# 1,049.4 ms beside a saving of 1,035.283 ms).  The Llama's decode_step
+# (h100-hostside): its steady state's mean instance (78.978 ms) is above
+# its median (69.995 ms), so the steady state's idle time times the
+# instances, 1219.372 ms, is more than the stage's idle time less the
+# warm-up's excess, 1210.376 ms, which caps the saving; the evidence gave
+# the first way.  Each host finding's evidence or headline now gives the
+# number shown, and where a cap binds, the cap and what it caps: on the
+# Llama, the demo and the H100 graphed decode (h100-graphs/g2, graph-bound).
+test_expect_success 'a host saving: its evidence gives the number shown, and the cap where it binds' '
+	lpmake RUN=g2 "IMPORT=$(echo "$FIX"/h100-graphs/g2_*.csv)" MODEL=torch-decoder findings.tsv >/dev/null &&
+	for r in b ll g2; do
+		table "$S2/$r/findings.tsv" rule saving_ns finding evidence | sed "s/^/$r	/" || return 1
+	done >all &&
+	awk -F"\t" "\$2 ~ /^(launch-bound|graph-bound|cold-call)\$/ {
+			n++; want = sprintf(\"aving %.3f ms: \", \$3 / 1e6)
+			if (!index(\$5, want)) { print \"not said:\", \$1, \$2, want; bad = 1 } }
+		\$2 ~ /^(host-sync|module-loading)\$/ {
+			n++; want = sprintf(\" %.1f ms \", \$3 / 1e6)
+			if (!index(\$4, want)) { print \"not said:\", \$1, \$2, want; bad = 1 } }
+		END { if (n < 5) { print n, \"findings\"; bad = 1 } exit bad }" all &&
+	grep "^g2	graph-bound	" all &&
+	grep "^ll	launch-bound	" all >ll &&
+	test $(wc -l <ll) = 1 &&
+	{ table "$S2/ll/stages.tsv" stage wall_total_ns kernel_ns; table "$S2/ll/steps.tsv" stage first_ns steady_ns; } |
+		awk -F"\t" "\$1 == \"decode_step\" && !w { w = \$2 - \$3; next }
+			\$1 == \"decode_step\" { e = \$2 - \$3 }
+			END { printf \"the stage.s idle GPU time (wall - kernels, %.3f ms) less the warm-up.s excess over the median (%.3f ms, its own finding): the cap\n\", w / 1e6, e / 1e6
+				printf \"%.0f\n\", w - e }" >expect &&
+	sed -n 1p expect >cap && test_grep -f cap ll &&
+	awk -F"\t" -v e=$(sed -n 2p expect) "{ d = \$3 - e; exit !(d < 2 && d > -2) }" ll &&
+	test_grep "less than the steady state.s idle GPU time times the instances (1219.372 ms), its mean instance being above its median" ll
+'
+
 test_done

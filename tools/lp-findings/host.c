@@ -50,6 +50,13 @@ struct host {
 	double inst, rinst;
 	double sc;	/* the steady state's per instance times all instances */
 	double idle;
+	/* the savings of module-loading and host-sync (0: they did not
+	 * fire), and what the launch-bound or graph-bound one is: the idle
+	 * time less them, or less than that where the cap binds (capped):
+	 * the stage's idle time (wall - kernels, widle) less the warm-up's
+	 * excess (wexcess) and the two */
+	double load, sync, bound, widle, wexcess;
+	int capped;
 };
 
 /* Rule module-loading: a tenth or more of the stage's idle GPU time in
@@ -119,16 +126,49 @@ host_sync(const struct host *h)
 	return sync;
 }
 
-/* Rule launch-bound from the host side: where the host time goes decides
- * the advice; the saving is bound, the idle time the other two findings
- * (load, sync: 0 when they did not fire) leave. */
+/* The saving of launch-bound or graph-bound as its evidence says it:
+ * its number, and how it comes from the idle time, or from the cap where
+ * that binds (the steady state's mean instance above its median: the
+ * warm-up's excess is measured from the median). */
 static void
-host_launch(const struct host *h, double busy, double bound, double load,
-    double sync)
+saving_said(struct lp_sb *b, const struct host *h)
+{
+	lp_sb_printf(b, "Saving %.3f ms: ", ms(h->bound));
+	if (h->capped)
+		lp_sb_printf(b, "the stage's idle GPU time (wall - kernels, "
+		    "%.3f ms) less the warm-up's excess over the median (%.3f ms, "
+		    "its own finding)", ms(h->widle), ms(h->wexcess));
+	else if (h->warm && h->steady)
+		lp_sb_printf(b, "the steady state's idle GPU time times the "
+		    "instances (%.3f ms; the first instance's excess is the "
+		    "warm-up finding's)", ms(h->idle));
+	else
+		lp_sb_printf(b, "the idle GPU time (wall - kernels, %.3f ms)",
+		    ms(h->idle));
+	if (h->load > 0)
+		lp_sb_printf(b, ", less the module loading (%.3f ms, its own "
+		    "finding)", ms(h->load));
+	if (h->sync > 0)
+		lp_sb_printf(b, ", less the synchronisations and copies (%.3f "
+		    "ms, their own finding)", ms(h->sync));
+	if (h->capped)
+		lp_sb_printf(b, ": the cap, less than the steady state's idle "
+		    "GPU time times the instances (%.3f ms), its mean instance "
+		    "being above its median", ms(h->idle));
+	if (!(h->bound > 0))
+		lp_sb_adds(b, "; nothing is left");
+}
+
+/* Rule launch-bound from the host side: where the host time goes decides
+ * the advice; the saving is h->bound, the idle time the other two
+ * findings leave. */
+static void
+host_launch(const struct host *h, double busy)
 {
 	const struct tab *hs = h->hs;
 	size_t r = h->r;
-	double rinst = h->rinst, p50, p90, out_pct, launch_pct;
+	double rinst = h->rinst, bound = h->bound, p50, p90, out_pct, launch_pct;
+	struct lp_sb e = { 0 };
 	struct f *x;
 
 	p50 = cell(hs, r, "launch_lat_p50_ns");
@@ -157,23 +197,21 @@ host_launch(const struct host *h, double busy, double bound, double load,
 		    "%s keeps the GPU busy only %.3g%% of its wall time.", h->stage,
 		    busy);
 	at_stage(x, h->stage, 0);
+	saving_said(&e, h);
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s, %.3g%% of "
 	    "it in CUDA API calls (launch %.3f ms, synchronisation %.3f ms, copy "
 	    "and set %.3f ms, module loading %.3f ms, other %.3f ms per "
 	    "instance); %.3f ms of kernels and %.1f launches per instance; "
-	    "launch to kernel start p50 %.1f us, p90 %.1f us. Savings: "
-	    "%s%s%s", h->steady ? "steady state" : "all instances",
+	    "launch to kernel start p50 %.1f us, p90 %.1f us. %s",
+	    h->steady ? "steady state" : "all instances",
 	    ms(cell(hs, r, "wall_ns") / rinst), rinst, rinst == 1 ? "" : "s",
 	    cell(hs, r, "api_pct"), ms(cell(hs, r, "api_launch_ns") / rinst),
 	    ms(cell(hs, r, "api_sync_ns") / rinst), ms(cell(hs, r,
 	    "api_memcpy_ns") / rinst), ms(cell(hs, r, "api_load_ns") / rinst),
 	    ms(cell(hs, r, "api_other_ns") / rinst), ms(cell(hs, r,
 	    "kernel_per_inst_ns")), cell(hs, r, "launches_per_inst"), p50 / 1e3,
-	    p90 / 1e3, h->warm && h->steady ? "the steady state's idle GPU time "
-	    "times the instances (the first instance's excess is the warm-up "
-	    "finding's)" : "the idle GPU time (wall - kernels)", load > 0 ?
-	    ", less the module loading (its own finding)" : "", sync > 0 ?
-	    ", less the synchronisations and copies (their own finding)" : "");
+	    p90 / 1e3, lp_sb_str(&e));
+	lp_sb_free(&e);
 }
 
 /* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,
@@ -199,16 +237,16 @@ graphed_stage(const struct tab *hs, const char *stage)
  * graph launch calls, the host's own work between replays and the time
  * the host waits blocked on the GPU; the saving as launch-bound's. */
 static void
-graph_bound(const struct host *h, double busy, double bound, double load,
-    double sync)
+graph_bound(const struct host *h, double busy)
 {
 	const struct tab *hs = h->hs;
 	size_t r = h->r;
-	double n = h->rinst, wall = cell(hs, r, "wall_ns") / n;
+	double bound = h->bound, n = h->rinst, wall = cell(hs, r, "wall_ns") / n;
 	double launch = cell(hs, r, "api_launch_ns") / n;
 	double blocked = cell(hs, r, "blocked_ns") / n;
 	double kern = cell(hs, r, "kernel_per_inst_ns");
 	double own, gl = cell(hs, r, "graph_launches") / n;
+	struct lp_sb e = { 0 };
 	struct f *x;
 
 	if (isnan(blocked))
@@ -252,18 +290,16 @@ graph_bound(const struct host *h, double busy, double bound, double load,
 		    "calls and %.3f ms in the host's own work.", h->stage, graph_pct(hs,
 		    r), busy, ms(launch), ms(own));
 	at_stage(x, h->stage, 0);
+	saving_said(&e, h);
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s: %.3f ms of "
 	    "kernels, %.2f graph launches (%.3f ms in launch calls), first "
 	    "kernel %.1f us after the graph launch call starts (p50); the host "
-	    "blocked on the GPU %.3f ms (%s); other host time %.3f ms. Savings: "
-	    "%s%s%s", h->steady ? "steady state" : "all instances", ms(wall), n,
+	    "blocked on the GPU %.3f ms (%s); other host time %.3f ms. %s",
+	    h->steady ? "steady state" : "all instances", ms(wall), n,
 	    n == 1 ? "" : "s", ms(kern), gl, ms(launch), cell(hs, r,
 	    "graph_lat_p50_ns") / 1e3, ms(blocked), text(hs, r, "sync_calls"),
-	    ms(own), h->warm && h->steady ? "the steady state's idle GPU time "
-	    "times the instances" : "the idle GPU time (wall - kernels)",
-	    load > 0 ? ", less the module loading (its own finding)" : "",
-	    sync > 0 ? ", less the synchronisations and copies (their own "
-	    "finding)" : "");
+	    ms(own), lp_sb_str(&e));
+	lp_sb_free(&e);
 }
 
 /* The warmest steady state of the run (hostside.tsv's STAGE:steady rows):
@@ -313,12 +349,13 @@ static const char cold_next[] = "Warm it up: run one throw-away pass of "
  * synchronisations, their own findings).  Returns 0 when the rule does
  * not apply. */
 static int
-cold_call(const struct host *h, double load, double sync, double bound)
+cold_call(const struct host *h)
 {
 	const struct tab *hs = h->hs;
 	const char *ref = NULL;
 	double wall = cell(hs, h->a, "wall_ns"), k = cell(hs, h->a, "kernel_ns");
 	double l = cell(hs, h->a, "launches"), ps, pc, warm_idle, save;
+	struct lp_sb e = { 0 };
 	struct f *x;
 	size_t n;
 
@@ -329,9 +366,18 @@ cold_call(const struct host *h, double load, double sync, double bound)
 	if (isnan(ps) || !(ps > 0) || !(pc >= 2 * ps))
 		return 0;
 	warm_idle = l * ps;
-	save = wall - k - warm_idle - load - sync;
-	if (save > bound)
-		save = bound;
+	save = wall - k - warm_idle - h->load - h->sync;
+	if (h->load > 0)
+		lp_sb_printf(&e, ", less the module loading (%.3f ms, its own "
+		    "finding)", ms(h->load));
+	if (h->sync > 0)
+		lp_sb_printf(&e, ", less the synchronisations and copies (%.3f "
+		    "ms, their own finding)", ms(h->sync));
+	if (save > h->bound) {
+		save = h->bound;
+		lp_sb_printf(&e, ": the cap, what the launch-bound saving would "
+		    "be");
+	}
 	if (save < 0)
 		save = 0;
 	n = strlen(ref) - 7;
@@ -342,12 +388,11 @@ cold_call(const struct host *h, double load, double sync, double bound)
 	    "launches, launch to kernel start p50 %.1f us; at the steady rate "
 	    "of %.*s a warm instance would leave the GPU idle about %.3f ms "
 	    "(launches x host time per launch): the launch-bound advice "
-	    "(CUDA graphs) is for that part, measured warm. Saving: the idle "
-	    "GPU time (wall - kernels) less that%s%s", ms(wall), ms(k), l,
-	    cell(hs, h->a, "launch_lat_p50_ns") / 1e3, (int)n, ref,
-	    ms(warm_idle), load > 0 ? ", less the module loading (its own "
-	    "finding)" : "", sync > 0 ? ", less the synchronisations and "
-	    "copies (their own finding)" : "");
+	    "(CUDA graphs) is for that part, measured warm. Saving %.3f ms: "
+	    "the idle GPU time (wall - kernels, %.3f ms) less that%s", ms(wall),
+	    ms(k), l, cell(hs, h->a, "launch_lat_p50_ns") / 1e3, (int)n, ref,
+	    ms(warm_idle), ms(save), ms(wall - k), lp_sb_str(&e));
+	lp_sb_free(&e);
 	return 1;
 }
 
@@ -369,7 +414,7 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 {
 	const char *stage = text(s, i, "stage");
 	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
-	double k = cell(s, i, "kernel_ns"), kr, load, sync, bound;
+	double k = cell(s, i, "kernel_ns"), kr;
 	struct host h;
 	long a, b;
 
@@ -391,26 +436,31 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 		h.idle = (cell(hs, h.r, "wall_ns") - kr) * h.sc;
 	else
 		h.idle = wall - k;
-	load = module_loading(&h);
-	sync = host_sync(&h);
-	bound = h.idle - load - sync;
+	h.load = module_loading(&h);
+	h.sync = host_sync(&h);
+	h.bound = h.idle - h.load - h.sync;
+	h.capped = 0;
+	h.widle = wall - k;
+	h.wexcess = 0;
 	/* the steady state's mean may exceed its median: never more than
 	 * what the warm-up finding leaves of the stage's idle time */
 	if (h.warm) {
 		long w = row_of(sp, "stage", stage);
-		double rest = wall - k - (cell(sp, (size_t)w, "first_ns") -
-		    cell(sp, (size_t)w, "steady_ns")) - load - sync;
 
-		if (rest < bound)
-			bound = rest;
+		h.wexcess = cell(sp, (size_t)w, "first_ns") - cell(sp, (size_t)w,
+		    "steady_ns");
+		if (h.widle - h.wexcess - h.load - h.sync < h.bound) {
+			h.bound = h.widle - h.wexcess - h.load - h.sync;
+			h.capped = 1;
+		}
 	}
-	if (bound < 0)
-		bound = 0;
+	if (h.bound < 0)
+		h.bound = 0;
 	/* its kernels run from CUDA graphs: no advice to capture one */
 	if (graph_pct(hs, h.r) >= 50)
-		graph_bound(&h, busy, bound, load, sync);
-	else if (!cold_call(&h, load, sync, bound))
-		host_launch(&h, busy, bound, load, sync);
+		graph_bound(&h, busy);
+	else if (!cold_call(&h))
+		host_launch(&h, busy);
 	return 1;
 }
 
@@ -477,10 +527,11 @@ cold_stage(const struct tab *s, size_t i, const struct tab *sp)
 	    "state of %s (%s: its median instance after the first, less its "
 	    "kernels, over its launches) at %.0f us a launch would leave the "
 	    "GPU idle about %.3f ms in warm instances: the launch-bound advice "
-	    "(CUDA graphs) is for that part, measured warm. Saving: the idle "
-	    "GPU time (wall - kernels) less that, %.3f ms", inst > 1 ?
+	    "(CUDA graphs) is for that part, measured warm. Saving %.3f ms: "
+	    "the idle GPU time (wall - kernels, %.3f ms) less that", inst > 1 ?
 	    "one instance per process, all of them" : "one instance", ms(wall),
-	    ms(k), l, ref, sp->path, ps / 1e3, ms(warm_idle), ms(x->save));
+	    ms(k), l, ref, sp->path, ps / 1e3, ms(warm_idle), ms(x->save),
+	    ms(wall - k));
 	return 1;
 }
 
@@ -506,6 +557,44 @@ nested_warm(const struct tab *s, size_t i, const struct tab *sp)
 	return warm;
 }
 
+/* Rule launch-bound without the host side: the idle GPU time less the
+ * warm-up's excess (warm), said with its numbers where it is not wall -
+ * kernels. */
+static void
+plain_launch(const struct tab *s, size_t i, double warm)
+{
+	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
+	double k = cell(s, i, "kernel_ns"), l = cell(s, i, "launches");
+	double lpi = cell(s, i, "launches_per_inst"), inst = cell(s, i,
+	    "instances");
+	struct lp_sb e = { 0 };
+	struct f *x;
+
+	x = add("launch-bound", wall - k - warm > 0 ? wall - k - warm : 0,
+	    s->path, l > 0 && k / l < 20e3 ?
+	    "Capture the stage in a CUDA graph (torch.cuda.CUDAGraph, "
+	    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
+	    "its launches go out at once; remove host synchronisations "
+	    "(.item(), cudaMemcpy to the host) inside the loop; batch more "
+	    "sequences per step so each launch does more work." :
+	    "The GPU waits for the host between larger kernels: profile "
+	    "the CPU side (nsys --sample=cpu) to see what it does there, "
+	    "and overlap it with GPU work (CUDA streams, prefetching the "
+	    "next step's inputs).",
+	    "%s keeps the GPU busy only %.3g%% of its wall time.",
+	    text(s, i, "stage"), busy);
+	at_stage(x, text(s, i, "stage"), 0);
+	if (warm > 0)	/* the saving is not wall - kernels: said */
+		lp_sb_printf(&e, "; saving %.3f ms: the idle GPU time (%.3f "
+		    "ms) less the warm-up's excess (%.3f ms, its own "
+		    "finding)", ms(x->save), ms(wall - k), ms(warm));
+	ev(x, "%.3f ms of kernels in %.3f ms of wall time over %.0f "
+	    "launches (%.1f per instance over %.0f instance%s; mean "
+	    "kernel %.2f us)%s", ms(k), ms(wall), l, lpi, inst, inst == 1 ?
+	    "" : "s", l > 0 ? k / l / 1e3 : 0, lp_sb_str(&e));
+	lp_sb_free(&e);
+}
+
 /* Rule launch-bound: a stage whose GPU is mostly idle. */
 void
 launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
@@ -516,12 +605,9 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 	for (i = 0; i < s->n; i++) {
 		double busy = cell(s, i, "busy_pct"), wall = cell(s, i,
 		    "wall_total_ns"), k = cell(s, i, "kernel_ns");
-		double l = cell(s, i, "launches"), lpi = cell(s, i,
-		    "launches_per_inst"), inst = cell(s, i, "instances");
+		double l = cell(s, i, "launches"), warm;
 		size_t best = i;
 		long a, b;
-		double warm;
-		struct f *x;
 
 		/* a stage its CUDA graphs run is said even when the GPU is
 		 * busy half its time or more: what bounds it, never silence */
@@ -551,26 +637,7 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 		if (!warm && (i + 1 >= s->n || cell(s, i + 1, "kernel_ns") != k ||
 		    cell(s, i + 1, "launches") != l) && cold_stage(s, i, sp))
 			continue;
-		x = add("launch-bound", wall - k - warm > 0 ? wall - k - warm : 0,
-		    s->path, l > 0 && k / l < 20e3 ?
-		    "Capture the stage in a CUDA graph (torch.cuda.CUDAGraph, "
-		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
-		    "its launches go out at once; remove host synchronisations "
-		    "(.item(), cudaMemcpy to the host) inside the loop; batch more "
-		    "sequences per step so each launch does more work." :
-		    "The GPU waits for the host between larger kernels: profile "
-		    "the CPU side (nsys --sample=cpu) to see what it does there, "
-		    "and overlap it with GPU work (CUDA streams, prefetching the "
-		    "next step's inputs).",
-		    "%s keeps the GPU busy only %.3g%% of its wall time.",
-		    text(s, i, "stage"), busy);
-		at_stage(x, text(s, i, "stage"), 0);
-		ev(x, "%.3f ms of kernels in %.3f ms of wall time over %.0f "
-		    "launches (%.1f per instance over %.0f instance%s; mean "
-		    "kernel %.2f us)%s", ms(k), ms(wall), l, lpi, inst, inst == 1 ?
-		    "" : "s", l > 0 ? k / l / 1e3 : 0, warm > 0 ? "; saving: the "
-		    "idle GPU time less the warm-up's excess (its own finding)" :
-		    "");
+		plain_launch(s, i, warm);
 	}
 }
 
