@@ -315,13 +315,19 @@ emit_meta(int hostside)
 	    "its own or a nested stage's with the same kernels: the two do "
 	    "not overlap. Without the host side (hostside.tsv from nsys "
 	    "cuda_api_trace) lp cannot split the idle time further.");
+	lp_tab_meta(out, "note", "Per step: of the steady step, as the key "
+	    "numbers and the waterfall give it (the median instance after the "
+	    "first, steps.tsv): a finding of idle GPU time saves its share of "
+	    "its stage's idle time in the steady step's (the step less its "
+	    "kernel time), so a step's savings add up to no more than its idle "
+	    "time; a kernel's saving is its stage's over the steps.");
 	lp_tab_meta(out, "style", "list");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 }
 
 /* The findings as ranked, or one row saying that no rule fired. */
 static void
-emit_findings(const struct tab *st)
+emit_findings(const struct tab *st, const struct tab *sp, const struct tab *hs)
 {
 	struct lp_row r = { 0 };
 	struct lp_sb h = { 0 };
@@ -338,7 +344,7 @@ emit_findings(const struct tab *st)
 		lp_row_text(&r, fs[i].evidence ? fs[i].evidence : "");
 		lp_row_text(&r, fs[i].artifact);
 		lp_row_text(&r, fs[i].next);
-		per_step(&r, st, &fs[i]);
+		per_step(&r, st, sp, hs, &fs[i]);
 		headline(&h, fs[i].head);
 		lp_row_text(&r, lp_sb_str(&h));
 		lp_row_end(&r, out);
@@ -422,7 +428,7 @@ main(int argc, char **argv)
 	apply_rules(&run, (size_t)maxk, imported);
 	lp_qsort(fs, nf, sizeof *fs, by_save);
 	emit_meta(host_split);
-	emit_findings(run.st);
+	emit_findings(run.st, run.sp, run.hs);
 	free_findings();
 	free_run(&run);
 	lp_tab_done(out);

@@ -20,6 +20,10 @@ struct f {
 	char *stage;		/* the stage (name or range) it is spent in */
 	int once;		/* a one-time cost, not per step */
 	int rank;		/* one process's time (the kernel tables) */
+	/* a host finding: the idle GPU time (ns) of its stage's instances
+	 * that its saving is a share of, the shares adding up to no more;
+	 * 0 for another finding */
+	double pool;
 };
 
 extern int host_split;	/* a stage's savings split by hostside.tsv */
@@ -51,8 +55,10 @@ long row_of(const struct tab *t, const char *col, const char *val);
 /* The stage a finding's saving is spent in (its name or range), or that
  * the saving is a one-time cost. */
 void at_stage(struct f *x, const char *stage, int once);
-/* The saving per step and what a step is: two cells of its row. */
-void per_step(struct lp_row *r, const struct tab *st, const struct f *x);
+/* The saving per step and what a step is: two cells of its row, from
+ * stages.tsv (st), steps.tsv (sp) and hostside.tsv (hs; NULL if none). */
+void per_step(struct lp_row *r, const struct tab *st, const struct tab *sp,
+    const struct tab *hs, const struct f *x);
 
 /* The finding's first clause, for a short list (the brief). */
 void headline(struct lp_sb *b, const char *finding);

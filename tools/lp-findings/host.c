@@ -50,12 +50,12 @@ struct host {
 	double inst, rinst;
 	double sc;	/* the steady state's per instance times all instances */
 	double idle;
-	/* the savings of module-loading and host-sync (0: they did not
-	 * fire), and what the launch-bound or graph-bound one is: the idle
-	 * time less them, or less than that where the cap binds (capped):
-	 * the stage's idle time (wall - kernels, widle) less the warm-up's
-	 * excess (wexcess) and the two */
-	double load, sync, bound, widle, wexcess;
+	/* the idle time the findings share (avail): idle, or less where the
+	 * cap binds (capped): the stage's idle time (wall - kernels, widle)
+	 * less the warm-up's excess (wexcess); the savings of module-loading
+	 * and host-sync (0: they did not fire), each within what is left of
+	 * it, and what the launch-bound or graph-bound one is: the rest */
+	double avail, load, sync, bound, widle, wexcess;
 	int capped;
 };
 
@@ -72,7 +72,8 @@ module_loading(const struct host *h)
 	if (h->warm || !(cell(hs, h->a, "api_load_ns") >= 0.1 * h->idle))
 		return 0;
 	load = cell(hs, h->a, "api_load_ns");
-	x = add("module-loading", load, hs->path, "Load the CUDA modules "
+	x = add("module-loading", load < h->avail ? load : h->avail, hs->path,
+	    "Load the CUDA modules "
 	    "before the measured work: run the stage once as a warm-up "
 	    "(a throw-away pass of the same shapes) or load them eagerly "
 	    "(CUDA_MODULE_LOADING=EAGER). A CUDA graph does not remove "
@@ -81,9 +82,11 @@ module_loading(const struct host *h)
 	    h->stage, ms(load), ms(cell(hs, h->a, "wall_ns")));
 	at_stage(x, h->stage, 1);
 	ev(x, "%s, over %.0f instance%s (%.3g%% of the stage's idle "
-	    "GPU time)", text(hs, h->a, "load_calls"), h->inst, h->inst == 1 ?
-	    "" : "s", 100 * load / h->idle);
-	return load;
+	    "GPU time)%s", text(hs, h->a, "load_calls"), h->inst, h->inst == 1 ?
+	    "" : "s", 100 * load / h->idle, load > h->avail ? "; saving "
+	    "capped at the stage's idle GPU time: the rest of the loading "
+	    "overlaps the GPU's work" : "");
+	return x->save;
 }
 
 /* Rule host-sync: a tenth or more of the stage's idle GPU time in
@@ -107,7 +110,8 @@ host_sync(const struct host *h)
 	    blocked) * sc;
 	if (!(sync >= 0.1 * h->idle))
 		return 0;
-	x = add("host-sync", sync, hs->path, "Remove these "
+	x = add("host-sync", sync < h->avail - h->load ? sync : h->avail -
+	    h->load, hs->path, "Remove these "
 	    "synchronisations and copies to the host from the loop: keep "
 	    "the values on the GPU (no .item(), .cpu(), .tolist() or "
 	    "printing of tensors per step), or copy asynchronously into "
@@ -118,12 +122,17 @@ host_sync(const struct host *h)
 	if (blocked > 0)
 		lp_sb_printf(&e, "; less %.3f ms blocked on the GPU's earlier "
 		    "work (blocked_ns)", ms(blocked * sc));
+	if (x->save < sync)
+		lp_sb_printf(&e, "; saving %.3f ms, capped at the stage's idle "
+		    "GPU time%s: the rest of the calls overlap the GPU's work",
+		    ms(x->save), h->load > 0 ? " less the module loading" : "");
 	at_stage(x, h->stage, 0);
+	x->pool = h->avail - h->load;
 	ev(x, "%s (%s)%s", text(hs, r, "sync_calls"), h->warm && h->steady ?
 	    "steady state, times all instances" : "all instances",
 	    lp_sb_str(&e));
 	lp_sb_free(&e);
-	return sync;
+	return x->save;
 }
 
 /* The saving of launch-bound or graph-bound as its evidence says it:
@@ -197,6 +206,7 @@ host_launch(const struct host *h, double busy)
 		    "%s keeps the GPU busy only %.3g%% of its wall time.", h->stage,
 		    busy);
 	at_stage(x, h->stage, 0);
+	x->pool = h->avail - h->load;
 	saving_said(&e, h);
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s, %.3g%% of "
 	    "it in CUDA API calls (launch %.3f ms, synchronisation %.3f ms, copy "
@@ -290,6 +300,7 @@ graph_bound(const struct host *h, double busy)
 		    "calls and %.3f ms in the host's own work.", h->stage, graph_pct(hs,
 		    r), busy, ms(launch), ms(own));
 	at_stage(x, h->stage, 0);
+	x->pool = h->avail - h->load;
 	saving_said(&e, h);
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s: %.3f ms of "
 	    "kernels, %.2f graph launches (%.3f ms in launch calls), first "
@@ -436,9 +447,7 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 		h.idle = (cell(hs, h.r, "wall_ns") - kr) * h.sc;
 	else
 		h.idle = wall - k;
-	h.load = module_loading(&h);
-	h.sync = host_sync(&h);
-	h.bound = h.idle - h.load - h.sync;
+	h.avail = h.idle;
 	h.capped = 0;
 	h.widle = wall - k;
 	h.wexcess = 0;
@@ -449,11 +458,17 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 
 		h.wexcess = cell(sp, (size_t)w, "first_ns") - cell(sp, (size_t)w,
 		    "steady_ns");
-		if (h.widle - h.wexcess - h.load - h.sync < h.bound) {
-			h.bound = h.widle - h.wexcess - h.load - h.sync;
+		if (h.widle - h.wexcess < h.avail) {
+			h.avail = h.widle - h.wexcess;
 			h.capped = 1;
 		}
 	}
+	if (!(h.avail > 0))
+		h.avail = 0;
+	/* the three share it: none takes more than the others leave */
+	h.load = module_loading(&h);
+	h.sync = host_sync(&h);
+	h.bound = h.avail - h.load - h.sync;
 	if (h.bound < 0)
 		h.bound = 0;
 	/* its kernels run from CUDA graphs: no advice to capture one */
@@ -584,6 +599,7 @@ plain_launch(const struct tab *s, size_t i, double warm)
 	    "%s keeps the GPU busy only %.3g%% of its wall time.",
 	    text(s, i, "stage"), busy);
 	at_stage(x, text(s, i, "stage"), 0);
+	x->pool = x->save;
 	if (warm > 0)	/* the saving is not wall - kernels: said */
 		lp_sb_printf(&e, "; saving %.3f ms: the idle GPU time (%.3f "
 		    "ms) less the warm-up's excess (%.3f ms, its own "
