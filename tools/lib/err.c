@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -300,6 +301,38 @@ lp_open_in(const char *path, const char **name)
 	if (!(fp = fopen(path, "r")))
 		lp_die_sys("%s", path);
 	return fp;
+}
+
+static const char *
+nonregular(const struct stat *sb)
+{
+	if (S_ISREG(sb->st_mode))
+		return NULL;
+	return S_ISFIFO(sb->st_mode) ? "a FIFO" : S_ISCHR(sb->st_mode) ?
+	    "a character device" : S_ISBLK(sb->st_mode) ? "a block device" :
+	    S_ISDIR(sb->st_mode) ? "a folder" : S_ISSOCK(sb->st_mode) ?
+	    "a socket" : "not a regular file";
+}
+
+const char *
+lp_file_nonregular(const char *path, long long *size)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		lp_die_sys("%s", path);
+	*size = (long long)sb.st_size;
+	return nonregular(&sb);
+}
+
+const char *
+lp_fd_nonregular(int fd)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb))
+		lp_die_sys("fstat");
+	return nonregular(&sb);
 }
 
 void

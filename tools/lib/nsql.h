@@ -12,12 +12,34 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-/* Opens path read-only; a file that is not SQLite is named as such. */
+/*
+ * The bounds every reader keeps to.  An export is a regular file (a FIFO
+ * would hang the reader, a device never end) of at most LP_SQL_MAX_BYTES,
+ * opened read-only and immutable (nothing is written beside it: no -wal or
+ * -shm file, whatever its journal mode), no value longer than
+ * LP_SQL_MAX_CELL; views and triggers are switched off.  Each table a
+ * reader reads is checked by lp_sql_has_table first: a table as nsys
+ * writes one (not a view, a virtual table or one with computed columns),
+ * of at most lp_sql_max_rows() rows.
+ */
+#define LP_SQL_MAX_BYTES (64LL << 30)	/* 64 GiB */
+#define LP_SQL_MAX_CELL (16 << 20)	/* 16 MiB; StringIds' longest: kB */
+#define LP_SQL_MAX_ROWS 500000000LL
+/* LP_SQL_MAX_ROWS, or the environment's LP_SQL_MAX_ROWS (1 and up). */
+long long lp_sql_max_rows(void);
+/* 1 when path is an SQLite database (by its header), 0 when it is some
+ * other file; a file that is not regular, or an SQLite file over
+ * LP_SQL_MAX_BYTES, dies naming it.  Nothing waits on the file. */
+int lp_sql_is_db(const char *path);
+/* Opens path as above; a file that is not SQLite is named as such. */
 sqlite3 *lp_sql_open(const char *path);
 _Noreturn void lp_sql_die(sqlite3 *db, const char *path, const char *what);
 sqlite3_stmt *lp_sql_query(sqlite3 *db, const char *path, const char *sql);
 /* The next row: 1, or 0 at the end; an error reading it dies. */
 int lp_sql_step(sqlite3 *db, const char *path, sqlite3_stmt *st);
+/* 1 when the export has the table name (any case, as SQL reads names),
+ * 0 when it has none; a view, a virtual table, a table with computed
+ * columns or with more rows than lp_sql_max_rows() dies naming it. */
 int lp_sql_has_table(sqlite3 *db, const char *path, const char *name);
 /* The metricId of each of names[0..n) for the metrics source src
  * (TARGET_INFO_GPU_METRICS), -1 where the export has none; a name listed

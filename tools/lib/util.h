@@ -52,6 +52,11 @@ double lp_strtopct(const char *s, const char *what);
 double lp_strtoratio(const char *s, const char *what);
 FILE *lp_open_in(const char *path, const char **name);	/* "-"/NULL: stdin */
 void lp_close_in(FILE *fp);
+/* NULL when path is a regular file (after links), its size in *size; else
+ * what it is ("a FIFO", "a character device", "a folder", ...).  It looks
+ * without opening (a FIFO would wait for a writer); stat failing dies. */
+const char *lp_file_nonregular(const char *path, long long *size);
+const char *lp_fd_nonregular(int fd);	/* the same of an open file */
 void lp_close_stdout(void);	/* flush, check, close: a failed write dies */
 /* qsort(3) that takes an empty array (NULL, 0) too. */
 void lp_qsort(void *base, size_t n, size_t size,

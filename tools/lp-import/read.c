@@ -11,6 +11,7 @@
 #include "util.h"
 #include "table.h"
 #include "aten.h"
+#include "nsql.h"
 #include "import.h"
 
 /* The names nsys stats -o BASE gives each report's file (BASE_NAME.csv),
@@ -364,49 +365,39 @@ set_of(const char *path)
 }
 
 /* An SQLite database (by its header, whatever its name): nsys's export
- * (it has StringIds), with GPU Metrics samples or without. */
+ * (it has StringIds), with GPU Metrics samples or without; read through
+ * nsql.c, which bounds it and refuses views and virtual tables. */
 static int
 read_sqlite(struct file *f)
 {
-	static const char magic[16] = "SQLite format 3";
-	const char *q = "SELECT name FROM sqlite_master WHERE type IN "
-	    "('table', 'view') AND name IN ('StringIds', 'GPU_METRICS', "
-	    "'TARGET_INFO_GPU_METRICS')";
-	char head[16];
 	sqlite3 *db;
-	sqlite3_stmt *st;
-	int rc, ids = 0, gm = 0;
-	FILE *fp;
+	int gm;
 
-	if (!(fp = fopen(f->path, "rb")))
-		lp_die_sys("IMPORT: %s", f->path);
-	rc = fread(head, 1, sizeof head, fp) == sizeof head &&
-	    !memcmp(head, magic, sizeof magic);
-	fclose(fp);
-	if (!rc)
+	if (!lp_sql_is_db(f->path))
 		return 0;
-	if (sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL) !=
-	    SQLITE_OK || sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
-		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database lp "
-		    "cannot read: %s", sqlite3_errmsg(db));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-
-		ids |= !strcmp(t, "StringIds");
-		gm += !strcmp(t, "GPU_METRICS") || !strcmp(t,
-		    "TARGET_INFO_GPU_METRICS");
-	}
-	if (rc != SQLITE_DONE)
-		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database lp "
-		    "cannot read: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	if (!ids)
+	db = lp_sql_open(f->path);
+	if (!lp_sql_has_table(db, f->path, "StringIds"))
 		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "an SQLite database "
 		    "that is not nsys's export (no table StringIds; export with "
 		    "nsys export --type sqlite)");
-	f->kind = gm == 2 ? K_SQLITE_GM : K_SQLITE;
+	gm = lp_sql_has_table(db, f->path, "GPU_METRICS") &&
+	    lp_sql_has_table(db, f->path, "TARGET_INFO_GPU_METRICS");
+	f->kind = gm ? K_SQLITE_GM : K_SQLITE;
+	sqlite3_close(db);
 	return 1;
+}
+
+/* An export is a regular file: a FIFO would hang the reading, a device
+ * never end or read as empty; said before anything opens it. */
+static void
+need_regular(const char *path)
+{
+	long long size;
+	const char *what = lp_file_nonregular(path, &size);
+
+	if (what)
+		lp_die(LP_EXIT_USAGE, "IMPORT: %s is %s, not an export: import "
+		    "exports as regular files (copy it to one)", path, what);
 }
 
 void
@@ -424,6 +415,8 @@ read_file(struct file *f)
 	f->sub.idx = lp_map_new();
 	f->rep = -1;
 	f->base = set_of(f->path);
+	if (strcmp(f->path, "-"))
+		need_regular(f->path);
 	if (ends(f->path, ".nsys-rep")) {
 		f->kind = K_NSYS_REP;
 		return;

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Every export tied to its capture, and nothing but exports read (issue
+# 37, item 2): an nsys sqlite export is a regular file of real tables,
+# bounded, opened read-only and immutable whatever its name.  Inputs: the
+# real 1 kHz H200 capture of the TinyLlama-shaped Llama
+# (tests/fixtures/h200-gpumetrics), and hostile copies of its sqlite
+# export made here with the sqlite3 CLI, each standing for what a careless
+# or malicious sender could hand over: a view computing samples without
+# end, a virtual table, a FIFO, a WAL-mode file, a name read as a URI.
+. "$(dirname "$0")/lib.sh"
+
+G=$FIX/h200-gpumetrics
+DB=$G/llama_gpu_metrics.sqlite
+T=$G/llama_nvtx_pushpop_trace.csv
+H200='gpu.name="NVIDIA H200"'
+CFG=$TRASH/cfg.yaml
+GPU=$TRASH/gpu.tsv
+lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/model/hf-llama.yaml" >"$CFG" || exit 1
+printf 'gpu:\n  name: NVIDIA H200\n' >"$TRASH/h200.yaml"
+lp-gpu -c "$TRASH/h200.yaml" -t "$ROOT/conf/gpus.yaml" >"$GPU" || exit 1
+
+# hostile FILE SQL: a copy of the fixture's export, changed by SQL
+hostile() {
+	cp "$DB" "$1" && sqlite3 -batch "$1" "$2"
+}
+
+# refused_by_all FILE MESSAGE: lp-import, lp-gpumetrics and lp-bwceil each
+# refuse FILE with MESSAGE (a regular expression after "TOOL: FILE: "),
+# in time, writing nothing
+refused_by_all() {
+	test_expect_code 1 timeout 20 lp-import "$T" "$1" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-import: $1: $2" err &&
+	test_expect_code 1 timeout 20 lp-gpumetrics -n -c "$CFG" -t "$T" "$1" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-gpumetrics: $1: $2" err &&
+	test_expect_code 1 timeout 20 lp-bwceil -g "$GPU" -P imported "$1" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-bwceil: $1: $2" err
+}
+
+with_sqlite 'a view where the export has a table is refused by every reader, in time (it computed samples without end)' '
+	hostile v.sqlite "ALTER TABLE GPU_METRICS RENAME TO GM0;
+		CREATE VIEW GPU_METRICS AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+		SELECT x AS rawTimestamp, x AS timestamp, 281479271677952 AS typeId, 3 AS metricId, 1 AS value FROM c" &&
+	refused_by_all v.sqlite "GPU_METRICS is a view, not a table: an nsys export holds its data in tables" &&
+	hostile lower.sqlite "ALTER TABLE GPU_METRICS RENAME TO GM0; CREATE VIEW gpu_metrics AS SELECT * FROM GM0" &&
+	refused_by_all lower.sqlite "GPU_METRICS is a view, not a table" &&
+	hostile gpu.sqlite "ALTER TABLE TARGET_INFO_GPU RENAME TO G0; CREATE VIEW TARGET_INFO_GPU AS SELECT * FROM G0" &&
+	test_expect_code 1 timeout 20 lp-gpumetrics -c "$CFG" -t "$T" gpu.sqlite >out 2>err &&
+	test_grep "^lp-gpumetrics: gpu.sqlite: TARGET_INFO_GPU is a view, not a table" err
+'
+
+with_sqlite 'a virtual table, or a table with computed columns, is not an export' '
+	hostile vt.sqlite "DROP TABLE GPU_METRICS;
+		CREATE VIRTUAL TABLE GPU_METRICS USING fts5(rawTimestamp, timestamp, typeId, metricId, value)" &&
+	refused_by_all vt.sqlite "GPU_METRICS is a virtual table, not a table of data" &&
+	hostile gen.sqlite "ALTER TABLE GPU_METRICS ADD COLUMN twice INTEGER AS (value * 2)" &&
+	refused_by_all gen.sqlite "GPU_METRICS has computed columns"
+'
+
+test_expect_success 'FIFOs, devices and folders are not exports: refused by name, before any read' '
+	mkfifo f.csv f.sqlite && mkdir d.csv &&
+	test_expect_code 2 timeout 20 lp-import "$T" f.csv >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-import: IMPORT: f.csv is a FIFO, not an export: import exports as regular files" err &&
+	test_expect_code 2 timeout 20 lp-import /dev/zero 2>err &&
+	test_grep "^lp-import: IMPORT: /dev/zero is a character device, not an export" err &&
+	test_expect_code 2 timeout 20 lp-import d.csv 2>err &&
+	test_grep "^lp-import: IMPORT: d.csv is a folder, not an export" err &&
+	test_expect_code 1 timeout 20 lp-gpumetrics -c "$CFG" -t "$T" f.sqlite >out 2>err &&
+	test_grep "^lp-gpumetrics: f.sqlite: a FIFO, not an export" err &&
+	test_expect_code 1 timeout 20 lp-bwceil -g "$GPU" -P imported /dev/zero >out 2>err &&
+	test_grep "^lp-bwceil: /dev/zero: a character device, not an export" err &&
+	ln -s "$DB" link.sqlite &&
+	lp-gpumetrics -c "$CFG" -t "$T" link.sqlite >/dev/null
+'
+
+with_sqlite 'a WAL-mode export is read without a file written beside it' '
+	cp "$DB" w.sqlite && sqlite3 -batch w.sqlite "PRAGMA journal_mode=WAL" >/dev/null &&
+	lp-import "$G"/*.csv w.sqlite >imp.mk &&
+	test_grep -x "LP_IMP_SQLITE := w.sqlite" imp.mk &&
+	lp-gpumetrics -c "$CFG" -t "$T" w.sqlite >w.tsv &&
+	lp-bwceil -g "$GPU" -P imported w.sqlite >bw.tsv &&
+	ls w.sqlite* >got && echo w.sqlite >want && test_cmp want got &&
+	lp-gpumetrics -c "$CFG" -t "$T" "$DB" >g.tsv &&
+	test_cmp <(grep -v "^# source" g.tsv) <(grep -v "^# source" w.tsv)
+'
+
+test_expect_success 'a name that reads as a URI (file:, ?, #, %) opens the file that was checked' '
+	lp-gpumetrics -c "$CFG" -t "$T" "$DB" | grep -v "^# source" >want &&
+	mkdir "sub:dir" &&
+	for f in "file:y.sqlite" "q?x#y%z.sqlite" "$PWD/sub:dir/file:e.sqlite"; do
+		cp "$DB" "$f" &&
+		lp-gpumetrics -c "$CFG" -t "$T" "$f" >got.tsv &&
+		grep -v "^# source" got.tsv >got &&
+		test_cmp want got &&
+		lp-bwceil -g "$GPU" -P imported "$f" >/dev/null || return 1
+	done &&
+	lp-import "$G"/*.csv "file:y.sqlite" >imp.mk &&
+	test_grep -x "LP_IMP_SQLITE := file:y.sqlite" imp.mk &&
+	ls >files && ! grep -e "-wal\$" -e "-shm\$" -e "^y.sqlite" files
+'
+
+with_sqlite 'bounds: rows of a table, bytes of a value, bytes of the file' '
+	LP_SQL_MAX_ROWS=1000 test_expect_code 1 lp-gpumetrics -c "$CFG" -t "$T" "$DB" >out 2>err &&
+	test_grep "^lp-gpumetrics: .*llama_gpu_metrics.sqlite: GPU_METRICS has more than 1000 rows, lp.s bound on a table it reads (LP_SQL_MAX_ROWS" err &&
+	LP_SQL_MAX_ROWS=1000 test_expect_code 1 lp-import "$T" "$DB" 2>err &&
+	test_grep "GPU_METRICS has more than 1000 rows" err &&
+	LP_SQL_MAX_ROWS=1000 test_expect_code 1 lp-bwceil -g "$GPU" -P imported "$DB" >out 2>err &&
+	test_grep "GPU_METRICS has more than 1000 rows" err &&
+	LP_SQL_MAX_ROWS=40000 lp-gpumetrics -c "$CFG" -t "$T" "$DB" >/dev/null &&
+	LP_SQL_MAX_ROWS=0 test_expect_code 2 lp-gpumetrics -c "$CFG" -t "$T" "$DB" 2>err &&
+	test_grep "LP_SQL_MAX_ROWS: expected a whole number from 1" err &&
+	hostile long.sqlite "UPDATE TARGET_INFO_GPU SET name = zeroblob(17000000)" &&
+	test_expect_code 1 lp-gpumetrics -c "$CFG" -t "$T" long.sqlite >out 2>err &&
+	test_grep "^lp-gpumetrics: long.sqlite: a value longer than 16777216 bytes, lp.s bound on one" err &&
+	rm long.sqlite &&
+	if truncate -s 65G big.sqlite 2>/dev/null; then
+		printf "SQLite format 3\\000" | dd of=big.sqlite conv=notrunc 2>/dev/null &&
+		test_expect_code 1 lp-gpumetrics -c "$CFG" -t "$T" big.sqlite 2>err &&
+		test_grep "^lp-gpumetrics: big.sqlite: an sqlite export of 69793218560 bytes, over lp.s bound of 68719476736 bytes (64 GiB)" err &&
+		test_expect_code 1 lp-import big.sqlite 2>err &&
+		test_grep "over lp.s bound of 68719476736 bytes" err
+	fi
+'
+
+test_done
