@@ -387,13 +387,15 @@ $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_
 # export inside each stage's instances.  The export made here may hold none
 # (nsys_cli.gpu_metrics_frequency: 0, a GPU nsys cannot sample): the table
 # then says so and the summary leaves it out (-n).  Imported, an nsys
-# sqlite export that has samples (lp-import looked).
+# sqlite export that has samples (lp-import looked), read where it is: the
+# rules depend on LP_IMP_STAMP, never on its path (a ':' or '=' in it is
+# rule text, "target pattern contains no '%'" at every later make).
 LP_GM_DB := $(if $(LP_HAVE_STATS),$(R)/nsys/report.sqlite,$(LP_IMP_SQLITE))
+LP_GM_DEP := $(if $(LP_HAVE_STATS),$(R)/nsys/report.sqlite,$(if $(LP_IMP_SQLITE),$(LP_IMP_STAMP) $(R)/vars/IMPORT))
 LP_GM := $(if $(LP_GM_DB),$(R)/gpumetrics.tsv)
 ifneq ($(LP_GM_DB),)
-$(R)/gpumetrics.tsv: $(LP_GM_DB) $(R)/nsys/config.yaml $(call lp_rep,nvtx_gpu_proj_trace) \
-		$(call lp_rep,nvtx_pushpop_trace) $(LP_STATS_DONE) $(if $(LP_HAVE_STATS),,$(R)/vars/IMPORT) \
-		$(LP_BIN)/lp-gpumetrics
+$(R)/gpumetrics.tsv: $(LP_GM_DEP) $(R)/nsys/config.yaml $(call lp_rep,nvtx_gpu_proj_trace) \
+		$(call lp_rep,nvtx_pushpop_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-gpumetrics
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-gpumetrics -n -c $(R)/nsys/config.yaml \
 	  $(call lp_opt,-p,nvtx_gpu_proj_trace) $(call lp_opt,-t,nvtx_pushpop_trace) $(LP_GM_DB) \
@@ -413,7 +415,7 @@ ifeq ($(LP_LIVE),)
 $(R)/bwprobe.tsv $(R)/bwprobe.log:
 	@echo "lp: run $(RUN) imports exports: lp did not run on its machine, so it has no copy probe (dram_bw.tsv says so)" >&2; exit 1
 endif
-$(R)/dram_bw.tsv: $(R)/gpu.tsv $(LP_BW_PROBE) $(LP_GM_DB) $(if $(LP_GM_DB),$(if $(LP_HAVE_STATS),,$(R)/vars/IMPORT)) \
+$(R)/dram_bw.tsv: $(R)/gpu.tsv $(LP_BW_PROBE) $(LP_GM_DEP) \
 		$(LP_BIN)/lp-bwceil
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-bwceil -g $(R)/gpu.tsv $(if $(LP_LIVE),-p $(R)/bwprobe.tsv -e $(R)/bwprobe.log,-P \

@@ -125,4 +125,23 @@ with_sqlite 'bounds: rows of a table, bytes of a value, bytes of the file' '
 	fi
 '
 
+# A run folder whose sqlite export sits in a folder with ":" or "=" in its
+# name (sweep folders look so): the path was rule text, and every later
+# make of the run stopped ("target pattern contains no %").
+test_expect_success 'an sqlite export in a folder named with : or = imports, and the run folder stays usable' '
+	for d in "d:x" "r=1"; do
+		mkdir "$d" && cp "$G"/*.csv "$G"/*.sqlite "$d"/ || return 1
+	done &&
+	lpmake -s RUN=colon MODEL=hf-llama SET="$H200" IMPORT="$(echo "$PWD"/d:x/*.csv "$PWD"/d:x/*.sqlite)" \
+		stakeholder_summary.md >out 2>err &&
+	test_grep "^# tool: lp-gpumetrics" "$S2/colon/gpumetrics.tsv" &&
+	test_grep "^sampled_best	" "$S2/colon/dram_bw.tsv" &&
+	lpmake -q RUN=colon stakeholder_summary.md &&
+	lpmake -s RUN=eq MODEL=hf-llama SET="$H200" IMPORT="$(echo "$PWD"/r=1/*.csv "$PWD"/r=1/*.sqlite)" \
+		gpumetrics.tsv dram_bw.tsv >out 2>err &&
+	lpmake -q RUN=eq gpumetrics.tsv dram_bw.tsv &&
+	touch "$PWD/d:x/llama_gpu_metrics.sqlite" &&
+	test_must_fail lpmake -q RUN=colon gpumetrics.tsv
+'
+
 test_done
