@@ -14,7 +14,7 @@ H200='gpu.name="NVIDIA H200"'
 
 test_expect_success 'lp-import knows an nsys sqlite export by its content, with samples or without' '
 	cp "$G/llama_gpu_metrics.sqlite" "$TRASH/samples.db" &&
-	lp-import "$G/llama_cuda_gpu_kern_sum.csv" "$TRASH/samples.db" >a.mk &&
+	lp-import "$G/llama_nvtx_pushpop_trace.csv" "$TRASH/samples.db" >a.mk &&
 	test_grep -x "LP_IMP_SQLITE := $TRASH/samples.db" a.mk &&
 	test_grep "samples.db: nsys sqlite export with GPU Metrics samples (GPU_METRICS)" a.mk &&
 	lp-import "$G/llama_cuda_gpu_kern_sum.csv" "$FIX/h100-graphs/a2_report.sqlite" >b.mk &&

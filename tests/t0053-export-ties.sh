@@ -24,6 +24,19 @@ hostile() {
 	cp "$DB" "$1" && sqlite3 -batch "$1" "$2"
 }
 
+# a2 FILE: the H100 graphs capture's whole sqlite export (its kernels,
+# NVTX ranges, GPU) given the Llama's GPU Metrics tables: an export with
+# samples and a kernel table, as nsys writes one from a capture that
+# traced CUDA, beside its real CSV exports (a2_*.csv)
+A2=$FIX/h100-graphs
+a2() {
+	cp "$A2/a2_report.sqlite" "$1" &&
+	sqlite3 -batch "$1" "ATTACH '$DB' AS g;
+		CREATE TABLE GPU_METRICS AS SELECT * FROM g.GPU_METRICS;
+		CREATE TABLE TARGET_INFO_GPU_METRICS AS SELECT * FROM g.TARGET_INFO_GPU_METRICS" &&
+	{ [ $# = 1 ] || sqlite3 -batch "$1" "$2"; }
+}
+
 # refused_by_all FILE MESSAGE: lp-import, lp-gpumetrics and lp-bwceil each
 # refuse FILE with MESSAGE (a regular expression after "TOOL: FILE: "),
 # in time, writing nothing
@@ -123,6 +136,55 @@ with_sqlite 'bounds: rows of a table, bytes of a value, bytes of the file' '
 		test_expect_code 1 lp-import big.sqlite 2>err &&
 		test_grep "over lp.s bound of 68719476736 bytes" err
 	fi
+'
+
+# The demo's CSVs with another capture's sqlite export: the brief showed
+# the Llama's sampled DRAM and tensor activity as the demo's.
+test_expect_success 'an sqlite export of another capture is refused, both files named: the demo with the Llama samples' '
+	test_expect_code 1 lp-import "$FIX"/h200-torch-v2/torch_*.csv "$DB" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-import: IMPORT: .*/torch_nvtx_pushpop_trace.csv and .*/llama_gpu_metrics.sqlite are not exports of one capture: process 4788 pushed NVTX ranges in the first and none in the second; import the sqlite export of the capture the CSVs are from (nsys export --type sqlite of its .nsys-rep; nsys stats writes REPORT.sqlite beside it), or none\$" err &&
+	test_must_fail lpmake RUN=mix MODEL=torch-decoder IMPORT="$(echo "$ROOT"/tests/fixtures/h200-torch-v2/torch_*.csv "$DB")" \
+		stakeholder_summary.md >out 2>err &&
+	test_grep "are not exports of one capture: process 4788" err &&
+	! test -e "$S2/mix/stakeholder_summary.md" &&
+	lp-import "$G"/*.csv "$DB" >imp.mk &&
+	test_grep -x "LP_IMP_SQLITE := $DB" imp.mk
+'
+
+with_sqlite 'the same processes are not enough: the ranges must be those of the CSVs to the ns, the kernels too' '
+	hostile late.sqlite "UPDATE NVTX_EVENTS SET end = end + 1000000 WHERE rowid = (SELECT min(rowid) FROM NVTX_EVENTS)" &&
+	test_expect_code 1 lp-import "$G"/*.csv late.sqlite 2>err &&
+	test_grep "^lp-import: IMPORT: .*/llama_nvtx_sum.csv and late.sqlite are not exports of one capture: 18 NVTX push/pop ranges of 2364327494 ns in all in the first, 18 of 2365327494 ns in the second; import the sqlite export" err &&
+	hostile few.sqlite "DELETE FROM NVTX_EVENTS WHERE rowid = (SELECT max(rowid) FROM NVTX_EVENTS)" &&
+	test_expect_code 1 lp-import "$G/llama_nvtx_pushpop_trace.csv" few.sqlite 2>err &&
+	test_grep "llama_nvtx_pushpop_trace.csv and few.sqlite are not exports of one capture: 18 NVTX push/pop ranges of .* ns in all in the first, 17 of" err &&
+	hostile pid.sqlite "UPDATE NVTX_EVENTS SET globalTid = globalTid + 16777216" &&
+	test_expect_code 1 lp-import "$G/llama_nvtx_pushpop_trace.csv" pid.sqlite 2>err &&
+	test_grep "llama_nvtx_pushpop_trace.csv and pid.sqlite are not exports of one capture: process 1448 pushed NVTX ranges in the first and none in the second" err &&
+	hostile none.sqlite "DROP TABLE NVTX_EVENTS" &&
+	test_expect_code 1 lp-import "$G/llama_nvtx_sum.csv" none.sqlite 2>err &&
+	test_grep "llama_nvtx_sum.csv and none.sqlite are not exports of one capture: 18 NVTX push/pop ranges in the first, none in the second (no table NVTX_EVENTS)" err &&
+	a2 a2.sqlite &&
+	lp-import "$A2"/a2_*.csv a2.sqlite >imp.mk &&
+	test_grep -x "LP_IMP_SQLITE := a2.sqlite" imp.mk &&
+	lp-import "$A2/a2_cuda_gpu_kern_sum.csv" "$A2/a2_cuda_gpu_trace.csv" a2.sqlite >/dev/null &&
+	a2 k.sqlite "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = end + 5000 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)" &&
+	test_expect_code 1 lp-import "$A2/a2_cuda_gpu_kern_sum.csv" k.sqlite 2>err &&
+	test_grep "a2_cuda_gpu_kern_sum.csv and k.sqlite are not exports of one capture: 400 kernel launches of 1523508 ns in all in the first, 400 of 1528508 ns in the second" err &&
+	test_expect_code 1 lp-import "$A2"/c1_*.csv a2.sqlite 2>err &&
+	test_grep "c1_nvtx_pushpop_trace.csv and a2.sqlite are not exports of one capture: process 2606 pushed NVTX ranges in the first and none in the second" err
+'
+
+with_sqlite 'GPUs of another model, nothing to compare, a time that is text: refused with the cause' '
+	a2 h200.sqlite "UPDATE TARGET_INFO_GPU SET name = \"NVIDIA H200\"" &&
+	test_expect_code 1 lp-import "$A2"/a2_*.csv h200.sqlite 2>err &&
+	test_grep "a2_cuda_gpu_trace.csv and h200.sqlite are not exports of one capture: the first ran on an NVIDIA H100 80GB HBM3, the second lists the GPUs NVIDIA H200 (TARGET_INFO_GPU)" err &&
+	test_expect_code 1 lp-import "$G/llama_cuda_gpu_kern_sum.csv" "$DB" 2>err &&
+	test_grep "^lp-import: IMPORT: nothing ties .*llama_gpu_metrics.sqlite to the CSV exports: its GPU Metrics samples would be shown as theirs on no evidence" err &&
+	hostile text.sqlite "UPDATE NVTX_EVENTS SET start = \"soon\" WHERE rowid = 1" &&
+	test_expect_code 1 lp-import "$T" text.sqlite 2>err &&
+	test_grep "^lp-import: text.sqlite: NVTX_EVENTS.start: \"soon\" is not an integer" err
 '
 
 # A run folder whose sqlite export sits in a folder with ":" or "=" in its

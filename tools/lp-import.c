@@ -313,6 +313,8 @@ file_free(struct file *f)
 	free(f->keys);
 	lp_map_free(f->pids);
 	lp_map_free(f->devs);
+	lp_map_free(f->gpus);
+	lp_map_free(f->sq_pids);
 	counts_free(&f->names);
 	counts_free(&f->sub);
 }

@@ -53,11 +53,21 @@ struct file {
 	struct counts names;	/* kernels or ranges, by count */
 	struct counts sub;	/* nvtx_kern_sum: NVTX instances by range */
 	double launches, time;	/* kernel rows of a trace, summed */
+	double tunit;		/* its times' unit in ns (1000: us), 0 none */
 	char *procname;
 	size_t ops;		/* nvtx_sum: PyTorch op ranges */
 	char *notcu;		/* a summary's first name not cuda* or cu* */
 	uint64_t *keys;		/* ncu: a hash of each result */
 	size_t nkeys;
+	/* the GPU models it names: ncu's device__attribute_display_name, an
+	 * sqlite export's TARGET_INFO_GPU */
+	struct lp_map *gpus;
+	/* an nsys sqlite export with samples: what ties it to its capture's
+	 * CSVs (join.c): its NVTX push/pop ranges, their time in ns and
+	 * their processes (-1: no table NVTX_EVENTS), its kernels and their
+	 * time (-1: no table CUPTI_ACTIVITY_KIND_KERNEL) */
+	double sq_ranges, sq_range_ns, sq_kerns, sq_kern_ns;
+	struct lp_map *sq_pids;
 };
 
 void counts_add(struct counts *c, const char *key, double n, double t,
@@ -76,6 +86,9 @@ void read_file(struct file *f);
 void put(struct lp_map *m, const char *key);
 /* join.c */
 void check_join(const struct file *fs, size_t n, int rep);
+/* A GPU's model from cuda_gpu_trace's Device ("NVIDIA H200 (1)": its
+ * model, less the CUDA device number); the caller frees it. */
+char *gpu_model(const char *dev);
 void check_together(const struct file *fs, size_t n);
 /* The first key of a found in b; NULL if none (or either is NULL). */
 const char *shared(const struct lp_map *a, const struct lp_map *b);

@@ -187,19 +187,42 @@ merged(const struct file *fs, size_t n, int rep, struct counts *out,
 static _Noreturn void
 apart(const char *a, const char *b, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static _Noreturn void
+apart_sqlite(const char *a, const char *b, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static _Noreturn void
+vapart(const char *a, const char *b, const char *instead, const char *fmt,
+    va_list ap)
+{
+	struct lp_sb m = { 0 };
+
+	lp_sb_vprintf(&m, fmt, ap);
+	lp_die(LP_EXIT_DATA, "IMPORT: %s and %s are not exports of one capture: "
+	    "%s; %s", a, b, lp_sb_str(&m), instead);
+}
 
 static _Noreturn void
 apart(const char *a, const char *b, const char *fmt, ...)
 {
-	struct lp_sb m = { 0 };
 	va_list ap;
 
 	va_start(ap, fmt);
-	lp_sb_vprintf(&m, fmt, ap);
-	va_end(ap);
-	lp_die(LP_EXIT_DATA, "IMPORT: %s and %s are not exports of one capture: "
-	    "%s; import each capture as its own run (make RUN=a IMPORT=...)",
-	    a, b, lp_sb_str(&m));
+	vapart(a, b, "import each capture as its own run (make RUN=a "
+	    "IMPORT=...)", fmt, ap);
+}
+
+/* b an sqlite export: the other capture's samples would be shown as this
+ * one's. */
+static _Noreturn void
+apart_sqlite(const char *a, const char *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vapart(a, b, "import the sqlite export of the capture the CSVs are "
+	    "from (nsys export --type sqlite of its .nsys-rep; nsys stats "
+	    "writes REPORT.sqlite beside it), or none", fmt, ap);
 }
 
 /* A report's two spellings: the same launches and time. */
@@ -359,6 +382,154 @@ check_ranges(const struct counts *c, const struct counts *sub,
 		}
 }
 
+char *
+gpu_model(const char *dev)
+{
+	size_t n = strlen(dev);
+	const char *p = n ? strrchr(dev, '(') : NULL;
+
+	if (p && p > dev && p[-1] == ' ' && dev[n - 1] == ')' && n -
+	    (size_t)(p - dev) > 2 && strspn(p + 1, "0123456789") == n -
+	    (size_t)(p - dev) - 2)
+		n = (size_t)(p - dev) - 1;
+	return lp_xstrndup(dev, n);
+}
+
+/* The processes of the push/pop trace are those of the sqlite export's
+ * push/pop ranges, each way. */
+static void
+sqlite_procs(const struct file *fs, size_t n, const struct file *sq)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct lp_map *p = fs[i].pids;
+
+		if (fs[i].rep != R_PUSHPOP)
+			continue;
+		for (j = 0; j < lp_map_len(p); j++)
+			if (lp_map_get(sq->sq_pids, lp_map_key(p, j), -1) < 0)
+				apart_sqlite(fs[i].path, sq->path, "process %s "
+				    "pushed NVTX ranges in the first and none in "
+				    "the second", lp_map_key(p, j));
+	}
+	for (j = 0; j < lp_map_len(sq->sq_pids); j++) {
+		const char *pid = lp_map_key(sq->sq_pids, j), *first = NULL;
+
+		for (i = 0; i < n; i++)
+			if (fs[i].rep == R_PUSHPOP) {
+				first = first ? first : fs[i].path;
+				if (lp_map_get(fs[i].pids, pid, -1) >= 0)
+					break;
+			}
+		if (first && i == n)
+			apart_sqlite(first, sq->path, "process %s pushed NVTX "
+			    "ranges in the second and none in the first", pid);
+	}
+}
+
+/* The GPUs cuda_gpu_trace ran on are among the export's (by model). */
+static void
+sqlite_gpus(const struct file *fs, size_t n, const struct file *sq)
+{
+	size_t i, j;
+
+	if (!lp_map_len(sq->gpus))
+		return;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < lp_map_len(fs[i].devs); j++) {
+			char *m;
+
+			if (fs[i].kind != K_GPU_TRACE)
+				break;
+			m = gpu_model(lp_map_key(fs[i].devs, j));
+			if (*m && lp_map_get(sq->gpus, m, -1) < 0)
+				apart_sqlite(fs[i].path, sq->path, "the first ran "
+				    "on an %s, the second lists the GPUs %s%s "
+				    "(TARGET_INFO_GPU)", m, lp_map_key(sq->gpus,
+				    0), lp_map_len(sq->gpus) > 1 ? ", ..." : "");
+			free(m);
+		}
+}
+
+/* The sqlite export's total time of n rows and a report's, the same to
+ * the rounding of its unit (whole ns, or us with --timeunit usec): the
+ * two are one capture's rows, not two runs' (same_time's 0.1 % would
+ * take a range 1 ms longer in 2.4 s). */
+static int
+same_rows(const struct file *fs, size_t n, int rep, double rows, double a,
+    double b)
+{
+	double unit = 1, d = a > b ? a - b : b - a;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fs[i].rep == rep && fs[i].tunit > unit)
+			unit = fs[i].tunit;
+	return d <= rows * unit;
+}
+
+/* An nsys sqlite export with samples belongs to the capture of the CSVs:
+ * the samples would be shown as theirs.  nsys stats reads the sqlite
+ * export, so one capture's push/pop ranges are as many and sum to the
+ * same ns in both (nvtx_sum, nvtx_pushpop_trace), and its kernels (the
+ * summary) too, where the export has them; another capture's do not.  Then the same processes, GPUs of the same model.
+ * Something must tie it: ranges or kernels. */
+static void
+check_sqlite(const struct file *fs, size_t n, const struct counts *c,
+    const char *const *p)
+{
+	static const int rr[] = { R_NVTX_SUM, R_PUSHPOP };
+	double cn, ct;
+	size_t i, k;
+	int tied;
+
+	for (i = 0; i < n; i++) {
+		const struct file *sq = &fs[i];
+
+		if (sq->kind != K_SQLITE_GM)
+			continue;
+		tied = 0;
+		if (sq->sq_ranges >= 0)
+			sqlite_procs(fs, n, sq);
+		for (k = 0; k < 2; k++) {
+			if (!p[rr[k]])
+				continue;
+			counts_total(&c[rr[k]], &cn, &ct);
+			if (sq->sq_ranges < 0)
+				apart_sqlite(p[rr[k]], sq->path, "%.0f NVTX "
+				    "push/pop ranges in the first, none in the "
+				    "second (no table NVTX_EVENTS)", cn);
+			if (cn != sq->sq_ranges || !same_rows(fs, n, rr[k], cn,
+			    ct, sq->sq_range_ns))
+				apart_sqlite(p[rr[k]], sq->path, "%.0f NVTX "
+				    "push/pop ranges of %.0f ns in all in the "
+				    "first, %.0f of %.0f ns in the second", cn, ct,
+				    sq->sq_ranges, sq->sq_range_ns);
+			tied = 1;
+		}
+		k = p[R_KSUM] ? R_KSUM : R_KSUM_M;
+		if (p[k] && sq->sq_kerns >= 0) {
+			counts_total(&c[k], &cn, &ct);
+			if (cn != sq->sq_kerns || !same_rows(fs, n, (int)k, cn,
+			    ct, sq->sq_kern_ns))
+				apart_sqlite(p[k], sq->path, "%.0f kernel launches "
+				    "of %.0f ns in all in the first, %.0f of %.0f "
+				    "ns in the second", cn, ct, sq->sq_kerns,
+				    sq->sq_kern_ns);
+			tied = 1;
+		}
+		if (!tied)
+			lp_die(LP_EXIT_DATA, "IMPORT: nothing ties %s to the CSV "
+			    "exports: its GPU Metrics samples would be shown as "
+			    "theirs on no evidence.  Import the nvtx_sum or "
+			    "nvtx_pushpop_trace export of its capture with it "
+			    "(nsys stats --report nvtx_pushpop_trace "
+			    "REPORT.sqlite), whose ranges must be its own", sq->path);
+		sqlite_gpus(fs, n, sq);
+	}
+}
+
 /* Exports of different reports agree where they overlap. */
 void
 check_together(const struct file *fs, size_t n)
@@ -377,6 +548,7 @@ check_together(const struct file *fs, size_t n)
 	check_trace(fs, n, c, p);
 	check_range_kernels(fs, n, c, p);
 	check_ranges(c, &sub, p);
+	check_sqlite(fs, n, c, p);
 	for (r = 0; r < R_N; r++)
 		counts_free(&c[r]);
 	counts_free(&sub);

@@ -3,8 +3,10 @@
  * of the reports' headers, an ncu export's results, an nsys sqlite
  * export's tables), and what it holds that the checks compare.
  */
+#include <inttypes.h>
 #include <sqlite3.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +137,7 @@ header(struct rd *d, const struct lp_csv_rec *r, const struct sig *s)
 	if (d->c[2] >= 0 && lp_header_time_factor(d->hdr.names[d->c[2]],
 	    &d->tf))
 		d->tf = 1;
+	d->f->tunit = d->tf;
 }
 
 static double
@@ -364,6 +367,82 @@ set_of(const char *path)
 	return lp_xstrdup(path);
 }
 
+/* A value of an sqlite export that must be an integer (a time in ns, an
+ * ID), or the export is refused naming its table and column. */
+static int64_t
+sql_int(const struct file *f, sqlite3_stmt *st, int i, const char *table)
+{
+	if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
+		lp_die_at(LP_EXIT_DATA, f->path, 0, 0, "%s.%s: \"%s\" is not an "
+		    "integer (nsys writes times in ns and IDs as integers)", table,
+		    sqlite3_column_name(st, i), sqlite3_column_text(st, i) ?
+		    (const char *)sqlite3_column_text(st, i) : "NULL");
+	return sqlite3_column_int64(st, i);
+}
+
+/* The NVTX push/pop ranges of the export (eventType 59, as nvtx_sum and
+ * nvtx_pushpop_trace count them: ended ones), their time and processes
+ * (a globalTid holds its PID in bits 24 to 47). */
+static void
+sqlite_ranges(struct file *f, sqlite3 *db)
+{
+	sqlite3_stmt *st = lp_sql_query(db, f->path, "SELECT start, end, "
+	    "globalTid FROM NVTX_EVENTS WHERE eventType = 59 AND end IS NOT "
+	    "NULL");
+	char pid[24];
+
+	f->sq_ranges = f->sq_range_ns = 0;
+	while (lp_sql_step(db, f->path, st)) {
+		double t0 = (double)sql_int(f, st, 0, "NVTX_EVENTS");
+		double t1 = (double)sql_int(f, st, 1, "NVTX_EVENTS");
+		int64_t tid = sql_int(f, st, 2, "NVTX_EVENTS");
+
+		f->sq_ranges++;
+		f->sq_range_ns += t1 - t0;
+		snprintf(pid, sizeof pid, "%" PRId64, (tid >> 24) & 0xffffff);
+		if (lp_map_get(f->sq_pids, pid, -1) < 0)
+			lp_map_put(f->sq_pids, pid, 1);
+	}
+	sqlite3_finalize(st);
+}
+
+/* What ties an export with samples to the CSVs imported with it: its
+ * ranges, its kernels, its GPUs' models (join.c compares them). */
+static void
+read_capture(struct file *f, sqlite3 *db)
+{
+	sqlite3_stmt *st;
+
+	f->sq_ranges = f->sq_kerns = -1;
+	if (lp_sql_has_table(db, f->path, "NVTX_EVENTS"))
+		sqlite_ranges(f, db);
+	if (lp_sql_has_table(db, f->path, "CUPTI_ACTIVITY_KIND_KERNEL")) {
+		st = lp_sql_query(db, f->path, "SELECT start, end FROM "
+		    "CUPTI_ACTIVITY_KIND_KERNEL");
+		f->sq_kerns = f->sq_kern_ns = 0;
+		while (lp_sql_step(db, f->path, st)) {
+			double t0 = (double)sql_int(f, st, 0,
+			    "CUPTI_ACTIVITY_KIND_KERNEL");
+
+			f->sq_kerns++;
+			f->sq_kern_ns += (double)sql_int(f, st, 1,
+			    "CUPTI_ACTIVITY_KIND_KERNEL") - t0;
+		}
+		sqlite3_finalize(st);
+	}
+	if (!lp_sql_has_table(db, f->path, "TARGET_INFO_GPU"))
+		return;
+	st = lp_sql_query(db, f->path, "SELECT name FROM TARGET_INFO_GPU");
+	while (lp_sql_step(db, f->path, st)) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		if (sqlite3_column_type(st, 0) == SQLITE_TEXT && *name &&
+		    lp_map_get(f->gpus, name, -1) < 0)
+			lp_map_put(f->gpus, name, 1);
+	}
+	sqlite3_finalize(st);
+}
+
 /* An SQLite database (by its header, whatever its name): nsys's export
  * (it has StringIds), with GPU Metrics samples or without; read through
  * nsql.c, which bounds it and refuses views and virtual tables. */
@@ -383,6 +462,8 @@ read_sqlite(struct file *f)
 	gm = lp_sql_has_table(db, f->path, "GPU_METRICS") &&
 	    lp_sql_has_table(db, f->path, "TARGET_INFO_GPU_METRICS");
 	f->kind = gm ? K_SQLITE_GM : K_SQLITE;
+	if (gm)
+		read_capture(f, db);
 	sqlite3_close(db);
 	return 1;
 }
@@ -411,6 +492,8 @@ read_file(struct file *f)
 	d.f = f;
 	f->pids = lp_map_new();
 	f->devs = lp_map_new();
+	f->gpus = lp_map_new();
+	f->sq_pids = lp_map_new();
 	f->names.idx = lp_map_new();
 	f->sub.idx = lp_map_new();
 	f->rep = -1;
