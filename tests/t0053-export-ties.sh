@@ -187,6 +187,31 @@ with_sqlite 'GPUs of another model, nothing to compare, a time that is text: ref
 	test_grep "^lp-import: text.sqlite: NVTX_EVENTS.start: \"soon\" is not an integer" err
 '
 
+# An H200 capture with an H100 per-launch-config ncu export of the same
+# program (tests/fixtures/h100-plc): every peak, MFU, MBU and roofline was
+# the H100's.  The capture names its GPU in its sqlite export
+# (TARGET_INFO_GPU) or its cuda_gpu_trace (Device), ncu in
+# device__attribute_display_name.
+test_expect_success 'an ncu export of another GPU is refused, both files named; where one side names none, taken' '
+	test_expect_code 1 lp-import "$G"/*.csv "$DB" "$FIX/h100-plc/plc1_ncu_raw.csv" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-import: IMPORT: .*/plc1_ncu_raw.csv profiled an NVIDIA H100 80GB HBM3 (device__attribute_display_name) and .*/llama_gpu_metrics.sqlite names an NVIDIA H200: their peaks, MFU, MBU and roofline would be another GPU.s.  Import the ncu export of this capture.s GPU, or none\$" err &&
+	ls "$A2"/c1_*.csv | grep -v _ncu_ >nsys &&
+	lp-import $(cat nsys) "$A2/c1_ncu_raw.csv" >/dev/null &&
+	sed "s/NVIDIA H100 80GB HBM3/NVIDIA H200/" "$A2/c1_ncu_raw.csv" >h200_ncu_raw.csv &&
+	test_expect_code 1 lp-import $(cat nsys) h200_ncu_raw.csv 2>err &&
+	test_grep "^lp-import: IMPORT: h200_ncu_raw.csv profiled an NVIDIA H200 (device__attribute_display_name) and .*/c1_cuda_gpu_trace.csv names an NVIDIA H100 80GB HBM3" err &&
+	lp-import $(grep -v cuda_gpu_trace nsys) h200_ncu_raw.csv >/dev/null &&
+	test_expect_code 1 lp-import $(grep -v cuda_gpu_trace nsys) h200_ncu_raw.csv "$A2/c2_ncu_raw.csv" 2>err &&
+	test_grep "^lp-import: IMPORT: .*/c2_ncu_raw.csv profiled an NVIDIA H100 80GB HBM3 (device__attribute_display_name) and h200_ncu_raw.csv names an NVIDIA H200" err &&
+	sed "s/\"NVIDIA H100 80GB HBM3\"/\"\"/" "$A2/c1_ncu_raw.csv" >silent_ncu_raw.csv &&
+	lp-import $(cat nsys) silent_ncu_raw.csv >/dev/null &&
+	test_must_fail lpmake RUN=h100ncu MODEL=hf-llama SET="$H200" \
+		IMPORT="$(echo "$G"/*.csv "$DB" "$ROOT"/tests/fixtures/h100-plc/plc1_ncu_raw.csv)" roofline.tsv >out 2>err &&
+	test_grep "plc1_ncu_raw.csv profiled an NVIDIA H100 80GB HBM3" err &&
+	! test -e "$S2/h100ncu/roofline.tsv"
+'
+
 # A run folder whose sqlite export sits in a folder with ":" or "=" in its
 # name (sweep folders look so): the path was rule text, and every later
 # make of the run stopped ("target pattern contains no %").

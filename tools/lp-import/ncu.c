@@ -1,6 +1,7 @@
 /*
- * lp-import's checks of the ncu exports: of the capture's program (its
- * kernels, or its costliest ones), and no ncu result given twice.
+ * lp-import's checks of the ncu exports: of the capture's GPU, of its
+ * program (its kernels, or its costliest ones), and no ncu result given
+ * twice.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -130,6 +131,73 @@ profiled_share(const struct file *fs, size_t n, size_t i, int by_base)
 	return best;
 }
 
+/* The GPU models the nsys capture names, into m: those cuda_gpu_trace
+ * ran on, those of an sqlite export with samples (TARGET_INFO_GPU); the
+ * first file naming one in *from. */
+static void
+capture_gpus(const struct file *fs, size_t n, struct lp_map *m,
+    const char **from)
+{
+	size_t i, j;
+
+	*from = NULL;
+	for (i = 0; i < n; i++) {
+		if (fs[i].kind == K_GPU_TRACE)
+			for (j = 0; j < lp_map_len(fs[i].devs); j++) {
+				char *g = gpu_model(lp_map_key(fs[i].devs, j));
+
+				if (*g && lp_map_get(m, g, -1) < 0)
+					lp_map_put(m, g, 1);
+				free(g);
+			}
+		if (fs[i].kind == K_SQLITE_GM)
+			for (j = 0; j < lp_map_len(fs[i].gpus); j++)
+				if (lp_map_get(m, lp_map_key(fs[i].gpus, j), -1) < 0)
+					lp_map_put(m, lp_map_key(fs[i].gpus, j), 1);
+		if (!*from && lp_map_len(m))
+			*from = fs[i].path;
+	}
+}
+
+/* An ncu export profiled the capture's GPU: each GPU it names
+ * (device__attribute_display_name) is a model the capture ran on, or its
+ * peaks, MFU, MBU and roofline would be another GPU's.  Where the capture
+ * names none (no cuda_gpu_trace, no sqlite export with samples), the ncu
+ * exports name one model; an export that names none (ncu's details page)
+ * is not compared. */
+static void
+check_ncu_gpu(const struct file *fs, size_t n)
+{
+	struct lp_map *m = lp_map_new();
+	const char *from;
+	size_t i, j;
+
+	capture_gpus(fs, n, m, &from);
+	for (i = 0; i < n; i++) {
+		if (fs[i].kind != K_NCU_KERN && fs[i].kind != K_NCU_RANGE)
+			continue;
+		/* a capture that names none: the first ncu export that does
+		 * stands for it (the others profiled the same GPUs) */
+		for (j = 0; !from && j < lp_map_len(fs[i].gpus); j++)
+			lp_map_put(m, lp_map_key(fs[i].gpus, j), 1);
+		if (!from && lp_map_len(m)) {
+			from = fs[i].path;
+			continue;
+		}
+		for (j = 0; j < lp_map_len(fs[i].gpus); j++)
+			if (lp_map_get(m, lp_map_key(fs[i].gpus, j), -1) < 0)
+				lp_die(LP_EXIT_DATA, "IMPORT: %s profiled an %s "
+				    "(device__attribute_display_name) and %s names "
+				    "an %s%s: their peaks, MFU, MBU and roofline "
+				    "would be another GPU's.  Import the ncu export "
+				    "of this capture's GPU, or none", fs[i].path,
+				    lp_map_key(fs[i].gpus, j), from, lp_map_key(m,
+				    0), lp_map_len(m) > 1 ? " (and other models)" :
+				    "");
+	}
+	lp_map_free(m);
+}
+
 /* An ncu kernel export is of the capture's program when the kernels it
  * shares with the capture show it.  A shared name alone does not: every
  * PyTorch program runs at::native's elementwise, layer-norm and argmax
@@ -153,6 +221,7 @@ check_ncu_program(const struct file *fs, size_t n)
 	size_t i, j, *hit;
 	int nsys, nsys_mangled;
 
+	check_ncu_gpu(fs, n);
 	nsys = capture_kernels(fs, n, exact, keys, bases, &nsys_mangled);
 	hit = lp_xcalloc(n ? n : 1, sizeof *hit);
 	for (i = 0; i < n && nsys; i++) {

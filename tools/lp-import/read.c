@@ -51,7 +51,8 @@ static const struct sig {
 	const char *col[7];
 } sigs[] = {
 	{ K_NCU_KERN, { "ID", "Kernel Name" },	/* or K_NCU_RANGE, by its rows */
-	  { "Kernel Name", 0, 0, "ID", "?Process ID", "?Process Name" } },
+	  { "Kernel Name", 0, 0, "ID", "?Process ID", "?Process Name",
+	    "?device__attribute_display_name" } },
 	{ K_NVTX_KSUM, { "NVTX Range", "Kernel Name" },
 	  { "Kernel Name", "Kern Inst", "Total Time", "NVTX Range", "PID",
 	    "NVTX Inst" } },
@@ -240,6 +241,11 @@ ncu_row(struct rd *d, const struct lp_csv_rec *r)
 		d->range++;
 	else
 		d->kern++;
+	/* the GPU it ran on (--page raw; the details page does not say) */
+	if (d->c[6] >= 0 && *lp_csv_field(r, d->c[6]) &&
+	    lp_map_get(f->gpus, lp_csv_field(r, d->c[6]), -1) < 0)
+		lp_map_put(f->gpus, lp_csv_field(r, d->c[6]), 1);
+
 	if (!f->procname && d->c[5] >= 0 && *lp_csv_field(r, d->c[5]))
 		f->procname = lp_xstrdup(lp_csv_field(r, d->c[5]));
 	put(f->pids, pid);
