@@ -388,16 +388,17 @@ $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_
 # (nsys_cli.gpu_metrics_frequency: 0, a GPU nsys cannot sample): the table
 # then says so and the summary leaves it out (-n).  Imported, an nsys
 # sqlite export that has samples (lp-import looked), read where it is: the
-# rules depend on LP_IMP_STAMP, never on its path (a ':' or '=' in it is
-# rule text, "target pattern contains no '%'" at every later make).
+# rules depend on LP_IMP_STAMP, never on its path (a ':' in it is
+# rule text, "target pattern contains no '%'" at every later make).  The
+# datasheet's bandwidth (gpu.tsv) bounds the export's.
 LP_GM_DB := $(if $(LP_HAVE_STATS),$(R)/nsys/report.sqlite,$(LP_IMP_SQLITE))
 LP_GM_DEP := $(if $(LP_HAVE_STATS),$(R)/nsys/report.sqlite,$(if $(LP_IMP_SQLITE),$(LP_IMP_STAMP) $(R)/vars/IMPORT))
 LP_GM := $(if $(LP_GM_DB),$(R)/gpumetrics.tsv)
 ifneq ($(LP_GM_DB),)
-$(R)/gpumetrics.tsv: $(LP_GM_DEP) $(R)/nsys/config.yaml $(call lp_rep,nvtx_gpu_proj_trace) \
+$(R)/gpumetrics.tsv: $(LP_GM_DEP) $(R)/nsys/config.yaml $(R)/gpu.tsv $(call lp_rep,nvtx_gpu_proj_trace) \
 		$(call lp_rep,nvtx_pushpop_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-gpumetrics
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-gpumetrics -n -c $(R)/nsys/config.yaml \
+	$(Q)$(LP_BIN)/lp-gpumetrics -n -c $(R)/nsys/config.yaml -g $(R)/gpu.tsv \
 	  $(call lp_opt,-p,nvtx_gpu_proj_trace) $(call lp_opt,-t,nvtx_pushpop_trace) $(LP_GM_DB) \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 else

@@ -212,6 +212,52 @@ test_expect_success 'an ncu export of another GPU is refused, both files named; 
 	! test -e "$S2/h100ncu/roofline.tsv"
 '
 
+# Out-of-range values read as facts: DRAM read 90 % + write 90 % gave
+# "DRAM (sampled) 180.0 %" in the brief and 8.67 TB/s on an H200.
+with_sqlite 'DRAM read + write over 100 % at one timestamp is refused by both readers, named by its time' '
+	hostile s.sqlite "UPDATE GPU_METRICS SET value = 90 WHERE metricId IN (18, 19)" &&
+	t=$(sqlite3 s.sqlite "SELECT min(timestamp) FROM GPU_METRICS WHERE metricId = 18") &&
+	test_expect_code 1 lp-gpumetrics -c "$CFG" -t "$T" s.sqlite >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-gpumetrics: s.sqlite: GPU_METRICS at timestamp $t: \"DRAM Read Bandwidth \[Throughput %\]\" 90 + \"DRAM Write Bandwidth \[Throughput %\]\" 90 = 180 %, over the GPU.s DRAM bandwidth that both are shares of\$" err &&
+	test_expect_code 1 lp-bwceil -g "$GPU" -P imported s.sqlite >out 2>err &&
+	test_grep "^lp-bwceil: s.sqlite: GPU_METRICS at timestamp $t (typeId 281479271677952): \"DRAM Read Bandwidth \[Throughput %\]\" 90 + \"DRAM Write Bandwidth \[Throughput %\]\" 90 = 180 %" err &&
+	test_must_fail lpmake RUN=d180 MODEL=hf-llama SET="$H200" IMPORT="$(echo "$G"/*.csv "$PWD/s.sqlite")" \
+		stakeholder_summary.md >out 2>err &&
+	test_grep "= 180 %, over the GPU.s DRAM bandwidth" err &&
+	! test -e "$S2/d180/stakeholder_summary.md" &&
+	hostile half.sqlite "UPDATE GPU_METRICS SET value = 50 WHERE metricId IN (18, 19)" &&
+	lp-gpumetrics -c "$CFG" -t "$T" half.sqlite >/dev/null &&
+	lp-bwceil -g "$GPU" -P imported half.sqlite >bw.tsv &&
+	test_grep "^sampled_best	NVIDIA H200	typeId 281479271677952	4814304000000	" bw.tsv
+'
+
+with_sqlite 'a bandwidth that is text or over twice the datasheet is n/a with its cause; an ID that is text is refused' '
+	hostile text.sqlite "UPDATE TARGET_INFO_GPU SET memoryBandwidth = '\''4.8 TB/s'\''" &&
+	lp-gpumetrics -g "$GPU" -c "$CFG" -t "$T" text.sqlite >g.tsv &&
+	grep "^prefill	DRAM Read Bandwidth \[bytes/s\]" g.tsv >row &&
+	test_grep "n/a because TARGET_INFO_GPU.memoryBandwidth of text.sqlite is \"4.8 TB/s\", not a number of bytes/s" row &&
+	lp-bwceil -g "$GPU" -P imported text.sqlite >bw.tsv &&
+	test_grep "^sampled_best	NVIDIA H200	typeId 281479271677952	n/a because TARGET_INFO_GPU.memoryBandwidth of text.sqlite is \"4.8 TB/s\"" bw.tsv &&
+	test_grep "^# sampled: n/a because" bw.tsv &&
+	hostile x10.sqlite "UPDATE TARGET_INFO_GPU SET memoryBandwidth = memoryBandwidth * 10" &&
+	lp-gpumetrics -g "$GPU" -c "$CFG" -t "$T" x10.sqlite >g.tsv &&
+	grep "^decode_step	DRAM Write Bandwidth \[bytes/s\]" g.tsv >row &&
+	test_grep "n/a because TARGET_INFO_GPU.memoryBandwidth of x10.sqlite, 4.814e+13 bytes/s, is over twice the datasheet.s 4.8e+12 bytes/s (gpu.tsv)" row &&
+	lp-bwceil -g "$GPU" -P imported x10.sqlite >bw.tsv &&
+	test_grep "^sampled_best	.*	n/a because TARGET_INFO_GPU.memoryBandwidth of x10.sqlite, 4.814e+13 bytes/s, is over twice" bw.tsv &&
+	lpmake -s RUN=x10 MODEL=hf-llama SET="$H200" IMPORT="$(echo "$G"/*.csv "$PWD/x10.sqlite")" gpumetrics.tsv >out 2>err &&
+	test_grep "n/a because TARGET_INFO_GPU.memoryBandwidth of .*x10.sqlite, 4.814e+13 bytes/s, is over twice" "$S2/x10/gpumetrics.tsv" &&
+	hostile type.sqlite "UPDATE TARGET_INFO_GPU_METRICS SET typeId = '\''x'\'' WHERE rowid = 1" &&
+	test_expect_code 1 lp-gpumetrics -c "$CFG" -t "$T" type.sqlite 2>err &&
+	test_grep "^lp-gpumetrics: type.sqlite: TARGET_INFO_GPU_METRICS.typeId \"x\" is not an integer" err &&
+	test_expect_code 1 lp-bwceil -g "$GPU" -P imported type.sqlite 2>err &&
+	test_grep "^lp-bwceil: type.sqlite: TARGET_INFO_GPU_METRICS.typeId \"x\" is not an integer" err &&
+	hostile metric.sqlite "UPDATE TARGET_INFO_GPU_METRICS SET metricId = '\''three'\'' WHERE metricId = 3" &&
+	test_expect_code 1 lp-gpumetrics -c "$CFG" -t "$T" metric.sqlite 2>err &&
+	test_grep "^lp-gpumetrics: metric.sqlite: TARGET_INFO_GPU_METRICS.metricId of \"SMs Active \[Throughput %\]\" is not an integer" err
+'
+
 # A run folder whose sqlite export sits in a folder with ":" or "=" in its
 # name (sweep folders look so): the path was rule text, and every later
 # make of the run stopped ("target pattern contains no %").

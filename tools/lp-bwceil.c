@@ -213,6 +213,17 @@ pct_value(sqlite3_stmt *st, int64_t row)
 	return v;
 }
 
+/* Read % and write % of one sample are shares of one bandwidth: over
+ * 100 % together (90 % + 90 % gave 8.67 TB/s on an H200) is refused. */
+static _Noreturn void
+over_100(int64_t src, int64_t t, double rv, double wv)
+{
+	lp_die_at(LP_EXIT_DATA, dbpath, 0, 0, "GPU_METRICS at timestamp %"
+	    PRId64 " (typeId %" PRId64 "): \"%s\" %g + \"%s\" %g = %g %%, "
+	    "over the GPU's DRAM bandwidth that both are shares of", t, src,
+	    rd_name, rv, wr_name, wv, rv + wv);
+}
+
 /* The best mean of read % + write % over w consecutive samples (times
  * that have both) of one source, in time order; *t0 and *t1 get the best
  * window's first and last times, *ns the samples and *period their mean
@@ -250,6 +261,8 @@ best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
 				size_t k = (size_t)(n % w);
 
 				cur = rv + wv;
+				if (cur > 100)
+					over_100(src, t, rv, wv);
 				sum += cur - ring[k];
 				ring[k] = cur;
 				tr[k] = (double)t;
@@ -289,7 +302,7 @@ static void
 read_samples(const char *path, long w, double datasheet, struct seen *sn)
 {
 	sqlite3_stmt *st;
-	const char *bw_why = NULL;
+	struct lp_sb bw_why = { 0 };
 	char *gname;
 	double bw;
 	int nsrc = 0;
@@ -308,11 +321,17 @@ read_samples(const char *path, long w, double datasheet, struct seen *sn)
 		sqlite3_close(db);
 		return;
 	}
-	bw = lp_sql_gpu_bw(db, path, &gname, &bw_why);
+	bw = lp_sql_gpu_bw(db, path, datasheet, &gname, &bw_why);
 	st = lp_sql_query(db, path, "SELECT DISTINCT typeId FROM "
 	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
 	while (lp_sql_step(db, path, st)) {
 		int64_t src = sqlite3_column_int64(st, 0);
+
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+			lp_die_at(LP_EXIT_DATA, path, 0, 0, "TARGET_INFO_GPU_METRICS"
+			    ".typeId \"%s\" is not an integer",
+			    sqlite3_column_text(st, 0));
+
 		const char *const nm[2] = { rd_name, wr_name };
 		int64_t ids[2], rid, wid;
 		struct lp_sb dev = { 0 }, how = { 0 }, why = { 0 };
@@ -333,7 +352,7 @@ read_samples(const char *path, long w, double datasheet, struct seen *sn)
 				lp_sb_printf(&why, "%ld samples of DRAM read and "
 				    "write, fewer than the window of %ld", n, w);
 			else if (!(bw > 0))
-				lp_sb_adds(&why, bw_why);
+				lp_sb_adds(&why, lp_sb_str(&bw_why));
 			else {
 				best = best * bw / 100;
 				lp_sb_printf(&how, "nsys GPU Metrics: the best mean "
@@ -372,6 +391,7 @@ read_samples(const char *path, long w, double datasheet, struct seen *sn)
 		sn->why = lp_xstrdup("no source of samples gives a DRAM "
 		    "bandwidth (the table says why)");
 	free(gname);
+	lp_sb_free(&bw_why);
 	sqlite3_close(db);
 }
 

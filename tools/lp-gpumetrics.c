@@ -26,6 +26,7 @@
 #include "nsql.h"
 #include "table.h"
 #include "nsight.h"
+#include "run.h"
 #include "lp-gpumetrics/gpumetrics.h"
 
 const struct metric metrics[NM] = {
@@ -40,7 +41,7 @@ const struct metric metrics[NM] = {
 };
 
 static const char synopsis[] =
-    "lp-gpumetrics [-n] -c config.yaml [-p nvtx_gpu_proj_trace.csv] "
+    "lp-gpumetrics [-n] -c config.yaml [-g gpu.tsv] [-p nvtx_gpu_proj_trace.csv] "
     "[-t nvtx_pushpop_trace.csv] [-T type-id] report.sqlite";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
@@ -185,7 +186,7 @@ emit_none(const char *why)
 }
 
 struct opts {
-	const char *cpath, *ppath, *tpath, *want;
+	const char *cpath, *gpath, *ppath, *tpath, *want;
 	int none_ok;
 };
 
@@ -242,12 +243,29 @@ pick_source(const struct opts *o, int64_t *src)
 	return 1;
 }
 
+/* The datasheet's DRAM bandwidth (-g gpu.tsv), which the export's
+ * memoryBandwidth may not exceed twice; 0 without -g or a figure. */
+static double
+datasheet_bw(const char *gpath)
+{
+	struct lp_peaks pk;
+	double bw;
+
+	if (!gpath)
+		return 0;
+	lp_peaks_read(&pk, gpath);
+	bw = pk.bw;
+	lp_peaks_free(&pk);
+	return bw;
+}
+
 /* The samples of source src, read into the stages' instances, and the
  * table: two rows a metric of bytes (%, bytes/s), one a metric else. */
 static void
 emit_table(const struct opts *o, int64_t src)
 {
-	const char *bw_why = NULL;
+	struct lp_sb why = { 0 };
+	const char *bw_why;
 	char *gname;
 	struct lp_row r = { 0 };
 	int64_t id[NM];
@@ -257,8 +275,10 @@ emit_table(const struct opts *o, int64_t src)
 	int steady;
 
 	metric_ids(src, id);
-	bw = lp_sql_gpu_bw(db, path, &gname, &bw_why);
+	bw = lp_sql_gpu_bw(db, path, datasheet_bw(o->gpath), &gname, &why);
+	bw_why = lp_sb_str(&why);
 	used = read_samples(src, id);
+	check_dram_sum(src, id);
 
 	emit_meta(o->cpath, o->ppath, o->tpath, src, used, bw > 0 ? gname : NULL,
 	    bw);
@@ -273,6 +293,7 @@ emit_table(const struct opts *o, int64_t src)
 					    1, bw, bw_why);
 			}
 	free(gname);
+	lp_sb_free(&why);
 	lp_tab_done(out);
 	lp_sb_free(&r.b);
 }
@@ -304,9 +325,10 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hnp:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "c:g:hnp:t:T:")) != -1) {
 		switch (c) {
 		case 'c': o.cpath = optarg; break;
+		case 'g': o.gpath = optarg; break;
 		case 'n': o.none_ok = 1; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);

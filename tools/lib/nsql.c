@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,37 +238,52 @@ lp_sql_has_table(sqlite3 *db, const char *path, const char *name)
 }
 
 double
-lp_sql_gpu_bw(sqlite3 *db, const char *path, char **name, const char **why)
+lp_sql_gpu_bw(sqlite3 *db, const char *path, double datasheet, char **name,
+    struct lp_sb *why)
 {
 	sqlite3_stmt *st;
 	double bw = 0;
-	int n = 0;
+	int n = 0, type = SQLITE_NULL, ok = 0;
+	char *text = NULL;
 
 	*name = NULL;
 	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU")) {
-		*why = "the export has no TARGET_INFO_GPU table (the GPU's "
-		    "DRAM bandwidth, which the samples are a % of)";
+		lp_sb_adds(why, "the export has no TARGET_INFO_GPU table (the "
+		    "GPU's DRAM bandwidth, which the samples are a % of)");
 		return 0;
 	}
 	st = lp_sql_query(db, path, "SELECT memoryBandwidth, name FROM "
 	    "TARGET_INFO_GPU");
 	while (lp_sql_step(db, path, st))
 		if (!n++) {
-			bw = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 :
-			    sqlite3_column_double(st, 0);
+			type = sqlite3_column_type(st, 0);
+			bw = sqlite3_column_double(st, 0);
+			text = lp_xstrdup(sqlite3_column_text(st, 0) ?
+			    (const char *)sqlite3_column_text(st, 0) : "");
 			*name = lp_xstrdup(sqlite3_column_text(st, 1) ?
 			    (const char *)sqlite3_column_text(st, 1) : "");
 		}
 	sqlite3_finalize(st);
-	if (n != 1) {
-		*why = n ? "the export has several GPUs in TARGET_INFO_GPU and "
-		    "does not say which one a metrics source samples, nor "
-		    "which bandwidth its % are of" : "TARGET_INFO_GPU lists no GPU";
-		return 0;
-	}
-	if (!(bw > 0))
-		*why = "TARGET_INFO_GPU gives no memoryBandwidth";
-	return bw > 0 ? bw : 0;
+	if (n != 1)
+		lp_sb_adds(why, n ? "the export has several GPUs in "
+		    "TARGET_INFO_GPU and does not say which one a metrics source "
+		    "samples, nor which bandwidth its % are of" :
+		    "TARGET_INFO_GPU lists no GPU");
+	/* text read as a number is its leading digits: "4.8 TB/s", 4.8 */
+	else if (type != SQLITE_INTEGER && type != SQLITE_FLOAT &&
+	    type != SQLITE_NULL)
+		lp_sb_printf(why, "TARGET_INFO_GPU.memoryBandwidth of %s is "
+		    "\"%.40s\", not a number of bytes/s", path, text);
+	else if (!(bw > 0) || !isfinite(bw))
+		lp_sb_adds(why, "TARGET_INFO_GPU gives no memoryBandwidth");
+	else if (datasheet > 0 && bw > 2 * datasheet)
+		lp_sb_printf(why, "TARGET_INFO_GPU.memoryBandwidth of %s, %.4g "
+		    "bytes/s, is over twice the datasheet's %.4g bytes/s "
+		    "(gpu.tsv): no figure of this GPU", path, bw, datasheet);
+	else
+		ok = 1;
+	free(text);
+	return ok ? bw : 0;
 }
 
 void
@@ -286,6 +302,10 @@ lp_sql_metric_ids(sqlite3 *db, const char *path, int64_t src,
 
 		for (k = 0; name && k < n; k++)
 			if (!strcmp(name, names[k])) {
+				if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+					lp_die_at(LP_EXIT_DATA, path, 0, 0,
+					    "TARGET_INFO_GPU_METRICS.metricId of "
+					    "\"%s\" is not an integer", name);
 				if (id[k] >= 0)
 					lp_die_at(LP_EXIT_DATA, path, 0, 0,
 					    "TARGET_INFO_GPU_METRICS names "

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "util.h"
+
 /*
  * The bounds every reader keeps to.  An export is a regular file (a FIFO
  * would hang the reader, a device never end) of at most LP_SQL_MAX_BYTES,
@@ -47,9 +49,11 @@ int lp_sql_has_table(sqlite3 *db, const char *path, const char *name);
 void lp_sql_metric_ids(sqlite3 *db, const char *path, int64_t src,
     const char *const *names, size_t n, int64_t *id);
 /* The DRAM bandwidth (bytes/s, memoryBandwidth) of the GPU in
- * TARGET_INFO_GPU where the export has one GPU; 0 and *why otherwise.
- * *name: the first GPU's name, NULL where none (the caller frees it). */
-double lp_sql_gpu_bw(sqlite3 *db, const char *path, char **name,
-    const char **why);
+ * TARGET_INFO_GPU where the export has one GPU; 0 and why added to *why
+ * otherwise, or where it is not a number, or over twice datasheet (bytes/s;
+ * 0: none to compare).  *name: the first GPU's name, NULL where none (the
+ * caller frees it). */
+double lp_sql_gpu_bw(sqlite3 *db, const char *path, double datasheet,
+    char **name, struct lp_sb *why);
 
 #endif

@@ -26,6 +26,8 @@ extern const struct metric {
 	const char *name;
 	int unit, bytes;
 } metrics[NM];
+/* DRAM read and write in metrics[]: two shares of one bandwidth */
+enum { M_DRAM_RD = 4, M_DRAM_WR = 5 };
 
 struct inst {
 	double start, end;
@@ -52,6 +54,7 @@ void need_tables(void);
 int64_t source_of(const char *want, struct lp_sb *several);
 void metric_ids(int64_t src, int64_t *id);
 long read_samples(int64_t src, const int64_t *id);
+void check_dram_sum(int64_t src, const int64_t *id);
 
 /* insts.c */
 void read_insts(const char *ppath, const char *tpath);
