@@ -338,13 +338,25 @@ test_expect_success 'findings.tsv: the savings again, from the tables they cite'
 	for run in $RUNS; do
 		r=$S2/$run &&
 		# launch-bound: idle time less the warm-up excess of the stage,
-		# or of a nested stage with the same kernels (its own finding)
+		# or of a nested stage with the same kernels (its own finding);
+		# cold-call instead for a stage run once without a steady state
+		# and without a nested stage of its kernels (a loop)
+		# whose idle time per launch is at least twice the warmest steady
+		# state'"'"'s (steady less kernels per instance, over launches per
+		# instance): its idle time less its launches at that rate
 		{ table "$r/steps.tsv" stage first_ns steady_ns warmup >sp &&
-		  table "$r/stages.tsv" stage wall_total_ns kernel_ns busy_pct launches >st &&
-		  awk -F"\t" "NR == FNR { if (\$4 == \"yes\") x[\$1] = \$2 - \$3; next }
-			{ s[++n] = \$1; w[n] = \$2; k[n] = \$3; b[n] = \$4; l[n] = \$5 }
-			END { for (i = 1; i <= n; i++) { if (!(b[i] != \"\" && b[i] + 0 < 50 && b[i] !~ /n/)) continue
+		  table "$r/stages.tsv" stage wall_total_ns kernel_ns busy_pct launches instances launches_per_inst >st &&
+		  awk -F"\t" "NR == FNR { if (\$4 == \"yes\") x[\$1] = \$2 - \$3; sd[\$1] = \$3; next }
+			{ s[++n] = \$1; w[n] = \$2; k[n] = \$3; b[n] = \$4; l[n] = \$5; in_[n] = \$6; lpi[n] = \$7 }
+			END { ps = -1
+				for (i = 1; i <= n; i++) if ((s[i] in sd) && sd[s[i]] ~ /^[0-9.]+\$/ && in_[i] > 1 && lpi[i] > 0) {
+					p = (sd[s[i]] - k[i] / in_[i]) / lpi[i]; if (ps < 0 || p < ps) { ps = p; ref = s[i] } }
+				for (i = 1; i <= n; i++) { if (!(b[i] != \"\" && b[i] + 0 < 50 && b[i] !~ /n/)) continue
 				if (i > 1 && k[i] == pk && l[i] == pl) continue; pk = k[i]; pl = l[i]; e = 0
+				nest = i < n && k[i + 1] == k[i] && l[i + 1] == l[i]
+				if (!nest && l[i] > 0 && in_[i] == 1 && (s[i] in sd) && sd[s[i]] !~ /^[0-9.]+\$/ && ps > 0 && ref != s[i] &&
+				    (w[i] - k[i]) / l[i] >= 2 * ps) {
+					v = w[i] - k[i] - l[i] * ps; printf \"cold-call\t%.0f\n\", (v > 0 ? v : 0); continue }
 				for (j = i; j <= n && (j == i || (k[j] == k[i] && l[j] == l[i])); j++) if ((s[j] in x) && x[s[j]] > e) e = x[s[j]]
 				v = w[i] - k[i] - e; printf \"launch-bound\t%.0f\n\", (v > 0 ? v : 0) } }" sp st
 		  table "$r/steps.tsv" first_ns steady_ns warmup |
