@@ -43,9 +43,10 @@ LP_NSYS_NEEDED += $(if $(LP_OPS),$(LP_ATEN_REPORTS))
 # IMPORT's blanks separate its paths: a path with a blank reaches here cut
 # in two, which the hint names.
 lp__blank := (IMPORT's blanks separate paths: a file whose path has a blank is imported from a copy under a plain name)
-$(foreach f,$(filter-out %.csv %.sqlite %.nsys-rep %.ncu-rep,$(LP_IMP)),\
+# (said of the paths as given, before "./")
+$(foreach f,$(filter-out %.csv %.sqlite %.nsys-rep %.ncu-rep,$(LP_IMPORT)),\
 	$(error IMPORT: $(f): expected a .csv export, an nsys .sqlite export, a .nsys-rep or a .ncu-rep $(lp__blank)))
-$(foreach f,$(LP_IMP),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist $(lp__blank))))
+$(foreach f,$(LP_IMPORT),$(if $(wildcard $(f)),,$(error IMPORT: $(f) does not exist $(lp__blank))))
 
 # make never reads an imported path as a target or a prerequisite: a rule
 # line takes '=' as an assignment and ':' as a target pattern, and both are
