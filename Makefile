@@ -12,6 +12,7 @@
 #   make install PREFIX=/usr/local DESTDIR=   uninstall   clean
 #   V=1 shows the commands.
 
+include tools/mk/cmdline.mk	# first: what make reads from the command line
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DELETE_ON_ERROR:
@@ -31,20 +32,18 @@ SAN ?=
 VALGRIND ?=
 FAULT_KILLS ?=
 V ?=
-# What is typed on the command line is data (tools/mk/settings.mk): no
-# command-line variable goes into a recipe's environment, where make would
-# expand it ('FOO=$(shell ...)' ran there), and the build's switches are
-# read raw and take only their values.
-$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(eval unexport $(v))))
+# What is typed on the command line is data (tools/mk/cmdline.mk): the
+# build's switches are read raw and take only their values.
 lp_switch = $(if $(filter-out $(2),$(value $(1))),$(error $(1)="$(value $(1))": use $(1)=$(firstword $(2)) or leave it out))
 $(call lp_switch,V,1)
 $(call lp_switch,SAN,1)
 $(call lp_switch,VALGRIND,1)
 $(call lp_switch,WERROR,-Werror)
-# what is left of $(1) without its digits (tools/mk/settings.mk: TOPN too)
-lp_nondigit = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst \
-	7,,$(subst 8,,$(subst 9,,$(1)))))))))))
+$(call lp_switch,LP_AUTO_DEPS,0 1)
 $(if $(call lp_nondigit,$(value FAULT_KILLS)),$(error FAULT_KILLS="$(value FAULT_KILLS)": use a whole number))
+# B=DIR builds there (the tests' copies of bin/): a plain path, as
+# LP_STAGE2_DIR is
+$(if $(call lp_unsafe_word,B,/ + @),$(error B="$(value B)": use a path of letters, digits and . _ - / + @))
 Q := $(if $(filter 1,$(V)),,@)
 # "  CC file" lines, unless V=1 shows the commands or -s silences make
 LP_SAY = $(if $(Q),$(if $(findstring s,$(firstword -$(MAKEFLAGS))),,@echo "  $(1)"))
@@ -248,3 +247,4 @@ clean:
 -include $(wildcard $(B)/obj/*.d $(B)/obj/lp-*/*.d $(B)/obj/lib/*.d $(B)/obj/test/*.d)
 
 include rules.mk
+$(lp_refuse_own)

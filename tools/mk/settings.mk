@@ -1,8 +1,8 @@
 # tools/mk/settings.mk, included by rules.mk: what make must know of a run
 # before its first rule, from the command line and the run's records.
 #
-# Provides: the make helpers the pipeline uses (space, comma, nl, lp_unsafe,
-# lp_unsafe_word, lp_badname, lp_ne, lp_cmdline, lp_write); LP_STAGE2_DIR and
+# Provides: the make helpers the pipeline uses (lp_badname, lp_ne,
+# lp_cmdline, lp_write); LP_STAGE2_DIR and
 # LP_DEFAULT_MODE (read from conf/runner/stage2.yaml with awk, since no tool
 # is built yet); and, when RUN is given: R (the run's folder), the run lock,
 # LP_<NAME> for each setting of LP_VARS (the command line's value, else the
@@ -11,34 +11,17 @@
 # and the overrides (LP_OVR_*), each list also recorded in $(R)/vars/ so that
 # a changed one re-makes what reads it.
 #
-# Expects: LP_ARTIFACTS (the artifact goals, for "RUN is required") and
-# lp_nondigit (the Makefile).
+# Expects: LP_ARTIFACTS (the artifact goals, for "RUN is required"),
+# LP_VARS and the helpers space, comma, nl, lp_unsafe, lp_unsafe_word and
+# lp_nondigit (tools/mk/cmdline.mk).
 #
 # Order matters and is kept here: the lock is taken before any file of the
 # run is read; every value is checked before anything is recorded; a record
 # is rewritten only when its value changed (make -q stays true).
 
-empty :=
-space := $(empty) $(empty)
-comma := ,
-define nl
-
-
-endef
-lp_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H \
-	I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
-# Empty when $(1), a variable's name, holds only letters, digits, '.', '_'
-# and '-' (and the characters $(2)) besides blanks.  Works on the raw value,
-# so "$(...)" in it is never expanded.  lp_unsafe_word: and no blank.
-define lp_unsafe
-$(strip $(eval lp__left := $$(value $(1)))$(foreach c,$(lp_chars) $(2),$(eval lp__left := $$(subst $(c),,$$(lp__left))))$(lp__left))
-endef
-lp_unsafe_word = $(or $(call lp_unsafe,$(1),$(2)),$(if $(word 2,x$(value $(1))x),blank))
-
 # What is typed on the command line is data: make never expands it and it
 # is never exported into a recipe's environment (make would expand it there,
 # running any "$(shell ...)" it holds).  Each is read raw, with $(value).
-LP_VARS := WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS
 unexport RUN LP_STAGE2_DIR $(LP_VARS)
 lp_cmdline = $(filter command line,$(origin $(1)))
 # Non-empty when the strings $(1) and $(2) differ.

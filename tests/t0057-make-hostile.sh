@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# make reads only the variables lp names (issue 37, "Smaller"): lp's own
+# variables (R, Q, LP_BIN, LP_SAY, ...), typed on the command line as
+# NAME='$(shell cmd)', ran cmd when make first expanded them, since a
+# command-line value overrides the makefile's; make's own (SHELL) too, and
+# MAKE_RESTARTS from the environment.  Each is now refused, named, or
+# ignored, and nothing runs.
+. "$(dirname "$0")/lib.sh"
+
+IMPORT="$(echo "$FIX"/h200-torch-v2/torch_*.csv)"
+# the settings, as lp(7) and the Makefile's first lines name them
+SETTINGS="RUN WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS LP_STAGE2_DIR REGRESSION
+	V SAN VALGRIND WERROR FAULT_KILLS B LP_AUTO_DEPS PREFIX DESTDIR CC CFLAGS LDFLAGS
+	FUZZ_CC FUZZ_TIME NVCC NVCC_ARCH"
+MAKES="SHELL .SHELLFLAGS CURDIR MAKEFILE_LIST MAKEFLAGS .DEFAULT_GOAL"
+# own ARGS...: the variables the makefiles define in that make (make -p),
+# less the settings and make's own, one a line
+own() {
+	{ lpmake -pq "$@" 2>/dev/null; true; } | sed -n '/^# makefile/{n;p;}' |
+		sed -E 's/^(define|override) //; s/ .*//' | grep -v '[/:]' | sort -u >"$TRASH/own.all" &&
+	printf '%s\n' $SETTINGS $MAKES | sort -u >"$TRASH/own.not" &&
+	comm -23 "$TRASH/own.all" "$TRASH/own.not"
+}
+# typed FILE: each name of FILE with a payload that makes $TRASH/m-NAME
+typed() {
+	sed 's/.*/&=$(shell touch '"${TRASH//\//\\/}"'\/m-&)/' "$1"
+}
+
+test_expect_success 'each of lp'"'"'s own variables typed as $(shell ...): refused, each named; nothing runs' '
+	lpmake RUN=oi "IMPORT=$IMPORT" MODEL=torch-decoder config.yaml >/dev/null &&
+	own RUN=oi >imp && own RUN=ol WORK=true >live &&
+	test $(wc -l <imp) -gt 150 && grep -qx R imp && grep -qx LP_SAY imp && grep -qx LP_IMP_MK imp &&
+	grep -qx LP_COST_TIMES live &&
+	sort -u imp live >names &&
+	mapfile -t args < <(typed names) &&
+	test_must_fail lpmake RUN=oi "${args[@]}" kernels.md >out 2>err &&
+	test_grep "^Makefile:[0-9]*: \*\*\* .*: lp'"'"'s own variables, not settings: leave them out (the settings: RUN WORK " err &&
+	sed -n "s/^Makefile:[0-9]*: \*\*\* \(.*\): lp'"'"'s own variables.*/\1/p" err | tr " " "\n" | sort >named &&
+	test_cmp imp named &&
+	test_must_fail lpmake RUN=ol WORK=true "${args[@]}" kernels.md >out 2>err &&
+	sed -n "s/^Makefile:[0-9]*: \*\*\* \(.*\): lp'"'"'s own variables.*/\1/p" err | tr " " "\n" | sort >named &&
+	test_cmp live named &&
+	# one alone, as typed by hand
+	test_must_fail lpmake RUN=oi "R=\$(shell touch $TRASH/m-R1)" config.yaml >out 2>err &&
+	test_grep "^Makefile:[0-9]*: \*\*\* R: lp'"'"'s own variable, not a setting: leave it out" err &&
+	! ls "$TRASH"/m-* 2>/dev/null
+'
+
+test_expect_success 'the same in the environment: ignored, the run made as without them; nothing runs' '
+	lpmake RUN=oi "IMPORT=$IMPORT" MODEL=torch-decoder config.yaml >/dev/null &&
+	own RUN=oi >imp && own RUN=ol WORK=true >live && sort -u imp live >names &&
+	mapfile -t args < <(typed names) &&
+	env "${args[@]}" make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
+		RUN=oi stages.tsv >out 2>err || { cat err; return 1; }
+	test -s "$S2/oi/stages.tsv" && ! ls "$TRASH"/m-* 2>/dev/null &&
+	lpmake -q RUN=oi stages.tsv
+'
+
+test_expect_success 'make'"'"'s own variables typed are refused at once; make -e is refused; nothing runs' '
+	for v in $MAKES MAKE VPATH MAKE_RESTARTS; do
+		test_must_fail lpmake RUN=oi "IMPORT=$IMPORT" "$v=\$(shell touch $TRASH/m-$v)" config.yaml >out 2>err &&
+		test_grep "^tools/mk/cmdline.mk:[0-9]*: \*\*\* $v is make'"'"'s own variable" err || return 1
+	done &&
+	test_must_fail env "Q=\$(shell touch $TRASH/m-e)" make -e -C "$ROOT" --no-print-directory \
+		LP_STAGE2_DIR="$S2" RUN=oi config.yaml >out 2>err &&
+	test_grep "make -e: the environment would override lp'"'"'s own variables; run make without -e" err &&
+	! ls "$TRASH"/m-* 2>/dev/null
+'
+
+# make itself restarts with MAKE_RESTARTS=N in the environment (after
+# re-making import.mk): a number, which imports.mk reads
+test_expect_success 'MAKE_RESTARTS in the environment that make did not set: ignored, the import restarts once' '
+	MAKE_RESTARTS="\$(shell touch $TRASH/m-mr)" lpmake RUN=mr "IMPORT=$IMPORT" MODEL=torch-decoder config.yaml >out 2>err &&
+	test -s "$S2/mr/config.yaml" && ! test -e "$TRASH/m-mr" &&
+	test_must_be_empty err
+'
+
+test_done
