@@ -41,9 +41,17 @@ $(call lp_switch,VALGRIND,1)
 $(call lp_switch,WERROR,-Werror)
 $(call lp_switch,LP_AUTO_DEPS,0 1)
 $(if $(call lp_nondigit,$(value FAULT_KILLS)),$(error FAULT_KILLS="$(value FAULT_KILLS)": use a whole number))
-# B=DIR builds there (the tests' copies of bin/): a plain path, as
-# LP_STAGE2_DIR is
-$(if $(call lp_unsafe_word,B,/ + @),$(error B="$(value B)": use a path of letters, digits and . _ - / + @))
+# B=DIR builds there (the tests' copies of bin/), PREFIX and DESTDIR
+# install there: plain paths, as LP_STAGE2_DIR is
+$(foreach v,B PREFIX DESTDIR,$(if $(call lp_unsafe_word,$(v),/ + @ :),\
+	$(error $(v)="$(value $(v))": use a path of letters, digits and . _ - / + @ :)))
+$(if $(call lp_unsafe_word,NVCC_ARCH,),$(error NVCC_ARCH="$(value NVCC_ARCH)": use an arch name, as in NVCC_ARCH=sm_90))
+$(if $(call lp_nondigit,$(value FUZZ_TIME)),$(error FUZZ_TIME="$(value FUZZ_TIME)": use a whole number of seconds))
+# The compilers and their flags are the words of the command that builds
+# the tools, as typed: a '$' in them was make's, expanded at parse time
+# (LP_FLAGS_NOW) and in every compile, so none is taken.
+$(foreach v,CC CFLAGS LDFLAGS FUZZ_CC NVCC,$(if $(findstring $$,$(value $(v))),\
+	$(error $(v) holds a '$$': lp takes the build's flags as typed, never expanded by make (CFLAGS=-O2, not CFLAGS='$$(...)'))))
 Q := $(if $(filter 1,$(V)),,@)
 # "  CC file" lines, unless V=1 shows the commands or -s silences make
 LP_SAY = $(if $(Q),$(if $(findstring s,$(firstword -$(MAKEFLAGS))),,@echo "  $(1)"))

@@ -75,4 +75,37 @@ test_expect_success 'MAKE_RESTARTS in the environment that make did not set: ign
 	test_must_be_empty err
 '
 
+# The build's settings: the compilers and flags are read as typed (a '$'
+# in them was expanded at parse time, LP_FLAGS_NOW, even for a make of a
+# run), the folders are plain paths.  Each is tried in a build folder of
+# this test's (B=), with make -n: the checkout's build is never touched.
+bmake() {
+	make -n -C "$ROOT" --no-print-directory B="$TRASH/b" "$@"
+}
+test_expect_success 'CC, CFLAGS, LDFLAGS, FUZZ_CC, NVCC holding $(shell ...): refused, named, typed or in the environment' '
+	for v in CC CFLAGS LDFLAGS FUZZ_CC NVCC; do
+		test_must_fail bmake "$v=\$(shell touch $TRASH/m-$v)" all >out 2>err &&
+		test_grep "^Makefile:[0-9]*: \*\*\* $v holds a .\$.: lp takes the build.s flags as typed" err &&
+		test_must_fail env "$v=\$(shell touch $TRASH/m-e$v)" make -n -C "$ROOT" --no-print-directory \
+			B="$TRASH/b" all >out 2>err &&
+		test_grep "^Makefile:[0-9]*: \*\*\* $v holds a " err &&
+		test_must_fail lpmake -n B="$TRASH/b" RUN=oi "$v=\$(shell touch $TRASH/m-r$v)" config.yaml >out 2>err &&
+		test_grep "^Makefile:[0-9]*: \*\*\* $v holds a " err || return 1
+	done &&
+	for v in B PREFIX DESTDIR; do
+		for x in "\$(shell touch $TRASH/m-$v)" "x;touch $TRASH/m-$v" "a b"; do
+			test_must_fail bmake "$v=$x" all >out 2>err &&
+			test_grep "^Makefile:[0-9]*: \*\*\* $v=\".*\": use a path of letters" err || return 1
+		done
+	done &&
+	! ls "$TRASH"/m-* 2>/dev/null
+'
+
+test_expect_success 'make CC=cc CFLAGS=-O2 LDFLAGS=-s builds with them, as before' '
+	bmake CC=cc CFLAGS=-O2 LDFLAGS=-s PREFIX=/opt/lp DESTDIR=/tmp/stage all install >out 2>err &&
+	test_grep "^cc -O2 -std=c11 .* -c -o $TRASH/b/obj/lp-aggr.o tools/lp-aggr.c$" out &&
+	test_grep "^cc -O2  -s -o $TRASH/b/lp-aggr $TRASH/b/obj/lp-aggr.o $TRASH/b/liblp.a -lcsv -lyaml -lm$" out &&
+	test_grep "^install -d /tmp/stage/opt/lp/bin " out
+'
+
 test_done
