@@ -108,4 +108,28 @@ test_expect_success 'make CC=cc CFLAGS=-O2 LDFLAGS=-s builds with them, as befor
 	test_grep "^install -d /tmp/stage/opt/lp/bin " out
 '
 
+# The runner file's values that make reads itself (conf/runner/stage2.yaml,
+# with awk): a backtick or $(...) in one went into a shell, make's
+# $(shell expr "...") check of the rows or every recipe of the stage-2
+# folder.  A copy of the makefiles and conf/, each value made hostile in
+# turn (make -n: nothing is built).
+tree() {
+	rm -rf tree && mkdir -p tree/tools && cp "$ROOT/Makefile" "$ROOT/rules.mk" tree/ &&
+	cp -r "$ROOT/tools/mk" tree/tools/ && cp -r "$ROOT/conf" tree/
+}
+test_expect_success 'artifacts.*_rows and artifacts.stage2_dir holding a backtick or $(...): refused, named; nothing runs' '
+	for k in kernels_md_rows compare_rows top_kernels_rows stage2_dir; do
+		for bad in "\`touch\${IFS}$TRASH/m-$k\`" "\$(touch\${IFS}$TRASH/m-$k)" "12\`touch\${IFS}$TRASH/m-$k\`"; do
+			tree && printf "%s\n" "$bad" >bad &&
+			awk -v k="  $k:" -v b="$bad" "index(\$0, k) == 1 { \$0 = k \" \" b } { print }" \
+				"$ROOT/conf/runner/stage2.yaml" >tree/conf/runner/stage2.yaml &&
+			grep -qF "  $k: $bad" tree/conf/runner/stage2.yaml &&
+			test_must_fail make -C tree -n --no-print-directory RUN=x WORK=true kernels.md >out 2>err &&
+			test_grep "^tools/mk/settings.mk:[0-9]*: \*\*\* conf/runner/stage2.yaml: artifacts.$k: " err &&
+			grep -F "got \"$bad\"" err || return 1
+		done
+	done &&
+	! ls "$TRASH"/m-* 2>/dev/null
+'
+
 test_done

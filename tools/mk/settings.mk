@@ -35,15 +35,19 @@ endif
 # The runner config is read here with awk for the two keys make itself needs
 # before any tool is built; lp-confget reads everything else.
 lp_conf2 = $(shell awk -v s='$(1):' -v k='$(2):' '/^[^ \#]/{a=($$1==s);next} a&&$$1==k{print $$2;exit}' conf/runner/stage2.yaml 2>/dev/null)
+# What the file says is checked here with make's functions alone: it goes
+# into recipes and shells as it is (a backtick in it ran there).
 LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
+$(if $(call lp_cmdline,LP_STAGE2_DIR),,$(if $(call lp_unsafe_word,LP_STAGE2_DIR,/ + : @),\
+	$(error conf/runner/stage2.yaml: artifacts.stage2_dir: use a path of letters, digits and . _ - / + : @, got "$(LP_STAGE2_DIR)")))
 LP_DEFAULT_MODE := $(or $(call lp_conf2,run,mode),deep)
 # The rows of three reports, each in one place (the runner config),
 # checked as whole numbers here; recorded per run below, so that a change
-# re-makes that report only.  lp_rows,VAR,KEY: artifacts.KEY into VAR
-# (expr prints how much matched: 0 for none).
+# re-makes that report only.  lp_rows,VAR,KEY: artifacts.KEY into VAR.
+lp_whole = $(and $(1),$(if $(or $(call lp_nondigit,$(1)),$(filter 0%,$(1))),,1))
 define lp_rows
 $(1) := $$(call lp_conf2,artifacts,$(2))
-$$(if $$(filter-out 0,$$(shell expr "$$($(1))" : '[1-9][0-9]*$$$$' 2>/dev/null)),,\
+$$(if $$(call lp_whole,$$($(1))),,\
 	$$(error conf/runner/stage2.yaml: artifacts.$(2): expected a whole number from 1, got "$$($(1))"))
 endef
 $(eval $(call lp_rows,LP_KMD_ROWS,kernels_md_rows))
