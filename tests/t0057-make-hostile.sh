@@ -132,4 +132,33 @@ test_expect_success 'artifacts.*_rows and artifacts.stage2_dir holding a backtic
 	! ls "$TRASH"/m-* 2>/dev/null
 '
 
+# SET=artifacts.kernels_md_rows=N was merged into config.yaml and ignored
+# (make reads the rows from the runner file itself); SET=run.mode=light
+# made config.yaml say light while ncu's preset stayed the default's.
+rows() {
+	sed "/^#/d" "$1" | sed 1d | wc -l
+}
+test_expect_success 'SET=artifacts.*_rows and run.mode are honoured; artifacts.stage2_dir and bad values refused, named' '
+	lpmake RUN=oi "IMPORT=$IMPORT" MODEL=torch-decoder kernels.md top_kernels.tsv >/dev/null &&
+	test $(rows "$S2/oi/kernels_md.tsv") -gt 3 && test $(rows "$S2/oi/top_kernels.tsv") = 10 &&
+	lpmake RUN=oi SET="artifacts.kernels_md_rows=3 artifacts.top_kernels_rows=\"2\"" kernels.md top_kernels.tsv >/dev/null &&
+	test $(rows "$S2/oi/kernels_md.tsv") = 3 && test $(rows "$S2/oi/top_kernels.tsv") = 2 &&
+	lpmake -q RUN=oi kernels.md top_kernels.tsv &&
+	lpmake RUN=oi SET= kernels.md top_kernels.tsv >/dev/null &&
+	test $(rows "$S2/oi/kernels_md.tsv") -gt 3 && test $(rows "$S2/oi/top_kernels.tsv") = 10 &&
+	for bad in 0 12x abc "\$(shell\${IFS}touch\${IFS}$TRASH/m-set)"; do
+		test_must_fail lpmake RUN=oi "SET=artifacts.compare_rows=$bad" config.yaml >out 2>err &&
+		test_grep -F "*** SET: artifacts.compare_rows=\"$bad\": expected a whole number from 1" err || return 1
+	done &&
+	test_must_fail lpmake RUN=oi SET=artifacts.stage2_dir=elsewhere config.yaml >out 2>err &&
+	test_grep "SET: artifacts.stage2_dir: the stage-2 folder holds the run.s records (its vars/SET among them): give LP_STAGE2_DIR=DIR" err &&
+	! grep stage2_dir "$S2/oi/vars/SET" &&
+	lpmake RUN=lm WORK=true MODE=deep SET=run.mode=light config.yaml >/dev/null &&
+	test_grep -x "conf/profiling/ncu/ncu.light.yaml" "$S2/lm/vars/presets.ncu" &&
+	test_grep "^  mode: light" "$S2/lm/config.yaml" &&
+	test_must_fail lpmake RUN=lm SET=run.mode=fast config.yaml >out 2>err &&
+	test_grep "SET: run.mode=\"fast\": use deep or light" err &&
+	! ls "$TRASH"/m-* 2>/dev/null
+'
+
 test_done

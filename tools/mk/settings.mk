@@ -130,10 +130,6 @@ $(if $(filter $(RUN),$(LP_BASE)),\
 	$(error BASE=$(LP_BASE) is this run: compare with another run (BASE= clears it)))
 # OPS=aten: PyTorch operator ranges (rules.mk, "PyTorch ops").
 $(if $(filter-out aten,$(LP_OPS)),$(error OPS="$(LP_OPS)": use OPS=aten (PyTorch op ranges) or OPS= (none)))
-LP_MODE_NOW := $(or $(LP_MODE),$(LP_DEFAULT_MODE))
-ifeq ($(filter deep light,$(LP_MODE_NOW)),)
-$(error MODE="$(LP_MODE_NOW)": use deep or light)
-endif
 $(if $(LP_TOPN),$(if $(or $(call lp_nondigit,$(LP_TOPN)),$(filter 0%,$(LP_TOPN))),\
 	$(error TOPN="$(LP_TOPN)": use a whole number from 1)))
 # COVER: one of the words 1 to 100
@@ -154,6 +150,25 @@ LP_SET_WORDS := $(call lp_split,$(LP_SET))
 $(foreach w,$(LP_SET_WORDS),$(if $(filter =%,$(w)),$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE))\
 	$(eval lp__key := $$(firstword $$(subst =,$$(space),$$(w))))$(if $(and $(findstring =,$(w)),\
 	$(if $(call lp_unsafe_word,lp__key,),,1)),,$(error SET: "$(call lp_unsplit,$(w))" is not KEY=VALUE)))
+
+# The runner's keys that make reads itself (above, with awk) follow SET
+# as config.yaml does, where a later override wins: the rows and
+# run.mode.  The stage-2 folder holds the run's records (vars/SET among
+# them): SET cannot move it.  lp_setval,KEY: SET's last KEY=VALUE, its
+# value unquoted.
+lp_setval = $(patsubst "%",%,$(patsubst $(1)=%,%,$(lastword $(filter $(1)=%,$(LP_SET_WORDS)))))
+$(if $(filter artifacts.stage2_dir=%,$(LP_SET_WORDS)),$(error SET: artifacts.stage2_dir: the stage-2 folder \
+	holds the run's records (its vars/SET among them): give LP_STAGE2_DIR=DIR, or edit conf/runner/stage2.yaml))
+$(foreach k,kernels_md_rows compare_rows top_kernels_rows,$(if $(call lp_setval,artifacts.$(k)),\
+	$(if $(call lp_whole,$(call lp_setval,artifacts.$(k))),,$(error SET: artifacts.$(k)="$(call lp_unsplit,$(call \
+	lp_setval,artifacts.$(k)))": expected a whole number from 1))))
+LP_KMD_ROWS := $(or $(call lp_setval,artifacts.kernels_md_rows),$(LP_KMD_ROWS))
+LP_CMP_ROWS := $(or $(call lp_setval,artifacts.compare_rows),$(LP_CMP_ROWS))
+LP_TK_ROWS := $(or $(call lp_setval,artifacts.top_kernels_rows),$(LP_TK_ROWS))
+LP_MODE_NOW := $(or $(call lp_setval,run.mode),$(LP_MODE),$(LP_DEFAULT_MODE))
+ifeq ($(filter deep light,$(LP_MODE_NOW)),)
+$(error $(if $(call lp_setval,run.mode),SET: run.mode,MODE)="$(call lp_unsplit,$(LP_MODE_NOW))": use deep or light)
+endif
 
 # Only now, every value checked: the record.  $(file <) drops the last
 # line break, and $(file >) adds one only where the text lacks it, so a
