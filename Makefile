@@ -35,7 +35,8 @@ V ?=
 # What is typed on the command line is data (tools/mk/cmdline.mk): the
 # build's switches are read raw and take only their values.
 lp_switch = $(if $(filter-out $(2),$(value $(1))),$(error $(1)="$(value $(1))": use $(1)=$(firstword $(2)) or leave it out))
-$(call lp_switch,V,1)
+# (V=0 is quiet, as V unset: the convention of automake and CI scripts)
+$(call lp_switch,V,1 0)
 $(call lp_switch,SAN,1)
 $(call lp_switch,VALGRIND,1)
 $(call lp_switch,WERROR,-Werror)
@@ -163,7 +164,7 @@ $(LP_FAKE_CUDA): tests/fake/libcuda.c | $(B)/.deps-ok
 LP_JOBS := $(shell nproc 2>/dev/null || echo 2)
 LP_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
 lp_prove = $(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
-	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec '' $(if $(V),-v,) $(1)
+	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec '' $(if $(filter 1,$(V)),-v) $(1)
 check: $(BINS) $(UNITS) $(LP_FAKE_CUDA)
 	$(call lp_prove,$(UNITS) $(LP_TESTS))
 # The edit loop: make check less its four slowest files (fault injection,

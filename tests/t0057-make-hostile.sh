@@ -161,4 +161,15 @@ test_expect_success 'SET=artifacts.*_rows and run.mode are honoured; artifacts.s
 	! ls "$TRASH"/m-* 2>/dev/null
 '
 
+# V=0, a CI convention for quiet, stopped every make ("use V=1").
+test_expect_success 'V=0 is quiet, as V unset: one line a step' '
+	lpmake RUN=oi "IMPORT=$IMPORT" MODEL=torch-decoder stages.tsv >/dev/null &&
+	rm "$S2/oi/stages.tsv" &&
+	lpmake RUN=oi V=0 stages.tsv >out 2>err &&
+	test_grep "^  TSV   oi/stages.tsv  *lp-stages$" out && ! grep "lp-stages -c" out &&
+	bmake V=0 all >out 2>err &&
+	test_grep "^echo \"  CC      tools/lp-aggr.c\"$" out &&
+	bmake V=0 check >out 2>err && ! grep "prove.* -v " out
+'
+
 test_done
