@@ -95,9 +95,14 @@ endif
 
 # The run folder is written only through files lp creates: a symbolic
 # link planted in it (as kernels.tsv.tmp, vars/SET.tmp) would have a
-# recipe write through it to whatever it names.  One is refused, named.
-LP_LINKS := $(shell find $(R) -type l 2>/dev/null | head -3)
+# recipe write through it to whatever it names, and so would a hard link
+# (a second name of a file outside: "> $@.tmp" opens the file it names,
+# as do the logs and step times written in place).  One is refused, named.
+lp__links := $(shell find $(R) -type l -printf 'l:%p\n' -o -type f -links +1 -printf 'h:%p\n' 2>/dev/null | head -6)
+LP_LINKS := $(patsubst l:%,%,$(filter l:%,$(lp__links)))
 $(if $(LP_LINKS),$(error run folder $(R) holds symbolic links ($(strip $(LP_LINKS))): lp writes only files it creates there; remove them (find $(R) -type l -delete), or use another RUN))
+LP_HARDLINKS := $(patsubst h:%,%,$(filter h:%,$(lp__links)))
+$(if $(LP_HARDLINKS),$(error run folder $(R) holds files with another name too, hard links ($(strip $(LP_HARDLINKS))): lp writes only files it creates there; remove them (find $(R) -type f -links +1 -delete), or copy the run without links (cp -a, not cp -al)))
 
 # Settings given on the command line are recorded in $(R)/vars/NAME, so a
 # later "make RUN=..." without them re-uses them; NAME= clears one.  A value
@@ -180,6 +185,8 @@ endif
 # make -n and make -q write nothing: a record that would change is, in
 # that make only, a target always out of date (LP_DRY_CHANGED below), so
 # the dry run shows what the setting would re-make.
+# The record is written to NAME.tmp, made afresh ($(file >) opens what is
+# there, a link planted since the check above too), then renamed.
 LP_RESTARTED := $(filter-out undefined,$(origin MAKE_RESTARTS))
 # (MAKEFLAGS's first word holds the one-letter options, "n" or "rnq", and
 # only when there are some: "--warn-undefined-variables" is not one)
@@ -188,7 +195,7 @@ LP_DRY := $(if $(or $(findstring n,$(lp__flags)),$(findstring q,$(lp__flags))),1
 LP_DRY_CHANGED :=
 lp_write = $(if $(and $(LP_RESTARTED),$(if $(LP_DRY),,1)),,$(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
 	$(if $(LP_DRY),$(eval LP_DRY_CHANGED += $(1)),\
-	$(shell mkdir -p $(dir $(1)))$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))))
+	$(shell mkdir -p $(dir $(1)) && rm -f $(1).tmp)$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))))
 $(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
 
 # Presets: the runner, one nsys preset, the ncu preset of the mode (or
