@@ -172,4 +172,33 @@ test_expect_success 'V=0 is quiet, as V unset: one line a step' '
 	bmake V=0 check >out 2>err && ! grep "prove.* -v " out
 '
 
+# A full disk: make's $(file >) of a record fails at close, and make stops
+# ("close: ...: No space left on device") before the rename, leaving the
+# record's .tmp written empty; the record itself keeps its old value.
+# The steps run in a mount namespace of their own (unshare) with a 256 KiB
+# tmpfs as LP_STAGE2_DIR; skipped where no namespace can be made.
+cat >"$TRASH/full.sh" <<\EOF
+d=$1
+mount -t tmpfs -o size=256k tmpfs "$d" || exit 77
+m() { make -C "$ROOT" --no-print-directory LP_STAGE2_DIR="$d" "$@"; }
+m RUN=w WORK=true config.yaml >/dev/null || exit 1
+cp -a "$d/w/vars" before && dd if=/dev/zero of="$d/fill" bs=4k 2>/dev/null
+m RUN=w SET=run.top_n_kernels=3 config.yaml >out 2>err && { echo "a make on a full disk succeeded"; exit 1; }
+grep "^tools/mk/settings.mk:[0-9]*: \*\*\* close: $d/w/vars/SET.tmp: No space left on device" err || { cat err; exit 1; }
+# every record as it was (none half-written), and no SET record
+(cd before && for f in *; do cmp "$f" "$d/w/vars/$f" || exit 1; done) && ! test -e "$d/w/vars/SET" || exit 1
+rm "$d/fill"
+# the next make, another setting: no .tmp left; then the one refused
+m RUN=w config.yaml >/dev/null && find "$d/w" -name "*.tmp*" >left && ! test -s left || { cat left; exit 1; }
+m RUN=w SET=run.top_n_kernels=3 config.yaml >/dev/null && grep -x "run.top_n_kernels=3" "$d/w/vars/overrides.all"
+EOF
+test_expect_success 'a full disk: make stops naming the record; none half-written; the next make leaves no .tmp' '
+	mkdir full && export ROOT &&
+	if unshare -m true 2>/dev/null; then ns="unshare -m"; elif unshare -rm true 2>/dev/null; then ns="unshare -rm";
+	else echo "# skip: no mount namespace (unshare)"; return 0; fi &&
+	$ns bash "$TRASH/full.sh" "$PWD/full"; rc=$?
+	test $rc = 77 && { echo "# skip: no tmpfs in the namespace"; return 0; }
+	test $rc = 0
+'
+
 test_done

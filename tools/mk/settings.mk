@@ -82,7 +82,15 @@ R := $(LP_STAGE2_DIR)/$(RUN)
 # releases it too.  A make that re-executes itself, or one that this make
 # starts (make RUN=demo demo), holds it already.
 LP_LOCK_FILE := $(abspath $(LP_STAGE2_DIR)/.lock/$(RUN))
+LP_RESTARTED := $(filter-out undefined,$(origin MAKE_RESTARTS))
+# make -n and make -q write nothing in the run folder (LP_DRY, below too).
+# (MAKEFLAGS's first word holds the one-letter options, "n" or "rnq", and
+# only when there are some: "--warn-undefined-variables" is not one)
+lp__flags := $(filter-out -%,$(firstword $(MAKEFLAGS)))
+LP_DRY := $(if $(or $(findstring n,$(lp__flags)),$(findstring q,$(lp__flags))),1)
+LP_LOCKED :=
 ifeq ($(origin MAKE_RESTARTS)$(filter $(LP_LOCK_FILE),$(value LP_LOCK_HELD)),undefined)
+LP_LOCKED := 1
 export LP_LOCK_HELD := $(LP_LOCK_FILE)
 LP_LOCK := $(shell command -v flock >/dev/null || { echo "no flock"; exit 0; }; \
 	mkdir -p $(LP_STAGE2_DIR)/.lock && exec 9>>$(LP_STAGE2_DIR)/.lock/$(RUN) || exit 0; \
@@ -103,6 +111,14 @@ LP_LINKS := $(patsubst l:%,%,$(filter l:%,$(lp__links)))
 $(if $(LP_LINKS),$(error run folder $(R) holds symbolic links ($(strip $(LP_LINKS))): lp writes only files it creates there; remove them (find $(R) -type l -delete), or use another RUN))
 LP_HARDLINKS := $(patsubst h:%,%,$(filter h:%,$(lp__links)))
 $(if $(LP_HARDLINKS),$(error run folder $(R) holds files with another name too, hard links ($(strip $(LP_HARDLINKS))): lp writes only files it creates there; remove them (find $(R) -type f -links +1 -delete), or copy the run without links (cp -a, not cp -al)))
+# A .tmp that a make left behind, killed or stopped (on a full disk,
+# $(file >) stops make with the record's .tmp written empty, before the
+# rename), is removed by the next make that takes the lock: while it
+# holds it, no other writes one.  (Not a restarted make, nor one that
+# its parent's lock covers: that parent may be writing one.)
+ifneq ($(and $(LP_LOCKED),$(if $(LP_DRY),,1)),)
+lp__swept := $(shell find $(R) -type f \( -name '*.tmp' -o -name '*.tmp2' \) -links 1 -delete 2>/dev/null)
+endif
 
 # Settings given on the command line are recorded in $(R)/vars/NAME, so a
 # later "make RUN=..." without them re-uses them; NAME= clears one.  A value
@@ -187,11 +203,6 @@ endif
 # the dry run shows what the setting would re-make.
 # The record is written to NAME.tmp, made afresh ($(file >) opens what is
 # there, a link planted since the check above too), then renamed.
-LP_RESTARTED := $(filter-out undefined,$(origin MAKE_RESTARTS))
-# (MAKEFLAGS's first word holds the one-letter options, "n" or "rnq", and
-# only when there are some: "--warn-undefined-variables" is not one)
-lp__flags := $(filter-out -%,$(firstword $(MAKEFLAGS)))
-LP_DRY := $(if $(or $(findstring n,$(lp__flags)),$(findstring q,$(lp__flags))),1)
 LP_DRY_CHANGED :=
 lp_write = $(if $(and $(LP_RESTARTED),$(if $(LP_DRY),,1)),,$(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
 	$(if $(LP_DRY),$(eval LP_DRY_CHANGED += $(1)),\
