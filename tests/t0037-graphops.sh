@@ -261,6 +261,44 @@ test_expect_success 'lp-graphnodes refuses a file that is not sqlite, no file, b
 	test_grep "^lp-graphnodes: <stdout>: No space left on device" err
 '
 
+# An export of clones of clones (each instantiation of a 100-node graph
+# cloned from the one before, 4,000 times; every 10th replayed): 400,100
+# nodes in 16 MB.  lp-graphnodes held an entry per node in memory (3 bytes
+# a byte of export: 56 MB here, 2.9 GB on a 1 GB export); the nodes now
+# live in SQLite's temporary database and it runs in 32 MiB of address
+# space (unbounded under a sanitizer or valgrind, whose shadow memory
+# needs more).
+cat >"$TRASH/chain.sql" <<\EOF
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'Graph Node Creation');
+CREATE TABLE CUDA_GRAPH_NODE_EVENTS (start INTEGER NOT NULL, end INTEGER NOT NULL,
+	eventClass INTEGER NOT NULL, globalTid INTEGER, nameId INTEGER NOT NULL,
+	graphNodeId INTEGER NOT NULL, originalGraphNodeId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+	correlationId INTEGER, globalPid INTEGER, graphNodeId INTEGER);
+WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 400099)
+INSERT INTO CUDA_GRAPH_NODE_EVENTS SELECT 1000 + 10 * x, 1001 + 10 * x, 0, (1234 << 24) | 1235, 1,
+	(x / 100 + 1) * 4294967296 + x % 100,
+	CASE WHEN x < 100 THEN NULL ELSE (x / 100) * 4294967296 + x % 100 END FROM n;
+WITH RECURSIVE n(x) AS (SELECT 100 UNION ALL SELECT x + 1 FROM n WHERE x < 400099)
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 10000000 + 10 * x, 10000005 + 10 * x, 1000 + x / 100,
+	1234 << 24, (x / 100 + 1) * 4294967296 + x % 100 FROM n WHERE (x / 100) % 10 = 0;
+EOF
+with_sqlite 'lp-graphnodes: 4,000 instantiations of clones of clones in 32 MiB, each kernel at its captured node' '
+	sqlite3 chain.sqlite <"$TRASH/chain.sql" &&
+	case ${LP_VALGRIND:-}:$LP_BIN in
+	1:* | *san*) lp-graphnodes chain.sqlite >out 2>err ;;
+	*) (ulimit -v 32768 && lp-graphnodes chain.sqlite >out 2>err) ;;
+	esac &&
+	test_must_be_empty err &&
+	grep ",create," out >creates && test $(wc -l <creates) = 100 &&
+	head -1 creates >got && echo "1000,create,4294967296,,1234,1235" >expect && test_cmp expect got &&
+	grep ",kernel," out | cut -d, -f3 | sort | uniq -c >roots &&
+	test $(wc -l <roots) = 100 &&
+	awk "\$1 != 400 || \$2 < 4294967296 || \$2 > 4294967395" roots >bad && test_must_be_empty bad &&
+	grep -c ",kernel," out >got && echo 40000 >expect && test_cmp expect got
+'
+
 test_expect_success 'lp-atenops -n refuses a graph_node_trace out of order, of another kind, with a node made twice' '
 	awk "NR == 3 { l = \$0; getline; print; print l; next } { print }" "$TRASH/gn.csv" >swap.csv &&
 	test_expect_code 1 atenops -n swap.csv >out 2>err &&

@@ -13,8 +13,9 @@
  * back to that root gives the time and thread where the op that launched
  * the kernel was open (lp-atenops -n).
  *
- * Memory holds one entry per graph node; the kernel rows stream from the
- * query.
+ * The nodes and their roots are tables of SQLite's temporary database,
+ * not in memory (load_nodes); the kernel rows and the create rows stream
+ * from queries.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -30,17 +31,8 @@
 
 static const char synopsis[] = "lp-graphnodes report.sqlite";
 
-struct node {
-	int64_t id, orig, start, gtid;
-	int has_orig, has_create, has_tid, used;
-	long root;		/* index of its root; -1 none; -2 not known yet */
-};
-
 static const char *path;
 static sqlite3 *db;
-static struct node *nd;
-static size_t nn, ncap;
-static struct lp_map *nidx;	/* decimal id -> index in nd */
 
 
 /* A CSV field as RFC 4180 writes it: quoted where it holds a comma, a
@@ -80,6 +72,9 @@ need_tables(void)
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "no table "
 		    "CUPTI_ACTIVITY_KIND_KERNEL: the capture traced no CUDA "
 		    "kernels (nsys profile --trace=cuda)");
+	/* the columns read, named as the export names them */
+	sqlite3_finalize(lp_sql_query(db, path, "SELECT start, correlationId, "
+	    "globalPid, graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 0"));
 }
 
 
@@ -98,133 +93,108 @@ graph_kernels(void)
 
 /* ---- the nodes ---- */
 
-static long
-node_of(int64_t id, int add)
-{
-	char k[32];
-	long i;
-
-	snprintf(k, sizeof k, "%" PRId64, id);
-	if ((i = lp_map_get(nidx, k, -1)) >= 0 || !add)
-		return i;
-	if (nn == ncap) {
-		ncap = ncap ? 2 * ncap : 1024;
-		nd = lp_xreallocarray(nd, ncap, sizeof *nd);
-	}
-	memset(&nd[nn], 0, sizeof *nd);
-	nd[nn].id = id;
-	nd[nn].root = -2;
-	lp_map_put(nidx, k, i = (long)nn++);
-	return i;
-}
-
 /*
- * Each node's earliest creation event without an original (the moment and
- * thread that made it) and the node it was cloned from (the earliest
- * event that names one).  A node instantiated from a captured graph may
- * have both: the clone's link wins.
+ * The nodes live in tables of SQLite's temporary database (a file SQLite
+ * removes), not in memory: instantiating a graph clones every node, so an
+ * export of clones of clones has a node for nearly every row, and holding
+ * them took 3 bytes of memory per byte of export.  Memory is SQLite's
+ * page cache (16 MiB); the tables and sorts take up to 1.4 times the
+ * export's size on disk, in SQLITE_TMPDIR, else TMPDIR, else /var/tmp.
+ *
+ * temp.node: each node's earliest creation event without an original
+ * (the moment and thread that made it) and the node it was cloned from
+ * (the earliest event that names one); a node instantiated from a
+ * captured graph may have both: the clone's link wins.  Values are read
+ * as sqlite3_column_int64 reads them (CAST; NULL is 0); has_tid says
+ * whether globalTid was NULL.  A node without an original is a root.
+ *
+ * temp.root: each node's root, following the links down from every root
+ * (a recursive query over an index of the links, each node reached once):
+ * a node whose links lead to no known node, or back into themselves, is
+ * reached from no root and has none.
  */
+static const char schema_sql[] =
+    "PRAGMA temp_store = FILE; PRAGMA temp.journal_mode = OFF;"
+    "PRAGMA temp.cache_size = -16384;"
+    "CREATE TEMP TABLE node (id INTEGER PRIMARY KEY, orig INTEGER, "
+    "  start INTEGER, gtid INTEGER, has_tid INTEGER);"
+    "CREATE TEMP TABLE root (id INTEGER PRIMARY KEY, root INTEGER NOT NULL);";
+#define CREATION "WITH creation AS (SELECT ifnull(CAST(e.graphNodeId AS " \
+    "  INTEGER), 0) AS id, e.originalGraphNodeId AS orig, e.start AS start, " \
+    "  e.globalTid AS gtid, e.rowid AS r FROM CUDA_GRAPH_NODE_EVENTS AS e " \
+    "  JOIN StringIds AS s ON s.id = e.nameId " \
+    "  WHERE s.value = 'Graph Node Creation') "
+static const char nodes_sql[] =
+    CREATION "INSERT INTO node (id, orig) SELECT id, "
+    "  ifnull(CAST(orig AS INTEGER), 0) FROM creation "
+    "  WHERE orig IS NOT NULL ORDER BY start, r ON CONFLICT (id) DO NOTHING;"
+    CREATION "INSERT INTO node (id, start, gtid, has_tid) SELECT id, "
+    "  ifnull(CAST(start AS INTEGER), 0), ifnull(CAST(gtid AS INTEGER), 0), "
+    "  gtid IS NOT NULL FROM creation WHERE orig IS NULL "
+    "  ORDER BY start, r ON CONFLICT (id) DO NOTHING;"
+    "CREATE INDEX temp.node_orig ON node (orig) WHERE orig IS NOT NULL;"
+    "WITH RECURSIVE r (id, root) AS (SELECT id, id FROM node "
+    "  WHERE orig IS NULL UNION ALL SELECT n.id, r.root FROM r "
+    "  JOIN node AS n ON n.orig = r.id) "
+    "INSERT INTO root SELECT id, root FROM r;";
+
+/* SQL that writes SQLite's temporary database: failing, it is a system
+ * error (the disk is full, SQLITE_TMPDIR is not writable). */
 static void
-load_nodes(void)
+exec(const char *sql)
 {
-	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT e.graphNodeId, e.originalGraphNodeId, "
-	    "e.start, e.globalTid FROM CUDA_GRAPH_NODE_EVENTS AS e JOIN "
-	    "StringIds AS s ON s.id = e.nameId WHERE s.value = 'Graph Node "
-	    "Creation' ORDER BY e.start, e.rowid");
+	char *msg = NULL;
 
-	while (lp_sql_step(db, path, st)) {
-		long i = node_of(sqlite3_column_int64(st, 0), 1);	/* moves nd */
-		struct node *n = &nd[i];
-
-		/* the types first: a value read as a number may change them */
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
-			if (!n->has_orig) {
-				n->orig = sqlite3_column_int64(st, 1);
-				n->has_orig = 1;
-			}
-		} else if (!n->has_create) {
-			n->start = sqlite3_column_int64(st, 2);
-			n->has_tid = sqlite3_column_type(st, 3) != SQLITE_NULL;
-			n->gtid = sqlite3_column_int64(st, 3);
-			n->has_create = 1;
-		}
-	}
-	sqlite3_finalize(st);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		lp_die(LP_EXIT_USAGE, "%s: %s (writing the graph nodes into "
+		    "SQLite's temporary database: SQLITE_TMPDIR, TMPDIR or "
+		    "/var/tmp)", path, msg);
 }
 
-/* The root a node was cloned from, through any number of clones; -1 where
- * a link leads to no known node or back into the chain.  Each node on the
- * way is marked (-3) and then given the answer, so each is walked once. */
-static long
-root_of(long i)
+/* The nodes and their roots; without a node table, none. */
+static void
+load_nodes(int have)
 {
-	long j = i, r;
-
-	while (j >= 0 && nd[j].root == -2 && nd[j].has_orig) {
-		nd[j].root = -3;
-		j = node_of(nd[j].orig, 0);
-	}
-	if (j < 0 || nd[j].root == -3)
-		r = -1;
-	else if (nd[j].root != -2)
-		r = nd[j].root;
-	else
-		r = nd[j].root = nd[j].has_create ? j : -1;
-	for (j = i; j >= 0 && nd[j].root == -3; j = node_of(nd[j].orig, 0))
-		nd[j].root = r;
-	return r;
-}
-
-/* The roots that some kernel ran from, by creation time. */
-static int
-cmp_root(const void *a, const void *b)
-{
-	const struct node *x = &nd[*(const long *)a], *y = &nd[*(const long *)b];
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static long *
-used_roots(size_t *n)
-{
-	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT DISTINCT graphNodeId FROM "
-	    "CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL");
-	long *r, i, j;
-
-	while (lp_sql_step(db, path, st))
-		if ((i = node_of(sqlite3_column_int64(st, 0), 0)) >= 0 &&
-		    (j = root_of(i)) >= 0)
-			nd[j].used = 1;
-	sqlite3_finalize(st);
-	r = lp_xcalloc(nn, sizeof *r);
-	for (*n = 0, i = 0; (size_t)i < nn; i++)
-		if (nd[i].used)
-			r[(*n)++] = i;
-	lp_qsort(r, *n, sizeof *r, cmp_root);
-	return r;
+	exec(schema_sql);
+	if (!have)
+		return;
+	/* the columns first, named as a reader of the export names them */
+	sqlite3_finalize(lp_sql_query(db, path, "SELECT e.graphNodeId, "
+	    "e.originalGraphNodeId, e.start, e.globalTid, s.value FROM "
+	    "CUDA_GRAPH_NODE_EVENTS AS e JOIN StringIds AS s ON s.id = e.nameId "
+	    "LIMIT 0"));
+	exec(nodes_sql);
 }
 
 /* ---- the trace ---- */
 
+/* The create row of the root that roots is on (the roots that some
+ * kernel ran from, by creation time and id). */
 static void
-emit_create(const struct node *n)
+emit_create(sqlite3_stmt *roots)
 {
-	cell_i64(n->start, 1, 0);
+	int64_t gtid = sqlite3_column_int64(roots, 3);
+	int ht = sqlite3_column_int(roots, 2);
+
+	cell_i64(sqlite3_column_int64(roots, 0), 1, 0);
 	cell("create", 0);
-	cell_i64(n->id, 1, 0);
+	cell_i64(sqlite3_column_int64(roots, 1), 1, 0);
 	cell("", 0);
-	cell_i64((n->gtid >> 24) & 0xFFFFFF, n->has_tid, 0);
-	cell_i64(n->gtid & 0xFFFFFF, n->has_tid, 1);
+	cell_i64((gtid >> 24) & 0xFFFFFF, ht, 0);
+	cell_i64(gtid & 0xFFFFFF, ht, 1);
 }
 
+/* The kernel rows, each after the create rows up to its start: two
+ * queries sorted by SQLite, stepped side by side. */
 static void
 emit(void)
 {
-	sqlite3_stmt *st;
-	size_t nr, at = 0;
-	long *roots = used_roots(&nr), i, j;
+	sqlite3_stmt *st, *roots = lp_sql_query(db, path, "SELECT start, id, "
+	    "has_tid, gtid FROM temp.node WHERE id IN (SELECT r.root FROM "
+	    "CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN temp.root AS r ON r.id = "
+	    "CAST(k.graphNodeId AS INTEGER) WHERE k.graphNodeId IS NOT NULL) "
+	    "ORDER BY start, id");
+	int more = lp_sql_step(db, path, roots);
 	int64_t t, unresolved = 0, kernels = 0;
 
 	cell("Start (ns)", 0);
@@ -233,25 +203,27 @@ emit(void)
 	cell("CorrId", 0);
 	cell("Pid", 0);
 	cell("Tid", 1);
-	st = lp_sql_query(db, path, "SELECT start, correlationId, globalPid, graphNodeId FROM "
-	    "CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL "
-	    "ORDER BY start, correlationId, graphNodeId");
+	st = lp_sql_query(db, path, "SELECT k.start, k.correlationId, k.globalPid, "
+	    "k.graphNodeId, r.root FROM CUPTI_ACTIVITY_KIND_KERNEL AS k LEFT JOIN "
+	    "temp.root AS r ON r.id = CAST(k.graphNodeId AS INTEGER) "
+	    "WHERE k.graphNodeId IS NOT NULL "
+	    "ORDER BY k.start, k.correlationId, k.graphNodeId");
 	while (lp_sql_step(db, path, st)) {
 		/* the types first: a value read as a number may change them */
 		int hc = sqlite3_column_type(st, 1) != SQLITE_NULL,
-		    hp = sqlite3_column_type(st, 2) != SQLITE_NULL;
-		int64_t id = sqlite3_column_int64(st, 3),
+		    hp = sqlite3_column_type(st, 2) != SQLITE_NULL,
+		    hr = sqlite3_column_type(st, 4) != SQLITE_NULL;
+		int64_t id = hr ? sqlite3_column_int64(st, 4) :
+		    sqlite3_column_int64(st, 3),
 		    gp = sqlite3_column_int64(st, 2),
 		    corr = sqlite3_column_int64(st, 1);
 
 		t = sqlite3_column_int64(st, 0);
-		for (; at < nr && nd[roots[at]].start <= t; at++)
-			emit_create(&nd[roots[at]]);
+		for (; more && sqlite3_column_int64(roots, 0) <= t;
+		    more = lp_sql_step(db, path, roots))
+			emit_create(roots);
 		kernels++;
-		if ((i = node_of(id, 0)) >= 0 && (j = root_of(i)) >= 0)
-			id = nd[j].id;
-		else
-			unresolved++;
+		unresolved += !hr;
 		cell_i64(t, 1, 0);
 		cell("kernel", 0);
 		cell_i64(id, 1, 0);
@@ -260,9 +232,9 @@ emit(void)
 		cell("", 1);
 	}
 	sqlite3_finalize(st);
-	for (; at < nr; at++)
-		emit_create(&nd[roots[at]]);
-	free(roots);
+	for (; more; more = lp_sql_step(db, path, roots))
+		emit_create(roots);
+	sqlite3_finalize(roots);
 	if (unresolved)
 		lp_warn("%s: %" PRId64 " of %" PRId64 " graph kernels have a node "
 		    "that leads to no node made by stream capture (no creation "
@@ -273,7 +245,7 @@ emit(void)
 int
 main(int argc, char **argv)
 {
-	int c;
+	int c, have;
 
 	lp_init(argv[0]);
 	while ((c = getopt(argc, argv, "h")) != -1) {
@@ -287,17 +259,16 @@ main(int argc, char **argv)
 	if (argc - optind != 1)
 		lp_usage(synopsis);
 	path = argv[optind];
-	nidx = lp_map_new();
 	db = lp_sql_open(path);
 	need_tables();
 	/* nsys writes no node table for a capture without graphs (an eager
 	 * run): then no kernel is a graph's and the trace is its header */
-	if (lp_sql_has_table(db, path, "CUDA_GRAPH_NODE_EVENTS"))
-		load_nodes();
-	else if (graph_kernels() > 0)
+	have = lp_sql_has_table(db, path, "CUDA_GRAPH_NODE_EVENTS");
+	if (!have && graph_kernels() > 0)
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "no table "
 		    "CUDA_GRAPH_NODE_EVENTS, yet kernels ran from graph nodes: "
 		    "not an nsys export lp knows");
+	load_nodes(have);
 	emit();
 	if (sqlite3_close(db) != SQLITE_OK)
 		lp_sql_die(db, path, "closing");
