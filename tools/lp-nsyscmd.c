@@ -2,7 +2,8 @@
  * lp-nsyscmd: the exact nsys command for a run, from its resolved config:
  * "nsys profile" around the workload (default), "nsys stats" over a report
  * (-s), "nsys export --type sqlite" of a report (-e), or the name nsys stats
- * gives the run's stage (-r).
+ * gives the run's stage (-r).  -u gives the profile and the stats of the
+ * untraced timing run instead: NVTX alone, the whole run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-nsyscmd [-0] [-e | -r | -s] [-o base] [-- workload-or-report...]";
+    "lp-nsyscmd [-0u] [-e | -r | -s] [-o base] [-- workload-or-report...]";
 
 static const char *const ranges[] = { "nvtx", "none", NULL };
 static const char *const ends[] = { "stop", "stop-shutdown", "repeat",
@@ -168,16 +169,43 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);
 }
 
+/* -u: the untraced timing run.  NVTX alone (the stages' push/pop, which
+ * cost a graphed step about 1 % on an H100, where the CUDA trace cost it
+ * 39-64 %): no CUDA trace, no graph node tracing, no GPU Metrics, no
+ * PyTorch op ranges, no capture range (the whole run); the environment
+ * and extra_args as the capture has them, which the workload may need. */
+static void
+untraced(const struct lp_ynode *cfg, const char *file, const char *base,
+    char **work, size_t nwork, struct lp_av *av)
+{
+	lp_av_push(av, "nsys");
+	lp_av_push(av, "profile");
+	lp_av_push(av, "--trace=nvtx");
+	lp_av_push(av, "--sample=none");
+	lp_av_push(av, "--cpuctxsw=none");
+	env_vars(cfg, file, av);
+	lp_av_push(av, "--force-overwrite=true");
+	lp_av_pushf(av, "--output=%s", base);
+	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);
+}
+
+/* The reports of -s: stats_reports, or with -u (an untraced run: its
+ * instances are all it has) nvtx_pushpop_trace alone. */
 static void
 stats(const struct lp_ynode *cfg, const char *file, const char *base,
-    char **rep, size_t nrep, struct lp_av *av)
+    char **rep, size_t nrep, int unt, struct lp_av *av)
 {
 	const char **items;
 	size_t n, i;
 
 	if (nrep != 1)
 		lp_die(LP_EXIT_USAGE, "-s: give one .nsys-rep after --");
-	n = lp_cfg_list(cfg, "nsys_cli.stats_reports", &items, file);
+	if (unt) {
+		items = lp_xcalloc(1, sizeof *items);
+		items[0] = "nvtx_pushpop_trace";
+		n = 1;
+	} else
+		n = lp_cfg_list(cfg, "nsys_cli.stats_reports", &items, file);
 	if (!n)
 		lp_die_at(LP_EXIT_DATA, file, 0, 0, "nsys_cli.stats_reports is "
 		    "empty");
@@ -236,10 +264,10 @@ main(int argc, char **argv)
 	struct lp_ynode *cfg;
 	struct lp_av av = { 0 };
 	const char *base = NULL, *name;
-	int c, nul = 0, emode = 0, rmode = 0, smode = 0;
+	int c, nul = 0, emode = 0, rmode = 0, smode = 0, umode = 0;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "0eho:rs")) != -1) {
+	while ((c = getopt(argc, argv, "0eho:rsu")) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
 		case 'e': emode = 1; break;
@@ -249,11 +277,15 @@ main(int argc, char **argv)
 		case 'o': base = optarg; break;
 		case 'r': rmode = 1; break;
 		case 's': smode = 1; break;
+		case 'u': umode = 1; break;
 		default: lp_usage(synopsis);
 		}
 	}
 	if (emode + rmode + smode > 1)
 		lp_die(LP_EXIT_USAGE, "-e, -r and -s do not go together");
+	if (umode && (emode || rmode))
+		lp_die(LP_EXIT_USAGE, "-u goes with the profile or -s, not with "
+		    "-%c", emode ? 'e' : 'r');
 	if (!rmode && (!base || !*base))
 		lp_die(LP_EXIT_USAGE, "-o base is required");
 	name = "<stdin>";
@@ -268,6 +300,9 @@ main(int argc, char **argv)
 			    &av);
 		else if (smode)
 			stats(cfg, name, base, argv + optind,
+			    (size_t)(argc - optind), umode, &av);
+		else if (umode)
+			untraced(cfg, name, base, argv + optind,
 			    (size_t)(argc - optind), &av);
 		else
 			profile(cfg, name, base, argv + optind,
