@@ -95,4 +95,39 @@ test_expect_success 'lp-nsyscmd -u: the untraced run, NVTX alone, the whole run;
 	test_must_be_empty out && test_grep "^lp-nsyscmd: -u goes with the profile or -s, not with -e" err
 '
 
+test_expect_success 'a stage one side lacks: n/a with that side'"'"'s reason, never 0' '
+	lp-confmerge "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" "$C/model/tinyllm.yaml" >c.yaml &&
+	# the traced capture gated on decode_all: no prefill in it
+	grep -v ",LLM:prefill," "$W/tinyllm_nvtx_pushpop_trace.csv" >gated.csv &&
+	lp-steps -c c.yaml gated.csv >t.tsv &&
+	# the untraced run pushed prefill twice: a steady state, the traced none
+	awk -F, -v OFS=, "{ print } \$6 == \"LLM:prefill\" { \$1 += 1000; \$2 += 1000; print }" \
+		"$TRASH/un/t_nvtx_pushpop_trace.csv" >twice.csv &&
+	lp-steps -c c.yaml twice.csv >u.tsv &&
+	lp-untraced t.tsv u.tsv >x.tsv &&
+	table x.tsv $cols | awk -F"\t" "\$1 == \"prefill\"" >row &&
+	cut -f2 row >n && echo 2 >want && test_cmp want n &&
+	cut -f6-9 row | tr "\t" "\n" | sort -u >why &&
+	echo "n/a because the traced steps.tsv says: the range has no instance in the trace (outside the capture, or never pushed)" >want &&
+	test_cmp want why &&
+	# decode_all: first instances on both sides (no spread untraced)
+	table x.tsv stage untraced_min_ns time_of | awk -F"\t" "\$1 == \"decode_all\"" >row &&
+	printf "decode_all\tn/a because the stage has no instance after its first (per process): no spread\tfirst instance\n" >want &&
+	test_cmp want row &&
+	# a steady state untraced, the first instance alone traced: no overhead of one kind
+	lp-steps -c c.yaml "$W/tinyllm_nvtx_pushpop_trace.csv" >t2.tsv &&
+	lp-untraced t2.tsv u.tsv >y.tsv &&
+	table y.tsv stage change_ns | awk -F"\t" "\$1 == \"prefill\" { print \$2 }" >got &&
+	echo "n/a because the untraced run has a steady state (2 instances) and the traced capture a first instance alone (1): no time of one kind" >want &&
+	test_cmp want got &&
+	# a table without the stage: named with its file
+	grep -v "^decode_all	" u.tsv >nodec.tsv &&
+	lp-untraced t2.tsv nodec.tsv >z.tsv &&
+	table z.tsv stage untraced_instances change_ns | awk -F"\t" "\$1 == \"decode_all\"" >got &&
+	printf "decode_all\tn/a because the untraced steps.tsv (nodec.tsv) has no row for the stage\tn/a because the untraced steps.tsv (nodec.tsv) has no row for the stage\n" >want &&
+	test_cmp want got &&
+	# no cell of these tables is a bare 0 or a bare n/a
+	! sed "/^#/d" x.tsv y.tsv z.tsv | tr "\t" "\n" | grep -x -e 0 -e n/a
+'
+
 test_done
