@@ -9,11 +9,14 @@
 #   env.json           provenance: GPU, driver, tools, host, time, lp revision
 #   nsys/profile.cmd   nsys/report.nsys-rep   nsys/export.cmd
 #   nsys/report.sqlite nsys/stats.cmd   nsys/report_*.csv  nsys/stats.log
+#   untraced/profile.cmd untraced/report.nsys-rep untraced/stats.cmd
+#   untraced/report_nvtx_pushpop_trace.csv (the untraced timing run, live)
 #   topn.tsv           the stage's top-N kernels (what ncu profiles)
 #   ncu/profile.cmd    ncu/report.ncu-rep   ncu/export.cmd   ncu/report.csv
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
-#   aggregates.tsv stages.tsv steps.tsv hostside.tsv procs.tsv ranks.tsv
+#   aggregates.tsv stages.tsv steps.tsv (untraced/steps.tsv) untraced.tsv
+#   hostside.tsv procs.tsv ranks.tsv
 #   overlap.tsv mfu.tsv mbu.tsv gpumetrics.tsv (bwprobe.tsv) dram_bw.tsv
 #   roofline.tsv (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   details.md (lp-summary renders the tables), and the brief a person
@@ -35,9 +38,11 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	overlap.tsv mfu.tsv mbu.tsv roofline.tsv operators.tsv top_kernels.tsv findings.tsv regions.tsv \
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
-	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv
+	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv \
+	untraced.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md bwprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
+	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv untraced/steps.tsv \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare.md
 LP_BIN := $(B)
@@ -114,6 +119,51 @@ $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.ts
 	[ -s $(R)/nsys/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report: was the NVTX capture range ever pushed? Check the domain and range of the stage (stages in conf/runner/stage2.yaml, or MODEL=torch-decoder for PyTorch-style LLM@decode_all in the default domain). Command: $$(cat $<)" >&2; exit 1; }; \
 	$(call lp_took,nsys profile,1,$(R)/nsys/profile.time); \
 	cp $< $@.cmd && mv $(R)/nsys/report.tmp.nsys-rep $@
+
+# The untraced timing run: the workload once more under nsys with NVTX
+# alone (lp-nsyscmd -u: no CUDA trace, no GPU Metrics, no capture range),
+# which times each stage's instances as the workload runs without the
+# tracer (untraced.tsv).  Right after the capture, and nothing else of the
+# run beside it (the sqlite export waits for it and its stats, so make -j
+# runs none).
+# Re-run, as the capture, only when its command text changed; written
+# under a temporary name.
+$(R)/untraced/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget \
+		| $(R)/untraced
+	$(LP_SAY)
+	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
+	  $(LP_BIN)/lp-nsyscmd -u -o $(R)/untraced/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp $(LP_UNTMP)
+	$(Q)mv $@.tmp $@
+$(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/nsys/report.nsys-rep
+	$(LP_SAY)
+	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
+	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
+	rm -f $@ $@.cmd $(R)/untraced/report.tmp.*; \
+	echo "lp: timing the workload untraced (NVTX alone) with nsys: $$(cat $<)"; \
+	$(LP_T0) sh $< || { rc=$$?; echo "lp: nsys profile of the untraced timing run failed with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
+	[ -s $(R)/untraced/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report of the untraced timing run (NVTX alone, the whole run). Command: $$(cat $<)" >&2; exit 1; }; \
+	$(call lp_took,nsys untraced profile,1,$(R)/untraced/profile.time); \
+	cp $< $@.cmd && mv $(R)/untraced/report.tmp.nsys-rep $@
+
+$(R)/untraced/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd | $(R)/untraced
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-nsyscmd -u -s -o $(R)/untraced/stats.tmp/report -- $(R)/untraced/report.nsys-rep \
+	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
+# Its one report, the stages' instances: written into a scratch folder
+# (nsys stats exports the report to untraced/report.sqlite first), moved
+# into place when there.
+LP_UT := $(R)/untraced/stats.tmp
+$(R)/untraced/report_nvtx_pushpop_trace.csv: $(R)/untraced/report.nsys-rep $(R)/untraced/stats.cmd
+	$(LP_SAY)
+	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
+	$(Q)rm -rf $(LP_UT) && mkdir -p $(LP_UT)
+	$(Q)$(LP_T0) sh $(R)/untraced/stats.cmd > $(LP_UT)/log 2>&1 || { cat $(LP_UT)/log >&2; exit 1; }; \
+	[ -f $(LP_UT)/report_nvtx_pushpop_trace.csv ] || { grep -i -e skip -e error $(LP_UT)/log >&2; \
+	  mv $(LP_UT)/log $(R)/untraced/stats.log.failed; \
+	  echo "lp: nsys stats wrote no nvtx_pushpop_trace report of the untraced timing run (log: $(R)/untraced/stats.log.failed)" >&2; exit 1; }; \
+	$(call lp_took,nsys untraced stats,0,$(R)/untraced/stats.time)
+	$(Q)mv $(LP_UT)/log $(R)/untraced/stats.log && mv $(LP_UT)/report_nvtx_pushpop_trace.csv $@ && rm -rf $(LP_UT)
 else ifneq ($(LP_IMP_REP),)
 $(R)/nsys/report.nsys-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys
 	$(LP_SAY)
@@ -128,7 +178,8 @@ $(R)/nsys/export.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-nsyscmd -e -o $(R)/nsys/report.tmp.sqlite -- $(R)/nsys/report.nsys-rep \
 	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd
+$(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd \
+		$(if $(LP_LIVE),| $(R)/untraced/report_nvtx_pushpop_trace.csv)
 	$(LP_SAY)
 	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
 	$(Q)rm -f $(R)/nsys/report.tmp.sqlite; \
@@ -361,6 +412,28 @@ $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpo
 	$(Q)$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
 	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
+# What the capture adds to each stage: the untraced timing run's
+# instances (lp-steps again), joined with steps.tsv.  An import has no
+# untraced run: its table says so in every untraced cell.
+ifneq ($(LP_LIVE),)
+$(R)/untraced/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(R)/untraced/report_nvtx_pushpop_trace.csv \
+		$(LP_BIN)/lp-steps
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
+	  $(R)/untraced/report_nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/untraced.tsv: $(R)/steps.tsv $(R)/untraced/steps.tsv $(LP_BIN)/lp-untraced
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-untraced $(R)/steps.tsv $(R)/untraced/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+else
+$(R)/untraced.tsv: $(R)/steps.tsv $(LP_BIN)/lp-untraced
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-untraced -n "the run is imported: lp did not run the workload untraced" \
+	  $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/untraced/profile.cmd $(R)/untraced/report.nsys-rep $(R)/untraced/report_nvtx_pushpop_trace.csv \
+$(R)/untraced/steps.tsv:
+	@echo "lp: run $(RUN) imports exports: lp did not run the workload, so it has no untraced timing run (untraced.tsv says so)" >&2; exit 1
+endif
+
 # Where each stage's host time goes: CUDA API calls of its thread by kind,
 # the rest (the framework's own work), its kernels and each launch's
 # latency to its kernel (correlation IDs).
@@ -540,10 +613,11 @@ $(R)/details.md: $(if $(LP_OPS_NOW),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv \
 # ncu replay passes (from the exports), and each against the workload run
 # alone once that is timed (make RUN=x alone.tsv: one more run of it).
 ifneq ($(LP_LIVE),)
-LP_COST_TIMES := $(R)/nsys/profile.time $(R)/nsys/export.time $(R)/nsys/stats.time $(R)/ncu/metrics.avail.time \
-	$(R)/ncu/profile.time $(R)/ncu/export.time
+LP_COST_TIMES := $(R)/nsys/profile.time $(R)/untraced/profile.time $(R)/untraced/stats.time \
+	$(R)/nsys/export.time $(R)/nsys/stats.time $(R)/ncu/metrics.avail.time $(R)/ncu/profile.time $(R)/ncu/export.time
 LP_COST_REG := $(wildcard $(R)/ncu/regions/exports.list)
-$(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/nsys/report.sqlite $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
+$(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/untraced/report_nvtx_pushpop_trace.csv \
+		$(R)/nsys/report.sqlite $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
 		$(R)/ncu/report.ncu-rep $(R)/ncu/report.csv $(R)/roofline.tsv $(LP_COST_REG) $(wildcard $(R)/alone.tsv) \
 		$(LP_BIN)/lp-cost $(LP_BIN)/lp-confget
 	$(LP_SAY)
@@ -569,7 +643,7 @@ endif
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
-	$(R)/steps.tsv $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv) $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(LP_GM) $(R)/dram_bw.tsv $(R)/waterfall.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
@@ -783,7 +857,7 @@ endif
 LP_REV = $(shell git describe --always --dirty 2>/dev/null)
 lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
 
-$(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions:
+$(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions $(R)/untraced:
 	$(Q)mkdir -p $@
 
 # A step that fails takes its half-written $@.tmp with it (make removes

@@ -258,10 +258,13 @@ test_expect_success 'live run with stand-in nsys and ncu: every artifact, each t
 	for a in config.yaml env.json inputs.yaml nsys/config.yaml nsys/profile.cmd nsys/report.nsys-rep \
 		nsys/export.cmd nsys/report.sqlite nsys/stats.cmd nsys/stats.log nsys/report_nvtx_kern_sum_mangled.csv topn.tsv ncu/config.yaml \
 		ncu/profile.cmd ncu/report.ncu-rep ncu/export.cmd ncu/report.csv ncu/metrics.tsv kernels.tsv \
-		kernels.md stakeholder_summary.md; do
+		kernels.md stakeholder_summary.md untraced/profile.cmd untraced/report.nsys-rep \
+		untraced/report_nvtx_pushpop_trace.csv untraced.tsv; do
 		test -s "$S2/live/$a" || { echo "missing $a"; return 1; }
 	done &&
-	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
+	# nsys: the capture and the untraced timing run (NVTX alone), each with its stats
+	test "$(count "nsys profile --trace=nvtx ")" = 1 &&
+	test "$(count "nsys profile")" = 2 && test "$(count "nsys stats")" = 2 &&
 	test "$(count "ncu --target")" = 1 && test "$(count "ncu --import")" = 1 &&
 	# GPU Metrics sampling at 1 kHz, one sqlite export, which nsys stats reads
 	test_grep -e " --gpu-metrics-devices=all --gpu-metrics-frequency=1000 " "$S2/live/nsys/profile.cmd" &&
@@ -275,7 +278,7 @@ test_expect_success 'a later make needs no WORK and does nothing' '
 	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md &&
 	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >out &&
 	test_grep "Nothing to be done" out &&
-	test "$(count "nsys profile")" = 1
+	test "$(count "nsys profile")" = 2
 '
 
 # A live run's environment.tsv says how many pairs ncu was given
@@ -289,7 +292,7 @@ test_expect_success 'in a live run TOPN re-makes environment.tsv too' '
 
 test_expect_success 'another ncu preset re-runs the ncu steps only' '
 	PATH=$FAKE:$PATH lpmake RUN=live NCU_PRESET=light stakeholder_summary.md >out 2>err &&
-	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
+	test "$(count "nsys profile")" = 2 && test "$(count "nsys stats")" = 2 &&
 	test "$(count "ncu --target")" = 2 &&
 	test_grep -e "--section SpeedOfLight --apply-rules no --metrics gpu__time_duration.sum,dram__bytes.sum" "$S2/live/ncu/profile.cmd" &&
 	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md
@@ -297,7 +300,7 @@ test_expect_success 'another ncu preset re-runs the ncu steps only' '
 
 test_expect_success 'an ncu setting given with SET= leaves nsys alone' '
 	PATH=$FAKE:$PATH lpmake RUN=live SET=ncu_cli.launches_per_kernel=2 stakeholder_summary.md >out 2>err &&
-	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
+	test "$(count "nsys profile")" = 2 && test "$(count "nsys stats")" = 2 &&
 	test "$(count "ncu --target")" = 3 &&
 	test_grep -e "--launch-count 20" "$S2/live/ncu/profile.cmd"
 '
@@ -305,7 +308,7 @@ test_expect_success 'an ncu setting given with SET= leaves nsys alone' '
 test_expect_success 'a rebuilt command builder with the same command does not re-profile' '
 	touch "$TB/lp-nsyscmd" "$TB/lp-ncucmd" &&
 	PATH=$FAKE:$PATH lpmake RUN=live stakeholder_summary.md >out 2>err &&
-	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 3 &&
+	test "$(count "nsys profile")" = 2 && test "$(count "ncu --target")" = 3 &&
 	PATH=$FAKE:$PATH lpmake -q RUN=live stakeholder_summary.md
 '
 
@@ -329,7 +332,7 @@ test_expect_success 'ncu profiling nothing is an error showing its filters; make
 	test -s "$S2/none/nsys/report.nsys-rep" && test -s "$S2/none/topn.tsv" &&
 	! test -e "$S2/none/ncu/report.ncu-rep" &&
 	PATH=$FAKE:$PATH lpmake RUN=none stakeholder_summary.md >out 2>err &&
-	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 2
+	test "$(count "nsys profile")" = 2 && test "$(count "ncu --target")" = 2
 '
 
 test_expect_success 'ncu killed mid-run leaves no report; make resumes at ncu' '
@@ -338,7 +341,7 @@ test_expect_success 'ncu killed mid-run leaves no report; make resumes at ncu' '
 		LP_STAGE2_DIR="$S2" RUN=kill "WORK=$W" stakeholder_summary.md >out 2>err &&
 	! test -e "$S2/kill/ncu/report.ncu-rep" &&
 	PATH=$FAKE:$PATH lpmake RUN=kill stakeholder_summary.md >out 2>err &&
-	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 2 &&
+	test "$(count "nsys profile")" = 2 && test "$(count "ncu --target")" = 2 &&
 	test -s "$S2/kill/details.md"
 '
 

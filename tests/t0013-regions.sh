@@ -152,9 +152,11 @@ test_expect_success 'live, stand-in profilers: regions after the run re-run neit
 	: >"$LP_FAKE_LOG" &&
 	PATH=$FAKE:$PATH lpmake RUN=live "WORK=$WK" MODEL=tinyllm SET=nsys_cli.capture_range=none \
 		stakeholder_summary.md >out 2>err &&
-	test "$(count "nsys profile")" = 1 && test "$(count "ncu --target")" = 1 &&
+	# the capture and the untraced timing run (nsys with NVTX alone), once each
+	test "$(count "nsys profile --trace=cuda,nvtx ")" = 1 && test "$(count "nsys profile --trace=nvtx ")" = 1 &&
+	test "$(count "nsys profile")" = 2 && test "$(count "ncu --target")" = 1 &&
 	PATH=$FAKE:$PATH lpmake RUN=live regions.md >out 2>err &&
-	test "$(count "nsys profile")" = 1 && test "$(count "nsys stats")" = 1 &&
+	test "$(count "nsys profile")" = 2 && test "$(count "nsys stats")" = 2 &&
 	test "$(count "ncu --target-processes all --devices 0 --replay-mode kernel")" = 1 &&
 	test "$(count "ncu --target-processes all --replay-mode app-range")" = 2 &&
 	PATH=$FAKE:$PATH lpmake -q RUN=live regions.md &&

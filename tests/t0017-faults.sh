@@ -90,6 +90,7 @@ for kind in import live; do
 			# step that writes several files finishes with its last:
 			# the per-region files with index.tsv, the region exports
 			# with exports.list, nsys stats'"'"' reports with stats.log,
+			# the untraced run'"'"'s stats.log with its push/pop trace,
 			# a step'"'"'s wall time (*.time) with its artifact
 			idx=$(grep -c "^ncu/regions/index.tsv " before || true) &&
 			exl=$(grep -c "^ncu/regions/exports.list " before || true) &&
@@ -98,7 +99,9 @@ for kind in import live; do
 				BEGIN { n = split(had_list, h, \" \"); for (i = 1; i <= n; i++) had[h[i]] = 1
 					t[\"nsys/profile.time\"] = \"nsys/report.nsys-rep\"; t[\"nsys/stats.time\"] = \"nsys/stats.log\"
 					t[\"ncu/metrics.avail.time\"] = \"ncu/metrics.avail\"; t[\"ncu/profile.time\"] = \"ncu/report.ncu-rep\"
-					t[\"ncu/export.time\"] = \"ncu/report.csv\"; t[\"nsys/export.time\"] = \"nsys/report.sqlite\" }
+					t[\"ncu/export.time\"] = \"ncu/report.csv\"; t[\"nsys/export.time\"] = \"nsys/report.sqlite\"
+					t[\"untraced/profile.time\"] = \"untraced/report.nsys-rep\"
+					t[\"untraced/stats.time\"] = t[\"untraced/stats.log\"] = \"untraced/report_nvtx_pushpop_trace.csv\" }
 				(\$1 in t) && !(t[\$1] in had) { next }
 				\$1 ~ /^nsys\/report_.*\.csv\$/ && live && !sl { next }
 				\$1 ~ /-rep\.cmd\$/ { rep = \$1; sub(/\.cmd\$/, \"\", rep); if (!(rep in had)) next }

@@ -133,7 +133,8 @@ costrows() { # STEP<TAB>wall_s of profile_cost.tsv, seconds as printed
 test_expect_success 'live run: profile_cost.tsv has each step make timed, in the summary' '
 	lpmake RUN=c WORK="sh tests/fake/workload.sh" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
 	said out >said &&
-	test $(wc -l <said) = 6 &&
+	test $(wc -l <said) = 8 &&
+	test_grep "^nsys untraced profile	" said && test_grep "^nsys untraced stats	" said &&
 	test_grep "^nsys export	" said &&
 	costrows "$S2/c/profile_cost.tsv" >rows &&
 	test_cmp said rows &&

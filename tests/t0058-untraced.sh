@@ -95,6 +95,86 @@ test_expect_success 'lp-nsyscmd -u: the untraced run, NVTX alone, the whole run;
 	test_must_be_empty out && test_grep "^lp-nsyscmd: -u goes with the profile or -s, not with -e" err
 '
 
+test_expect_success 'live run: the untraced run after the capture, untraced.tsv in details.md, make -q' '
+	: >"$LP_FAKE_LOG" &&
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=live "$WORK" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
+	r=$S2/live &&
+	for a in untraced/profile.cmd untraced/report.nsys-rep untraced/stats.cmd untraced/report_nvtx_pushpop_trace.csv \
+		untraced/steps.tsv untraced.tsv; do
+		test -s "$r/$a" || { echo "missing $a"; return 1; }
+	done &&
+	test_cmp "$TRASH/un/t_nvtx_pushpop_trace.csv" "$r/untraced/report_nvtx_pushpop_trace.csv" &&
+	lp-nsyscmd -u -o "$r/untraced/report.tmp" -- sh tests/fake/workload.sh <"$r/nsys/config.yaml" >want &&
+	test_cmp want "$r/untraced/profile.cmd" &&
+	# the capture, the untraced run, then the export: nothing beside it
+	grep "^nsys \(profile\|export\)" "$LP_FAKE_LOG" | cut -d" " -f1-3 >order &&
+	printf "%s\n" "nsys profile --trace=cuda,nvtx" "nsys profile --trace=nvtx" "nsys export --type" >expect &&
+	test_cmp expect order &&
+	test "$(count "nsys stats --report nvtx_pushpop_trace --format csv --force-export=true --output=$r/untraced/stats.tmp/report $r/untraced/report.nsys-rep")" = 1 &&
+	test_grep "^lp: nsys untraced profile took [0-9.]* s$" out &&
+	test_grep "^nsys untraced profile	" "$r/untraced/profile.time" &&
+	test_grep "^nsys untraced stats	.*	0$" "$r/untraced/stats.time" &&
+	test_grep "^nsys untraced profile	[0-9.]*	1	n/a because nsys does not replay" "$r/profile_cost.tsv" &&
+	test_grep "^## What the Capture Adds to Each Stage" "$r/details.md" &&
+	test_grep "^# tool: lp-untraced" "$r/untraced.tsv" &&
+	test_grep "^# source: traced: $r/steps.tsv (lp-steps of the capture); untraced: $r/untraced/steps.tsv (" "$r/untraced.tsv" &&
+	test_grep "^# labels: Stage	Instances untraced	Untraced (ms)	Untraced min (ms)	Untraced max (ms)	Instances traced	Traced (ms)	Capture overhead (ms)	Traced / untraced	Time of$" "$r/untraced.tsv" &&
+	test_grep "^# key: stage$" "$r/untraced.tsv" &&
+	lpmake -q RUN=live stakeholder_summary.md
+'
+
+test_expect_success 'untraced.tsv: every cell recomputed from the two push/pop traces' '
+	A "$expect" "$W/tinyllm_nvtx_pushpop_trace.csv" "$TRASH/un/t_nvtx_pushpop_trace.csv" >expect &&
+	got "$S2/live/untraced.tsv" >got &&
+	test_cmp expect got &&
+	# the steps shortened by a quarter: the capture adds a third
+	table "$S2/live/untraced.tsv" stage traced_over_untraced | awk -F"\t" "\$1 == \"decode_step\" { printf \"%.2f\n\", \$2 }" >r &&
+	echo 1.33 >want && test_cmp want r
+'
+
+test_expect_success 'make: removing untraced.tsv re-makes it and details.md; rebuilt tools never re-run the untraced run' '
+	r=$S2/live &&
+	rm "$r/untraced.tsv" &&
+	lpmake -n RUN=live stakeholder_summary.md >n.out &&
+	grep -oE "^[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort >steps &&
+	printf "%s\n" lp-summary lp-untraced >expect && test_cmp expect steps &&
+	: >"$LP_FAKE_LOG" &&
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=live stakeholder_summary.md >out 2>&1 &&
+	test_must_be_empty "$LP_FAKE_LOG" &&
+	lpmake -q RUN=live stakeholder_summary.md &&
+	for t in lp-nsyscmd lp-confget lp-steps lp-untraced; do
+		LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake -W "$B/$t" RUN=live stakeholder_summary.md >out 2>&1 || return 1
+	done &&
+	test "$(count "nsys profile")" = 0 &&
+	lpmake -q RUN=live stakeholder_summary.md &&
+	# an nsys setting that changes the capture leaves the untraced run alone
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=live SET=nsys_cli.trace=cuda,nvtx,osrt stakeholder_summary.md >out 2>&1 &&
+	test "$(count "nsys profile --trace=cuda,nvtx,osrt")" = 1 && test "$(count "nsys profile --trace=nvtx")" = 0 &&
+	# removing its report takes the untraced run again, and only it
+	rm "$r/untraced/report.nsys-rep" &&
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=live stakeholder_summary.md >out 2>&1 &&
+	test "$(count "nsys profile --trace=nvtx")" = 1 && test "$(count "nsys profile")" = 2 &&
+	lpmake -q RUN=live stakeholder_summary.md
+'
+
+test_expect_success 'decode_step counted apart in the two runs: refused, both counts and files named' '
+	grep -v ",LLM:decode_step,575,575,1,0,9," "$TRASH/un/t_nvtx_pushpop_trace.csv" >"$TRASH/un/m_nvtx_pushpop_trace.csv" &&
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/m test_must_fail lpmake RUN=mis "$WORK" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
+	r=$S2/mis &&
+	test_grep "^lp-untraced: decode_step: 6 instances in the traced capture ($r/steps.tsv) but 5 in the untraced run ($r/untraced/steps.tsv): not the same workload" err &&
+	! test -e "$r/untraced.tsv" && ! test -e "$r/details.md" &&
+	test_expect_code 1 lp-untraced "$r/steps.tsv" "$r/untraced/steps.tsv" >out 2>err &&
+	test_must_be_empty out &&
+	# one stage on two ranges: two configs
+	tsvset 11 range LLM:decode_one <"$S2/live/untraced/steps.tsv" >u.tsv &&
+	test_expect_code 1 lp-untraced "$S2/live/steps.tsv" u.tsv >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-untraced: stage decode_step: range \"LLM:decode_step\" in $S2/live/steps.tsv but \"LLM:decode_one\" in u.tsv: the two tables are not of one config" err &&
+	# not an lp-steps table
+	test_expect_code 1 lp-untraced "$S2/live/steps.tsv" "$S2/live/stages.tsv" >out 2>err &&
+	test_must_be_empty out
+'
+
 test_expect_success 'a stage one side lacks: n/a with that side'"'"'s reason, never 0' '
 	lp-confmerge "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" "$C/model/tinyllm.yaml" >c.yaml &&
 	# the traced capture gated on decode_all: no prefill in it
