@@ -47,7 +47,7 @@ test_expect_success 'demo capture: the brief is the verdict, key numbers, waterf
 	echo "# decode_all is host-bound: the GPU is busy ${busy}%" >expect &&
 	head -1 "$r/stakeholder_summary.md" >got &&
 	test_cmp expect got &&
-	test_grep "^torch-decoder on NVIDIA H200, decode_all, imported exports. From .brief.tsv.. See " "$r/stakeholder_summary.md" &&
+	test_grep "^torch-decoder on NVIDIA H200, decode_all, imported exports, whose numbers include the capture.s overhead. From .brief.tsv.. See " "$r/stakeholder_summary.md" &&
 	# the top kernel under the key numbers, by the name every table gives it
 	test_grep "^Top kernel: .nvjet_sm90_hsh_64x8_64x16_4x1_v_bz_bias_TNT., latency / under-filled, 20.4% of the kernel time.$" "$r/stakeholder_summary.md" &&
 	# the key numbers, the waterfall as a picture, the findings (a list of 3)

@@ -210,4 +210,26 @@ test_expect_success 'a stage one side lacks: n/a with that side'"'"'s reason, ne
 	! sed "/^#/d" x.tsv y.tsv z.tsv | tr "\t" "\n" | grep -x -e 0 -e n/a
 '
 
+test_expect_success 'an import: the identity line says once that its numbers include the capture'"'"'s overhead' '
+	lpmake RUN=imp "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder stakeholder_summary.md >out 2>err &&
+	r=$S2/imp &&
+	test_grep "^torch-decoder on NVIDIA H200, decode_all, imported exports, whose numbers include the capture.s overhead. From .brief.tsv.. See " "$r/stakeholder_summary.md" &&
+	test $(grep -c "capture.s overhead" "$r/stakeholder_summary.md") = 1 &&
+	test_grep "^# identity: torch-decoder on NVIDIA H200, decode_all, imported exports, whose numbers include the capture.s overhead$" "$r/brief.tsv" &&
+	! grep -q "What the Capture Adds" "$r/details.md" &&
+	! test -e "$r/untraced" &&
+	lpmake -q RUN=imp stakeholder_summary.md &&
+	lpmake RUN=imp untraced.tsv >out 2>err &&
+	table "$r/untraced.tsv" $cols >rows &&
+	cut -f2-5,8-10 rows | tr "\t" "\n" | sort -u >why &&
+	echo "n/a because the run is imported: lp did not run the workload untraced" >want &&
+	test_cmp want why &&
+	table "$r/steps.tsv" stage instances >want &&
+	cut -f1,6 rows >got && test_cmp want got &&
+	test_grep "^# source: traced: $r/steps.tsv (lp-steps of the capture); untraced: none (the run is imported: lp did not run the workload untraced)$" "$r/untraced.tsv" &&
+	lpmake -q RUN=imp stakeholder_summary.md untraced.tsv &&
+	test_must_fail lpmake RUN=imp untraced/report.nsys-rep >out 2>err &&
+	test_grep "imports exports: lp did not run the workload, so it has no untraced timing run" err
+'
+
 test_done
