@@ -170,6 +170,12 @@ $(R)/nsys/report.nsys-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys
 	$(Q)cp $(LP_IMP_REP) $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 endif
 
+# The traces that lp-hostside, lp-overlap and lp-atenops sweep in time
+# order: since nsys 2025.6 the sqlite export (and so what nsys stats reads)
+# does not promise row order, so lp-tracesort puts them in time order, in
+# bounded memory, as they come in (from nsys stats or IMPORT).
+LP_TRACES := cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace graph_node_trace
+
 ifneq ($(LP_HAVE_STATS),)
 # The report's sqlite export, made once: the only file with the GPU Metrics
 # samples (gpumetrics.tsv) and the CUDA graph nodes (lp-graphnodes), and
@@ -197,7 +203,8 @@ $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 
 # nsys stats writes one CSV a report into a scratch folder; the reports lp
 # needs must all be there before any is moved into place.
-$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd
+$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
+		| $(LP_BIN)/lp-tracesort
 	$(LP_SAY)
 	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
 	$(Q)rm -rf $(R)/nsys/stats.tmp && mkdir -p $(R)/nsys/stats.tmp
@@ -206,17 +213,24 @@ $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite
 	$(Q)for r in $(LP_NSYS_NEEDED); do [ -f $(R)/nsys/stats.tmp/report_$$r.csv ] || \
 	  { grep -i -e skip -e error $(R)/nsys/stats.tmp/log >&2; echo "lp: nsys stats wrote no $$r report (log: $(R)/nsys/stats.log)" >&2; \
 	    mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log.failed; exit 1; }; done
+	$(Q)for r in $(LP_TRACES); do f=$(R)/nsys/stats.tmp/report_$$r.csv; [ ! -f $$f ] || \
+	  { $(LP_BIN)/lp-tracesort $$f > $$f.sorted && mv $$f.sorted $$f; }; done
 	$(Q)rm -f $(LP_NS)*.csv && mv $(R)/nsys/stats.tmp/report_*.csv $(R)/nsys/
 	$(Q)mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log && rm -rf $(R)/nsys/stats.tmp
 else
 # Imported exports are copied in under the names nsys stats would use;
 # per-process parts of one job (lp-import checked that they are) are
-# joined, header once, in one pass.
+# joined, header once, in one pass; a trace is put in time order.
 LP_JOIN_AWK = FNR == 1 { if (NR == 1) { h = $$0; f = FILENAME; print; next } if ($$0 != h) { print "IMPORT: " FILENAME ": its header is not that of " f > "/dev/stderr"; exit 1 } next } { print }
 # (LP_IMP_STAMP stands for the imported files: imports.mk)
-$(foreach r,$(LP_HAVE_REPORTS),$(eval $(LP_NS)$(r).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys ; \
+$(foreach r,$(filter-out $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(LP_NS)$(r).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys ; \
 	$$(Q)$(if $(word 2,$(LP_IMP_$(r))),awk '$$(LP_JOIN_AWK)' $$(LP_IMP_$(r)) > $$@.tmp && mv $$@.tmp $$@,\
 	cp $$(LP_IMP_$(r)) $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP))))
+define lp_trace_rule
+$(LP_NS)$(1).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_BIN)/lp-tracesort | $(R)/nsys
+	$$(Q)$$(LP_BIN)/lp-tracesort $$(LP_IMP_$(1)) > $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP)
+endef
+$(foreach r,$(filter $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(call lp_trace_rule,$(r))))
 endif
 
 # The stage's top-N kernels by nsys GPU time: what ncu will profile.

@@ -78,7 +78,7 @@ test_expect_success 'lp-hostside: an API trace not sorted by start is refused, n
 	test_expect_code 1 lp-hostside -c "$TRASH/cfg.yaml" -a api.csv -g "$HS/llama_cuda_gpu_trace.csv" \
 		"$HS/llama_nvtx_pushpop_trace.csv" >out 2>err &&
 	test_must_be_empty out &&
-	test_grep "^lp-hostside: api.csv:102:1: [0-9]*: starts before the row on line 101: the trace is not sorted by start time (as nsys writes it)$" err
+	test_grep "^lp-hostside: api.csv:102:1: [0-9]*: starts before the row on line 101: the trace is not sorted by start time (lp-tracesort sorts it)$" err
 '
 
 # nsys's steady projection: the median of every decode step but the

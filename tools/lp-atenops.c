@@ -73,7 +73,7 @@ advance(struct src *s)
 	if (s->t < s->last)
 		lp_die_at(LP_EXIT_DATA, s->rr->file, s->rr->line, s->rr->col[0] + 1,
 		    "%s: starts before the row on line %ld: the trace is not "
-		    "sorted by start time (as nsys and lp-graphnodes write it)",
+		    "sorted by start time (lp-tracesort sorts it)",
 		    s->rr->v[0],
 		    s->lastline);
 	s->last = s->t;

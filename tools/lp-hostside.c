@@ -23,7 +23,7 @@
  *
  * Two passes: the instances (nvtx_pushpop_trace), then the API calls and
  * the GPU operations swept together in time order (both sorted by start,
- * as nsys writes them; checked).  A kernel starts after its launch call,
+ * as lp-tracesort writes them; checked).  A kernel starts after its launch call,
  * so a stage's launch, copy or synchronisation call is held only until
  * its GPU work has started (a graph launch until a later launch's kernel
  * starts on its stream; any call at most AGE calls later).  Memory grows
@@ -264,7 +264,7 @@ advance(struct src *s)
 	if (s->t < s->last)
 		lp_die_at(LP_EXIT_DATA, s->rr->file, s->rr->line, s->rr->col[0] + 1,
 		    "%s: starts before the row on line %ld: the trace is not "
-		    "sorted by start time (as nsys writes it)", s->rr->v[0],
+		    "sorted by start time (lp-tracesort sorts it)", s->rr->v[0],
 		    s->lastline);
 	s->last = s->t;
 	s->lastline = s->rr->line;

@@ -144,7 +144,7 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 	if (start < d->now)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[0] + 1,
 		    "kernel starts at %.0f ns, before the one above it on %s "
-		    "(the trace must be sorted by Start, as nsys writes it)",
+		    "(the trace must be sorted by Start: lp-tracesort sorts it)",
 		    start, dv);
 	advance(d, start);
 	comm = lp_ops_is_comm(s->ops, name);

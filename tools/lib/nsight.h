@@ -59,6 +59,7 @@ struct lp_rep_row {
 	const char *const *names;
 	const char *file;
 	long line;
+	const struct lp_csv_rec *rec;	/* the whole row (lp-tracesort) */
 };
 typedef void (*lp_rep_fn)(const struct lp_rep_row *r, void *ctx);
 void lp_rep_read(FILE *fp, const char *file, const char *what,
@@ -72,7 +73,12 @@ void lp_rep_file(const char *path, const char *what,
 struct lp_rep_in;
 struct lp_rep_in *lp_rep_open(const char *path, const char *what,
     const char *const *cols, size_t n);
+/* ... from fp, the caller's to close */
+struct lp_rep_in *lp_rep_from(FILE *fp, const char *file, const char *what,
+    const char *const *cols, size_t n);
 const struct lp_rep_row *lp_rep_next(struct lp_rep_in *in);
+/* The header once lp_rep_next has found it, else NULL. */
+const struct lp_csv_hdr *lp_rep_header(const struct lp_rep_in *in);
 /* A header without rows is a whole report, not a cut one (lp-graphnodes'
  * trace of a capture without graphs). */
 void lp_rep_empty_ok(struct lp_rep_in *in);

@@ -27,6 +27,7 @@ struct lp_rep_in {
 	FILE *fp;		/* opened here (lp_rep_open), or the caller's */
 	struct lp_csv_in *csv;
 	struct lp_rep_row rr;
+	struct lp_csv_rec rec;	/* the row rr is, whole */
 	long rows, last;	/* data rows; the line of the last record */
 	int empty_ok;		/* a header alone is a report (lp_rep_empty_ok) */
 	struct lp_agree agree;
@@ -227,9 +228,9 @@ lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec)
 	}
 }
 
-static struct lp_rep_in *
-rep_in(FILE *fp, const char *file, const char *what, const char *const *cols,
-    size_t n)
+struct lp_rep_in *
+lp_rep_from(FILE *fp, const char *file, const char *what,
+    const char *const *cols, size_t n)
 {
 	struct lp_rep_in *r = lp_xcalloc(1, sizeof *r);
 
@@ -250,7 +251,7 @@ lp_rep_open(const char *path, const char *what, const char *const *cols,
 {
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
-	struct lp_rep_in *r = rep_in(fp, name, what, cols, n);
+	struct lp_rep_in *r = lp_rep_from(fp, name, what, cols, n);
 
 	r->fp = fp;
 	return r;
@@ -288,6 +289,8 @@ lp_rep_next(struct lp_rep_in *r)
 		r->rr.names = r->cols;
 		r->rr.line = rec.line;
 		r->rr.file = r->file;
+		r->rec = rec;
+		r->rr.rec = &r->rec;
 		return &r->rr;
 	}
 	if (!r->have)
@@ -300,6 +303,12 @@ lp_rep_next(struct lp_rep_in *r)
 		lp_die_at(LP_EXIT_DATA, r->file, r->last, 0, "no rows after the "
 		    "header (cut off?)");
 	return NULL;
+}
+
+const struct lp_csv_hdr *
+lp_rep_header(const struct lp_rep_in *r)
+{
+	return r->have ? &r->hdr : NULL;
 }
 
 void
@@ -327,7 +336,7 @@ void
 lp_rep_read(FILE *fp, const char *file, const char *what,
     const char *const *cols, size_t n, lp_rep_fn fn, void *ctx)
 {
-	struct lp_rep_in *r = rep_in(fp, file, what, cols, n);
+	struct lp_rep_in *r = lp_rep_from(fp, file, what, cols, n);
 	const struct lp_rep_row *rr;
 
 	while ((rr = lp_rep_next(r)))

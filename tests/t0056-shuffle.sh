@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Order-free readers (issue 37, item 5): since nsys 2025.6 the sqlite
+# export no longer promises row order, "including timestamp order", and a
+# CSV report is a query over it.  Each import fixture set is made into a
+# run twice, from its exports as they are and from copies whose data rows
+# are shuffled (the header, and ncu's units row under it, kept in place;
+# an sqlite table's rows inserted again in another order); every table
+# and report of the two runs must be byte for byte the same.  The
+# shuffles are reproducible: shuf reads a fixed random source made by
+# perl's seeded rand (the same bytes on every platform since perl 5.20).
+. "$(dirname "$0")/lib.sh"
+
+perl -e 'srand(37); print pack("N*", map { int rand 4294967296 } 1 .. 1048576)' >"$TRASH/random"
+shuffle() {	# shuf with the fixed random source
+	shuf --random-source="$TRASH/random"
+}
+
+# shuffle_csv IN OUT: IN's data rows in another order.  An ncu --page raw
+# export keeps its units row under the header.  A --page details export
+# keeps each result's rows together, as ncu prints a result, section
+# after section, whole: the results in another order and the rows inside
+# each result too.
+shuffle_csv() {
+	local keep=1
+	if [ ! -s "$1" ]; then cp "$1" "$2"; return; fi
+	if head -1 "$1" | grep -q '^"ID",' && sed -n 2p "$1" | grep -q '^"",'; then keep=2; fi
+	head -n $keep "$1" >"$2" &&
+	if head -1 "$1" | grep -q '"Metric Name"'; then
+		tail -n +2 "$1" | cut -d, -f1 | uniq | shuffle >"$TRASH/ids" &&
+		tail -n +2 "$1" | shuffle | awk -F, -v OFS="\t" 'NR == FNR { r[$1] = NR; next } { print r[$1], $0 }' "$TRASH/ids" - |
+			sort -s -n -k1,1 | cut -f2- >>"$2"
+	else
+		tail -n +$((keep + 1)) "$1" | shuffle >>"$2"
+	fi
+}
+
+# shuffle_sqlite IN OUT: a copy of IN whose every table has its rows
+# inserted again in shuf's order (a table keyed by an INTEGER PRIMARY KEY
+# is still read in key order: SQLite's promise, not nsys's)
+shuffle_sqlite() {
+	cp "$1" "$2" &&
+	for t in $(sqlite3 "$2" "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"); do
+		sqlite3 "$2" "SELECT rowid FROM \"$t\"" | shuffle | awk -v OFS="|" '{ print $1, NR }' >"$TRASH/perm" &&
+		sqlite3 "$2" <<-EOF || return 1
+		CREATE TEMP TABLE p (r INTEGER PRIMARY KEY, k INTEGER);
+		.import $TRASH/perm p
+		CREATE TEMP TABLE x AS SELECT * FROM "$t" ORDER BY (SELECT k FROM p WHERE p.r = "$t".rowid);
+		DELETE FROM "$t";
+		INSERT INTO "$t" SELECT * FROM x ORDER BY rowid;
+		EOF
+	done
+}
+
+# same NAME MODEL TARGETS FILE...: the run NAME made from FILE... (all in
+# one folder) and from their shuffled copies (the same names in another
+# folder, another run folder); every table (TSV) and report (Markdown) of
+# the two compared, the folders' names made one and the time of the run
+# left out
+T="stakeholder_summary.md details.md kernels.md"
+when='s/^\(|\? \?Recorded (UTC)[ |\t]*\)20[0-9T:Z-]*/\1X/'
+same() {
+	local name=$1 model=$2 targets=$3 f imp="" simp="" d=$TRASH/shuf/$1 bad=0
+	shift 3
+	mkdir -p "$d" &&
+	for f in "$@"; do
+		imp="$imp $f" simp="$simp $d/${f##*/}"
+		case $f in
+		*.sqlite) shuffle_sqlite "$f" "$d/${f##*/}" ;;
+		*) shuffle_csv "$f" "$d/${f##*/}" ;;
+		esac || return 1
+		if [ "$(wc -l <"$f")" -gt 3 ] && cmp -s "$f" "$d/${f##*/}"; then echo "$f: not shuffled"; return 1; fi
+	done
+	lpmake -s RUN="$name" MODEL="$model" "IMPORT=$imp" $targets >out 2>err || { cat err; return 1; }
+	S2=$TRASH/s2s lpmake -s RUN="$name" MODEL="$model" "IMPORT=$simp" $targets >out 2>err ||
+		{ cat err; return 1; }
+	(cd "$S2/$name" && find . -name "*.tsv" -o -name "*.md" | sort) >a &&
+	(cd "$TRASH/s2s/$name" && find . -name "*.tsv" -o -name "*.md" | sort) >b &&
+	test_cmp a b &&
+	for f in $(cat a); do
+		sed -e "s|$(dirname "$1")|FIX|g; s|$S2|S2|g; $when" "$S2/$name/$f" >a &&
+		sed -e "s|$d|FIX|g; s|$TRASH/s2s|S2|g; $when" "$TRASH/s2s/$name/$f" >b &&
+		test_cmp a b || { echo "$name/${f#./} differs"; bad=1; }
+	done &&
+	test $bad = 0
+}
+
+test_expect_success 'a graphed decode traced per node (h100-graphs g1): API and GPU traces' '
+	same g1 torch-decoder "$T" "$FIX"/h100-graphs/g1_*.csv
+'
+
+test_expect_success 'a graphed decode with op ranges (h100-graphs a2): lp-graphnodes'"'"' trace' '
+	same a2 torch-decoder "$T" "$FIX"/h100-graphs/a2_*.csv
+'
+
+test_expect_success 'host side of a Llama decode (h100-hostside)' '
+	same hs torch-decoder "$T" "$FIX"/h100-hostside/llama_*.csv
+'
+
+test_expect_success 'ATen op ranges (h100-aten gpt2)' '
+	same aten hf-gpt2 "$T" $(ls "$FIX"/h100-aten/gpt2_*.csv | grep -v plain)
+'
+
+test_expect_success 'an ncu export per launch configuration (h100-plc)' '
+	mkdir -p $TRASH/plc && cp "$FIX"/h100-plc/llama_*.csv "$FIX/h100-plc/plc1_ncu_raw.csv" $TRASH/plc &&
+	for t in gpu api; do gzip -dc "$FIX/h100-plc/llama_cuda_${t}_trace.csv.gz" >$TRASH/plc/llama_cuda_${t}_trace.csv || return 1; done &&
+	same plc hf-llama "$T" $TRASH/plc/*.csv
+'
+
+with_sqlite 'lp-graphnodes: the same trace from a shuffled sqlite export' '
+	shuffle_sqlite "$FIX/h100-graphs/a2_report.sqlite" a2.sqlite &&
+	lp-graphnodes a2.sqlite >got &&
+	test_cmp "$FIX/h100-graphs/a2_graph_node_trace.csv" got
+'
+
+# lp-tracesort itself: what the runs above rely on
+test_expect_success 'lp-tracesort: each kind of trace shuffled comes back as nsys wrote it' '
+	for f in "$FIX"/h100-graphs/g1_cuda_api_trace.csv "$FIX"/h100-graphs/g1_cuda_gpu_trace.csv \
+		"$FIX"/h100-aten/gpt2_nvtx_pushpop_trace.csv "$FIX"/h100-graphs/a2_graph_node_trace.csv; do
+		shuffle_csv "$f" s.csv && ! cmp -s "$f" s.csv && lp-tracesort s.csv >got &&
+		test_cmp "$f" got || return 1
+	done
+'
+
+# small CMD...: CMD in 32 MiB of address space (as t0049); a sanitizer's
+# shadow memory or valgrind needs far more, so there it runs unbounded
+small() {
+	case ${LP_VALGRIND:-}:$LP_BIN in
+	1:* | *san*) "$@" ;;
+	*) (ulimit -v 32768 && "$@") ;;
+	esac
+}
+
+test_expect_success 'lp-tracesort: a trace of several runs (11 MB, in two parts) merged in 32 MiB' '
+	f=$FIX/h100-hostside/llama_cuda_gpu_trace.csv &&
+	{ head -1 "$f"; tail -n +2 "$f" | sed -n "1~2p"; } >a.csv && shuffle_csv a.csv a2.csv &&
+	{ head -1 "$f"; tail -n +2 "$f" | sed -n "2~2p"; tail -n +2 "$f"; } >b.csv && shuffle_csv b.csv b2.csv &&
+	TMPDIR=$PWD small lp-tracesort a2.csv b2.csv >got &&
+	awk "NR == 1 { print; next } { print; print }" "$f" >expect &&
+	test_cmp expect got &&
+	test -z "$(ls -A | grep "^lp-tracesort")"
+'
+
+test_expect_success 'lp-tracesort: parts with another header, a start that is no time, refused' '
+	f=$FIX/h100-hostside/llama_cuda_gpu_trace.csv &&
+	sed "1s/,Device,/,Dev,/" "$f" >other.csv &&
+	test_expect_code 1 lp-tracesort "$f" other.csv >out 2>err &&
+	test_grep "^lp-tracesort: other.csv:1: its header is not that of $f" err &&
+	sed "3s/^[0-9]*,/-5,/" "$f" >neg.csv &&
+	test_expect_code 1 lp-tracesort neg.csv >out 2>err &&
+	test_grep "^lp-tracesort: neg.csv:3:1: Start: expected a number from 0, got \"-5\"" err &&
+	: >empty.csv && lp-tracesort empty.csv >out && test_must_be_empty out &&
+	head -1 "$f" >hdr.csv && lp-tracesort hdr.csv empty.csv hdr.csv >out && test_cmp hdr.csv out
+'
+
+test_done

@@ -1,0 +1,327 @@
+/*
+ * lp-tracesort: an nsys trace export (cuda_api_trace, cuda_gpu_trace,
+ * nvtx_pushpop_trace, lp-graphnodes' graph_node_trace) with its rows in
+ * time order, for the readers that sweep a trace in time order.  Since
+ * nsys 2025.6 the sqlite export does not promise row order, "including
+ * timestamp order", so no reader may take an export's order for time's.
+ *
+ * The order is a function of the rows alone: by Start, then the longer
+ * Duration first (a range before those nested in it at the same start),
+ * then the row's bytes; the same rows in any order give the same file.
+ * Several files (the per-process parts of one job) with one header are
+ * one trace, the header written once.  Rows are sorted in runs of at most
+ * RUN_BYTES, each written to a temporary file (in TMPDIR) and merged, up
+ * to FANIN at a time: memory is bounded whatever the trace's size.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "table.h"
+#include "nsight.h"
+
+static const char synopsis[] = "lp-tracesort [file ...]";
+
+#define RUN_BYTES (8u << 20)
+#define FANIN 64
+
+struct rec {
+	double start, dur;
+	size_t len;
+	char *s;		/* the row as CSV, its newline included */
+};
+
+struct st {
+	struct rec *r;		/* the run being filled */
+	size_t n, cap, bytes;
+	FILE **run;		/* runs written, each sorted */
+	size_t nrun, caprun;
+	struct lp_sb b;
+	char **hdr;		/* the first file's header */
+	size_t nhdr;
+	const char *hfile;
+};
+
+static int
+cmp_rec(const struct rec *a, const struct rec *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	if ((c = memcmp(a->s, b->s, n)))
+		return c;
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+static int
+cmp_qsort(const void *a, const void *b)
+{
+	return cmp_rec(a, b);
+}
+
+/* A temporary file in TMPDIR (or /tmp), gone when closed. */
+static FILE *
+tmp_open(void)
+{
+	const char *d = getenv("TMPDIR");
+	struct lp_sb p = { 0 };
+	FILE *fp;
+	int fd;
+
+	lp_sb_printf(&p, "%s/lp-tracesort.XXXXXX", d && *d ? d : "/tmp");
+	if ((fd = mkstemp(p.s)) == -1)
+		lp_die_sys("%s", p.s);
+	if (unlink(p.s) == -1 || !(fp = fdopen(fd, "w+")))
+		lp_die_sys("%s", p.s);
+	lp_sb_free(&p);
+	return fp;
+}
+
+static void
+put_rec(FILE *fp, const struct rec *r)
+{
+	if (fwrite(&r->start, sizeof r->start, 1, fp) != 1 ||
+	    fwrite(&r->dur, sizeof r->dur, 1, fp) != 1 ||
+	    fwrite(&r->len, sizeof r->len, 1, fp) != 1 ||
+	    fwrite(r->s, 1, r->len, fp) != r->len)
+		lp_die_sys("writing a temporary file");
+}
+
+/* The next row of a run into r (its buffer reused); 0 at the run's end. */
+static int
+get_rec(FILE *fp, struct rec *r, size_t *cap)
+{
+	if (fread(&r->start, sizeof r->start, 1, fp) != 1) {
+		if (ferror(fp))
+			lp_die_sys("reading a temporary file");
+		return 0;
+	}
+	if (fread(&r->dur, sizeof r->dur, 1, fp) != 1 ||
+	    fread(&r->len, sizeof r->len, 1, fp) != 1)
+		lp_die_sys("reading a temporary file");
+	if (r->len > *cap) {
+		*cap = r->len;
+		r->s = lp_xrealloc(r->s, *cap);
+	}
+	if (fread(r->s, 1, r->len, fp) != r->len)
+		lp_die_sys("reading a temporary file");
+	return 1;
+}
+
+/* The run in memory, sorted, to a temporary file. */
+static void
+spill(struct st *t)
+{
+	FILE *fp;
+	size_t i;
+
+	lp_qsort(t->r, t->n, sizeof *t->r, cmp_qsort);
+	fp = tmp_open();
+	for (i = 0; i < t->n; i++) {
+		put_rec(fp, &t->r[i]);
+		free(t->r[i].s);
+	}
+	if (fflush(fp) == EOF || fseek(fp, 0, SEEK_SET) == -1)
+		lp_die_sys("writing a temporary file");
+	if (t->nrun == t->caprun) {
+		t->caprun = t->caprun ? 2 * t->caprun : 16;
+		t->run = lp_xreallocarray(t->run, t->caprun, sizeof *t->run);
+	}
+	t->run[t->nrun++] = fp;
+	t->n = t->bytes = 0;
+}
+
+/* Runs run[0..n) merged into out: CSV rows, or another run (as_run). */
+static void
+merge(FILE **run, size_t n, FILE *out, int as_run)
+{
+	struct rec *r = lp_xcalloc(n, sizeof *r);
+	size_t *cap = lp_xcalloc(n, sizeof *cap), *live = lp_xcalloc(n,
+	    sizeof *live), nl = 0, i, best;
+
+	for (i = 0; i < n; i++)
+		if (get_rec(run[i], &r[i], &cap[i]))
+			live[nl++] = i;
+	while (nl) {
+		/* a few dozen runs: a linear scan is cheap beside the I/O */
+		for (best = 0, i = 1; i < nl; i++)
+			if (cmp_rec(&r[live[i]], &r[live[best]]) < 0)
+				best = i;
+		i = live[best];
+		if (as_run)
+			put_rec(out, &r[i]);
+		else if (fwrite(r[i].s, 1, r[i].len, out) != r[i].len)
+			lp_die_sys("writing standard output");
+		if (!get_rec(run[i], &r[i], &cap[i]))
+			live[best] = live[--nl];
+	}
+	for (i = 0; i < n; i++) {
+		free(r[i].s);
+		fclose(run[i]);
+	}
+	free(r);
+	free(cap);
+	free(live);
+}
+
+/* The header once; every other file's must be the same. */
+static void
+check_header(struct st *t, const struct lp_csv_hdr *h, const char *file)
+{
+	size_t i;
+
+	if (!t->hdr) {
+		t->nhdr = h->n;
+		t->hdr = lp_xcalloc(h->n, sizeof *t->hdr);
+		for (i = 0; i < h->n; i++) {
+			t->hdr[i] = lp_xstrdup(h->names[i]);
+			lp_csv_put(stdout, h->names[i], 0);
+			putchar(i + 1 < h->n ? ',' : '\n');
+		}
+		t->hfile = file;
+		return;
+	}
+	for (i = 0; i < h->n && i < t->nhdr; i++)
+		if (strcmp(h->names[i], t->hdr[i]))
+			break;
+	if (i < h->n || h->n != t->nhdr)
+		lp_die_at(LP_EXIT_DATA, file, h->line, 0, "its header is not "
+		    "that of %s: one trace's parts have one header", t->hfile);
+}
+
+/* A row into the run, as CSV (quoted where RFC 4180 needs it, as nsys
+ * quotes); a full run goes to a temporary file. */
+static void
+add_row(struct st *t, const struct lp_rep_row *rr)
+{
+	struct rec *r;
+	size_t i;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->r = lp_xreallocarray(t->r, t->cap, sizeof *t->r);
+	}
+	r = &t->r[t->n++];
+	r->start = lp_rep_time(rr, 0);
+	r->dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
+	lp_sb_reset(&t->b);
+	for (i = 0; i < rr->rec->n; i++) {
+		const char *f = rr->rec->f[i];
+
+		if (strpbrk(f, ",\"\r\n")) {
+			lp_sb_addc(&t->b, '"');
+			for (; *f; f++) {
+				if (*f == '"')
+					lp_sb_addc(&t->b, '"');
+				lp_sb_addc(&t->b, *f);
+			}
+			lp_sb_addc(&t->b, '"');
+		} else
+			lp_sb_adds(&t->b, f);
+		lp_sb_addc(&t->b, i + 1 < rr->rec->n ? ',' : '\n');
+	}
+	r->len = t->b.len;
+	r->s = lp_sb_steal(&t->b);
+	t->bytes += r->len + sizeof *r;
+	if (t->bytes >= RUN_BYTES)
+		spill(t);
+}
+
+/* One file's rows; an empty file is a report without rows (nsys writes
+ * no header then), a header alone one too (lp-graphnodes' of a capture
+ * without graphs). */
+static void
+read_file(struct st *t, const char *path)
+{
+	static const char *const cols[] = { "Start", "?Duration" };
+	const struct lp_rep_row *rr;
+	struct lp_rep_in *in;
+	const char *name;
+	FILE *fp = lp_open_in(path, &name);
+	int c = getc(fp);
+
+	if (c == EOF) {
+		if (ferror(fp))
+			lp_die_sys("%s", name);
+		lp_close_in(fp);
+		return;
+	}
+	ungetc(c, fp);
+	in = lp_rep_from(fp, name, "an nsys trace", cols, 2);
+	lp_rep_empty_ok(in);
+	while ((rr = lp_rep_next(in)))
+		add_row(t, rr);
+	check_header(t, lp_rep_header(in), name);
+	lp_rep_close(in);
+	lp_close_in(fp);
+}
+
+/* Merged FANIN at a time until one merge writes the rows out. */
+static void
+emit(struct st *t)
+{
+	size_t i, k;
+
+	if (!t->nrun) {
+		lp_qsort(t->r, t->n, sizeof *t->r, cmp_qsort);
+		for (i = 0; i < t->n; i++) {
+			if (fwrite(t->r[i].s, 1, t->r[i].len, stdout) !=
+			    t->r[i].len)
+				lp_die_sys("writing standard output");
+			free(t->r[i].s);
+		}
+		return;
+	}
+	if (t->n)
+		spill(t);
+	while (t->nrun > FANIN) {
+		for (i = k = 0; i < t->nrun; i += FANIN, k++) {
+			size_t m = t->nrun - i < FANIN ? t->nrun - i : FANIN;
+			FILE *fp = tmp_open();
+
+			merge(t->run + i, m, fp, 1);
+			if (fflush(fp) == EOF || fseek(fp, 0, SEEK_SET) == -1)
+				lp_die_sys("writing a temporary file");
+			t->run[k] = fp;
+		}
+		t->nrun = k;
+	}
+	merge(t->run, t->nrun, stdout, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct st t = { 0 };
+	size_t i;
+	int c;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "h")) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return 0;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (optind == argc)
+		read_file(&t, "-");
+	for (i = (size_t)optind; i < (size_t)argc; i++)
+		read_file(&t, argv[i]);
+	emit(&t);
+	for (i = 0; i < t.nhdr; i++)
+		free(t.hdr[i]);
+	free(t.hdr);
+	free(t.r);
+	free(t.run);
+	lp_sb_free(&t.b);
+	lp_close_stdout();
+	return 0;
+}
