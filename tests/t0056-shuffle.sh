@@ -84,6 +84,10 @@ same() {
 	test $bad = 0
 }
 
+test_expect_success 'the demo (h200-torch-v2): ncu raw and range exports, NVTX and kernel summaries' '
+	same demo torch-decoder "$T regions.md" "$FIX"/h200-torch-v2/torch_*.csv
+'
+
 test_expect_success 'a graphed decode traced per node (h100-graphs g1): API and GPU traces' '
 	same g1 torch-decoder "$T" "$FIX"/h100-graphs/g1_*.csv
 '

@@ -17,6 +17,7 @@
 struct ctx {
 	struct lp_rset *rs;
 	const char *file;
+	long part;
 };
 
 static void
@@ -61,6 +62,8 @@ result(const struct lp_ncu_result *r, void *vctx)
 	in.pid = lp_xstrdup(r->pid);
 	in.device = lp_xstrdup(r->device);
 	in.line = r->line;
+	in.part = c->part;
+	in.id = *r->id ? strtod(r->id, NULL) : 0;	/* whole: ncuin.c checked */
 	in.gpu_ns = r->l.v[LP_M_TIME];
 	in.have_sm = lp_launch_has(&r->l, LP_M_SM);
 	in.sm = r->l.v[LP_M_SM];
@@ -84,16 +87,35 @@ lp_rset_init(struct lp_rset *rs, const struct lp_ynode *cfg, const char *key,
 	rs->nvtx_n = lp_xcalloc(rs->n + 1, sizeof *rs->nvtx_n);
 }
 
+/* ncu numbers its results in the order it profiled them: a region's
+ * instances in time order whatever the order of the export's rows (an
+ * export without IDs keeps its rows' order). */
+static int
+by_id(const void *a, const void *b)
+{
+	const struct lp_rinst *x = a, *y = b;
+
+	if (x->part != y->part)
+		return x->part < y->part ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
 void
 lp_rset_ncu(struct lp_rset *rs, const char *path)
 {
-	struct ctx c = { rs, path };
+	struct ctx c = { rs, path, rs->parts++ };
 	FILE *fp = fopen(path, "r");
+	size_t j;
 
 	if (!fp)
 		lp_die_sys("%s", path);
 	lp_ncu_read(fp, path, result, &c);
 	fclose(fp);
+	for (j = 0; j < rs->n; j++)
+		lp_qsort(rs->ncu[j].in, rs->ncu[j].n, sizeof *rs->ncu[j].in,
+		    by_id);
 }
 
 /* Each line of the list names an export. */
@@ -157,8 +179,17 @@ kern_row(const struct lp_rep_row *r, void *vctx)
 	lp_sb_free(&key);
 }
 
-/* One nsys instance of region j in its process's earliest (by start, then
- * line: the rows come in line order, so a tie goes after): the first of
+/* nsys's instances in time order: by start, then the longer span first;
+ * never by line, as the rows may come in any order. */
+static int
+earlier(const struct lp_rinst *x, const struct lp_rinst *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start;
+	return x->gpu_ns > y->gpu_ns;
+}
+
+/* One nsys instance of region j in its process's earliest: the first of
  * the process or not, and kept while among the keep earliest. */
 static void
 proc_add(struct lp_rnsys *y, struct lp_rproc *p, const struct lp_rinst *in,
@@ -166,7 +197,7 @@ proc_add(struct lp_rnsys *y, struct lp_rproc *p, const struct lp_rinst *in,
 {
 	size_t at = p->n;
 
-	while (at > 0 && in->start < p->in[at - 1].start)
+	while (at > 0 && earlier(in, &p->in[at - 1]))
 		at--;
 	/* the steady state: every instance but the process's first */
 	if (rest && at == 0 && p->n)
@@ -221,9 +252,9 @@ by_first(const void *a, const void *b)
 {
 	const struct lp_rproc *x = a, *y = b;
 
-	if (x->in[0].start != y->in[0].start)
-		return x->in[0].start < y->in[0].start ? -1 : 1;
-	return x->in[0].line < y->in[0].line ? -1 : x->in[0].line > y->in[0].line;
+	if (earlier(&x->in[0], &y->in[0]) || earlier(&y->in[0], &x->in[0]))
+		return earlier(&x->in[0], &y->in[0]) ? -1 : 1;
+	return strcmp(x->pid, y->pid);
 }
 
 /* Instances ncu measured in one process of region j, at most: nsys's

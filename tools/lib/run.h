@@ -207,16 +207,19 @@ struct lp_rinst {
 	int have_sm, have_dram, have_bytes;
 	struct lp_flops f;
 	long line;
+	long part;		/* ncu: its export's place in the list */
+	double id;		/* ncu: its result ID there */
 };
 struct lp_rinsts {
-	struct lp_rinst *in;	/* in result order */
+	struct lp_rinst *in;	/* by export, then result ID: time order */
 	size_t n, cap;
 };
 /* nsys's instances of a region (nvtx_gpu_proj_trace), read as a stream:
  * memory grows with the processes and the distinct durations, not with
  * the instances.  A process keeps its earliest instances (by start, then
- * line), as many as ncu measured in any one process of the region, to be
- * paired with ncu's by order (lp-reginst); in[0] is its first. */
+ * the longer span), as many as ncu measured in any one process of the
+ * region, to be paired with ncu's by order (lp-reginst); in[0] is its
+ * first. */
 struct lp_rproc {
 	char *pid;
 	struct lp_rinst *in;	/* pid and device NULL */
@@ -237,6 +240,7 @@ struct lp_rset {
 	struct lp_rnsys *nsys;	/* [n] */
 	double *kern_ns, *kern_n, *nvtx_n;	/* nvtx_kern_sum, per region */
 	int have_kern, have_proj;
+	long parts;		/* ncu exports read */
 	int no_rest;		/* set before lp_rset_nsys: nsys's steady
 				 * state not wanted (lp-reginst), its
 				 * durations not kept */
