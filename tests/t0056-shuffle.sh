@@ -100,6 +100,10 @@ test_expect_success 'host side of a Llama decode (h100-hostside)' '
 	same hs torch-decoder "$T" "$FIX"/h100-hostside/llama_*.csv
 '
 
+test_expect_success 'two ranks of one job (h200-tp tpr0, tpr1), joined' '
+	same tpr tp-mlp "$T" "$FIX"/h200-tp/tpr0_*.csv "$FIX"/h200-tp/tpr1_*.csv
+'
+
 test_expect_success 'ATen op ranges (h100-aten gpt2)' '
 	same aten hf-gpt2 "$T" $(ls "$FIX"/h100-aten/gpt2_*.csv | grep -v plain)
 '

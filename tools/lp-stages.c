@@ -29,23 +29,72 @@ struct range {
 
 /*
  * The configured stages are kept; any other range is only named in a note
- * (the first MAX_OTHER of them), so a capture of a million distinct ranges
- * costs no more memory than one of three.
+ * (MAX_OTHER of them), so a capture of a million distinct ranges costs no
+ * more memory than one of three.
  */
 enum { MAX_OTHER = 20 };
+
+struct other {
+	char *name;
+	double key;		/* the largest Total Time of one of its rows */
+};
 
 struct st {
 	struct range *r;
 	size_t n, nconf;
-	char *other[MAX_OTHER];
+	struct other other[MAX_OTHER];
 	struct lp_map *pids;	/* processes with kernels (a rank each) */
 	size_t nother;
 	int more;		/* other ranges beyond MAX_OTHER */
 	double nops;		/* PyTorch op ranges (nvtx_sum rows), not named */
 };
 
+/* The larger time first, then by name. */
+static int
+cmp_other(const void *a, const void *b)
+{
+	const struct other *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Another range: those named are the MAX_OTHER with the largest time in
+ * one row, whatever the order of the rows (a key only grows, and a range
+ * pushed out comes back only with a row that beats every one kept). */
+static void
+note_other(struct st *s, const char *name, double key)
+{
+	struct other o = { (char *)name, key };
+	size_t i, w;
+
+	for (i = 0; i < s->nother; i++)
+		if (!strcmp(s->other[i].name, name)) {
+			if (key > s->other[i].key)
+				s->other[i].key = key;
+			return;
+		}
+	if (s->nother < MAX_OTHER) {
+		s->other[s->nother].name = lp_xstrdup(name);
+		s->other[s->nother++].key = key;
+		return;
+	}
+	s->more = 1;
+	for (w = 0, i = 1; i < s->nother; i++)
+		if (cmp_other(&s->other[i], &s->other[w]) > 0)
+			w = i;
+	if (cmp_other(&o, &s->other[w]) < 0) {
+		free(s->other[w].name);
+		s->other[w].name = lp_xstrdup(name);
+		s->other[w].key = key;
+	}
+}
+
+/* The configured range name matches, or NULL for another (noted, with
+ * key: the row's time). */
 static struct range *
-slot(struct st *s, const char *name)
+slot(struct st *s, const char *name, double key)
 {
 	size_t i;
 
@@ -53,15 +102,8 @@ slot(struct st *s, const char *name)
 		if (lp_nvtx_range_match(s->r[i].name, name))
 			return &s->r[i];
 	if (s->nconf) {		/* reading the reports: another range */
-		if (lp_aten_is_op(name))
-			return NULL;	/* counted by sum_row, never named */
-		for (i = 0; i < s->nother; i++)
-			if (!strcmp(s->other[i], name))
-				return NULL;
-		if (s->nother < MAX_OTHER)
-			s->other[s->nother++] = lp_xstrdup(name);
-		else
-			s->more = 1;
+		if (!lp_aten_is_op(name))	/* counted by sum_row, never named */
+			note_other(s, name, key);
 		return NULL;
 	}
 	s->r = lp_xreallocarray(s->r, s->n + 1, sizeof *s->r);
@@ -73,7 +115,7 @@ slot(struct st *s, const char *name)
 static void
 sum_row(const struct lp_rep_row *rr, void *ctx)
 {
-	struct range *r = slot(ctx, rr->v[2]);
+	struct range *r = slot(ctx, rr->v[2], lp_rep_time(rr, 0));
 	double min = lp_rep_time(rr, 5), max = lp_rep_time(rr, 6);
 
 	lp_rep_time(rr, 0);	/* every row's numbers are checked */
@@ -111,8 +153,7 @@ kern_row(const struct lp_rep_row *rr, void *ctx)
 		lp_map_put(((struct st *)ctx)->pids, lp_rep_pid(rr, 3), 1);
 	if (!*rr->v[2])
 		return;		/* kernels outside every range */
-	r = slot(ctx, rr->v[2]);
-	lp_rep_time(rr, 0);
+	r = slot(ctx, rr->v[2], lp_rep_time(rr, 0));
 	lp_rep_count(rr, 1);
 	if (!r)
 		return;
@@ -165,7 +206,7 @@ load_stages(struct st *s, const struct lp_ynode *cfg, const char *cpath,
 
 	nconf = lp_stage_ranges(cfg, cpath, names, &ranges);
 	for (i = 0; i < nconf; i++) {
-		slot(s, ranges[i]);
+		slot(s, ranges[i], 0);
 		free(ranges[i]);
 	}
 	free(ranges);
@@ -201,7 +242,7 @@ emit_meta(const struct st *s, const char *spath, const char *kpath,
 	for (i = 0; i < s->nother; i++) {
 		if (i)
 			lp_sb_adds(&other, ", ");
-		lp_md_code(&other, s->other[i], 0);
+		lp_md_code(&other, s->other[i].name, 0);
 	}
 	if (s->nother)
 		lp_tab_meta(out, "note", "Other NVTX ranges in the capture, "
@@ -306,7 +347,7 @@ free_st(struct st *s)
 	for (i = 0; i < s->n; i++)
 		free(s->r[i].name);
 	for (i = 0; i < s->nother; i++)
-		free(s->other[i]);
+		free(s->other[i].name);
 	free(s->r);
 	lp_map_free(s->pids);
 }
@@ -353,6 +394,7 @@ main(int argc, char **argv)
 		    kern_row, &s);
 	if (live)
 		gated = gate(cfg, cpath);
+	lp_qsort(s.other, s.nother, sizeof *s.other, cmp_other);
 
 	emit_meta(&s, spath, kpath, gated);
 	lp_tab_meta(out, "key", "stage");
