@@ -100,6 +100,10 @@ test_expect_success 'host side of a Llama decode (h100-hostside)' '
 	same hs torch-decoder "$T" "$FIX"/h100-hostside/llama_*.csv
 '
 
+with_sqlite 'GPU Metrics samples (h200-gpumetrics): the sqlite export' '
+	same gm hf-llama "$T" "$FIX"/h200-gpumetrics/*.csv "$FIX"/h200-gpumetrics/*.sqlite
+'
+
 test_expect_success 'two ranks of one job (h200-tp tpr0, tpr1), joined' '
 	same tpr tp-mlp "$T" "$FIX"/h200-tp/tpr0_*.csv "$FIX"/h200-tp/tpr1_*.csv
 '

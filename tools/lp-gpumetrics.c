@@ -96,8 +96,8 @@ emit_row(struct lp_row *r, const struct stage *g, int steady, size_t k,
 			continue;
 		ni++;
 		if (in->n[k]) {
-			per[ns++] = in->sum[k] / (double)in->n[k];
-			sum += in->sum[k];
+			per[ns++] = inst_sum(in, k) / (double)in->n[k];
+			sum += inst_sum(in, k);
 			samples += in->n[k];
 		}
 	}

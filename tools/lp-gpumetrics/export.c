@@ -87,11 +87,29 @@ metric_ids(int64_t src, int64_t *id)
 
 /* ---- the samples ---- */
 
-/* Adds a sample at t to every instance of g that holds it (start <= t <
- * end): the last that starts by t, and back while an earlier one may
- * still be open. */
+double
+inst_sum(const struct inst *in, size_t k)
+{
+	return (double)in->sum[k].whole + (double)in->sum[k].hz / 1e6 +
+	    in->sum[k].frac;
+}
+
+/* a + v, refused past int64's range rather than wrapped */
 static void
-add_sample(struct stage *g, double t, size_t k, double v)
+add_whole(int64_t *a, int64_t v, int64_t row)
+{
+	if ((v > 0 && *a > INT64_MAX - v) || (v < 0 && *a < INT64_MIN - v))
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %" PRId64
+		    ": the samples' sum leaves 64-bit integers", row);
+	*a += v;
+}
+
+/* Adds a sample at t (s: its value, as one of the three parts of a sum)
+ * to every instance of g that holds it (start <= t < end): the last that
+ * starts by t, and back while an earlier one may still be open. */
+static void
+add_sample(struct stage *g, double t, size_t k, const struct sum *s,
+    int64_t row)
 {
 	size_t lo = 0, hi = g->n, i;
 
@@ -105,7 +123,9 @@ add_sample(struct stage *g, double t, size_t k, double v)
 	}
 	for (i = lo; i-- > 0 && g->maxend[i] > t;)
 		if (g->in[i].end > t) {
-			g->in[i].sum[k] += v;
+			add_whole(&g->in[i].sum[k].whole, s->whole, row);
+			add_whole(&g->in[i].sum[k].hz, s->hz, row);
+			g->in[i].sum[k].frac += s->frac;
 			g->in[i].n[k]++;
 		}
 }
@@ -121,7 +141,9 @@ read_samples(int64_t src, const int64_t *id)
 	sqlite3_bind_int64(st, 1, src);
 	while (lp_sql_step(db, path, st)) {
 		int64_t row = sqlite3_column_int64(st, 0), mid;
+		struct sum s = { 0, 0, 0 };
 		double t, v;
+		int whole;
 
 		if (sqlite3_column_type(st, 2) != SQLITE_INTEGER)
 			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
@@ -141,25 +163,30 @@ read_samples(int64_t src, const int64_t *id)
 			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
 			    PRId64 ": value of \"%s\" is not a number", row,
 			    metrics[k].name);
+		whole = sqlite3_column_type(st, 3) == SQLITE_INTEGER;
 		v = sqlite3_column_double(st, 3);
 		if (metrics[k].unit == M_UNIT_PCT && !(v >= 0 && v <= 100))
 			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
 			    PRId64 ": \"%s\" is %g, not a percentage from 0 "
 			    "to 100", row, metrics[k].name, v);
-		if (metrics[k].unit == M_UNIT_MHZ) {
-			if (!(v >= 0))
-				lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS "
-				    "row %" PRId64 ": \"%s\" is %g, below 0",
-				    row, metrics[k].name, v);
-			/* nsys 2025.3.1 writes the clocks in Hz under
-			 * their "[MHz]" names (1,980,004,500 for a 1,980
-			 * MHz clock); no GPU clock reaches 100 GHz */
-			if (v >= 1e5)
-				v /= 1e6;
-		}
+		if (metrics[k].unit == M_UNIT_MHZ && !(v >= 0))
+			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS "
+			    "row %" PRId64 ": \"%s\" is %g, below 0",
+			    row, metrics[k].name, v);
+		/* nsys 2025.3.1 writes the clocks in Hz under their "[MHz]"
+		 * names (1,980,004,500 for a 1,980 MHz clock); no GPU clock
+		 * reaches 100 GHz */
+		if (metrics[k].unit == M_UNIT_MHZ && v >= 1e5 && whole)
+			s.hz = sqlite3_column_int64(st, 3);
+		else if (metrics[k].unit == M_UNIT_MHZ && v >= 1e5)
+			s.frac = v / 1e6;
+		else if (whole)
+			s.whole = sqlite3_column_int64(st, 3);
+		else
+			s.frac = v;
 		used++;
 		for (i = 0; i < nstg; i++)
-			add_sample(&stg[i], t, k, v);
+			add_sample(&stg[i], t, k, &s, row);
 	}
 	sqlite3_finalize(st);
 	return used;

@@ -29,13 +29,24 @@ extern const struct metric {
 /* DRAM read and write in metrics[]: two shares of one bandwidth */
 enum { M_DRAM_RD = 4, M_DRAM_WR = 5 };
 
+/* A metric's samples in one instance, added up exactly, so the sum is
+ * the same whatever order the export's rows come in: nsys writes whole
+ * numbers (whole: % or MHz; hz: a clock in Hz, to MHz when read); frac
+ * holds any that are not, in row order. */
+struct sum {
+	int64_t whole, hz;
+	double frac;
+};
+
 struct inst {
 	double start, end;
 	char *pid;
 	int first;		/* its process's first instance */
-	double sum[NM];
+	struct sum sum[NM];
 	long n[NM];
 };
+/* The sum of a metric's samples in one instance, in its unit. */
+double inst_sum(const struct inst *in, size_t k);
 
 struct stage {
 	const char *name;
