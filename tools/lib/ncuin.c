@@ -182,8 +182,7 @@ struct st {
 	double factor[NDEFS];	/* wide: unit factor of each def's column */
 	struct lp_ncu_result cur;	/* long format: the result being read */
 	int have_cur;
-	double max_id;
-	int have_max;
+	struct lp_map *ids;	/* long format: results read -> first line */
 	long results;
 	void (*cb)(const struct lp_ncu_result *, void *);
 	void *ctx;
@@ -391,21 +390,27 @@ long_row(struct st *s, const struct lp_csv_rec *r)
 		    "and IMPORT= take several)", id, lp_csv_field(r, s->c_kernel),
 		    s->cur.kernel, s->cur.line);
 	if (!s->have_cur || strcmp(id, s->cur.id)) {
+		char key[32];
 		double v;
+		long at;
 
 		long_flush(s);
-		/* one result's rows come together; a result seen again means
+		/* one result's rows come together, as ncu prints a result
+		 * whole, the results in any order; a result seen again means
 		 * an export that was edited or concatenated */
 		if (lp_num_parse(id, &v) || lp_num_bad(LP_DIM_COUNT, v, 1) ||
 		    v > 9007199254740992.0)
 			lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
 			    "result ID: expected a whole number from 0, got "
 			    "\"%s\"", id);
-		if (s->have_max && v <= s->max_id)
+		snprintf(key, sizeof key, "%.0f", v);
+		if (!s->ids)
+			s->ids = lp_map_new();
+		if ((at = lp_map_get(s->ids, key, 0)))
 			lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
-			    "rows of result ID %s are not together", id);
-		s->max_id = v;
-		s->have_max = 1;
+			    "rows of result ID %s are not together (it began on "
+			    "line %ld)", id, at);
+		lp_map_put(s->ids, key, r->line);
 		s->cur.id = lp_xstrdup(id);
 		s->cur.kernel = lp_xstrdup(lp_csv_field(r, s->c_kernel));
 		s->cur.device = lp_xstrdup(opt_field(r, s->c_device));
@@ -498,6 +503,8 @@ lp_ncu_read(FILE *fp, const char *file,
 		long_flush(&s);
 	lp_csv_hdr_free(&s.hdr);
 	free(s.keep);
+	if (s.ids)
+		lp_map_free(s.ids);
 	if (s.state == 0)
 		lp_die_at(LP_EXIT_DATA, file, 0, 0, "empty input");
 	if (!s.results)
