@@ -25,11 +25,12 @@ struct agg {
 	double ctas, sms, per_sm;	/* from the first launch; */
 	int have_ctas, have_nsm, have_per_sm;	/* 0 once launches differ */
 	long long time_ns;
-	double sm, dram;
+	/* sums exact, the same in any order of the launches (xsum.c) */
+	struct lp_xsum sm, dram;
 	long nsm, ndram;
-	double bytes;
+	struct lp_xsum bytes;
 	long nbytes;
-	double fp[LP_FP_N], flops;	/* flops: all paths, for the order */
+	struct lp_xsum fp[LP_FP_N], flops;	/* flops: all paths, for the order */
 	long ntensor, nsass;	/* launches with tensor / SASS counters */
 	long next;		/* the next group of this kernel and grid */
 };
@@ -84,7 +85,8 @@ agg_for(struct st *s, const struct lp_ncu_result *r, const struct lp_flops *f)
 	    r->grid, r->block);
 	for (i = lp_map_get(s->idx, lp_sb_str(&key), -1); i >= 0;
 	    i = s->a[i].next) {
-		double m = s->a[i].flops / (double)s->a[i].launches;
+		double m = lp_xsum_get(&s->a[i].flops) /
+		    (double)s->a[i].launches;
 
 		last = i;
 		if (!exact || fabs(fl - m) <= 0.01 * fmax(fabs(fl), fabs(m)))
@@ -170,22 +172,22 @@ launch(const struct lp_ncu_result *r, void *ctx)
 	 * them with fewer digits, so rounding per launch is exact */
 	a->time_ns += llround(l->v[LP_M_TIME]);
 	if (lp_launch_has(l, LP_M_SM)) {
-		a->sm += l->v[LP_M_SM];
+		lp_xsum_add(&a->sm, l->v[LP_M_SM]);
 		a->nsm++;
 	}
 	if (lp_launch_has(l, LP_M_DRAM)) {
-		a->dram += l->v[LP_M_DRAM];
+		lp_xsum_add(&a->dram, l->v[LP_M_DRAM]);
 		a->ndram++;
 	}
 	if (lp_launch_bytes(l, &b)) {
-		a->bytes += b;
+		lp_xsum_add(&a->bytes, b);
 		a->nbytes++;
 	}
 	a->ntensor += f.have_tensor;
 	a->nsass += f.have_sass;
 	for (i = 0; i < LP_FP_N; i++) {
-		a->fp[i] += f.f[i];
-		a->flops += f.f[i];
+		lp_xsum_add(&a->fp[i], f.f[i]);
+		lp_xsum_add(&a->flops, f.f[i]);
 	}
 }
 
@@ -205,7 +207,8 @@ cmp(const void *x, const void *y)
 		return c;
 	if ((c = strcmp(a->block, b->block)))
 		return c;
-	return a->flops < b->flops ? -1 : a->flops > b->flops;
+	return lp_xsum_get(&a->flops) < lp_xsum_get(&b->flops) ? -1 :
+	    lp_xsum_get(&a->flops) > lp_xsum_get(&b->flops);
 }
 
 /* Means skip launches where ncu printed n/a; sums must have them all.
@@ -274,22 +277,22 @@ emit_row(FILE *out, struct lp_row *r, const struct agg *a)
 	double t = 0, nt = 0;
 
 	for (k = 0; k < LP_FP_N; k++)
-		*(k < LP_FP_FP32 ? &t : &nt) += a->fp[k];
+		*(k < LP_FP_FP32 ? &t : &nt) += lp_xsum_get(&a->fp[k]);
 	lp_row_text(r, a->kernel);
 	lp_row_text(r, a->device);
 	lp_row_num(r, a->launches, 0);
 	lp_row_num(r, a->time_ns, 0);
-	put_mean(r, a->sm, a->nsm);
-	put_mean(r, a->dram, a->ndram);
+	put_mean(r, lp_xsum_get(&a->sm), a->nsm);
+	put_mean(r, lp_xsum_get(&a->dram), a->ndram);
 	/* a total needs both kinds of counters: without the tensor ones,
 	 * tensor-core work would silently count as zero */
 	put_sum(r, t + nt, tc && ss);
-	put_sum(r, a->bytes, a->nbytes == a->launches);
+	put_sum(r, lp_xsum_get(&a->bytes), a->nbytes == a->launches);
 	lp_row_text(r, a->devname);
 	put_sum(r, t, tc);
 	put_sum(r, nt, ss);
 	for (k = 0; k < LP_FP_N; k++)
-		put_sum(r, a->fp[k], k < LP_FP_FP32 ? tc : ss);
+		put_sum(r, lp_xsum_get(&a->fp[k]), k < LP_FP_FP32 ? tc : ss);
 	lp_row_text(r, a->grid);
 	lp_row_text(r, a->block);
 	put_sum(r, a->ctas, a->have_ctas);

@@ -159,7 +159,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 		ks->k[i].fp = lp_xstrdup(lp_sb_str(&r->fp));
 		ks->k[i].total_ns = 0;
 		ks->k[i].calls = 0;
-		ks->k[i].sumsq = 0;
+		memset(&ks->k[i].sumsq, 0, sizeof ks->k[i].sumsq);
 		ks->k[i].min_ns = ks->k[i].max_ns = NAN;
 		ks->k[i].spread = r->c_std >= 0;
 		lp_map_put(ks->idx, name, i);
@@ -177,7 +177,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 		double sd = num(r, rec, r->c_std, LP_DIM_TIME, r->tfactor, 0);
 		double m = total / calls;
 
-		ks->k[i].sumsq += (calls - 1) * sd * sd + calls * m * m;
+		lp_xsum_add(&ks->k[i].sumsq, (calls - 1) * sd * sd + calls * m * m);
 		if (r->c_min >= 0) {
 			double lo = num(r, rec, r->c_min, LP_DIM_TIME, r->tfactor, 0);
 			double hi = num(r, rec, r->c_max >= 0 ? r->c_max : r->c_min,
@@ -356,7 +356,7 @@ lp_kern_std(const struct lp_kern *k)
 	if (!k->spread || !(k->calls > 1))
 		return NAN;
 	m = k->total_ns / k->calls;
-	v = (k->sumsq - k->calls * m * m) / (k->calls - 1);
+	v = (lp_xsum_get(&k->sumsq) - k->calls * m * m) / (k->calls - 1);
 	return v > 0 ? sqrt(v) : 0;
 }
 

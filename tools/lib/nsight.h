@@ -119,9 +119,11 @@ struct lp_kern {
 	double total_ns;
 	double calls;
 	/* the launches' spread, where the summary has StdDev (Min, Max):
-	 * the sum of their squares over all its rows, and the extremes */
+	 * the sum of their squares over all its rows (exact, the same in
+	 * any order of the rows), and the extremes */
 	int spread;
-	double sumsq, min_ns, max_ns;
+	struct lp_xsum sumsq;
+	double min_ns, max_ns;
 };
 /* A kernel's launch standard deviation (sample), NAN when not known. */
 double lp_kern_std(const struct lp_kern *k);

@@ -165,6 +165,18 @@ double lp_vals_quantile2(struct lp_vals *a, struct lp_vals *b, double q);
 double lp_vals_median(struct lp_vals *s);		/* NAN when empty */
 void lp_vals_free(struct lp_vals *s);
 
+/* xsum.c: a sum of numbers from 0 that is the same whatever order they
+ * are added in (an export's rows may come in any): each is cut to a
+ * multiple of 2^-64 and added exactly; past 2^192 it is infinite.  A
+ * negative or NaN term is a caller's bug: it dies.  Zeroed is 0. */
+struct lp_xsum {
+	uint64_t w[4];		/* units of 2^-64, 2^0, 2^64, 2^128 */
+	int inf;
+};
+void lp_xsum_add(struct lp_xsum *s, double v);
+void lp_xsum_addx(struct lp_xsum *s, const struct lp_xsum *t);	/* s += t */
+double lp_xsum_get(const struct lp_xsum *s);
+
 /* sh.c: POSIX shell words. */
 void lp_sh_quote(struct lp_sb *b, const char *word);
 /* Splits like sh without expanding anything; -1 and *err on bad quoting. */
