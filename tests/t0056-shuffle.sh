@@ -131,6 +131,20 @@ test_expect_success 'lp-ncu2tsv: a --page details export, its results in another
 	test_cmp expect got
 '
 
+# The pipeline keeps one process's rows (-P); lp-kernjoin alone pairs the
+# name styles of a kernel that two processes ran, a row each
+test_expect_success 'lp-kernjoin: a kernel of two processes named in any order of each name style' '
+	mkdir s &&
+	for r in nvtx_kern_sum nvtx_kern_sum_mangled; do
+		{ cat "$FIX/h200-tp/tpr0_$r.csv" && tail -n +2 "$FIX/h200-tp/tpr1_$r.csv"; } >$r.csv &&
+		shuffle_csv $r.csv s/$r.csv || return 1
+	done &&
+	lp-kernjoin -r :LLM@decode_all -d nvtx_kern_sum.csv nvtx_kern_sum_mangled.csv >expect &&
+	(cd s && lp-kernjoin -r :LLM@decode_all -d nvtx_kern_sum.csv nvtx_kern_sum_mangled.csv) >got &&
+	test_cmp expect got &&
+	test_grep -c "	ncclDevKernel_AllReduce_Sum_f16_RING_LL(" got
+'
+
 with_sqlite 'lp-graphnodes: the same trace from a shuffled sqlite export' '
 	shuffle_sqlite "$FIX/h100-graphs/a2_report.sqlite" a2.sqlite &&
 	lp-graphnodes a2.sqlite >got &&

@@ -95,6 +95,24 @@ header(struct rd *r, const struct lp_csv_rec *rec)
 		    "input; this is cuda_gpu_kern_sum", r->file);
 }
 
+/* A kernel's fingerprint with a row's added: its rows' fingerprints (each
+ * ended by 0x1e) in byte order, so the demangled and mangled variants
+ * pair whatever order each has its rows in.  Caller frees. */
+static char *
+fp_insert(const char *fp, const char *row)
+{
+	struct lp_sb b = { 0 };
+	const char *p = fp, *e;
+
+	while (*p && (e = strchr(p, '\x1e')) &&
+	    strncmp(p, row, (size_t)(e - p) + 1) <= 0)
+		p = e + 1;
+	lp_sb_addn(&b, fp, (size_t)(p - fp));
+	lp_sb_adds(&b, row);
+	lp_sb_adds(&b, p);
+	return lp_sb_steal(&b);
+}
+
 static int
 row(const struct lp_csv_rec *rec, void *ctx)
 {
@@ -148,6 +166,7 @@ row(const struct lp_csv_rec *rec, void *ctx)
 			lp_sb_adds(&r->fp, rec->f[c]);
 			lp_sb_addc(&r->fp, '\x1f');
 		}
+	lp_sb_addc(&r->fp, '\x1e');
 	i = lp_map_get(ks->idx, name, -1);
 	if (i < 0) {
 		if (ks->n == ks->cap) {
@@ -165,11 +184,10 @@ row(const struct lp_csv_rec *rec, void *ctx)
 		lp_map_put(ks->idx, name, i);
 	} else {
 		/* several threads ran the range: one kernel, several rows */
-		struct lp_sb b = { 0 };
+		char *fp = fp_insert(ks->k[i].fp, lp_sb_str(&r->fp));
 
-		lp_sb_printf(&b, "%s%s", ks->k[i].fp, lp_sb_str(&r->fp));
 		free(ks->k[i].fp);
-		ks->k[i].fp = lp_sb_steal(&b);
+		ks->k[i].fp = fp;
 	}
 	/* the launches' spread over the rows of one kernel: sums of
 	 * squares add (sample variance: (n - 1) s^2 + n mean^2 each) */
