@@ -151,6 +151,31 @@ with_sqlite 'lp-graphnodes: the same trace from a shuffled sqlite export' '
 	test_cmp "$FIX/h100-graphs/a2_graph_node_trace.csv" got
 '
 
+# Ties a shuffle of the fixtures cannot show: rows of one time whose
+# order decided (a node's two creation events, a metric sampled twice),
+# the table rebuilt in reverse row order
+reverse_table() {	# DB TABLE
+	sqlite3 "$1" "CREATE TEMP TABLE x AS SELECT * FROM $2 ORDER BY rowid DESC;
+		DELETE FROM $2; INSERT INTO $2 SELECT * FROM x ORDER BY rowid;"
+}
+
+with_sqlite 'lp-graphnodes, lp-bwceil: rows of one time taken by content, not table order' '
+	cp "$FIX/h100-graphs/a2_report.sqlite" a.sqlite &&
+	sqlite3 a.sqlite "INSERT INTO CUDA_GRAPH_NODE_EVENTS SELECT start, end, eventClass, globalTid + 1,
+		nameId, graphNodeId, originalGraphNodeId FROM CUDA_GRAPH_NODE_EVENTS WHERE graphNodeId = 4294967296" &&
+	cp a.sqlite b.sqlite && reverse_table b.sqlite CUDA_GRAPH_NODE_EVENTS &&
+	lp-graphnodes a.sqlite >a.csv && lp-graphnodes b.sqlite >b.csv && test_cmp a.csv b.csv &&
+	test_grep -x "6780740591,create,4294967296,,2261,2261" b.csv &&
+	cp "$FIX/h200-gpumetrics/llama_gpu_metrics.sqlite" a.sqlite &&
+	sqlite3 a.sqlite "INSERT INTO GPU_METRICS SELECT g.rawTimestamp, g.timestamp, g.typeId, g.metricId, 50
+		FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS t ON t.metricId = g.metricId AND t.typeId = g.typeId
+		WHERE t.metricName LIKE '"'"'DRAM Read Bandwidth%'"'"' AND g.value > 0 LIMIT 200" &&
+	cp a.sqlite b.sqlite && reverse_table b.sqlite GPU_METRICS &&
+	printf "gpu:\n  name: NVIDIA H200\n" >h200.yaml && lp-gpu -c h200.yaml -t "$ROOT/conf/gpus.yaml" >gpu.tsv &&
+	lp-bwceil -g gpu.tsv -P x a.sqlite >a.tsv && lp-bwceil -g gpu.tsv -P x b.sqlite >b.tsv &&
+	sed -i "s/[ab]\.sqlite/DB/" a.tsv b.tsv && test_cmp a.tsv b.tsv
+'
+
 # lp-tracesort itself: what the runs above rely on
 test_expect_success 'lp-tracesort: each kind of trace shuffled comes back as nsys wrote it' '
 	for f in "$FIX"/h100-graphs/g1_cuda_api_trace.csv "$FIX"/h100-graphs/g1_cuda_gpu_trace.csv \

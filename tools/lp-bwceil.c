@@ -227,14 +227,16 @@ over_100(int64_t src, int64_t t, double rv, double wv)
 /* The best mean of read % + write % over w consecutive samples (times
  * that have both) of one source, in time order; *t0 and *t1 get the best
  * window's first and last times, *ns the samples and *period their mean
- * spacing.  -1 when fewer than w samples. */
+ * spacing.  -1 when fewer than w samples.  A metric sampled twice at one
+ * time counts its larger value, by content, not by the table's order
+ * (which nsys 2025.6 does not promise). */
 static double
 best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
     double *t1, long *ns, double *period)
 {
 	sqlite3_stmt *st = lp_sql_query(db, dbpath, "SELECT rowid, timestamp, "
 	    "metricId, value FROM GPU_METRICS WHERE typeId = ?1 AND metricId IN "
-	    "(?2, ?3) ORDER BY timestamp, rowid");
+	    "(?2, ?3) ORDER BY timestamp, metricId, value");
 	double *ring = lp_xcalloc((size_t)w, sizeof *ring);
 	double *tr = lp_xcalloc((size_t)w, sizeof *tr);
 	double sum = 0, best = -1, first = 0, last = 0, cur = 0;

@@ -104,9 +104,12 @@ graph_kernels(void)
  * temp.node: each node's earliest creation event without an original
  * (the moment and thread that made it) and the node it was cloned from
  * (the earliest event that names one); a node instantiated from a
- * captured graph may have both: the clone's link wins.  Values are read
- * as sqlite3_column_int64 reads them (CAST; NULL is 0); has_tid says
- * whether globalTid was NULL.  A node without an original is a root.
+ * captured graph may have both: the clone's link wins.  Events at one
+ * time are taken by their content (the lowest original, the lowest
+ * thread), rowid only between equal ones: nsys 2025.6 does not promise
+ * the table's order.  Values are read as sqlite3_column_int64 reads them
+ * (CAST; NULL is 0); has_tid says whether globalTid was NULL.  A node
+ * without an original is a root.
  *
  * temp.root: each node's root, following the links down from every root
  * (a recursive query over an index of the links, each node reached once):
@@ -127,11 +130,12 @@ static const char schema_sql[] =
 static const char nodes_sql[] =
     CREATION "INSERT INTO node (id, orig) SELECT id, "
     "  ifnull(CAST(orig AS INTEGER), 0) FROM creation "
-    "  WHERE orig IS NOT NULL ORDER BY start, r ON CONFLICT (id) DO NOTHING;"
+    "  WHERE orig IS NOT NULL ORDER BY start, orig, r "
+    "  ON CONFLICT (id) DO NOTHING;"
     CREATION "INSERT INTO node (id, start, gtid, has_tid) SELECT id, "
     "  ifnull(CAST(start AS INTEGER), 0), ifnull(CAST(gtid AS INTEGER), 0), "
     "  gtid IS NOT NULL FROM creation WHERE orig IS NULL "
-    "  ORDER BY start, r ON CONFLICT (id) DO NOTHING;"
+    "  ORDER BY start, gtid, r ON CONFLICT (id) DO NOTHING;"
     "CREATE INDEX temp.node_orig ON node (orig) WHERE orig IS NOT NULL;"
     "WITH RECURSIVE r (id, root) AS (SELECT id, id FROM node "
     "  WHERE orig IS NULL UNION ALL SELECT n.id, r.root FROM r "
