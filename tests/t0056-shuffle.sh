@@ -131,6 +131,30 @@ test_expect_success 'lp-ncu2tsv: a --page details export, its results in another
 	test_cmp expect got
 '
 
+# Three rmsnorm launches of one grid with counted FLOPs 1000, 1008 and
+# 1016 (h200-live/n2.csv, its SASS counts set so): each within 1 % of the
+# next, 1000 and 1016 not.  Shapes are made from the launches by FLOPs,
+# not in the rows' order (before, two of the six orders paired 1000 with
+# 1016 and left 1008 alone)
+test_expect_success 'lp-ncu2tsv: launches within 1 % of each other make the same shapes in any order' '
+	cp "$FIX/h200-live/n2.csv" a.csv && v=500 &&
+	for l in 3 4 6; do
+		for c in fadd fmul ffma; do
+			x=0 && if [ $c = ffma ]; then x=$v; fi &&
+			csvset $l sm__sass_thread_inst_executed_op_${c}_pred_on.sum $x <a.csv >b.csv && mv b.csv a.csv || return 1
+		done
+		v=$((v + 4))
+	done &&
+	for p in "3 4 6" "3 6 4" "4 3 6" "4 6 3" "6 3 4" "6 4 3"; do
+		{ sed -n 1,2p a.csv && for l in $p; do sed -n ${l}p a.csv; done && sed -n 5p a.csv; } >p.csv &&
+		lp-ncu2tsv p.csv | grep -v "^# source:" >"got.${p// /}" || return 1
+	done &&
+	for p in 364 436 463 634 643; do test_cmp got.346 got.$p || return 1; done &&
+	table got.346 kernel launches flops_nontensor | grep rmsnorm >got &&
+	printf "_Z7rmsnormPfii\t2\t2008\n_Z7rmsnormPfii\t1\t1016\n" >expect &&
+	test_cmp expect got
+'
+
 # The pipeline keeps one process's rows (-P); lp-kernjoin alone pairs the
 # name styles of a kernel that two processes ran, a row each
 test_expect_success 'lp-kernjoin: a kernel of two processes named in any order of each name style' '

@@ -3,7 +3,8 @@
  * (--page raw) or long (--page details).  One output row per distinct
  * (kernel, device, launch shape: grid, block and FLOPs per launch), so a
  * kernel that runs two GEMM shapes gives two rows; memory grows with
- * those, not with the launches.
+ * those (and the distinct FLOPs per launch counted exactly), not with the
+ * launches, and the table is the same in any order of the launches.
  * Several exports are several sets of launches (a result is its file and
  * its ID); with -r only the launches inside that NVTX range count.
  */
@@ -32,12 +33,13 @@ struct agg {
 	long nbytes;
 	struct lp_xsum fp[LP_FP_N], flops;	/* flops: all paths, for the order */
 	long ntensor, nsass;	/* launches with tensor / SASS counters */
-	long next;		/* the next group of this kernel and grid */
+	int exact;		/* a bin of counted FLOPs (not: none, rates) */
+	double fl;		/* exact: its FLOPs per launch */
 };
 
 struct st {
-	struct lp_map *idx;
-	struct agg *a;
+	struct lp_map *idx;	/* a bin's key -> its index in a */
+	struct agg *a;		/* bins, then the shapes made of them */
 	size_t n, cap;
 	const char *range;	/* -r: keep launches inside it */
 	const char *file;
@@ -67,48 +69,38 @@ sass_counted(const struct lp_launch *l)
 	return 0;
 }
 
-/* The launch's group: same kernel, device, grid and block, and FLOPs per
- * launch within 1 % of the group's mean (FLOPs tell two GEMMs of one grid
- * apart; counter noise of a few FLOPs, or FLOPs estimated from rates x
- * clock x time, do not make a shape). */
+/* The launch's bin: same kernel, device, grid and block and, where the
+ * FLOPs are counted (tensor or SASS counters), the same FLOPs per launch;
+ * bins become shapes once every launch is read (shapes()). */
 static struct agg *
 agg_for(struct st *s, const struct lp_ncu_result *r, const struct lp_flops *f)
 {
 	struct lp_sb key = { 0 };
 	double fl = 0;
-	long i, last = -1;
+	long i;
 	int k, exact = f->have_tensor || sass_counted(&r->l);
 
 	for (k = 0; k < LP_FP_N; k++)
 		fl += f->f[k];
-	lp_sb_printf(&key, "%s\x1f%s\x1f%s\x1f%s", r->kernel, r->device,
+	lp_sb_printf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f", r->kernel, r->device,
 	    r->grid, r->block);
-	for (i = lp_map_get(s->idx, lp_sb_str(&key), -1); i >= 0;
-	    i = s->a[i].next) {
-		double m = lp_xsum_get(&s->a[i].flops) /
-		    (double)s->a[i].launches;
-
-		last = i;
-		if (!exact || fabs(fl - m) <= 0.01 * fmax(fabs(fl), fabs(m)))
-			break;
-	}
-	if (i < 0) {
+	if (exact)
+		lp_sb_printf(&key, "%a", fl);
+	if ((i = lp_map_get(s->idx, lp_sb_str(&key), -1)) < 0) {
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 32;
 			s->a = lp_xreallocarray(s->a, s->cap, sizeof *s->a);
 		}
 		i = (long)s->n++;
 		memset(&s->a[i], 0, sizeof s->a[i]);
-		s->a[i].next = -1;
 		s->a[i].kernel = lp_xstrdup(r->kernel);
 		s->a[i].device = lp_xstrdup(r->device);
 		s->a[i].devname = lp_xstrdup(r->devname);
 		s->a[i].grid = lp_xstrdup(r->grid);
 		s->a[i].block = lp_xstrdup(r->block);
-		if (last < 0)
-			lp_map_put(s->idx, lp_sb_str(&key), i);
-		else
-			s->a[last].next = i;
+		s->a[i].exact = exact;
+		s->a[i].fl = fl;
+		lp_map_put(s->idx, lp_sb_str(&key), i);
 	}
 	lp_sb_free(&key);
 	return &s->a[i];
@@ -189,6 +181,107 @@ launch(const struct lp_ncu_result *r, void *ctx)
 		lp_xsum_add(&a->fp[i], f.f[i]);
 		lp_xsum_add(&a->flops, f.f[i]);
 	}
+}
+
+/* A shape value of a merged bin: known where both knew the same. */
+static void
+same_merge(double *v, int *have, long n, double x, int hx)
+{
+	if (!n) {
+		*v = x;
+		*have = hx;
+	} else
+		*have = *have && hx && x == *v;
+}
+
+/* Bin b's launches into a (whose strings stay a's); b's are freed. */
+static void
+merge(struct agg *a, struct agg *b)
+{
+	int k;
+
+	same_merge(&a->ctas, &a->have_ctas, a->launches, b->ctas, b->have_ctas);
+	same_merge(&a->sms, &a->have_nsm, a->launches, b->sms, b->have_nsm);
+	same_merge(&a->per_sm, &a->have_per_sm, a->launches, b->per_sm,
+	    b->have_per_sm);
+	a->launches += b->launches;
+	a->time_ns += b->time_ns;
+	lp_xsum_addx(&a->sm, &b->sm);
+	lp_xsum_addx(&a->dram, &b->dram);
+	lp_xsum_addx(&a->bytes, &b->bytes);
+	lp_xsum_addx(&a->flops, &b->flops);
+	for (k = 0; k < LP_FP_N; k++)
+		lp_xsum_addx(&a->fp[k], &b->fp[k]);
+	a->nsm += b->nsm;
+	a->ndram += b->ndram;
+	a->nbytes += b->nbytes;
+	a->ntensor += b->ntensor;
+	a->nsass += b->nsass;
+	free(b->kernel);
+	free(b->device);
+	free(b->devname);
+	free(b->grid);
+	free(b->block);
+}
+
+/* Bins of one kernel, device, grid and block together, counted FLOPs
+ * first and by FLOPs per launch. */
+static int
+by_bin(const void *x, const void *y)
+{
+	const struct agg *a = x, *b = y;
+	int c;
+
+	if ((c = strcmp(a->kernel, b->kernel)) ||
+	    (c = strcmp(a->device, b->device)) ||
+	    (c = strcmp(a->grid, b->grid)) || (c = strcmp(a->block, b->block)))
+		return c;
+	if (a->exact != b->exact)
+		return a->exact ? -1 : 1;
+	return a->fl < b->fl ? -1 : a->fl > b->fl;
+}
+
+static int
+same_key(const struct agg *a, const struct agg *b)
+{
+	return !strcmp(a->kernel, b->kernel) && !strcmp(a->device, b->device) &&
+	    !strcmp(a->grid, b->grid) && !strcmp(a->block, b->block);
+}
+
+/*
+ * The shapes, from the bins of each kernel, device, grid and block by
+ * FLOPs per launch: a bin joins the shape before it when within 1 % of
+ * that shape's mean (FLOPs tell two GEMMs of one grid apart; counter
+ * noise of a few FLOPs does not make a shape); launches without counted
+ * FLOPs join the shape of the most launches.  Bins in order, so the same
+ * launches in any order make the same shapes.
+ */
+static void
+shapes(struct st *s)
+{
+	size_t i, j, k, n = 0, best;
+
+	lp_qsort(s->a, s->n, sizeof *s->a, by_bin);
+	for (i = 0; i < s->n; i = j) {
+		size_t first = n;
+
+		for (j = i; j < s->n && same_key(&s->a[j], &s->a[i]); j++) {
+			struct agg *c = n > first ? &s->a[n - 1] : NULL;
+			double m = c ? lp_xsum_get(&c->flops) / (double)c->launches : 0;
+
+			if (c && !s->a[j].exact) {
+				for (best = k = first; k < n; k++)
+					if (s->a[k].launches > s->a[best].launches)
+						best = k;
+				merge(&s->a[best], &s->a[j]);
+			} else if (c && fabs(s->a[j].fl - m) <= 0.01 *
+			    fmax(fabs(s->a[j].fl), fabs(m)))
+				merge(c, &s->a[j]);
+			else
+				s->a[n++] = s->a[j];
+		}
+	}
+	s->n = n;
 }
 
 static int
@@ -378,6 +471,7 @@ main(int argc, char **argv)
 	s.seen = lp_map_new();
 	load_exports(&s, argv + optind, argc - optind);
 	check_range(&s);
+	shapes(&s);
 	lp_qsort(s.a, s.n, sizeof *s.a, cmp);
 	emit_table(&s, argv + optind, argc - optind);
 	free_state(&s);
