@@ -59,12 +59,18 @@ empty_file(const char *p)
 	    S_ISREG(sb.st_mode) && !sb.st_size;
 }
 
+/* By start, then end and process: instances at one time in an order of
+ * their own, not the rows'. */
 static int
 by_start(const void *x, const void *y)
 {
 	const struct inst *a = x, *b = y;
 
-	return a->start < b->start ? -1 : a->start > b->start;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return strcmp(a->pid, b->pid);
 }
 
 void
