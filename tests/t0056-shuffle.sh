@@ -59,8 +59,8 @@ shuffle_sqlite() {
 # same NAME MODEL TARGETS FILE...: the run NAME made from FILE... (all in
 # one folder) and from their shuffled copies (the same names in another
 # folder, another run folder); every table (TSV) and report (Markdown) of
-# the two compared, the folders' names made one and the time of the run
-# left out
+# the two compared, and what lp-import read each file as (import.mk), the
+# folders' names made one and the time of the run left out
 T="stakeholder_summary.md details.md kernels.md"
 when='s/^\(|\? \?Recorded (UTC)[ |\t]*\)20[0-9T:Z-]*/\1X/'
 same() {
@@ -78,8 +78,8 @@ same() {
 	lpmake -s RUN="$name" MODEL="$model" "IMPORT=$imp" $targets >out 2>err || { cat err; return 1; }
 	S2=$TRASH/s2s lpmake -s RUN="$name" MODEL="$model" "IMPORT=$simp" $targets >out 2>err ||
 		{ cat err; return 1; }
-	(cd "$S2/$name" && find . -name "*.tsv" -o -name "*.md" | sort) >a &&
-	(cd "$TRASH/s2s/$name" && find . -name "*.tsv" -o -name "*.md" | sort) >b &&
+	(cd "$S2/$name" && find . -name "*.tsv" -o -name "*.md" -o -name import.mk | sort) >a &&
+	(cd "$TRASH/s2s/$name" && find . -name "*.tsv" -o -name "*.md" -o -name import.mk | sort) >b &&
 	test_cmp a b &&
 	for f in $(cat a); do
 		sed -e "s|$(dirname "$1")|FIX|g; s|$S2|S2|g; $when" "$S2/$name/$f" >a &&
