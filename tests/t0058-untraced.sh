@@ -232,4 +232,30 @@ test_expect_success 'an import: the identity line says once that its numbers inc
 	test_grep "imports exports: lp did not run the workload, so it has no untraced timing run" err
 '
 
+# A real pair (tests/fixtures/h100-untraced): the push/pop traces of the
+# graphed torch decoder's live run on an H100 with lp's defaults, traced
+# (CUDA trace, graph nodes, GPU Metrics) and untraced (--trace=nvtx), and
+# the workload's own clock in each run (g_own_times.tsv).
+U=$FIX/h100-untraced
+test_expect_success 'a real H100 pair: decode_step untraced is the workload'"'"'s own step within 5 %, the traced one too; the medians by awk' '
+	lp-steps -c "$U/g_nsys_config.yaml" -i "$U/g_inputs.yaml" "$U/g_nvtx_pushpop_trace.csv" >t.tsv &&
+	lp-steps -c "$U/g_nsys_config.yaml" -i "$U/g_inputs.yaml" "$U/g_untraced_nvtx_pushpop_trace.csv" >u.tsv &&
+	lp-untraced t.tsv u.tsv >g.tsv &&
+	sed "/^#/d" "$U/g_untraced.tsv" >want && sed "/^#/d" g.tsv >got && test_cmp want got &&
+	# the median of the steps after the first, each End - Start, by awk
+	for f in g_nvtx_pushpop_trace g_untraced_nvtx_pushpop_trace; do
+		A "FNR == 1 { n = csv(\$0, h); col(h, n, c); next }
+			{ n = csv(\$0, x); if (x[c[\"Name\"]] == \":LLM@decode_step\") print x[c[\"End (ns)\"]] - x[c[\"Start (ns)\"]] }" \
+			"$U/$f.csv" | sed 1d | sort -n | awk "{ v[NR] = \$1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }" || return 1
+	done >med &&
+	table g.tsv stage traced_ns untraced_ns | awk -F"\t" "\$1 == \"decode_step\" { print \$2 + 0; print \$3 + 0 }" >lp &&
+	test_cmp med lp &&
+	own() { awk -F"\t" -v r="$1" "\$1 == r { print \$2 * 1e6 }" "$U/g_own_times.tsv"; } &&
+	# within 5 % of the workload'"'"'s own clock in the same run
+	awk -v a="$(sed -n 2p lp)" -v b="$(own "untraced run")" "BEGIN { exit !(a > 0.95 * b && a < 1.05 * b) }" &&
+	awk -v a="$(sed -n 1p lp)" -v b="$(own "traced capture")" "BEGIN { exit !(a > 0.95 * b && a < 1.05 * b) }" &&
+	# and the capture added more than 5 %: the untraced step is not the traced one
+	table g.tsv stage traced_over_untraced | awk -F"\t" "\$1 == \"decode_step\" { exit !(\$2 > 1.05) }"
+'
+
 test_done
