@@ -110,15 +110,8 @@ $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsysc
 # The nsys capture, gated by the stage's NVTX range.  Written under a
 # temporary name, so an interrupted run leaves no report that looks whole.
 $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.tsv
-	$(LP_SAY)
-	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
-	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
-	rm -f $@ $@.cmd $(R)/nsys/report.tmp.*; \
-	echo "lp: profiling with nsys: $$(cat $<)"; \
-	$(LP_T0) sh $< || { rc=$$?; echo "lp: nsys profile failed with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
-	[ -s $(R)/nsys/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report: was the NVTX capture range ever pushed? Check the domain and range of the stage (stages in conf/runner/stage2.yaml, or MODEL=torch-decoder for PyTorch-style LLM@decode_all in the default domain). Command: $$(cat $<)" >&2; exit 1; }; \
-	$(call lp_took,nsys profile,1,$(R)/nsys/profile.time); \
-	cp $< $@.cmd && mv $(R)/nsys/report.tmp.nsys-rep $@
+	$(call lp_capture,$(R)/nsys,profiling with nsys,nsys profile failed,\
+	  nsys wrote no report: was the NVTX capture range ever pushed? Check the domain and range of the stage (stages in conf/runner/stage2.yaml$(comma) or MODEL=torch-decoder for PyTorch-style LLM@decode_all in the default domain).,nsys profile)
 
 # The untraced timing run: the workload once more under nsys with NVTX
 # alone (lp-nsyscmd -u: no CUDA trace, no GPU Metrics, no capture range),
@@ -135,15 +128,8 @@ $(R)/untraced/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-n
 	  $(LP_BIN)/lp-nsyscmd -u -o $(R)/untraced/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp $(LP_UNTMP)
 	$(Q)mv $@.tmp $@
 $(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/nsys/report.nsys-rep
-	$(LP_SAY)
-	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
-	$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
-	rm -f $@ $@.cmd $(R)/untraced/report.tmp.*; \
-	echo "lp: timing the workload untraced (NVTX alone) with nsys: $$(cat $<)"; \
-	$(LP_T0) sh $< || { rc=$$?; echo "lp: nsys profile of the untraced timing run failed with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
-	[ -s $(R)/untraced/report.tmp.nsys-rep ] || { echo "lp: nsys wrote no report of the untraced timing run (NVTX alone, the whole run). Command: $$(cat $<)" >&2; exit 1; }; \
-	$(call lp_took,nsys untraced profile,1,$(R)/untraced/profile.time); \
-	cp $< $@.cmd && mv $(R)/untraced/report.tmp.nsys-rep $@
+	$(call lp_capture,$(R)/untraced,timing the workload untraced (NVTX alone) with nsys,nsys profile of the untraced timing run failed,\
+	  nsys wrote no report of the untraced timing run (NVTX alone$(comma) the whole run).,nsys untraced profile)
 
 $(R)/untraced/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd | $(R)/untraced
 	$(LP_SAY)
@@ -906,6 +892,21 @@ LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
 # It is written before the step's artifact is moved into place, so a make
 # killed in between redoes the step and never leaves one without the other.
 LP_T0 = lp_t0=$$(date +%s.%N);
+# An nsys capture's recipe (the traced one and the untraced timing run):
+# $< the profile.cmd, into $(1)/report.tmp.nsys-rep then $@, kept when the
+# command has not changed; $(2) what it says it does, $(3) its failure, $(4)
+# what to say when nsys wrote no report, $(5) its step in profile_cost.tsv.
+define lp_capture
+$(LP_SAY)
+$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
+$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
+rm -f $@ $@.cmd $(1)/report.tmp.*; \
+echo "lp: $(2): $$(cat $<)"; \
+$(LP_T0) sh $< || { rc=$$?; echo "lp: $(3) with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
+[ -s $(1)/report.tmp.nsys-rep ] || { echo "lp: $(strip $(4)) Command: $$(cat $<)" >&2; exit 1; }; \
+$(call lp_took,$(5),1,$(1)/profile.time); \
+cp $< $@.cmd && mv $(1)/report.tmp.nsys-rep $@
+endef
 lp_took = lp_w=$$(awk -v a=$$lp_t0 -v b=$$(date +%s.%N) 'BEGIN { printf "%.2f", b - a }'); \
 	printf '%s\t%s\t%s\n' "$(1)" $$lp_w '$(2)' > $(3); echo "lp: $(1) took $$lp_w s"
 
