@@ -129,7 +129,7 @@ $(R)/untraced/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-n
 	$(Q)mv $@.tmp $@
 $(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/nsys/report.nsys-rep
 	$(call lp_capture,$(R)/untraced,timing the workload untraced (NVTX alone) with nsys,nsys profile of the untraced timing run failed,\
-	  nsys wrote no report of the untraced timing run (NVTX alone$(comma) the whole run).,nsys untraced profile)
+	  nsys wrote no report of the untraced timing run (NVTX alone$(comma) the capture's range).,nsys untraced profile)
 
 $(R)/untraced/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd | $(R)/untraced
 	$(LP_SAY)

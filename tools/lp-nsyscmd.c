@@ -172,8 +172,10 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 /* -u: the untraced timing run.  NVTX alone (the stages' push/pop, which
  * cost a graphed step about 1 % on an H100, where the CUDA trace cost it
  * 39-64 %): no CUDA trace, no graph node tracing, no GPU Metrics, no
- * PyTorch op ranges, no capture range (the whole run); the environment
- * and extra_args as the capture has them, which the workload may need. */
+ * PyTorch op ranges; the capture range, the environment and extra_args as
+ * the capture has them, so that both runs time the same window (a
+ * workload that pushes its stage twice, after a warm-up pass, has one
+ * instance of it in each) and the workload runs as it needs. */
 static void
 untraced(const struct lp_ynode *cfg, const char *file, const char *base,
     char **work, size_t nwork, struct lp_av *av)
@@ -183,6 +185,7 @@ untraced(const struct lp_ynode *cfg, const char *file, const char *base,
 	lp_av_push(av, "--trace=nvtx");
 	lp_av_push(av, "--sample=none");
 	lp_av_push(av, "--cpuctxsw=none");
+	capture_range(cfg, file, av);
 	env_vars(cfg, file, av);
 	lp_av_push(av, "--force-overwrite=true");
 	lp_av_pushf(av, "--output=%s", base);

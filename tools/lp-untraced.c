@@ -115,8 +115,8 @@ load(const char *path, int side)
 	fclose(fp);
 }
 
-/* The refusals: one stage on two ranges (two configs), and decode steps
- * counted apart (two workloads, or one run another way). */
+/* The refusals: one stage on two ranges (two configs), and a stage's
+ * instances counted apart (two workloads, or one run another way). */
 static void
 check(const char *tpath, const char *upath)
 {
@@ -132,16 +132,13 @@ check(const char *tpath, const char *upath)
 			    "but \"%s\" in %s: the two tables are not of one "
 			    "config", st[i].name, a->range, tpath, b->range,
 			    upath);
-		if (!strcmp(st[i].name, "decode_step") && !isnan(a->inst) &&
-		    !isnan(b->inst) && a->inst != b->inst)
-			lp_die(LP_EXIT_DATA, "decode_step: %.0f instances in "
-			    "the traced capture (%s) but %.0f in the untraced "
-			    "run (%s): not the same workload, or not run the "
-			    "same way (a capture gated on the stage's first "
-			    "instance holds that instance's steps alone: "
-			    "SET=nsys_cli.capture_range=none captures the "
-			    "whole run, as the untraced run does)", a->inst,
-			    tpath, b->inst, upath);
+		if (!isnan(a->inst) && !isnan(b->inst) && a->inst != b->inst)
+			lp_die(LP_EXIT_DATA, "%s: %.0f instances in the traced "
+			    "capture (%s) but %.0f in the untraced run (%s): "
+			    "not the same workload, or not run the same way "
+			    "(both runs capture the window nsys_cli."
+			    "capture_range gives)", st[i].name, a->inst, tpath,
+			    b->inst, upath);
 	}
 }
 
@@ -250,7 +247,7 @@ emit_meta(const char *tpath, const char *upath, const char *why)
 		lp_tab_meta(out, "source", "traced: %s (lp-steps of the "
 		    "capture); untraced: %s (lp-steps of the workload run "
 		    "once more under nsys --trace=nvtx alone: no CUDA trace, "
-		    "no GPU Metrics, the whole run)", tpath, upath);
+		    "no GPU Metrics, the capture's window)", tpath, upath);
 	lp_tab_meta(out, "note", "A stage's time is its steady state (the "
 	    "median of the instances after each process's first) where it "
 	    "has one, else its first instance. Capture overhead = traced - "
