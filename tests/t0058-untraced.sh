@@ -109,6 +109,9 @@ test_expect_success 'live run: the untraced run after the capture, untraced.tsv 
 	test_cmp "$TRASH/un/t_nvtx_pushpop_trace.csv" "$r/untraced/report_nvtx_pushpop_trace.csv" &&
 	lp-nsyscmd -u -o "$r/untraced/report.tmp" -- sh tests/fake/workload.sh <"$r/nsys/config.yaml" >want &&
 	test_cmp want "$r/untraced/profile.cmd" &&
+	# the brief says once whose numbers it shows, and where the rest is
+	test_grep "^# identity: tinyllm on .*, profiled live, whose numbers are the traced capture.s (details.md: what it adds)$" "$r/brief.tsv" &&
+	test $(grep -c "traced capture.s (details.md" "$r/stakeholder_summary.md") = 1 &&
 	# the capture, the untraced run, then the export: nothing beside it
 	grep "^nsys \(profile\|export\)" "$LP_FAKE_LOG" | cut -d" " -f1-3 >order &&
 	printf "%s\n" "nsys profile --trace=cuda,nvtx" "nsys profile --trace=nvtx" "nsys export --type" >expect &&

@@ -304,11 +304,13 @@ emit_meta(const struct opts *o, const struct in *in)
 	if (!strncmp(gpu, "n/a", 3))
 		gpu = "a GPU the exports do not name (SET=gpu.name=...)";
 	/* the names as environment.tsv writes them, sentences already */
-	/* an import was never run untraced here (untraced.tsv): its times
-	 * are the capture's, overhead included, and the brief says so once */
+	/* the brief's times are the traced capture's, overhead included,
+	 * and it says so once: an import was never run untraced here; a
+	 * live run's untraced.tsv says what the capture added */
 	lp_tab_meta(out, "identity", "%s on %s, %s, %s", model, gpu,
 	    stage, !strncmp(work, "imported", 8) ? "imported exports, whose "
-	    "numbers include the capture's overhead" : "profiled live");
+	    "numbers include the capture's overhead" : "profiled live, whose "
+	    "numbers are the traced capture's (details.md: what it adds)");
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
 	    "from %s; GPU busy from %s; MBU from %s;%s%s%s top kernel from %s",
 	    o->tpath, o->spath, o->bpath ? o->bpath : "(no mbu.tsv)", o->gpath ?
