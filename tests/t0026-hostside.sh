@@ -329,4 +329,23 @@ test_expect_success 'a call that ends after the range it starts in: refused, nam
 	test_must_be_empty out
 '
 
+# One process driving two GPUs: its kernels' busy spans are per GPU, so
+# one timeline of idle time would call a GPU idle while the other ran
+# (review of issue 37): the idle cells say why they are not known.
+test_expect_success 'a process whose kernels ran on two GPUs: the idle split n/a, naming why' '
+	awk -F, -v OFS=, "NR > 1 && NR % 2 { sub(/HBM3 \\(0\\)/, \"HBM3 (1)\") } { print }" \
+		"$HS/gpt2_cuda_gpu_trace.csv" >gpu2.csv &&
+	grep -q "HBM3 (1)" gpu2.csv && grep -q "HBM3 (0)" gpu2.csv &&
+	lp-hostside -c "$TRASH/cfg.yaml" -a "$HS/gpt2_cuda_api_trace.csv" -g gpu2.csv \
+		"$HS/gpt2_nvtx_pushpop_trace.csv" >h2.tsv &&
+	table h2.tsv stage kernel_ns idle_ns | awk -F"\t" "\$2 ~ /^[0-9]/" | cut -f3 | sort -u >why &&
+	test $(wc -l <why) = 1 &&
+	test_grep "^n/a because the process.s kernels ran on several GPUs: one GPU.s idle time cannot be told from another.s$" why &&
+	# on one GPU: numbers
+	lp-hostside -c "$TRASH/cfg.yaml" -a "$HS/gpt2_cuda_api_trace.csv" -g "$HS/gpt2_cuda_gpu_trace.csv" \
+		"$HS/gpt2_nvtx_pushpop_trace.csv" >h1.tsv &&
+	table h1.tsv stage kernel_ns idle_ns | awk -F"\t" "\$2 ~ /^[0-9]/ && \$3 !~ /^[0-9]/" >bad &&
+	test_must_be_empty bad
+'
+
 test_done

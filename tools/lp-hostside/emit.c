@@ -195,13 +195,15 @@ api_cells(struct lp_row *r, const struct sums *s)
  * all and by what the thread was doing: inside a call of each kind, or
  * outside the API (the rest: calls do not nest on a thread). */
 static void
-idle_cells(struct lp_row *r, const struct sums *s, int known)
+idle_cells(struct lp_row *r, const struct sums *s, int known, int devs)
 {
 	double in = 0;
 	int k;
 
-	if (!known) {
-		lp_row_na(r, "the kernels' times are not known (see kernel_ns)");
+	if (!known || devs > 1) {
+		lp_row_na(r, "%s", !known ? "the kernels' times are not known "
+		    "(see kernel_ns)" : "the process's kernels ran on several "
+		    "GPUs: one GPU's idle time cannot be told from another's");
 		for (k = 0; k <= K_N; k++)
 			lp_row_text(r, "n/a");
 		return;
@@ -278,7 +280,7 @@ kernel_cells(struct lp_row *r, const struct st *t, const struct stage *g,
 		lp_row_na(r, "the kernels' ends are not known (see kernel_ns)");
 	else
 		lp_row_num(r, s->blocked, 0);
-	idle_cells(r, s, known);
+	idle_cells(r, s, known, t->idle.devs);
 }
 
 /* A row's cells after the range; stops at the first it cannot compute

@@ -100,6 +100,8 @@ struct idle {
 	struct icall *call;
 	long *cinst;		/* each call's instance in each stage, -1 */
 	size_t ncall, capcall;
+	char *dev;		/* the first kernel's GPU (Device) */
+	int devs;		/* 1, or 2 for more than one */
 };
 
 /* A thread's last launch or copy of some stage: what a later sync waits
@@ -182,7 +184,7 @@ void free_slot(struct st *t, size_t x);
  * (x: the start of the next kernel not read, INFINITY after the last). */
 void idle_init(struct st *t);
 void idle_free(struct st *t);
-void idle_kernel(struct st *t, double start, double end);
+void idle_kernel(struct st *t, double start, double end, const char *dev);
 void idle_call(struct st *t, int k, double start, double dur,
     const long *inst);
 void idle_upto(struct st *t, double x);

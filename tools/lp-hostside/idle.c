@@ -75,18 +75,25 @@ idle_free(struct st *t)
 	free(t->idle.b);
 	free(t->idle.call);
 	free(t->idle.cinst);
+	free(t->idle.dev);
 	memset(&t->idle, 0, sizeof t->idle);
 }
 
-/* A kernel's run on the GPU, from start to end, the kernels before it read
- * (cuda_gpu_trace is sorted by start). */
+/* A kernel's run on the GPU dev, from start to end, the kernels before
+ * it read (cuda_gpu_trace is sorted by start).  The busy spans are one
+ * GPU's: a second GPU is counted, and its idle time is not said. */
 void
-idle_kernel(struct st *t, double start, double end)
+idle_kernel(struct st *t, double start, double end, const char *dev)
 {
 	struct idle *d = &t->idle;
 
 	if (!d->on)
 		return;
+	if (!d->dev) {
+		d->dev = lp_xstrdup(dev);
+		d->devs = 1;
+	} else if (strcmp(d->dev, dev))
+		d->devs = 2;
 	if (isnan(d->bs)) {
 		d->bs = start;
 		d->be = end;

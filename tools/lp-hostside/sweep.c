@@ -523,7 +523,7 @@ gpu_row(struct st *t, const struct lp_rep_row *rr, double start)
 
 	busy = stream_busy(t, rr, start, dur);
 	if (strncmp(name, "[CUDA ", 6))
-		idle_kernel(t, start, start + dur);
+		idle_kernel(t, start, start + dur, rr->v[6]);
 	if (!(x = lookup(t, corr_of(rr, 2, 4))))
 		return;
 	x--;
