@@ -187,7 +187,7 @@ pid_at(struct rd *d, const struct lp_csv_rec *r, int c)
 {
 	const char *s = lp_csv_field(r, c);
 
-	if (s[strspn(s, "0123456789")])
+	if (*s && !lp_num_pid(s))
 		lp_die_at(LP_EXIT_DATA, d->f->path, r->line, c + 1, "%s: not a "
 		    "process ID (digits): \"%s\"", d->hdr.names[c], s);
 	return s;
