@@ -120,14 +120,8 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 {
 	struct trace_gpu *g = ctx;
 	const char *d = rr->v[0];
-	size_t n = strlen(d);
-	const char *p = n ? strrchr(d, '(') : NULL;
+	size_t n = lp_gpu_model_len(d);
 
-	/* "NVIDIA H200 (1)": CUDA device 1, an NVIDIA H200 */
-	if (p && p > d && p[-1] == ' ' && d[n - 1] == ')' &&
-	    strspn(p + 1, "0123456789") == n - (size_t)(p - d) - 2 &&
-	    n - (size_t)(p - d) > 2)
-		n = (size_t)(p - d) - 1;
 	if (!n || g->other)
 		return;
 	if (!g->name)

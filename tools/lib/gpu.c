@@ -163,3 +163,17 @@ lp_bwmeas_meta(FILE *out, const struct lp_peaks *pk,
 		    lp_fmt_exact(m->bps, ex));
 	lp_sb_free(&b);
 }
+
+size_t
+lp_gpu_model_len(const char *dev)
+{
+	size_t n = strlen(dev);
+	const char *p = n ? strrchr(dev, '(') : NULL;
+
+	/* "NVIDIA H200 (1)": CUDA device 1, an NVIDIA H200 */
+	if (p && p > dev && p[-1] == ' ' && dev[n - 1] == ')' && n -
+	    (size_t)(p - dev) > 2 && strspn(p + 1, "0123456789") == n -
+	    (size_t)(p - dev) - 2)
+		n = (size_t)(p - dev) - 1;
+	return n;
+}

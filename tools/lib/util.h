@@ -125,6 +125,9 @@ const char *lp_num_bad(enum lp_dim dim, double v, int whole);
 /* 1 if s is a process ID as the tools print one: 1 to 19 digits ("1e3",
  * "1087.0" and "1,087" would read as numbers and name another process) */
 int lp_num_pid(const char *s);
+/* The length of a device's model in nsys's Device column, "NVIDIA H200
+ * (1)" (CUDA device 1) read as "NVIDIA H200" (gpu.c). */
+size_t lp_gpu_model_len(const char *dev);
 int lp_unit_factor(enum lp_dim dim, const char *unit, double *factor);
 const char *lp_dim_name(enum lp_dim dim);
 /* "Total Time (us)" -> factor to ns from the unit in parentheses. */

@@ -385,14 +385,7 @@ check_ranges(const struct counts *c, const struct counts *sub,
 char *
 gpu_model(const char *dev)
 {
-	size_t n = strlen(dev);
-	const char *p = n ? strrchr(dev, '(') : NULL;
-
-	if (p && p > dev && p[-1] == ' ' && dev[n - 1] == ')' && n -
-	    (size_t)(p - dev) > 2 && strspn(p + 1, "0123456789") == n -
-	    (size_t)(p - dev) - 2)
-		n = (size_t)(p - dev) - 1;
-	return lp_xstrndup(dev, n);
+	return lp_xstrndup(dev, lp_gpu_model_len(dev));
 }
 
 /* The processes of the push/pop trace are those of the sqlite export's
