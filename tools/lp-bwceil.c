@@ -213,16 +213,6 @@ pct_value(sqlite3_stmt *st, int64_t row)
 	return v;
 }
 
-/* Read % and write % of one sample are shares of one bandwidth: over
- * 100 % together (90 % + 90 % gave 8.67 TB/s on an H200) is refused. */
-static _Noreturn void
-over_100(int64_t src, int64_t t, double rv, double wv)
-{
-	lp_die_at(LP_EXIT_DATA, dbpath, 0, 0, "GPU_METRICS at timestamp %"
-	    PRId64 " (typeId %" PRId64 "): \"%s\" %g + \"%s\" %g = %g %%, "
-	    "over the GPU's DRAM bandwidth that both are shares of", t, src,
-	    rd_name, rv, wr_name, wv, rv + wv);
-}
 
 /* The best mean of read % + write % over w consecutive samples (times
  * that have both) of one source, in time order; *t0 and *t1 get the best
@@ -263,8 +253,6 @@ best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
 				size_t k = (size_t)(n % w);
 
 				cur = rv + wv;
-				if (cur > 100)
-					over_100(src, t, rv, wv);
 				sum += cur - ring[k];
 				ring[k] = cur;
 				tr[k] = (double)t;
@@ -344,6 +332,7 @@ read_samples(const char *path, long w, double datasheet, struct seen *sn)
 		lp_sql_metric_ids(db, path, src, nm, 2, ids);
 		rid = ids[0];
 		wid = ids[1];
+		lp_sql_dram_sum(db, path, src, rid, wid, rd_name, wr_name);
 		lp_sb_printf(&dev, "typeId %" PRId64, src);
 		if (rid < 0 || wid < 0) {
 			lp_sb_printf(&why, "the export has no metric \"%s\" for "

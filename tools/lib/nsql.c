@@ -316,3 +316,32 @@ lp_sql_metric_ids(sqlite3 *db, const char *path, int64_t src,
 	}
 	sqlite3_finalize(st);
 }
+
+void
+lp_sql_dram_sum(sqlite3 *db, const char *path, int64_t src, int64_t rid,
+    int64_t wid, const char *rname, const char *wname)
+{
+	sqlite3_stmt *st;
+
+	if (rid < 0 || wid < 0)
+		return;
+	st = lp_sql_query(db, path, "SELECT timestamp, total(CASE metricId "
+	    "WHEN ?2 THEN value END), total(CASE metricId WHEN ?3 THEN value "
+	    "END) FROM GPU_METRICS WHERE typeId = ?1 AND metricId IN (?2, ?3) "
+	    "GROUP BY timestamp HAVING total(value) > 101 ORDER BY timestamp "
+	    "LIMIT 1");
+	sqlite3_bind_int64(st, 1, src);
+	sqlite3_bind_int64(st, 2, rid);
+	sqlite3_bind_int64(st, 3, wid);
+	if (lp_sql_step(db, path, st)) {
+		int64_t t = sqlite3_column_int64(st, 0);
+		double rv = sqlite3_column_double(st, 1);
+		double wv = sqlite3_column_double(st, 2);
+
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS at timestamp %"
+		    PRId64 " (typeId %" PRId64 "): \"%s\" %g + \"%s\" %g = %g "
+		    "%%, over the GPU's DRAM bandwidth that both are shares of",
+		    t, src, rname, rv, wname, wv, rv + wv);
+	}
+	sqlite3_finalize(st);
+}

@@ -48,6 +48,12 @@ int lp_sql_has_table(sqlite3 *db, const char *path, const char *name);
  * twice for one source dies. */
 void lp_sql_metric_ids(sqlite3 *db, const char *path, int64_t src,
     const char *const *names, size_t n, int64_t *id);
+/* DRAM read % and write % of one sample (metricIds rid, wid of source
+ * src, named rname, wname) are shares of one bandwidth: a sample whose two
+ * sum to over 101 % (each is a whole percent, so two rounded shares of
+ * 100 % may read 101) dies naming it, the first in time. */
+void lp_sql_dram_sum(sqlite3 *db, const char *path, int64_t src,
+    int64_t rid, int64_t wid, const char *rname, const char *wname);
 /* The DRAM bandwidth (bytes/s, memoryBandwidth) of the GPU in
  * TARGET_INFO_GPU where the export has one GPU; 0 and why added to *why
  * otherwise, or where it is not a number, or over twice datasheet (bytes/s;

@@ -192,35 +192,12 @@ read_samples(int64_t src, const int64_t *id)
 	return used;
 }
 
-/* DRAM read % and write % of one sample are shares of one bandwidth: they
- * sum to 100 % at most.  A sample over it (90 % + 90 % made "DRAM
- * (sampled) 180.0 %" and 8.67 TB/s on an H200) is refused, naming it:
- * the first in time, so that the message does not depend on row order. */
+/* DRAM read % and write % of one sample are shares of one bandwidth
+ * (lp_sql_dram_sum: 90 % + 90 % made "DRAM (sampled) 180.0 %" and 8.67
+ * TB/s on an H200). */
 void
 check_dram_sum(int64_t src, const int64_t *id)
 {
-	sqlite3_stmt *st;
-
-	if (id[M_DRAM_RD] < 0 || id[M_DRAM_WR] < 0)
-		return;
-	st = lp_sql_query(db, path, "SELECT timestamp, total(CASE metricId "
-	    "WHEN ?2 THEN value END), total(CASE metricId WHEN ?3 THEN value "
-	    "END) FROM GPU_METRICS WHERE typeId = ?1 AND metricId IN (?2, ?3) "
-	    "GROUP BY timestamp HAVING total(value) > 100 ORDER BY timestamp "
-	    "LIMIT 1");
-	sqlite3_bind_int64(st, 1, src);
-	sqlite3_bind_int64(st, 2, id[M_DRAM_RD]);
-	sqlite3_bind_int64(st, 3, id[M_DRAM_WR]);
-	if (lp_sql_step(db, path, st)) {
-		int64_t t = sqlite3_column_int64(st, 0);
-		double rv = sqlite3_column_double(st, 1);
-		double wv = sqlite3_column_double(st, 2);
-
-		lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS at timestamp %"
-		    PRId64 ": \"%s\" %g + \"%s\" %g = %g %%, over the GPU's "
-		    "DRAM bandwidth that both are shares of", t,
-		    metrics[M_DRAM_RD].name, rv, metrics[M_DRAM_WR].name, wv,
-		    rv + wv);
-	}
-	sqlite3_finalize(st);
+	lp_sql_dram_sum(db, path, src, id[M_DRAM_RD], id[M_DRAM_WR],
+	    metrics[M_DRAM_RD].name, metrics[M_DRAM_WR].name);
 }
