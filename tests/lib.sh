@@ -74,7 +74,9 @@ test_expect_success() {
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
-		sed 's/^/# /' "$TRASH/.log"
+		# and on stderr, which prove shows without -v: a failure in CI
+		# (make check) says why in its log
+		sed 's/^/# /' "$TRASH/.log" | tee /dev/stderr
 	fi
 }
 
