@@ -15,7 +15,8 @@
 #   ncu/profile.cmd    ncu/report.ncu-rep   ncu/export.cmd   ncu/report.csv
 #   ncu/metrics.tsv    kernels.tsv   kernels.md
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
-#   aggregates.tsv stages.tsv steps.tsv (untraced/steps.tsv) untraced.tsv
+#   aggregates.tsv stages.tsv steps.tsv (live: untraced; nsys/steps.tsv the
+#   capture's) untraced.tsv
 #   hostside.tsv procs.tsv ranks.tsv
 #   overlap.tsv mfu.tsv mbu.tsv gpumetrics.tsv (bwprobe.tsv) dram_bw.tsv
 #   roofline.tsv (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
@@ -42,7 +43,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	untraced.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md bwprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
-	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv untraced/steps.tsv \
+	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare.md
 LP_BIN := $(B)
@@ -405,34 +406,44 @@ $(R)/stages.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_sum) $(call lp_rep,nvt
 	$(Q)$(LP_BIN)/lp-stages -c $(R)/nsys/config.yaml $(if $(LP_LIVE),-L) \
 	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,,nvtx_sum) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-# Per instance: warm-up, steady state, tokens/s.
+# Per instance: warm-up, steady state, tokens/s: the workload's own
+# times.  A live run's steps.tsv is the untraced timing run's (lp-steps -u:
+# NVTX alone, no CUDA trace), which every table of step times reads (MFU,
+# MBU, the waterfall, the brief, findings, compare); the capture's own is
+# nsys/steps.tsv, and untraced.tsv joins the two: what the capture adds.
+# An import has no untraced run: its steps.tsv is the capture's, and its
+# untraced.tsv says so in every untraced cell.
+ifneq ($(LP_LIVE),)
+$(R)/nsys/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpop_trace) \
+		$(LP_STATS_DONE) $(LP_BIN)/lp-steps
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
+	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(R)/untraced/report_nvtx_pushpop_trace.csv \
+		$(LP_BIN)/lp-steps
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-steps -u -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
+	  $(R)/untraced/report_nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+$(R)/untraced.tsv: $(R)/nsys/steps.tsv $(R)/steps.tsv $(LP_BIN)/lp-untraced
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-untraced $(R)/nsys/steps.tsv $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+else
 $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpop_trace) \
 		$(LP_STATS_DONE) $(LP_BIN)/lp-steps
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
 	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-
-# What the capture adds to each stage: the untraced timing run's
-# instances (lp-steps again), joined with steps.tsv.  An import has no
-# untraced run: its table says so in every untraced cell.
-ifneq ($(LP_LIVE),)
-$(R)/untraced/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(R)/untraced/report_nvtx_pushpop_trace.csv \
-		$(LP_BIN)/lp-steps
-	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
-	  $(R)/untraced/report_nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/untraced.tsv: $(R)/steps.tsv $(R)/untraced/steps.tsv $(LP_BIN)/lp-untraced
-	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-untraced $(R)/steps.tsv $(R)/untraced/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-else
 $(R)/untraced.tsv: $(R)/steps.tsv $(LP_BIN)/lp-untraced
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-untraced -n "the run is imported: lp did not run the workload untraced" \
 	  $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/untraced/profile.cmd $(R)/untraced/report.nsys-rep $(R)/untraced/report_nvtx_pushpop_trace.csv \
-$(R)/untraced/steps.tsv:
+$(R)/nsys/steps.tsv:
 	@echo "lp: run $(RUN) imports exports: lp did not run the workload, so it has no untraced timing run (untraced.tsv says so)" >&2; exit 1
 endif
+# What the capture added, for the tables that say it beside the
+# workload's times (the waterfall, the brief, findings): live runs only.
+LP_UT_IN := $(if $(LP_LIVE),$(R)/untraced.tsv)
 
 # Where each stage's host time goes: CUDA API calls of its thread by kind,
 # the rest (the framework's own work), its kernels and each launch's
@@ -540,7 +551,7 @@ $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_D
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # What to do next, ranked by the time it could save.
-LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(LP_UT_IN) $(R)/hostside.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(LP_GM) $(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv $(R)/ranks.tsv $(R)/overlap.tsv
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_SAY)
@@ -655,15 +666,15 @@ $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details
 # (lp-brief), each step against its physical floor (lp-waterfall), the top
 # three findings (lp-tabtop), the roofline as an image, links to the rest.
 $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
-		$(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml) $(LP_BIN)/lp-waterfall
+		$(LP_UT_IN) $(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml) $(LP_BIN)/lp-waterfall
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
-	  -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
-$(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv \
+$(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) \
 		$(R)/top_kernels.tsv $(LP_GM) $(LP_BIN)/lp-brief $(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) \
 	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 	$(LP_SAY)

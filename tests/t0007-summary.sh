@@ -115,7 +115,7 @@ test_expect_success 'stages: nvtx_sum statistics, kernel time, busy share, launc
 
 test_expect_success 'steps: the first step is flagged as warm-up; steady state and tokens/s' '
 	rows "$TRASH/run/steps.tsv" | grep "^decode_step" >got &&
-	printf "decode_step\tLLM:decode_step\t10\t8000000.0\t2000000.0\t4\tyes\t2000000.0\t2000000\t2000000\t2000000.0\t2000000.0\t500\tsteady-state step\n" >expect &&
+	printf "decode_step\tLLM:decode_step\t10\t8000000.0\t2000000.0\t4\tyes\t2000000.0\t2000000\t2000000\t2000000.0\t2000000.0\t500\tsteady-state step\t2600000.0\t2000000.0\n" >expect &&
 	test_cmp expect got &&
 	rows "$TRASH/run/steps.tsv" | grep "^decode_all" | cut -f13,14 | g4 1 >got &&
 	printf "384.6\twhole stage, warm-up included (decode_step instances in the trace)\n" >expect &&

@@ -26,6 +26,7 @@ test_expect_success 'setup: inputs for every tool' '
 	lp-gpu -t "$ROOT/conf/gpus.yaml" "$FIX/h200-tinyllm-live/env.json" >"$TRASH/gpu.tsv" &&
 	lp-stages -c "$TRASH/c.yaml" -k ${W}_nvtx_kern_sum.csv ${W}_nvtx_sum.csv >"$TRASH/stages.tsv" &&
 	lp-steps -c "$TRASH/c.yaml" ${W}_nvtx_pushpop_trace.csv >"$TRASH/steps.tsv" &&
+	lp-steps -u -c "$TRASH/c.yaml" ${W}_nvtx_pushpop_trace.csv >"$TRASH/usteps.tsv" &&
 	lp-roofline -g "$TRASH/gpu.tsv" "$TRASH/k.tsv" >"$TRASH/roofline.tsv"
 '
 
@@ -43,7 +44,7 @@ full lp-summary '"$TRASH/stages.tsv"'
 full lp-gpu '-t "$ROOT/conf/gpus.yaml" "$FIX/h200-tinyllm-live/env.json"'
 full lp-stages '-c "$TRASH/c.yaml" "$FIX/h200-whole/torch_nvtx_sum.csv"'
 full lp-steps '-c "$TRASH/c.yaml" "$FIX/h200-whole/torch_nvtx_pushpop_trace.csv"'
-full lp-untraced '"$TRASH/steps.tsv" "$TRASH/steps.tsv"'
+full lp-untraced '"$TRASH/steps.tsv" "$TRASH/usteps.tsv"'
 full lp-mfu '-g "$TRASH/gpu.tsv" -i "$TRASH/in.yaml" -s "$TRASH/stages.tsv"'
 full lp-mbu '-g "$TRASH/gpu.tsv" -i "$TRASH/in.yaml" -s "$TRASH/stages.tsv"'
 full lp-roofline '-g "$TRASH/gpu.tsv" "$TRASH/k.tsv"'

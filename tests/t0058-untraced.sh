@@ -103,15 +103,17 @@ test_expect_success 'live run: the untraced run after the capture, untraced.tsv 
 	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=live "$WORK" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
 	r=$S2/live &&
 	for a in untraced/profile.cmd untraced/report.nsys-rep untraced/stats.cmd untraced/report_nvtx_pushpop_trace.csv \
-		untraced/steps.tsv untraced.tsv; do
+		nsys/steps.tsv untraced.tsv; do
 		test -s "$r/$a" || { echo "missing $a"; return 1; }
 	done &&
 	test_cmp "$TRASH/un/t_nvtx_pushpop_trace.csv" "$r/untraced/report_nvtx_pushpop_trace.csv" &&
 	lp-nsyscmd -u -o "$r/untraced/report.tmp" -- sh tests/fake/workload.sh <"$r/nsys/config.yaml" >want &&
 	test_cmp want "$r/untraced/profile.cmd" &&
 	# the brief says once whose numbers it shows, and where the rest is
-	test_grep "^# identity: tinyllm on .*, profiled live, whose numbers are the traced capture.s (details.md: what it adds)$" "$r/brief.tsv" &&
-	test $(grep -c "traced capture.s (details.md" "$r/stakeholder_summary.md") = 1 &&
+	test_grep "^# identity: tinyllm on .*, decode_all, profiled live, timed untraced (the workload.s own times): the capture added 0.102 ms (+33.3 %) to the steady state of decode_step (untraced.tsv), not counted here$" "$r/brief.tsv" &&
+	test $(grep -c "the capture added" "$r/stakeholder_summary.md") = 1 &&
+	# steps.tsv is the untraced run'"'"'s, the capture'"'"'s is nsys/steps.tsv
+	test_grep "^# timing: untraced$" "$r/steps.tsv" && test_grep "^# timing: traced$" "$r/nsys/steps.tsv" &&
 	# the capture, the untraced run, then the export: nothing beside it
 	grep "^nsys \(profile\|export\)" "$LP_FAKE_LOG" | cut -d" " -f1-3 >order &&
 	printf "%s\n" "nsys profile --trace=cuda,nvtx" "nsys profile --trace=nvtx" "nsys export --type" >expect &&
@@ -123,7 +125,7 @@ test_expect_success 'live run: the untraced run after the capture, untraced.tsv 
 	test_grep "^nsys untraced profile	[0-9.]*	1	n/a because nsys does not replay" "$r/profile_cost.tsv" &&
 	test_grep "^## What the Capture Adds to Each Stage" "$r/details.md" &&
 	test_grep "^# tool: lp-untraced" "$r/untraced.tsv" &&
-	test_grep "^# source: traced: $r/steps.tsv (lp-steps of the capture); untraced: $r/untraced/steps.tsv (" "$r/untraced.tsv" &&
+	test_grep "^# source: traced: $r/nsys/steps.tsv (lp-steps of the capture); untraced: $r/steps.tsv (" "$r/untraced.tsv" &&
 	test_grep "^# labels: Stage	Instances untraced	Untraced (ms)	Untraced min (ms)	Untraced max (ms)	Instances traced	Traced (ms)	Capture overhead (ms)	Traced / untraced	Time of$" "$r/untraced.tsv" &&
 	test_grep "^# key: stage$" "$r/untraced.tsv" &&
 	lpmake -q RUN=live stakeholder_summary.md
@@ -143,7 +145,9 @@ test_expect_success 'make: removing untraced.tsv re-makes it and details.md; reb
 	rm "$r/untraced.tsv" &&
 	lpmake -n RUN=live stakeholder_summary.md >n.out &&
 	grep -oE "^[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort >steps &&
-	printf "%s\n" lp-summary lp-untraced >expect && test_cmp expect steps &&
+	# and what reads it: the waterfall, the brief, findings, the two pages
+	printf "%s\n" lp-brief lp-findings lp-summary lp-summary lp-tabtop lp-untraced lp-waterfall lp-wfsvg >expect &&
+	test_cmp expect steps &&
 	: >"$LP_FAKE_LOG" &&
 	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=live stakeholder_summary.md >out 2>&1 &&
 	test_must_be_empty "$LP_FAKE_LOG" &&
@@ -165,20 +169,28 @@ test_expect_success 'make: removing untraced.tsv re-makes it and details.md; reb
 
 test_expect_success 'decode_step counted apart in the two runs: refused, both counts and files named' '
 	grep -v ",LLM:decode_step,575,575,1,0,9," "$TRASH/un/t_nvtx_pushpop_trace.csv" >"$TRASH/un/m_nvtx_pushpop_trace.csv" &&
-	LP_FAKE_NSYS_UNTRACED=$TRASH/un/m test_must_fail lpmake RUN=mis "$WORK" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/m test_must_fail lpmake RUN=mis "$WORK" MODEL=tinyllm untraced.tsv >out 2>err &&
 	r=$S2/mis &&
-	test_grep "^lp-untraced: decode_step: 6 instances in the traced capture ($r/steps.tsv) but 5 in the untraced run ($r/untraced/steps.tsv): not the same workload" err &&
-	! test -e "$r/untraced.tsv" && ! test -e "$r/details.md" &&
-	test_expect_code 1 lp-untraced "$r/steps.tsv" "$r/untraced/steps.tsv" >out 2>err &&
+	test_grep "^lp-untraced: decode_step: 6 instances in the traced capture ($r/nsys/steps.tsv) but 5 in the untraced run ($r/steps.tsv): not the same workload" err &&
+	! test -e "$r/untraced.tsv" &&
+	# every table of step times refuses the pair too (lp_stagetab_load)
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/m test_must_fail lpmake RUN=mis "$WORK" MODEL=tinyllm -k stakeholder_summary.md >out 2>err &&
+	test_grep "^lp-mbu: $r/steps.tsv:12:3: stage \"decode_step\": 5 instances in the untraced timing run but 6 in the capture ($r/stages.tsv): not the same workload, or not run the same way$" err &&
+	! test -e "$r/details.md" && ! test -e "$r/mbu.tsv" && ! test -e "$r/stakeholder_summary.md" &&
+	test_expect_code 1 lp-untraced "$r/nsys/steps.tsv" "$r/steps.tsv" >out 2>err &&
 	test_must_be_empty out &&
 	# one stage on two ranges: two configs
-	tsvset 11 range LLM:decode_one <"$S2/live/untraced/steps.tsv" >u.tsv &&
-	test_expect_code 1 lp-untraced "$S2/live/steps.tsv" u.tsv >out 2>err &&
+	tsvset 12 range LLM:decode_one <"$S2/live/steps.tsv" >u.tsv &&
+	test_expect_code 1 lp-untraced "$S2/live/nsys/steps.tsv" u.tsv >out 2>err &&
 	test_must_be_empty out &&
-	test_grep "^lp-untraced: stage decode_step: range \"LLM:decode_step\" in $S2/live/steps.tsv but \"LLM:decode_one\" in u.tsv: the two tables are not of one config" err &&
+	test_grep "^lp-untraced: stage decode_step: range \"LLM:decode_step\" in $S2/live/nsys/steps.tsv but \"LLM:decode_one\" in u.tsv: the two tables are not of one config" err &&
 	# not an lp-steps table
-	test_expect_code 1 lp-untraced "$S2/live/steps.tsv" "$S2/live/stages.tsv" >out 2>err &&
-	test_must_be_empty out
+	test_expect_code 1 lp-untraced "$S2/live/nsys/steps.tsv" "$S2/live/stages.tsv" >out 2>err &&
+	test_must_be_empty out &&
+	# the two tables the wrong way round: each says which run it is
+	test_expect_code 1 lp-untraced "$S2/live/steps.tsv" "$S2/live/nsys/steps.tsv" >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-untraced: $S2/live/steps.tsv:1: the first table must be lp-steps of the traced capture (\"# timing: traced\"), not \"# timing: untraced\"" err
 '
 
 test_expect_success 'a stage one side lacks: n/a with that side'"'"'s reason, never 0' '
@@ -189,7 +201,7 @@ test_expect_success 'a stage one side lacks: n/a with that side'"'"'s reason, ne
 	# the untraced run pushed prefill twice: a steady state, the traced none
 	awk -F, -v OFS=, "{ print } \$6 == \"LLM:prefill\" { \$1 += 1000; \$2 += 1000; print }" \
 		"$TRASH/un/t_nvtx_pushpop_trace.csv" >twice.csv &&
-	lp-steps -c c.yaml twice.csv >u.tsv &&
+	lp-steps -u -c c.yaml twice.csv >u.tsv &&
 	lp-untraced t.tsv u.tsv >x.tsv &&
 	table x.tsv $cols | awk -F"\t" "\$1 == \"prefill\"" >row &&
 	cut -f2 row >n && echo 2 >want && test_cmp want n &&
@@ -244,7 +256,7 @@ test_expect_success 'an import: the identity line says once that its numbers inc
 U=$FIX/h100-untraced
 test_expect_success 'a real H100 pair: decode_step untraced is the workload'"'"'s own step within 5 %, the traced one too; the medians by awk' '
 	lp-steps -c "$U/g_nsys_config.yaml" -i "$U/g_inputs.yaml" "$U/g_nvtx_pushpop_trace.csv" >t.tsv &&
-	lp-steps -c "$U/g_nsys_config.yaml" -i "$U/g_inputs.yaml" "$U/g_untraced_nvtx_pushpop_trace.csv" >u.tsv &&
+	lp-steps -u -c "$U/g_nsys_config.yaml" -i "$U/g_inputs.yaml" "$U/g_untraced_nvtx_pushpop_trace.csv" >u.tsv &&
 	lp-untraced t.tsv u.tsv >g.tsv &&
 	sed "/^#/d" "$U/g_untraced.tsv" >want && sed "/^#/d" g.tsv >got && test_cmp want got &&
 	# the median of the steps after the first, each End - Start, by awk

@@ -4,9 +4,12 @@
  * (model, GPU, stage, imported or live) and at most six key numbers, each
  * copied from the table that computed it: the steady step and its tokens/s
  * (steps.tsv), the first step against the steady one, the stage's GPU busy
- * (stages.tsv), MBU in the steady step (mbu.tsv), the top kernel and its
- * roofline class (top_kernels.tsv).  It computes nothing but the verdict's
- * choice.
+ * (stages.tsv; where steps.tsv is the untraced timing run's, the capture's
+ * kernel time over the untraced wall time, lp_stagetab_load), MBU in the
+ * steady step (mbu.tsv), the top kernel and its roofline class
+ * (top_kernels.tsv).  It computes nothing but the verdict's choice and
+ * that quotient; the identity line says whose times they are, and with
+ * -u what the capture added to the step (untraced.tsv).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +22,8 @@
 #include "run.h"
 
 static const char synopsis[] = "lp-brief -c config.yaml -e environment.tsv "
-    "-s stages.tsv -t steps.tsv [-b mbu.tsv] [-G gpumetrics.tsv] "
-    "[-k top_kernels.tsv] "
+    "-s stages.tsv -t steps.tsv [-u untraced.tsv] [-b mbu.tsv] "
+    "[-G gpumetrics.tsv] [-k top_kernels.tsv] "
     "[-I image] [-L link]...";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
@@ -185,6 +188,7 @@ env_items(const char *path, const char *const *items, char **v, size_t n)
 
 struct opts {
 	const char *cpath, *epath, *spath, *tpath, *bpath, *kpath, *gpath;
+	const char *upath;
 	const char *image;
 	const char **links;	/* -L, nlinks of them */
 	size_t nlinks;
@@ -198,9 +202,71 @@ struct in {
 	const char *stage, *step;
 	char *st[3], *sp[4], *tk[4], *env[3];	/* tk[3]: the shown name */
 	int have_st, have_sp, have_tk;
+	double busy;		/* the stage's GPU busy, NAN: why in busy_na */
+	const char *busy_na;
+	int untraced;		/* steps.tsv is the untraced timing run's */
+	struct lp_sb over;	/* what the capture added, from -u */
 	double gm[NGM];
 	struct lp_sb b;		/* step */
 };
+
+/* The stage's GPU busy as stages.tsv and steps.tsv give it together
+ * (lp_stagetab_load: the untraced wall time where steps.tsv has it). */
+static void
+busy_of(const struct opts *o, struct in *in)
+{
+	struct lp_stagerow *rows;
+	const struct lp_stagerow *r;
+	size_t n = lp_stagetab_load(o->spath, o->tpath, &rows);
+
+	in->busy = NAN;
+	in->busy_na = "stages.tsv has no row for the stage";
+	if ((r = lp_stagetab_get(rows, n, in->stage))) {
+		in->busy = r->busy;
+		in->untraced = r->untraced;
+		in->busy_na = r->busy_why ? r->busy_why : r->untraced ?
+		    "the stage has no wall time untraced or no kernel time "
+		    "(steps.tsv, stages.tsv)" : "stages.tsv has no GPU busy "
+		    "for the stage";
+	}
+	lp_stagetab_free(rows, n);
+}
+
+/* What the capture added to stage's time, from untraced.tsv: "adds 0.128
+ * ms (29.3 %) to decode_step", or why not. */
+static void
+overhead(const char *path, const char *stage, struct lp_sb *b)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-untraced");
+	int cs, cc, cr, co;
+	double d = NAN, x = NAN;
+
+	lp_tab_expect(&t, "lp-untraced");
+	cs = lp_csv_need(&t.hdr, "stage", "lp-untraced output");
+	cc = lp_csv_need(&t.hdr, "change_ns", "lp-untraced output");
+	cr = lp_csv_need(&t.hdr, "traced_over_untraced", "lp-untraced output");
+	co = lp_csv_need(&t.hdr, "time_of", "lp-untraced output");
+	while (lp_tab_next(&t)) {
+		if (strcmp(lp_tsv_get(&t, cs), stage))
+			continue;
+		if (lp_tab_num(&t, cc, &d) && lp_tab_num(&t, cr, &x) && d >= 0)
+			lp_sb_printf(b, "the capture added %.3f ms (%+.1f %%) to "
+			    "the %s of %s (untraced.tsv), not counted here",
+			    d / 1e6, 100 * (x - 1), lp_tsv_get(&t, co), stage);
+		else if (!isnan(d) && !isnan(x))	/* below 0: noise */
+			lp_sb_printf(b, "the capture's %s of %s was %.3f ms "
+			    "(%.1f %%) shorter than untraced (untraced.tsv): the "
+			    "workload's run-to-run spread, not an overhead",
+			    lp_tsv_get(&t, co), stage, -d / 1e6, 100 * (1 - x));
+		break;
+	}
+	if (!b->len)
+		lp_sb_printf(b, "what the capture added to %s is not known "
+		    "(untraced.tsv)", stage);
+	lp_tsv_close(&t);
+	fclose(fp);
+}
 
 static void
 read_inputs(struct opts *o, struct in *in)
@@ -231,6 +297,10 @@ read_inputs(struct opts *o, struct in *in)
 		in->have_tk = row_of(o->kpath, "lp-topk", NULL, NULL, tkn,
 		    in->tk, 4);
 	env_items(o->epath, envn, in->env, 3);
+	busy_of(o, in);
+	if (o->upath)
+		overhead(o->upath, in->have_sp ? in->sp[0] : "decode_step",
+		    &in->over);
 	/* the steady step's samples, unless the table says it has none */
 	lp_sb_printf(&in->b, "%s:steady", in->have_sp ? in->sp[0] :
 	    "decode_step");
@@ -263,7 +333,7 @@ top_note(const struct in *in)
 /* The verdict (the GPU idles, or what keeps it busy), the identity, the
  * sources, the links and the image. */
 static void
-emit_meta(const struct opts *o, const struct in *in)
+emit_meta(const struct opts *o, struct in *in)
 {
 	const char *stage = in->stage, *model = in->env[0], *gpu = in->env[1];
 	const char *work = in->env[2];
@@ -274,8 +344,10 @@ emit_meta(const struct opts *o, const struct in *in)
 	/* the verdict: the GPU idles, or what keeps it busy */
 	lp_tab_meta(out, "title", "Key Numbers");
 	lp_tab_meta(out, "tool", "lp-brief");
-	if (!in->have_st || !lp_num_get(in->st[1], &busy))
-		lp_sb_printf(&v, "%s: GPU busy not known (stages.tsv)", stage);
+	busy = in->busy;
+	if (isnan(busy))
+		lp_sb_printf(&v, "%s: GPU busy not known (%s)", stage,
+		    in->busy_na);
 	else if (busy < 50) {
 		lp_sb_printf(&v, "%s is host-bound: the GPU is busy ", stage);
 		lp_fmt_pct(&v, busy);
@@ -304,16 +376,25 @@ emit_meta(const struct opts *o, const struct in *in)
 	if (!strncmp(gpu, "n/a", 3))
 		gpu = "a GPU the exports do not name (SET=gpu.name=...)";
 	/* the names as environment.tsv writes them, sentences already */
-	/* the brief's times are the traced capture's, overhead included,
-	 * and it says so once: an import was never run untraced here; a
-	 * live run's untraced.tsv says what the capture added */
-	lp_tab_meta(out, "identity", "%s on %s, %s, %s", model, gpu,
-	    stage, !strncmp(work, "imported", 8) ? "imported exports, whose "
-	    "numbers include the capture's overhead" : "profiled live, whose "
-	    "numbers are the traced capture's (details.md: what it adds)");
+	/* whose times the brief shows, said once: an import's are the
+	 * traced capture's, overhead included (never run untraced here); a
+	 * live run's the untraced timing run's, and what the capture added */
+	if (in->untraced)
+		lp_tab_meta(out, "identity", "%s on %s, %s, profiled live, "
+		    "timed untraced (the workload's own times): %s", model,
+		    gpu, stage, in->over.len ? lp_sb_str(&in->over) :
+		    "what the capture added is in details.md");
+	else
+		lp_tab_meta(out, "identity", "%s on %s, %s, %s", model, gpu,
+		    stage, !strncmp(work, "imported", 8) ? "imported exports, "
+		    "whose numbers include the capture's overhead" : "profiled "
+		    "live, whose numbers are the traced capture's, overhead "
+		    "included");
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
-	    "from %s; GPU busy from %s; MBU from %s;%s%s%s top kernel from %s",
-	    o->tpath, o->spath, o->bpath ? o->bpath : "(no mbu.tsv)", o->gpath ?
+	    "from %s%s; GPU busy from %s%s; MBU from %s;%s%s%s top kernel from %s",
+	    o->tpath, in->untraced ? " (untraced)" : "", o->spath,
+	    in->untraced ? " (the capture's kernel time) over the untraced "
+	    "wall time" : "", o->bpath ? o->bpath : "(no mbu.tsv)", o->gpath ?
 	    " DRAM and tensor activity sampled by nsys, from " : "",
 	    o->gpath ? o->gpath : "", o->gpath ? ";" : "", o->kpath ? o->kpath :
 	    "(no top_kernels.tsv)");
@@ -357,8 +438,13 @@ emit_row(const struct opts *o, struct in *in)
 			lp_row_text(&r, "n/a because no stage has a steady "
 			    "state (steps.tsv: one instance, or no "
 			    "decode_step range)");
-	cellv(&r, in->have_st ? in->st[1] : NULL, "n/a because stages.tsv has "
-	    "no row for the stage");
+	if (in->untraced && !isnan(in->busy))
+		lp_row_g(&r, in->busy);
+	else if (in->untraced)
+		lp_row_na(&r, "%s", in->busy_na);
+	else
+		cellv(&r, in->have_st ? in->st[1] : NULL, "n/a because "
+		    "stages.tsv has no row for the stage");
 	if (o->bpath && in->have_sp && row_of(o->bpath, "lp-mbu", "stage",
 	    in->sp[0], mbn, mb, 1)) {
 		cellv(&r, mb[0], "n/a");
@@ -394,6 +480,7 @@ free_inputs(struct in *in)
 	for (i = 0; i < 3; i++)
 		free(in->env[i]);
 	lp_sb_free(&in->b);
+	lp_sb_free(&in->over);
 	lp_yaml_free(in->cfg);
 }
 
@@ -405,7 +492,7 @@ main(int argc, char **argv)
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "G:I:L:b:c:e:hk:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "G:I:L:b:c:e:hk:s:t:u:")) != -1) {
 		switch (c) {
 		case 'G': o.gpath = optarg; break;
 		case 'I': o.image = optarg; break;
@@ -423,6 +510,7 @@ main(int argc, char **argv)
 		case 'k': o.kpath = optarg; break;
 		case 's': o.spath = optarg; break;
 		case 't': o.tpath = optarg; break;
+		case 'u': o.upath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}

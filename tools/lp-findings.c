@@ -173,7 +173,7 @@ by_save(const void *a, const void *b)
 struct run {
 	struct tab *tabs;
 	size_t n;
-	const struct tab *st, *sp, *rf, *tk, *rk, *ov, *hs, *gm, *mf, *mb;
+	const struct tab *st, *sp, *rf, *tk, *rk, *ov, *hs, *gm, *mf, *mb, *ut;
 	struct lp_peaks pk;
 	int have_pk;
 };
@@ -213,6 +213,8 @@ load_run(struct run *run, char **paths, size_t n)
 			run->mf = t;
 		else if (!strcmp(tool, "lp-mbu"))
 			run->mb = t;
+		else if (!strcmp(tool, "lp-untraced"))
+			run->ut = t;
 		/* a table without samples says so and adds nothing */
 		else if (!strcmp(tool, "lp-gpumetrics") &&
 		    !lp_tsv_comment(&t->t, "omit"))
@@ -221,6 +223,72 @@ load_run(struct run *run, char **paths, size_t n)
 			lp_peaks_read(&run->pk, t->path);
 			run->have_pk = 1;
 		}
+	}
+}
+
+/* Where steps.tsv is the untraced timing run's ("# timing: untraced"),
+ * stages.tsv's wall times are replaced by its, once, here: each stage's
+ * total, mean and median untraced, and GPU busy the capture's kernel time
+ * over the untraced total (lp_stagetab_load does the same for the other
+ * tools).  Every rule then speaks of the workload's times. */
+static void
+set_cell(struct tab *t, size_t i, const char *col, const char *fmt, double v)
+{
+	int c = lp_csv_col(&t->t.hdr, col);
+	struct lp_sb b = { 0 };
+
+	if (c < 0)
+		return;
+	lp_sb_printf(&b, fmt, v);
+	free(t->row[i * t->ncol + (size_t)c]);
+	t->row[i * t->ncol + (size_t)c] = lp_xstrdup(lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+static void
+untraced_walls(struct run *run)
+{
+	const char *tm = run->sp ? lp_tsv_comment(&run->sp->t, "timing") : NULL;
+	struct tab *st = (struct tab *)run->st;
+	size_t i;
+
+	if (!st || !tm || strcmp(tm, "untraced"))
+		return;
+	for (i = 0; i < st->n; i++) {
+		long j = row_of(run->sp, "stage", text(st, i, "stage"));
+		double m, n, k = cell(st, i, "kernel_ns");
+
+		if (j < 0)
+			continue;
+		m = cell(run->sp, (size_t)j, "mean_ns");
+		n = cell(run->sp, (size_t)j, "instances");
+		if (!isnan(n) && !isnan(cell(st, i, "instances")) &&
+		    n != cell(st, i, "instances"))
+			lp_die_at(LP_EXIT_DATA, run->sp->path, run->sp->line[j],
+			    0, "stage \"%s\": %.0f instances in the untraced "
+			    "timing run but %.0f in the capture (%s): not the same "
+			    "workload, or not run the same way", text(st, i,
+			    "stage"), n, cell(st, i, "instances"), st->path);
+		if (isnan(m) || isnan(n)) {	/* no wall time untraced */
+			static const char *const wc[] = { "wall_total_ns",
+			    "wall_mean_ns", "wall_median_ns", "busy_pct" };
+			size_t c;
+
+			for (c = 0; c < 4; c++)
+				set_cell(st, i, wc[c], "n/a because the untraced "
+				    "timing run has no instance of the stage "
+				    "(steps.tsv)", 0);
+			continue;
+		}
+		set_cell(st, i, "wall_total_ns", "%.1f", m * n);
+		set_cell(st, i, "wall_mean_ns", "%.1f", m);
+		set_cell(st, i, "wall_median_ns", "%.1f", cell(run->sp,
+		    (size_t)j, "median_ns"));
+		if (k > m * n)
+			set_cell(st, i, "busy_pct", "n/a because the capture's "
+			    "kernels take longer than the stage untraced", 0);
+		else
+			set_cell(st, i, "busy_pct", "%.17g", 100 * k / (m * n));
 	}
 }
 
@@ -265,7 +333,7 @@ static void
 apply_rules(const struct run *run, size_t maxk, int imported)
 {
 	if (run->st)
-		launch_bound(run->st, run->hs, run->sp);
+		launch_bound(run->st, run->hs, run->sp, run->ut);
 	if (run->sp)
 		warmup(run->sp, run->st, run->hs);
 	if (run->rf)
@@ -425,6 +493,7 @@ main(int argc, char **argv)
 	if (optind == argc)
 		lp_usage(synopsis);
 	load_run(&run, argv + optind, (size_t)(argc - optind));
+	untraced_walls(&run);
 	apply_rules(&run, (size_t)maxk, imported);
 	lp_qsort(fs, nf, sizeof *fs, by_save);
 	emit_meta(host_split);

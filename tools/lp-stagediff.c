@@ -36,6 +36,7 @@ struct run {
 	char *gpu;
 	double mfu[3], mbu[3];	/* steady (else mean) per known stage */
 	double steps;		/* decode steps per decode_all; NAN unknown */
+	int untraced;		/* its steps.tsv is the untraced run's */
 };
 
 static const char *const known[] = { "prefill", "decode_all", "decode_step" };
@@ -69,10 +70,13 @@ load(struct run *r, char *const *f)
 {
 	const struct lp_stagerow *all, *step;
 	struct lp_peaks pk;
+	size_t k;
 
 	memset(r, 0, sizeof *r);
 	r->f = f;
 	r->n = lp_stagetab_load(f[F_STAGES], f[F_STEPS], &r->st);
+	for (k = 0; k < r->n; k++)
+		r->untraced |= r->st[k].untraced;
 	r->env = lp_yaml_load_path(f[F_ENV]);
 	r->inputs = lp_yaml_load_path(f[F_INPUTS]);
 	lp_peaks_read(&pk, f[F_GPU]);
@@ -311,6 +315,9 @@ emit_meta(const struct run *a, const struct run *b, const struct what *w,
 
 	lp_tab_meta(out, "title", "Stages, Before and After");
 	lp_tab_meta(out, "tool", "lp-stagediff");
+	lp_tab_meta(out, "timing", "%s", a->untraced ? "untraced (both runs' "
+	    "steps timed without the tracer)" : "traced (both runs' steps "
+	    "the captures', their overhead included)");
 	lp_tab_meta(out, "source", "before: %s, %s, %s, %s, %s, %s, %s; after: "
 	    "%s, %s, %s, %s, %s, %s, %s", a->f[0], a->f[1], a->f[2], a->f[3],
 	    a->f[4], a->f[5], a->f[6], b->f[0], b->f[1], b->f[2], b->f[3],
@@ -480,6 +487,17 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	load(&a, argv + optind);
 	load(&b, argv + optind + F_N);
+	/* an untraced step against a traced one would read the capture's
+	 * overhead as a change */
+	if (a.untraced != b.untraced)
+		lp_die(LP_EXIT_DATA, "cannot compare: the steps of %s are %s, "
+		    "those of %s %s; the capture's overhead would read as a "
+		    "change. Compare two live runs (each timed untraced) or "
+		    "two imports (each traced)", a.f[F_STEPS], a.untraced ?
+		    "untraced (a live run)" : "traced (an import: the "
+		    "capture's overhead included)", b.f[F_STEPS], b.untraced ?
+		    "untraced (a live run)" : "traced (an import: the "
+		    "capture's overhead included)");
 	describe(w, &a, &b);
 	steps_differ = !isnan(a.steps) && !isnan(b.steps) && a.steps != b.steps;
 	emit_meta(&a, &b, w, steps_differ);

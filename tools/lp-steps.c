@@ -16,7 +16,7 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-steps -c config.yaml [-i inputs.yaml] [-w ratio] [nvtx_pushpop_trace.csv]";
+    "lp-steps [-u] -c config.yaml [-i inputs.yaml] [-w ratio] [nvtx_pushpop_trace.csv]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -102,6 +102,8 @@ static const struct lp_col cols[] = {
 	{ "steady_p75_ns", "Rest p75 (ms)", "ms" },
 	{ "tokens_per_s", "Tokens/s", "num1" },
 	{ "tokens_basis", "Tokens/s from", "text" },
+	{ "mean_ns", "Mean, all instances (ms)", "ms" },
+	{ "median_ns", "Median, all instances (ms)", "ms" },
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -143,14 +145,21 @@ decode_steps(struct st *t)
 	return steps;
 }
 
+/* untraced: the trace is the untraced timing run's (-u), whose times are
+ * the workload's own; else the traced capture's, overhead included.  The
+ * "# timing:" line says which, for the tools that read the table. */
 static void
-emit_meta(const char *tpath, const char *ipath, double ratio)
+emit_meta(const char *tpath, const char *ipath, double ratio, int untraced)
 {
-	lp_tab_meta(out, "title", "Steady State and Warm-up");
+	lp_tab_meta(out, "title", untraced ? "Steady State and Warm-up, "
+	    "Untraced" : "Steady State and Warm-up");
 	lp_tab_meta(out, "tool", "lp-steps");
+	lp_tab_meta(out, "timing", "%s", untraced ? "untraced" : "traced");
 	lp_tab_meta(out, "source", "wall time of every instance of each "
-	    "NVTX range from nsys nvtx_pushpop_trace (%s)%s%s", tpath ? tpath :
-	    "missing", ipath ? "; batch from " : "", ipath ? ipath : "");
+	    "NVTX range from nsys nvtx_pushpop_trace (%s)%s%s%s", tpath ? tpath :
+	    "missing", untraced ? ", the untraced timing run: the workload "
+	    "under nsys --trace=nvtx alone, no CUDA trace (its own times)" :
+	    "", ipath ? "; batch from " : "", ipath ? ipath : "");
 	lp_tab_meta(out, "note", "Warm-up: the first instance took more "
 	    "than %g times the median of the others. Steady state = that "
 	    "median. Tokens/s = batch / steady-state step (decode_step), or "
@@ -231,6 +240,32 @@ emit_tokens(struct lp_row *r, const struct stage *g, const struct lp_model *m,
 		lp_row_na(r, "the model config gives no decode_tokens");
 }
 
+/* The mean of all instances, first ones included. */
+static double
+mean_of(const struct stage *g)
+{
+	double tot = 0;
+	size_t k;
+
+	for (k = 0; k < g->n; k++)
+		tot += g->in[k].dur;
+	return tot / (double)g->n;
+}
+
+/* The median of all instances. */
+static double
+median_of(const struct stage *g)
+{
+	double *v = lp_xcalloc(g->n + 1, sizeof *v), med;
+	size_t k;
+
+	for (k = 0; k < g->n; k++)
+		v[k] = g->in[k].dur;
+	med = lp_median(v, g->n);
+	free(v);
+	return med;
+}
+
 static void
 emit_stage(struct lp_row *r, struct stage *g, int have_trace,
     const struct lp_model *m, double steps, double ratio)
@@ -253,6 +288,10 @@ emit_stage(struct lp_row *r, struct stage *g, int have_trace,
 		lp_row_num(r, f, 1);
 		emit_spread(r, f, rest, nr, nf, ratio);
 		emit_tokens(r, g, m, steps, rest, nr, nf);
+		while (r->n < NCOLS - 2)
+			lp_row_text(r, "n/a");
+		lp_row_num(r, mean_of(g), 1);
+		lp_row_num(r, median_of(g), 1);
 		free(first);
 		free(rest);
 	}
@@ -287,17 +326,18 @@ main(int argc, char **argv)
 	struct lp_row r = { 0 };
 	double ratio = 1.5, steps;
 	size_t i;
-	int c;
+	int c, untraced = 0;
 
 	lp_init(argv[0]);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hi:w:")) != -1) {
+	while ((c = getopt(argc, argv, "c:hi:uw:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'i': ipath = optarg; break;
+		case 'u': untraced = 1; break;
 		case 'w':
 			ratio = lp_strtoratio(optarg, "-w");
 			break;
@@ -317,7 +357,7 @@ main(int argc, char **argv)
 		    cols_in, 4, trace_row, &t);
 
 	steps = decode_steps(&t);
-	emit_meta(tpath, ipath, ratio);
+	emit_meta(tpath, ipath, ratio, untraced);
 	lp_tab_meta(out, "key", "stage");
 	lp_tab_header(out, cols, NCOLS);
 	for (i = 0; i < t.n; i++)

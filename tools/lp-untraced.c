@@ -95,6 +95,23 @@ take_row(const struct lp_tsv *t, const int *c, struct side *s)
 		s->na = reason(lp_tsv_get(t, c[2]));
 }
 
+/* Each table of its run: the capture's says "# timing: traced", the
+ * untraced timing run's "untraced" (lp-steps -u). */
+static void
+timing(const struct lp_tsv *t, const char *path, int side)
+{
+	const char *tm = lp_tsv_comment(t, "timing"), *want = side == UN ?
+	    "untraced" : "traced";
+
+	if (!tm || strcmp(tm, want))
+		lp_die_at(LP_EXIT_DATA, path, 1, 0, "the %s table must be "
+		    "lp-steps%s of the %s (\"# timing: %s\"), not %s%s%s",
+		    side == UN ? "second" : "first", side == UN ? " -u" : "",
+		    side == UN ? "untraced timing run" : "traced capture", want,
+		    tm ? "\"# timing: " : "a table without \"# timing:\"",
+		    tm ? tm : "", tm ? "\"" : "");
+}
+
 static void
 load(const char *path, int side)
 {
@@ -106,6 +123,7 @@ load(const char *path, int side)
 	size_t i;
 
 	lp_tab_expect(&t, "lp-steps");
+	timing(&t, path, side);
 	for (i = 0; i < 7; i++)
 		c[i] = lp_csv_need(&t.hdr, need[i], "lp-steps output");
 	lp_tab_key(&t, "stage");

@@ -22,7 +22,7 @@
 
 static const char synopsis[] = "lp-waterfall [-F figure] [-b dram_bw.tsv] "
     "-g gpu.tsv -i inputs.yaml -s stages.tsv -t steps.tsv [-H hostside.tsv] "
-    "[-o operators.tsv -c operators.yaml]";
+    "[-u untraced.tsv] [-o operators.tsv -c operators.yaml]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 static struct lp_ops oc;	/* -c: which classes do the floor's work */
@@ -55,6 +55,8 @@ static size_t nwp;
 static double stepv[NST];	/* each stage's step, 0 before it is known */
 static char *why[NST];		/* why a stage has no parts, or NULL */
 static struct lp_sb floors;	/* what each stage's floor is */
+static int untraced;		/* the steps are the untraced run's */
+static struct lp_sb over;	/* what the capture added (-u), said */
 
 /* operators.tsv: GPU time per operator class in the profiled stage. */
 struct opclass {
@@ -398,12 +400,56 @@ stages(const struct lp_perf *p, const char *hpath, const struct opclass *ops,
 			    floors.len ? ", " : "", s->stage, (decode ? bytes :
 			    w) / 1e6, decode ? " (weights, KV cache)" : "",
 			    bw / 1e12);
-		stage_parts(st, step, decode ? "steps.tsv" : "stages.tsv", kern,
+		untraced |= s->untraced;
+		if (s->untraced && kern > step)
+			lp_sb_printf(&over, "%s%s: the capture's kernel time a "
+			    "step (%.3f ms) exceeds the untraced step (%.3f ms): "
+			    "the tracer lengthened kernels, so the kernel parts "
+			    "exceed the step and its idle time reads 0",
+			    over.len ? "; " : "", s->stage, kern / 1e6,
+			    step / 1e6);
+		stage_parts(st, step, decode || s->untraced ? "steps.tsv" :
+		    "stages.tsv", kern,
 		    isfinite(h.kern) ? "hostside.tsv" : "stages.tsv",
 		    floor_f > floor_b ? floor_f : floor_b, decode ? ops : NULL,
 		    decode ? nops : 0, optotal, &h);
 	}
 
+}
+
+/* What the capture added to each stage's step, from untraced.tsv, in a
+ * sentence: it is beside the parts, not one of them. */
+static void
+overhead_read(const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-untraced");
+	int cs, cc, ct, cu;
+	struct lp_sb b = { 0 };
+	double d, tr, un;
+	int st;
+
+	lp_tab_expect(&t, "lp-untraced");
+	cs = lp_csv_need(&t.hdr, "stage", "lp-untraced output");
+	cc = lp_csv_need(&t.hdr, "change_ns", "lp-untraced output");
+	ct = lp_csv_need(&t.hdr, "traced_ns", "lp-untraced output");
+	cu = lp_csv_need(&t.hdr, "untraced_ns", "lp-untraced output");
+	while (lp_tab_next(&t))
+		for (st = 0; st < NST; st++)
+			if (!strcmp(lp_tsv_get(&t, cs), stname[st]) &&
+			    lp_tab_num(&t, cc, &d) && lp_tab_num(&t, ct, &tr) &&
+			    lp_tab_num(&t, cu, &un))
+				lp_sb_printf(&b, "%s%s %+.3f ms (%.3f ms traced, "
+				    "%.3f ms untraced)", b.len ? ", " : "",
+				    stname[st], d / 1e6, tr / 1e6, un / 1e6);
+	lp_tsv_close(&t);
+	fclose(fp);
+	if (b.len)
+		lp_sb_printf(&over, "%sCapture overhead, beside the parts and "
+		    "not in them: %s (%s; below 0: the workload's run-to-run "
+		    "spread, not an overhead)", over.len ? "; " : "",
+		    lp_sb_str(&b), path);
+	lp_sb_free(&b);
 }
 
 /* The table's # lines: its sources, how its parts add up, the figure. */
@@ -415,13 +461,21 @@ emit_meta(const struct lp_perf *p, const char *hpath, const char *opath,
 	lp_tab_meta(out, "tool", "lp-waterfall");
 	lp_tab_meta(out, "source", "step times from %s (decode_step: its "
 	    "steady state, the median instance after the first) and %s "
-	    "(prefill: its mean); kernel time per step from %s%s; the floor "
+	    "(prefill: its mean)%s; kernel time per step from %s%s; the floor "
 	    "from the model config in %s and the peaks in %s%s%s", p->tpath,
-	    p->spath, hpath ? hpath : p->spath, hpath ?
+	    untraced ? p->tpath : p->spath, untraced ? ", both the untraced "
+	    "timing run's (the workload's own times)" : "", hpath ? hpath :
+	    p->spath, hpath ?
 	    " (the steady instances' mean)" : "", p->ipath, p->gpath,
 	    nops ? "; operator classes from " : "", nops ? opath : "");
 	lp_tab_meta(out, "note", "Parts add up to the step (lp-waterfall(1))%s"
-	    "%s.", floors.len ? "; floor: " : "", lp_sb_str(&floors));
+	    "%s.%s", floors.len ? "; floor: " : "", lp_sb_str(&floors),
+	    untraced && hpath ? " GPU idle = the untraced step less the "
+	    "capture's kernel time (the tracer lengthens host calls, not "
+	    "kernels), split by host activity in the capture's proportions." :
+	    "");
+	if (over.len)
+		lp_tab_meta(out, "note", "%s.", lp_sb_str(&over));
 	if (bwm.path)
 		lp_bwmeas_meta(out, &p->pk, &bwm, "the floor is at it", 1);
 	if (fig && (stepv[0] > 0 || stepv[1] > 0))	/* something to draw */
@@ -433,6 +487,7 @@ main(int argc, char **argv)
 {
 	struct lp_perf p;
 	const char *hpath = NULL, *opath = NULL, *fig = NULL, *cpath = NULL;
+	const char *upath = NULL;
 	struct opclass *ops;
 	double optotal;
 	size_t nops, i;
@@ -440,7 +495,7 @@ main(int argc, char **argv)
 
 	lp_init(argv[0]);
 	memset(&p, 0, sizeof p);
-	while ((c = getopt(argc, argv, "F:H:b:c:g:hi:o:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "F:H:b:c:g:hi:o:s:t:u:")) != -1) {
 		switch (c) {
 		case 'F': fig = optarg; break;
 		case 'b': lp_bwmeas_read(&bwm, optarg); break;
@@ -454,6 +509,7 @@ main(int argc, char **argv)
 		case 'o': opath = optarg; break;
 		case 's': p.spath = optarg; break;
 		case 't': p.tpath = optarg; break;
+		case 'u': upath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
@@ -466,10 +522,13 @@ main(int argc, char **argv)
 	if (cpath)
 		lp_ops_load(&oc, cpath);
 	stages(&p, hpath, ops, nops, optotal);
+	if (upath)
+		overhead_read(upath);
 	emit_meta(&p, hpath, opath, nops, fig);
 	lp_tab_header(out, cols, NCOLS);
 	emit();
 	lp_sb_free(&floors);
+	lp_sb_free(&over);
 	for (i = 0; i < nops; i++)
 		free(ops[i].name);
 	free(ops);

@@ -73,8 +73,19 @@ struct lp_stagerow {
 	int in_steps;		/* rows of steps.tsv read for it */
 	double procs;		/* processes (ranks) of the run: 1, or N */
 	int warmup;
+	/* steps.tsv is the untraced timing run's ("# timing: untraced"):
+	 * total, mean and busy are the untraced wall time's, kernel and
+	 * launches still the capture's; min and max unknown */
+	int untraced;
+	const char *busy_why;	/* why busy is NAN (static), or NULL */
 };
-/* Either path may be NULL.  Returns the row count; caller frees. */
+/* Either path may be NULL.  Returns the row count; caller frees.  Where
+ * steps.tsv is the untraced timing run's, its wall times replace the
+ * capture's: a stage's mean and total are the untraced ones and GPU busy
+ * is the capture's kernel time over the untraced wall time (the tracer
+ * lengthens host calls, not kernels; where the kernels outlast the
+ * untraced wall time busy is NAN and busy_why says so).  A stage counted
+ * with other instances in each table dies naming both. */
 size_t lp_stagetab_load(const char *stages, const char *steps,
     struct lp_stagerow **rows);
 const struct lp_stagerow *lp_stagetab_get(const struct lp_stagerow *rows,

@@ -41,6 +41,35 @@ cell(const struct lp_tsv *t, const char *col)
 	return c >= 0 && lp_tab_num(t, c, &v) ? v : NAN;
 }
 
+/* r's wall times from the untraced steps.tsv's row at t: mean and total
+ * untraced, busy the capture's kernels over them. */
+static void
+untraced_wall(struct lp_stagerow *r, const struct lp_tsv *t,
+    const char *stages, const char *steps)
+{
+	double n = cell(t, "instances"), mean = cell(t, "mean_ns");
+
+	r->untraced = 1;
+	if (!isnan(r->inst) && !isnan(n) && n != r->inst)
+		lp_die_at(LP_EXIT_DATA, steps, t->line, lp_csv_col(&t->hdr,
+		    "instances") + 1, "stage \"%s\": %.0f instances in the "
+		    "untraced timing run but %.0f in the capture (%s): not the "
+		    "same workload, or not run the same way", r->stage, n,
+		    r->inst, stages ? stages : "-");
+	r->min = r->max = NAN;
+	r->median = cell(t, "median_ns");
+	r->mean = mean;
+	r->total = mean * n;
+	r->busy = NAN;
+	if (!(r->total > 0) || isnan(r->kernel))
+		return;
+	if (r->kernel > r->total)
+		r->busy_why = "the capture's kernels take longer than the "
+		    "stage untraced (the tracer lengthened them)";
+	else
+		r->busy = 100 * r->kernel / r->total;
+}
+
 size_t
 lp_stagetab_load(const char *stages, const char *steps,
     struct lp_stagerow **rows)
@@ -86,8 +115,13 @@ lp_stagetab_load(const char *stages, const char *steps,
 		fclose(fp);
 	}
 	if (steps) {
+		const char *tm;
+		int untraced;
+
 		fp = lp_tab_open(&t, steps, "lp-steps, make RUN=... steps.tsv");
 		lp_tab_expect(&t, "lp-steps");
+		tm = lp_tsv_comment(&t, "timing");
+		untraced = tm && !strcmp(tm, "untraced");
 		cs = lp_csv_need(&t.hdr, "stage", "lp-steps output");
 		lp_csv_need(&t.hdr, "steady_ns", "lp-steps output");
 		while (lp_tab_next(&t)) {
@@ -105,6 +139,8 @@ lp_stagetab_load(const char *stages, const char *steps,
 			r->steady_p75 = cell(&t, "steady_p75_ns");
 			r->tokens_per_s = cell(&t, "tokens_per_s");
 			r->warmup = w >= 0 && !strcmp(lp_tsv_get(&t, w), "yes");
+			if (untraced)
+				untraced_wall(r, &t, stages, steps);
 			if (isnan(r->inst))
 				r->inst = cell(&t, "instances");
 		}

@@ -67,8 +67,9 @@ void headline(struct lp_sb *b, const char *finding);
 /* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,
  * row r); NAN when not known. */
 double graph_pct(const struct tab *hs, size_t r);
+/* ut: untraced.tsv (what the capture added to each stage), or NULL. */
 void launch_bound(const struct tab *s, const struct tab *hs,
-    const struct tab *sp);
+    const struct tab *sp, const struct tab *ut);
 void warmup(const struct tab *t, const struct tab *s, const struct tab *hs);
 /* kernels.c */
 void kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,

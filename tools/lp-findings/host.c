@@ -57,6 +57,12 @@ struct host {
 	 * it, and what the launch-bound or graph-bound one is: the rest */
 	double avail, load, sync, bound, widle, wexcess;
 	int capped;
+	/* steps.tsv is the untraced timing run's: the idle time above is
+	 * the untraced step's; added: what the capture added to the steady
+	 * instance (untraced.tsv), NAN if not known */
+	int untraced;
+	double added;
+	double sidle;	/* the steady step's idle untraced, as the waterfall's */
 };
 
 /* Rule module-loading: a tenth or more of the stage's idle GPU time in
@@ -168,6 +174,25 @@ saving_said(struct lp_sb *b, const struct host *h)
 		lp_sb_adds(b, "; nothing is left");
 }
 
+/* Where the steps are the untraced run's: the host times of the evidence
+ * are the traced capture's, the saving the untraced step's idle time. */
+static void
+traced_said(struct lp_sb *b, const struct host *h)
+{
+	if (!h->untraced)
+		return;
+	lp_sb_adds(b, ". The host times here are the traced capture's");
+	if (!isnan(h->added))
+		lp_sb_printf(b, ", which added %.3f ms to the %s (untraced.tsv)",
+		    ms(h->added), h->steady ? "steady instance" : "stage's "
+		    "instance");
+	lp_sb_adds(b, ": the saving is out of the untraced step's idle time "
+	    "(steps.tsv), never the capture's. A launch call's own time "
+	    "untraced is not known: nsys times CUDA calls only while it traces "
+	    "them, and tracing lengthens them (node tracing most, per graph "
+	    "launch)");
+}
+
 /* Rule launch-bound from the host side: where the host time goes decides
  * the advice; the saving is h->bound, the idle time the other two
  * findings leave. */
@@ -208,6 +233,7 @@ host_launch(const struct host *h, double busy)
 	at_stage(x, h->stage, 0);
 	x->pool = h->avail - h->load;
 	saving_said(&e, h);
+	traced_said(&e, h);
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s, %.3g%% of "
 	    "it in CUDA API calls (launch %.3f ms, synchronisation %.3f ms, copy "
 	    "and set %.3f ms, module loading %.3f ms, other %.3f ms per "
@@ -242,6 +268,44 @@ graphed_stage(const struct tab *hs, const char *stage)
 	return hs && host_rows(hs, stage, &a, &b) && graph_pct(hs, (size_t)a) >= 50;
 }
 
+/* The graph-bound advice's last sentence points at the workload timed
+ * alone; where the steps are the untraced run's, they are that already. */
+static void
+untraced_next(struct f *x, const struct host *h)
+{
+	char *p;
+	struct lp_sb b = { 0 };
+
+	if (!h->untraced || !(p = strstr(x->next, " nsys's node tracing")))
+		return;
+	lp_sb_addn(&b, x->next, (size_t)(p - x->next));
+	lp_sb_adds(&b, " The step here is timed untraced (steps.tsv): what "
+	    "nsys's tracing adds to each graph launch is not in it "
+	    "(untraced.tsv says how much it added).");
+	free(x->next);
+	x->next = lp_xstrdup(lp_sb_str(&b));
+	lp_sb_free(&b);
+}
+
+/* What the GPU waits for between replays, per instance, a sentence: the
+ * traced launch calls and host work; where the steps are untraced, the
+ * untraced idle time first, since tracing lengthens those calls. */
+static const char *
+waits(struct lp_sb *b, const struct host *h, double launch, double own)
+{
+	if (h->untraced && !isnan(h->sidle))
+		lp_sb_printf(b, "between replays the GPU idles %.3f ms a "
+		    "steady step untraced (steps.tsv); in the traced capture, "
+		    "which lengthens them, %.3f ms an instance in the graph "
+		    "launch calls and %.3f ms in the host's own work.",
+		    ms(h->sidle), ms(launch), ms(own));
+	else
+		lp_sb_printf(b, "between replays the GPU waits %.3f ms an "
+		    "instance in the graph launch calls and %.3f ms in the "
+		    "host's own work.", ms(launch), ms(own));
+	return lp_sb_str(b);
+}
+
 /* Rule graph-bound: the stage's kernels run from CUDA graphs, yet the GPU
  * idles.  No graph advice (it has them): what bounds it per instance, the
  * graph launch calls, the host's own work between replays and the time
@@ -256,7 +320,7 @@ graph_bound(const struct host *h, double busy)
 	double blocked = cell(hs, r, "blocked_ns") / n;
 	double kern = cell(hs, r, "kernel_per_inst_ns");
 	double own, gl = cell(hs, r, "graph_launches") / n;
-	struct lp_sb e = { 0 };
+	struct lp_sb e = { 0 }, w = { 0 };
 	struct f *x;
 
 	if (isnan(blocked))
@@ -275,9 +339,8 @@ graph_bound(const struct host *h, double busy)
 		    "alone.tsv) shows the step without it.",
 		    "%s runs %.3g%% of its kernel time from CUDA graphs and keeps "
 		    "the GPU busy %.3g%% of its wall time: its kernels bound it; "
-		    "between replays the GPU waits %.3f ms an instance in the "
-		    "graph launch calls and %.3f ms in the host's own work.",
-		    h->stage, graph_pct(hs, r), busy, ms(launch), ms(own));
+		    "%s", h->stage, graph_pct(hs, r), busy, waits(&w, h, launch,
+		    own));
 	else
 		x = add("graph-bound", bound, hs->path, launch >= own ?
 		    "The stage is graphed already: the host's cudaGraphLaunch is what "
@@ -296,12 +359,13 @@ graph_bound(const struct host *h, double busy)
 		    "the step in the graph.",
 		    "%s runs %.3g%% of its kernel time from CUDA graphs, yet keeps the "
 		    "GPU busy only %.3g%% of its wall time: the GPU waits for the host "
-		    "between graph replays, %.3f ms an instance in the graph launch "
-		    "calls and %.3f ms in the host's own work.", h->stage, graph_pct(hs,
-		    r), busy, ms(launch), ms(own));
+		    "between graph replays; %s", h->stage, graph_pct(hs, r), busy,
+		    waits(&w, h, launch, own));
 	at_stage(x, h->stage, 0);
 	x->pool = h->avail - h->load;
+	untraced_next(x, h);
 	saving_said(&e, h);
+	traced_said(&e, h);
 	ev(x, "%s: %.3f ms wall per instance over %.0f instance%s: %.3f ms of "
 	    "kernels, %.2f graph launches (%.3f ms in launch calls), first "
 	    "kernel %.1f us after the graph launch call starts (p50); the host "
@@ -311,6 +375,7 @@ graph_bound(const struct host *h, double busy)
 	    "graph_lat_p50_ns") / 1e3, ms(blocked), text(hs, r, "sync_calls"),
 	    ms(own), lp_sb_str(&e));
 	lp_sb_free(&e);
+	lp_sb_free(&w);
 }
 
 /* The warmest steady state of the run (hostside.tsv's STAGE:steady rows):
@@ -421,7 +486,7 @@ cold_call(const struct host *h)
  */
 static int
 host_side(const struct tab *s, size_t i, const struct tab *hs,
-    const struct tab *sp)
+    const struct tab *sp, const struct tab *ut)
 {
 	const char *stage = text(s, i, "stage");
 	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
@@ -443,10 +508,29 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 	 * warm-up finding speaks for the first */
 	h.sc = h.warm && h.steady && h.rinst > 0 ? h.inst / h.rinst : 1;
 	kr = cell(hs, h.warm && h.steady ? h.r : h.a, "kernel_ns");
-	if (h.warm && h.steady && !isnan(kr))
+	h.untraced = sp && lp_tsv_comment(&sp->t, "timing") &&
+	    !strcmp(lp_tsv_comment(&sp->t, "timing"), "untraced");
+	h.added = NAN;
+	if (ut && row_of(ut, "stage", stage) >= 0)
+		h.added = cell(ut, (size_t)row_of(ut, "stage", stage),
+		    "change_ns");
+	h.sidle = NAN;
+	if (h.untraced && h.steady)
+		h.sidle = cell(sp, (size_t)row_of(sp, "stage", stage),
+		    "steady_ns") - cell(hs, h.r, "kernel_per_inst_ns");
+	if (h.sidle < 0)
+		h.sidle = 0;
+	/* untraced: the steady instances as the untraced run times them
+	 * (its median), less the capture's kernels */
+	if (h.warm && h.steady && !isnan(kr) && h.untraced)
+		h.idle = (cell(sp, (size_t)row_of(sp, "stage", stage),
+		    "steady_ns") * h.rinst - kr) * h.sc;
+	else if (h.warm && h.steady && !isnan(kr))
 		h.idle = (cell(hs, h.r, "wall_ns") - kr) * h.sc;
 	else
 		h.idle = wall - k;
+	if (!(h.idle > 0))
+		h.idle = 0;
 	h.avail = h.idle;
 	h.capped = 0;
 	h.widle = wall - k;
@@ -613,7 +697,8 @@ plain_launch(const struct tab *s, size_t i, double warm)
 
 /* Rule launch-bound: a stage whose GPU is mostly idle. */
 void
-launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
+launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp,
+    const struct tab *ut)
 {
 	double seen_k = -1, seen_l = -1;
 	size_t i, j;
@@ -643,7 +728,7 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp)
 			if (cell(s, j, "instances") > cell(s, best, "instances") &&
 			    host_rows(hs, text(s, j, "stage"), &a, &b))
 				best = j;
-		if (hs && host_side(s, best, hs, sp)) {
+		if (hs && host_side(s, best, hs, sp, ut)) {
 			host_split = 1;
 			continue;
 		}
