@@ -189,7 +189,14 @@ $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # nsys stats writes one CSV a report into a scratch folder; the reports lp
-# needs must all be there before any is moved into place.
+# needs must all be there before any is moved into place.  A capture
+# without NVTX or kernel data (nsys stats: "does not contain ... data",
+# an empty CSV) is refused here with its likely cause, before any table.
+LP_EMPTY_CAPTURE = the capture holds no $$d data (nsys stats: \"does not contain $$d data\"; log: $(R)/nsys/stats.log.failed): \
+  nothing of the workload was traced there. A model run in a process forked without exec (Python multiprocessing \"fork\", an engine core) \
+  is not traced by nsys, and with --trace-fork-before-exec=true nsys 2025.3.1 still recorded none of its CUDA work (lp(7): forked workers). \
+  Start such a worker with spawn (multiprocessing.set_start_method(\"spawn\"), or the engine's own setting) and re-run make; \
+  else check that the workload pushes the stages' ranges inside the capture (make RUN=$(RUN) config.yaml: stages, nsys_cli.capture_range)
 $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
 		| $(LP_BIN)/lp-tracesort
 	$(LP_SAY)
@@ -197,6 +204,8 @@ $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite
 	$(Q)rm -rf $(R)/nsys/stats.tmp && mkdir -p $(R)/nsys/stats.tmp
 	$(Q)$(LP_T0) sh $(R)/nsys/stats.cmd > $(R)/nsys/stats.tmp/log 2>&1 || { cat $(R)/nsys/stats.tmp/log >&2; exit 1; }; \
 	$(call lp_took,nsys stats,0,$(R)/nsys/stats.time)
+	$(Q)for d in "NV Tools Extension (NVTX)" "CUDA kernel"; do ! grep -q "does not contain $$d data" $(R)/nsys/stats.tmp/log || \
+	  { mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log.failed; echo "lp: $(LP_EMPTY_CAPTURE)" >&2; exit 1; }; done
 	$(Q)for r in $(LP_NSYS_NEEDED); do [ -f $(R)/nsys/stats.tmp/report_$$r.csv ] || \
 	  { grep -i -e skip -e error $(R)/nsys/stats.tmp/log >&2; echo "lp: nsys stats wrote no $$r report (log: $(R)/nsys/stats.log)" >&2; \
 	    mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log.failed; exit 1; }; done

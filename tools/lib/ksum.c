@@ -324,7 +324,8 @@ lp_ksum_read(struct lp_ksum *ks, FILE *fp, const char *file, const char *range,
 	r.ranges = lp_map_new();
 	lp_csv_read(fp, file, row, NULL, &r);
 	if (!r.have_hdr && !r.pre.len)
-		lp_die_at(LP_EXIT_DATA, file, 0, 0, "empty input");
+		lp_die_at(LP_EXIT_DATA, file, 0, 0, "%s (an nsys kernel "
+		    "summary)", LP_EMPTY_REPORT);
 	if (!r.have_hdr)
 		lp_die_at(LP_EXIT_DATA, file, r.last, 0, "no header with a \"Total Time\" "
 		    "column: not an nsys kernel summary (it begins \"%.80s\")",

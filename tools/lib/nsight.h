@@ -175,6 +175,13 @@ struct lp_mdef {
 	const char *name;
 	enum lp_dim dim;
 };
+/* Why a report's CSV is empty, for the reader that meets one: nsys stats
+ * writes an empty file ("PROCESSED (EMPTY RESULTS)") for a report the
+ * capture holds no data of. */
+#define LP_EMPTY_REPORT "empty: nsys stats writes an empty file for a " \
+    "report the capture holds no data of (\"does not contain ... data\" " \
+    "in its log): no NVTX range or no CUDA work was traced (a process " \
+    "forked without exec is not traced; lp(7): forked workers)"
 extern const struct lp_mdef lp_mdefs[];
 extern const size_t lp_nmdefs;
 struct lp_launch {

@@ -293,6 +293,9 @@ lp_rep_next(struct lp_rep_in *r)
 		r->rr.rec = &r->rec;
 		return &r->rr;
 	}
+	if (!r->have && !r->last && !strncmp(r->what, "nsys", 4))	/* empty */
+		lp_die_at(LP_EXIT_DATA, r->file, 0, 0, "%s (%s)", LP_EMPTY_REPORT,
+		    r->what);
 	if (!r->have)
 		lp_die_at(LP_EXIT_DATA, r->file, r->last, 0, "no header with a "
 		    "\"%s\" column (not %s)", r->cols[0] + (r->cols[0][0] == '?'),
