@@ -64,7 +64,9 @@ test_expect_success 'every real export ends with a newline, and is read' '
 			{ echo "no final newline: $f"; return 1; }
 	done &&
 	for f in "$FIX"/*/*cuda_gpu_kern_sum*.csv; do
-		lp-topn "$f" >/dev/null || return 1
+		# an empty one (h100-forked: a capture without kernels) is
+		# refused as empty (t0060)
+		test ! -s "$f" || lp-topn "$f" >/dev/null || return 1
 	done &&
 	lp-overlap -o "$C/operators.yaml" "$TP/tps_cuda_gpu_trace_mangled.csv" >/dev/null &&
 	lp-steps -c "$R/nsys/config.yaml" -i "$R/inputs.yaml" "$V2/torch_nvtx_pushpop_trace.csv" >/dev/null &&
