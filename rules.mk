@@ -17,7 +17,7 @@
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
 #   aggregates.tsv stages.tsv steps.tsv (live: untraced; nsys/steps.tsv the
 #   capture's) untraced.tsv
-#   hostside.tsv procs.tsv ranks.tsv
+#   hostside.tsv capture_audit.tsv procs.tsv ranks.tsv
 #   overlap.tsv mfu.tsv mbu.tsv gpumetrics.tsv (bwprobe.tsv) dram_bw.tsv
 #   roofline.tsv (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   details.md (lp-summary renders the tables), and the brief a person
@@ -40,7 +40,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv \
-	untraced.tsv
+	untraced.tsv capture_audit.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md bwprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
@@ -659,11 +659,22 @@ $(R)/profile_cost.tsv $(R)/alone.tsv:
 	@echo "lp: run $(RUN) imports exports: lp did not profile it, so it has no profiling cost to show" >&2; exit 1
 endif
 
+# What the capture holds, per process and stage (lp-audit): the launches
+# inside each process's own instances, a graphed decode's eager steps.
+# It fails closed on ranges around no launch, and the brief waits for it.
+# (An import without the API trace has nothing to audit beyond steps.tsv.)
+LP_AUDIT := $(if $(or $(LP_HAVE_STATS),$(and $(LP_IMP_nvtx_pushpop_trace),$(LP_IMP_cuda_api_trace))),$(R)/capture_audit.tsv)
+$(R)/capture_audit.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) $(call lp_rep,cuda_api_trace) \
+		$(LP_STATS_DONE) $(LP_BIN)/lp-audit
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-audit -c $(R)/nsys/config.yaml $(call lp_opt,-a,cuda_api_trace) \
+	  $(call lp_opt,-p,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
 # The summary renders the tables, in this order; it computes nothing.
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
-	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv) $(R)/hostside.tsv $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv) $(R)/hostside.tsv $(LP_AUDIT) $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(LP_GM) $(R)/dram_bw.tsv $(R)/waterfall.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
@@ -681,7 +692,7 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.t
 	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) \
-		$(R)/top_kernels.tsv $(LP_GM) $(LP_BIN)/lp-brief $(call lp_confkeys,stage) | $(R)/config.yaml
+		$(R)/top_kernels.tsv $(LP_GM) $(LP_BIN)/lp-brief $(call lp_confkeys,stage) | $(R)/config.yaml $(LP_AUDIT)
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) \
 	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
