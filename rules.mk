@@ -661,7 +661,8 @@ endif
 
 # What the capture holds, per process and stage (lp-audit): the launches
 # inside each process's own instances, a graphed decode's eager steps.
-# It fails closed on ranges around no launch, and the brief waits for it.
+# It fails closed on ranges around no launch; the brief's identity line
+# says what it found partial (lp-brief -A).
 # (An import without the API trace has nothing to audit beyond steps.tsv.)
 LP_AUDIT := $(if $(or $(LP_HAVE_STATS),$(and $(LP_IMP_nvtx_pushpop_trace),$(LP_IMP_cuda_api_trace))),$(R)/capture_audit.tsv)
 $(R)/capture_audit.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) $(call lp_rep,cuda_api_trace) \
@@ -692,9 +693,9 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.t
 	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) \
-		$(R)/top_kernels.tsv $(LP_GM) $(LP_BIN)/lp-brief $(call lp_confkeys,stage) | $(R)/config.yaml $(LP_AUDIT)
+		$(R)/top_kernels.tsv $(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) \
+	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) \
 	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 	$(LP_SAY)

@@ -79,8 +79,8 @@ test_expect_success 'without the CUDA API trace: instances, the rest n/a with th
 '
 
 test_expect_success 'live: capture_audit.tsv made after the capture, in details.md; the brief waits for it; make -q' '
-	mkdir -p u && tar xzf "$FIX/h100-untraced2/exports.tar.gz" -C u &&
-	LP_FAKE_NSYS=$PWD/u/g LP_FAKE_NSYS_UNTRACED=$PWD/u/g_untraced LP_FAKE_NCU_CSV=$PWD/u/g_ncu_raw.csv \
+	U=$TRASH/u && mkdir -p "$U" && tar xzf "$FIX/h100-untraced2/exports.tar.gz" -C "$U" &&
+	LP_FAKE_NSYS=$U/g LP_FAKE_NSYS_UNTRACED=$U/g_untraced LP_FAKE_NCU_CSV=$U/g_ncu_raw.csv \
 		PATH=$ROOT/tests/fake:$PATH lpmake RUN=g "WORK=sh tests/fake/workload.sh" MODEL=torch-decoder \
 		stakeholder_summary.md >out 2>&1 || { cat out; false; } &&
 	test_grep "^## What the Capture Holds" "$S2/g/details.md" &&
@@ -89,7 +89,24 @@ test_expect_success 'live: capture_audit.tsv made after the capture, in details.
 	rm "$S2/g/capture_audit.tsv" &&
 	PATH=$ROOT/tests/fake:$PATH lpmake -n RUN=g stakeholder_summary.md >n.out &&
 	grep -oE "^[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort >steps &&
-	printf "%s\n" lp-audit lp-summary >want && test_cmp want steps
+	printf "%s\n" lp-audit lp-brief lp-summary lp-summary >want && test_cmp want steps
+'
+
+test_expect_success 'live: a graphed decode with an eager step says so in the brief'"'"'s identity line' '
+	U=$TRASH/u && mkdir -p v && cp "$U"/* v/ &&
+	A "FNR == 1 { n = csv(\$0, h); col(h, n, c); next }
+		{ csv(\$0, x); if (x[c[\"Name\"]] == \":LLM@decode_step\" && ++i == 5) print x[c[\"Start (ns)\"]], x[c[\"End (ns)\"]] }" \
+		"$U/g_nvtx_pushpop_trace.csv" >win &&
+	read s e <win &&
+	awk -F, -v OFS=, -v s="$s" -v e="$e" "NR > 1 && \$3 ~ /^cudaGraphLaunch/ && \$1 >= s && \$1 < e {
+		\$3 = \"cudaLaunchKernel_v7000\"; print; next } { print }" "$U/g_cuda_api_trace.csv" >v/g_cuda_api_trace.csv &&
+	LP_FAKE_NSYS=$PWD/v/g LP_FAKE_NSYS_UNTRACED=$PWD/v/g_untraced LP_FAKE_NCU_CSV=$PWD/v/g_ncu_raw.csv \
+		PATH=$ROOT/tests/fake:$PATH lpmake RUN=ge "WORK=sh tests/fake/workload.sh" MODEL=torch-decoder \
+		stakeholder_summary.md >out 2>&1 || { cat out; false; } &&
+	grep "^# identity:" "$S2/ge/brief.tsv" >&2 &&
+	test_grep "^# identity: .*not counted here; partial capture: decode_step eager in 1 of 32 instances (process [0-9]*) (capture_audit.tsv)$" "$S2/ge/brief.tsv" &&
+	test $(grep -c "partial capture" "$S2/ge/stakeholder_summary.md") = 1 &&
+	! grep -q "partial capture" "$S2/g/brief.tsv"
 '
 
 test_done

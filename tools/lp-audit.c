@@ -234,9 +234,9 @@ emit_proc(struct lp_row *r, const struct stage *g, size_t i, size_t j,
 }
 
 /* The warning line: each process and stage with eager instances among
- * graphed ones. */
+ * graphed ones; short: the same in a few words, for the brief. */
 static void
-warnings(const struct audit *a, struct lp_sb *warn)
+warnings(const struct audit *a, struct lp_sb *warn, struct lp_sb *shrt)
 {
 	size_t i, j, k, ne;
 
@@ -254,6 +254,10 @@ warnings(const struct audit *a, struct lp_sb *warn)
 				    "eager launches there", warn->len ? "; " :
 				    "", g->name, g->in[j].pid, ne, k - j,
 				    lp_sb_str(&which));
+			if (ne)
+				lp_sb_printf(shrt, "%s%s eager in %zu of %zu "
+				    "instances (process %s)", shrt->len ? ", " :
+				    "", g->name, ne, k - j, g->in[j].pid);
 			lp_sb_free(&which);
 		}
 }
@@ -325,7 +329,7 @@ main(int argc, char **argv)
 	struct lp_ynode *cfg;
 	struct audit a = { 0 };
 	struct lp_row r = { 0 };
-	struct lp_sb warn = { 0 };
+	struct lp_sb warn = { 0 }, shrt = { 0 };
 	const char **names;
 	char **ranges;
 	size_t i, j, k;
@@ -385,9 +389,11 @@ main(int argc, char **argv)
 	if (apath)
 		lp_tab_meta(out, "outside", "%ld launch calls in no stage "
 		    "instance", a.outside);
-	warnings(&a, &warn);
-	if (warn.len)	/* a note, which every page shows */
+	warnings(&a, &warn, &shrt);
+	if (warn.len) {	/* a note, which every page shows */
 		lp_tab_meta(out, "note", "Warning: %s.", lp_sb_str(&warn));
+		lp_tab_meta(out, "partial", "%s", lp_sb_str(&shrt));
+	}
 	lp_tab_meta(out, "key", "pid stage");
 	lp_tab_header(out, cols, NCOLS);
 	for (i = 0; i < a.n; i++)
@@ -408,6 +414,7 @@ main(int argc, char **argv)
 	free(a.p);
 	lp_sb_free(&r.b);
 	lp_sb_free(&warn);
+	lp_sb_free(&shrt);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;

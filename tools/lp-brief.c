@@ -22,8 +22,8 @@
 #include "run.h"
 
 static const char synopsis[] = "lp-brief -c config.yaml -e environment.tsv "
-    "-s stages.tsv -t steps.tsv [-u untraced.tsv] [-b mbu.tsv] "
-    "[-G gpumetrics.tsv] [-k top_kernels.tsv] "
+    "-s stages.tsv -t steps.tsv [-u untraced.tsv] [-A capture_audit.tsv] "
+    "[-b mbu.tsv] [-G gpumetrics.tsv] [-k top_kernels.tsv] "
     "[-I image] [-L link]...";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
@@ -188,7 +188,7 @@ env_items(const char *path, const char *const *items, char **v, size_t n)
 
 struct opts {
 	const char *cpath, *epath, *spath, *tpath, *bpath, *kpath, *gpath;
-	const char *upath;
+	const char *upath, *apath;
 	const char *image;
 	const char **links;	/* -L, nlinks of them */
 	size_t nlinks;
@@ -206,6 +206,7 @@ struct in {
 	const char *busy_na;
 	int untraced;		/* steps.tsv is the untraced timing run's */
 	struct lp_sb over;	/* what the capture added, from -u */
+	char *partial;		/* what the audit found partial (-A), or NULL */
 	double gm[NGM];
 	struct lp_sb b;		/* step */
 };
@@ -268,6 +269,24 @@ overhead(const char *path, const char *stage, struct lp_sb *b)
 	fclose(fp);
 }
 
+/* capture_audit.tsv's "# partial:" line (steps of a graphed decode
+ * launched eagerly), or NULL. */
+static char *
+audit_partial(const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-audit");
+	const char *p;
+	char *v;
+
+	lp_tab_expect(&t, "lp-audit");
+	p = lp_tsv_comment(&t, "partial");
+	v = p ? lp_xstrdup(p) : NULL;
+	lp_tsv_close(&t);
+	fclose(fp);
+	return v;
+}
+
 static void
 read_inputs(struct opts *o, struct in *in)
 {
@@ -298,6 +317,8 @@ read_inputs(struct opts *o, struct in *in)
 		    in->tk, 4);
 	env_items(o->epath, envn, in->env, 3);
 	busy_of(o, in);
+	if (o->apath)
+		in->partial = audit_partial(o->apath);
 	if (o->upath)
 		overhead(o->upath, in->have_sp ? in->sp[0] : "decode_step",
 		    &in->over);
@@ -337,7 +358,7 @@ emit_meta(const struct opts *o, struct in *in)
 {
 	const char *stage = in->stage, *model = in->env[0], *gpu = in->env[1];
 	const char *work = in->env[2];
-	struct lp_sb v = { 0 };
+	struct lp_sb v = { 0 }, part = { 0 };
 	double busy;
 	size_t i;
 
@@ -379,17 +400,20 @@ emit_meta(const struct opts *o, struct in *in)
 	/* whose times the brief shows, said once: an import's are the
 	 * traced capture's, overhead included (never run untraced here); a
 	 * live run's the untraced timing run's, and what the capture added */
+	if (in->partial)	/* said at the end of the identity line */
+		lp_sb_printf(&part, "; partial capture: %s (capture_audit.tsv)",
+		    in->partial);
 	if (in->untraced)
 		lp_tab_meta(out, "identity", "%s on %s, %s, profiled live, "
-		    "timed untraced (the workload's own times): %s", model,
+		    "timed untraced (the workload's own times): %s%s", model,
 		    gpu, stage, in->over.len ? lp_sb_str(&in->over) :
-		    "what the capture added is in details.md");
+		    "what the capture added is in details.md", lp_sb_str(&part));
 	else
-		lp_tab_meta(out, "identity", "%s on %s, %s, %s", model, gpu,
+		lp_tab_meta(out, "identity", "%s on %s, %s, %s%s", model, gpu,
 		    stage, !strncmp(work, "imported", 8) ? "imported exports, "
 		    "whose numbers include the capture's overhead" : "profiled "
 		    "live, whose numbers are the traced capture's, overhead "
-		    "included");
+		    "included", lp_sb_str(&part));
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
 	    "from %s%s; GPU busy from %s%s; MBU from %s;%s%s%s top kernel from %s",
 	    o->tpath, in->untraced ? " (untraced)" : "", o->spath,
@@ -405,6 +429,7 @@ emit_meta(const struct opts *o, struct in *in)
 	if (o->image)
 		lp_tab_meta(out, "image", "%s", o->image);
 	lp_sb_free(&v);
+	lp_sb_free(&part);
 }
 
 /* The header and the one row of key numbers. */
@@ -481,6 +506,7 @@ free_inputs(struct in *in)
 		free(in->env[i]);
 	lp_sb_free(&in->b);
 	lp_sb_free(&in->over);
+	free(in->partial);
 	lp_yaml_free(in->cfg);
 }
 
@@ -492,8 +518,9 @@ main(int argc, char **argv)
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "G:I:L:b:c:e:hk:s:t:u:")) != -1) {
+	while ((c = getopt(argc, argv, "A:G:I:L:b:c:e:hk:s:t:u:")) != -1) {
 		switch (c) {
+		case 'A': o.apath = optarg; break;
 		case 'G': o.gpath = optarg; break;
 		case 'I': o.image = optarg; break;
 		case 'L':
