@@ -52,6 +52,7 @@ struct audit {
 	long outside;		/* launch calls inside no stage instance */
 	struct proc *p;		/* processes that launched, in order seen */
 	size_t np;
+	struct lp_ynode *cfg;	/* the config, which the names point into */
 };
 
 static void
@@ -319,56 +320,45 @@ check_stage(const struct audit *a, const struct stage *g, const char *apath)
 		    "its kernels)", g->name, g->in[empty].pid, g->in[full].pid);
 }
 
-int
-main(int argc, char **argv)
+/* The config's stages, their instances per process (sorted by process
+ * and start) and the launch calls inside them; the refusals. */
+static void
+load(struct audit *a, const char *cpath, const char *tpath, const char *apath)
 {
 	static const char *const pcols[] = { "Start", "Duration", "Name",
 		"PID" };
 	static const char *const acols[] = { "Start", "Name", "Pid" };
-	const char *cpath = NULL, *apath = NULL, *tpath = NULL;
-	struct lp_ynode *cfg;
-	struct audit a = { 0 };
-	struct lp_row r = { 0 };
-	struct lp_sb warn = { 0 }, shrt = { 0 };
 	const char **names;
 	char **ranges;
-	size_t i, j, k;
-	int c;
+	size_t i;
 
-	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "a:c:hp:")) != -1) {
-		switch (c) {
-		case 'a': apath = optarg; break;
-		case 'p': tpath = optarg; break;
-		case 'c': cpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
-		default: lp_usage(synopsis);
-		}
-	}
-	if (!cpath || optind != argc)
-		lp_usage(synopsis);
-	out = lp_tab_out();
-	cfg = lp_yaml_load_path(cpath);
-	a.n = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	a.s = lp_xcalloc(a.n + 1, sizeof *a.s);
-	for (i = 0; i < a.n; i++) {
-		a.s[i].name = names[i];
-		a.s[i].range = ranges[i];
+	a->cfg = lp_yaml_load_path(cpath);	/* the names point into it */
+	a->n = lp_stage_ranges(a->cfg, cpath, &names, &ranges);
+	a->s = lp_xcalloc(a->n + 1, sizeof *a->s);
+	for (i = 0; i < a->n; i++) {
+		a->s[i].name = names[i];
+		a->s[i].range = ranges[i];
 	}
 	free(names);
 	free(ranges);
 	if (tpath)
 		lp_rep_file(tpath, "nsys stats --report nvtx_pushpop_trace",
-		    pcols, 4, push_row, &a);
-	for (i = 0; i < a.n; i++)
-		lp_qsort(a.s[i].in, a.s[i].n, sizeof *a.s[i].in, by_pid_start);
+		    pcols, 4, push_row, a);
+	for (i = 0; i < a->n; i++)
+		lp_qsort(a->s[i].in, a->s[i].n, sizeof *a->s[i].in,
+		    by_pid_start);
 	if (apath)
 		lp_rep_file(apath, "nsys stats --report cuda_api_trace", acols,
-		    3, api_row, &a);
-	for (i = 0; apath && tpath && i < a.n; i++)
-		check_stage(&a, &a.s[i], apath);
+		    3, api_row, a);
+	for (i = 0; apath && tpath && i < a->n; i++)
+		check_stage(a, &a->s[i], apath);
+}
+
+/* The table's # lines. */
+static void
+emit_meta(const struct audit *a, const char *tpath, const char *apath)
+{
+	struct lp_sb warn = { 0 }, shrt = { 0 };
 
 	lp_tab_meta(out, "title", "What the Capture Holds");
 	lp_tab_meta(out, "tool", "lp-audit");
@@ -388,13 +378,61 @@ main(int argc, char **argv)
 	    "API trace the launches are not known.");
 	if (apath)
 		lp_tab_meta(out, "outside", "%ld launch calls in no stage "
-		    "instance", a.outside);
-	warnings(&a, &warn, &shrt);
+		    "instance", a->outside);
+	warnings(a, &warn, &shrt);
 	if (warn.len) {	/* a note, which every page shows */
 		lp_tab_meta(out, "note", "Warning: %s.", lp_sb_str(&warn));
 		lp_tab_meta(out, "partial", "%s", lp_sb_str(&shrt));
 	}
 	lp_tab_meta(out, "key", "pid stage");
+	lp_sb_free(&warn);
+	lp_sb_free(&shrt);
+}
+
+static void
+free_audit(struct audit *a)
+{
+	size_t i, j;
+
+	for (i = 0; i < a->n; i++) {
+		for (j = 0; j < a->s[i].n; j++)
+			free(a->s[i].in[j].pid);
+		free(a->s[i].in);
+		free(a->s[i].range);
+	}
+	free(a->s);
+	for (i = 0; i < a->np; i++)
+		free(a->p[i].pid);
+	free(a->p);
+	lp_yaml_free(a->cfg);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *cpath = NULL, *apath = NULL, *tpath = NULL;
+	struct audit a = { 0 };
+	struct lp_row r = { 0 };
+	size_t i, j, k;
+	int c;
+
+	lp_init(argv[0]);
+	while ((c = getopt(argc, argv, "a:c:hp:")) != -1) {
+		switch (c) {
+		case 'a': apath = optarg; break;
+		case 'p': tpath = optarg; break;
+		case 'c': cpath = optarg; break;
+		case 'h':
+			printf("usage: %s\n", synopsis);
+			return LP_EXIT_OK;
+		default: lp_usage(synopsis);
+		}
+	}
+	if (!cpath || optind != argc)
+		lp_usage(synopsis);
+	out = lp_tab_out();
+	load(&a, cpath, tpath, apath);
+	emit_meta(&a, tpath, apath);
 	lp_tab_header(out, cols, NCOLS);
 	for (i = 0; i < a.n; i++)
 		for (j = 0; j < a.s[i].n; j = k) {
@@ -402,20 +440,8 @@ main(int argc, char **argv)
 			emit_proc(&r, &a.s[i], j, k, apath != NULL);
 			lp_row_end(&r, out);
 		}
-	for (i = 0; i < a.n; i++) {
-		for (j = 0; j < a.s[i].n; j++)
-			free(a.s[i].in[j].pid);
-		free(a.s[i].in);
-		free(a.s[i].range);
-	}
-	free(a.s);
-	for (i = 0; i < a.np; i++)
-		free(a.p[i].pid);
-	free(a.p);
+	free_audit(&a);
 	lp_sb_free(&r.b);
-	lp_sb_free(&warn);
-	lp_sb_free(&shrt);
-	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;
 }

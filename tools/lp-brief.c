@@ -351,14 +351,46 @@ top_note(const struct in *in)
 	lp_sb_free(&b);
 }
 
+/* The identity line: model, GPU, stage, and whose times the brief shows,
+ * said once: an import's are the traced capture's, overhead included
+ * (never run untraced here); a live run's the untraced timing run's, and
+ * what the capture added; then what the audit found partial. */
+static void
+identity(struct in *in)
+{
+	const char *stage = in->stage, *model = in->env[0], *gpu = in->env[1];
+	const char *work = in->env[2];
+	struct lp_sb part = { 0 };
+
+	/* the names as environment.tsv writes them, sentences already */
+	if (!strncmp(model, "n/a", 3))	/* its reason is said in details.md */
+		model = "No model config (MODEL=NAME)";
+	if (!strncmp(gpu, "n/a", 3))
+		gpu = "a GPU the exports do not name (SET=gpu.name=...)";
+	if (in->partial)
+		lp_sb_printf(&part, "; partial capture: %s (capture_audit.tsv)",
+		    in->partial);
+	if (in->untraced)
+		lp_tab_meta(out, "identity", "%s on %s, %s, profiled live, "
+		    "timed untraced (the workload's own times): %s%s", model,
+		    gpu, stage, in->over.len ? lp_sb_str(&in->over) :
+		    "what the capture added is in details.md", lp_sb_str(&part));
+	else
+		lp_tab_meta(out, "identity", "%s on %s, %s, %s%s", model, gpu,
+		    stage, !strncmp(work, "imported", 8) ? "imported exports, "
+		    "whose numbers include the capture's overhead" : "profiled "
+		    "live, whose numbers are the traced capture's, overhead "
+		    "included", lp_sb_str(&part));
+	lp_sb_free(&part);
+}
+
 /* The verdict (the GPU idles, or what keeps it busy), the identity, the
  * sources, the links and the image. */
 static void
 emit_meta(const struct opts *o, struct in *in)
 {
-	const char *stage = in->stage, *model = in->env[0], *gpu = in->env[1];
-	const char *work = in->env[2];
-	struct lp_sb v = { 0 }, part = { 0 };
+	const char *stage = in->stage;
+	struct lp_sb v = { 0 };
 	double busy;
 	size_t i;
 
@@ -392,28 +424,7 @@ emit_meta(const struct opts *o, struct in *in)
 		}
 	}
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
-	if (!strncmp(model, "n/a", 3))	/* its reason is said in details.md */
-		model = "No model config (MODEL=NAME)";
-	if (!strncmp(gpu, "n/a", 3))
-		gpu = "a GPU the exports do not name (SET=gpu.name=...)";
-	/* the names as environment.tsv writes them, sentences already */
-	/* whose times the brief shows, said once: an import's are the
-	 * traced capture's, overhead included (never run untraced here); a
-	 * live run's the untraced timing run's, and what the capture added */
-	if (in->partial)	/* said at the end of the identity line */
-		lp_sb_printf(&part, "; partial capture: %s (capture_audit.tsv)",
-		    in->partial);
-	if (in->untraced)
-		lp_tab_meta(out, "identity", "%s on %s, %s, profiled live, "
-		    "timed untraced (the workload's own times): %s%s", model,
-		    gpu, stage, in->over.len ? lp_sb_str(&in->over) :
-		    "what the capture added is in details.md", lp_sb_str(&part));
-	else
-		lp_tab_meta(out, "identity", "%s on %s, %s, %s%s", model, gpu,
-		    stage, !strncmp(work, "imported", 8) ? "imported exports, "
-		    "whose numbers include the capture's overhead" : "profiled "
-		    "live, whose numbers are the traced capture's, overhead "
-		    "included", lp_sb_str(&part));
+	identity(in);
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
 	    "from %s%s; GPU busy from %s%s; MBU from %s;%s%s%s top kernel from %s",
 	    o->tpath, in->untraced ? " (untraced)" : "", o->spath,
@@ -429,7 +440,6 @@ emit_meta(const struct opts *o, struct in *in)
 	if (o->image)
 		lp_tab_meta(out, "image", "%s", o->image);
 	lp_sb_free(&v);
-	lp_sb_free(&part);
 }
 
 /* The header and the one row of key numbers. */

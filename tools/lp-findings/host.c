@@ -472,6 +472,25 @@ cold_call(const struct host *h)
 	return 1;
 }
 
+/* Whether steps.tsv is the untraced run's, what the capture added to the
+ * stage (untraced.tsv, NAN if not known) and the steady step's untraced
+ * idle time (its median less the capture's kernels a steady instance). */
+static void
+untraced_of(struct host *h, const struct tab *sp, const struct tab *ut)
+{
+	const char *tm = sp ? lp_tsv_comment(&sp->t, "timing") : NULL;
+	long u = ut ? row_of(ut, "stage", h->stage) : -1;
+
+	h->untraced = tm && !strcmp(tm, "untraced");
+	h->added = u >= 0 ? cell(ut, (size_t)u, "change_ns") : NAN;
+	h->sidle = NAN;
+	if (h->untraced && h->steady)
+		h->sidle = cell(sp, (size_t)row_of(sp, "stage", h->stage),
+		    "steady_ns") - cell(h->hs, h->r, "kernel_per_inst_ns");
+	if (h->sidle < 0)
+		h->sidle = 0;
+}
+
 /*
  * Rule launch-bound with the host side of the stage (hostside.tsv): the
  * advice follows where the host time goes.  Module loading: warm up or
@@ -508,18 +527,7 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 	 * warm-up finding speaks for the first */
 	h.sc = h.warm && h.steady && h.rinst > 0 ? h.inst / h.rinst : 1;
 	kr = cell(hs, h.warm && h.steady ? h.r : h.a, "kernel_ns");
-	h.untraced = sp && lp_tsv_comment(&sp->t, "timing") &&
-	    !strcmp(lp_tsv_comment(&sp->t, "timing"), "untraced");
-	h.added = NAN;
-	if (ut && row_of(ut, "stage", stage) >= 0)
-		h.added = cell(ut, (size_t)row_of(ut, "stage", stage),
-		    "change_ns");
-	h.sidle = NAN;
-	if (h.untraced && h.steady)
-		h.sidle = cell(sp, (size_t)row_of(sp, "stage", stage),
-		    "steady_ns") - cell(hs, h.r, "kernel_per_inst_ns");
-	if (h.sidle < 0)
-		h.sidle = 0;
+	untraced_of(&h, sp, ut);
 	/* untraced: the steady instances as the untraced run times them
 	 * (its median), less the capture's kernels */
 	if (h.warm && h.steady && !isnan(kr) && h.untraced)
