@@ -430,7 +430,7 @@ emit_meta(const struct opts *o, struct in *in)
 	    o->tpath, in->untraced ? " (untraced)" : "", o->spath,
 	    in->untraced ? " (the capture's kernel time) over the untraced "
 	    "wall time" : "", o->bpath ? o->bpath : "(no mbu.tsv)", o->gpath ?
-	    " DRAM and tensor activity sampled by nsys, from " : "",
+	    " DRAM and tensor activity sampled by nsys in the traced capture, from " : "",
 	    o->gpath ? o->gpath : "", o->gpath ? ";" : "", o->kpath ? o->kpath :
 	    "(no top_kernels.tsv)");
 	if (in->have_tk)
