@@ -250,26 +250,20 @@ untraced_walls(struct run *run)
 {
 	const char *tm = run->sp ? lp_tsv_comment(&run->sp->t, "timing") : NULL;
 	struct tab *st = (struct tab *)run->st;
-	size_t i;
+	struct lp_stagerow *rows;
+	size_t i, n;
 
 	if (!st || !tm || strcmp(tm, "untraced"))
 		return;
+	/* the numbers as every other tool has them, refusals included */
+	n = lp_stagetab_load(st->path, run->sp->path, &rows);
 	for (i = 0; i < st->n; i++) {
-		long j = row_of(run->sp, "stage", text(st, i, "stage"));
-		double m, n, k = cell(st, i, "kernel_ns");
+		const struct lp_stagerow *r = lp_stagetab_get(rows, n,
+		    text(st, i, "stage"));
 
-		if (j < 0)
+		if (!r || !r->in_steps)
 			continue;
-		m = cell(run->sp, (size_t)j, "mean_ns");
-		n = cell(run->sp, (size_t)j, "instances");
-		if (!isnan(n) && !isnan(cell(st, i, "instances")) &&
-		    n != cell(st, i, "instances"))
-			lp_die_at(LP_EXIT_DATA, run->sp->path, run->sp->line[j],
-			    0, "stage \"%s\": %.0f instances in the untraced "
-			    "timing run but %.0f in the capture (%s): not the same "
-			    "workload, or not run the same way", text(st, i,
-			    "stage"), n, cell(st, i, "instances"), st->path);
-		if (isnan(m) || isnan(n)) {	/* no wall time untraced */
+		if (isnan(r->mean)) {	/* no wall time untraced */
 			static const char *const wc[] = { "wall_total_ns",
 			    "wall_mean_ns", "wall_median_ns", "busy_pct" };
 			size_t c;
@@ -280,16 +274,18 @@ untraced_walls(struct run *run)
 				    "(steps.tsv)", 0);
 			continue;
 		}
-		set_cell(st, i, "wall_total_ns", "%.1f", m * n);
-		set_cell(st, i, "wall_mean_ns", "%.1f", m);
-		set_cell(st, i, "wall_median_ns", "%.1f", cell(run->sp,
-		    (size_t)j, "median_ns"));
-		if (k > m * n)
-			set_cell(st, i, "busy_pct", "n/a because the capture's "
-			    "kernels take longer than the stage untraced", 0);
+		set_cell(st, i, "wall_total_ns", "%.1f", r->total);
+		set_cell(st, i, "wall_mean_ns", "%.1f", r->mean);
+		set_cell(st, i, "wall_median_ns", "%.1f", r->median);
+		if (isnan(r->busy))
+			set_cell(st, i, "busy_pct", r->busy_why ? "n/a because "
+			    "the capture's kernels take longer than the stage "
+			    "untraced" : "n/a because the stage has no kernel "
+			    "time (stages.tsv)", 0);
 		else
-			set_cell(st, i, "busy_pct", "%.17g", 100 * k / (m * n));
+			set_cell(st, i, "busy_pct", "%.17g", r->busy);
 	}
+	lp_stagetab_free(rows, n);
 }
 
 /* Rule op-ranges: in a capture with PyTorch op ranges (stages.tsv's
