@@ -57,6 +57,27 @@ test_expect_success 'a graphed decode whose fifth step fell back to eager launch
 	test_grep "^# note: Warning: decode_step in process 1368: 1 of 32 instances launch kernels one by one where the others launch a CUDA graph (instances 5): the decode fell back to eager launches there" a.tsv
 '
 
+test_expect_success 'warm-up work inside the window: the first step'"'"'s extra launch calls named' '
+	# the eager decode (85 launch calls a step), its first step with each
+	# cudaLaunchKernel made four: compilation-like work in the window
+	A "FNR == 1 { n = csv(\$0, h); col(h, n, c); next }
+		{ csv(\$0, x); if (x[c[\"Name\"]] == \":LLM@decode_step\" && ++i == 1) print x[c[\"Start (ns)\"]], x[c[\"End (ns)\"]] }" \
+		"$G/e1_nvtx_pushpop_trace.csv" >win &&
+	read s e <win &&
+	awk -F, -v OFS=, -v s="$s" -v e="$e" "NR > 1 && \$3 ~ /^cudaLaunchKernel/ && \$1 >= s && \$1 < e {
+		print; for (i = 1; i <= 3; i++) { \$1 += 1; print }; n++; next } { print } END { print n >\"n\" }" \
+		"$G/e1_cuda_api_trace.csv" >api.csv &&
+	audit "$G/e1_nvtx_pushpop_trace.csv" api.csv >a.tsv &&
+	first=$((85 + 3 * $(cat n))) &&
+	table a.tsv stage first_launches rest_launches_median | grep "^decode_step	" >row &&
+	printf "decode_step\t%s\t85\n" $first >want && test_cmp want row &&
+	test_grep "^# note: Warning: decode_step in process 2828: its first instance made $first launch calls against 85.0 in the others (median): warm-up or compilation work inside the measured window" a.tsv &&
+	# the real captures: no such warning, fewer than three instances n/a
+	audit "$G/e1_nvtx_pushpop_trace.csv" "$G/e1_cuda_api_trace.csv" >b.tsv &&
+	! grep -q "Warning" b.tsv &&
+	table b.tsv stage rest_launches_median | grep "^prefill	n/a because fewer than three instances$"
+'
+
 test_expect_success 'ranges around no launch (pushed by the parent, kernels in the child): refused, both named' '
 	test_expect_code 1 audit "$G/s2_nvtx_pushpop_trace.csv" "$G/s2_cuda_api_trace.csv" >out 2>err &&
 	test_must_be_empty out &&

@@ -190,6 +190,30 @@ eager_fallback(const struct stage *g, size_t i, size_t j, struct lp_sb *which)
 	return n;
 }
 
+/* The first instance's launch calls against the median of the rest's
+ * (NAN with fewer than three instances); warm: work in the first beyond
+ * twice the others' and 10 calls more, warm-up or compilation inside the
+ * measured window. */
+static double
+first_vs_rest(const struct stage *g, size_t i, size_t j, double *first,
+    int *warm)
+{
+	double *v, med;
+	size_t k;
+
+	*first = (double)(g->in[i].launches + g->in[i].graphs);
+	*warm = 0;
+	if (j - i < 3)
+		return NAN;
+	v = lp_xcalloc(j - i, sizeof *v);
+	for (k = i + 1; k < j; k++)
+		v[k - i - 1] = (double)(g->in[k].launches + g->in[k].graphs);
+	med = lp_median(v, j - i - 1);
+	free(v);
+	*warm = *first > 2 * med && *first - med >= 10;
+	return med;
+}
+
 static const struct lp_col cols[] = {
 	{ "pid", "Process", "text" }, { "stage", "Stage", "text" },
 	{ "role", "Role", "text" }, { "instances", "Instances", "int" },
@@ -197,6 +221,8 @@ static const struct lp_col cols[] = {
 	{ "graph_launches", "Graph launches", "int" },
 	{ "graph_launches_per_inst", "Graph launches / instance", "num2" },
 	{ "eager_instances", "Eager among graphed", "text" },
+	{ "first_launches", "First instance's calls", "int" },
+	{ "rest_launches_median", "Others' (median)", "num1" },
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -208,6 +234,8 @@ emit_proc(struct lp_row *r, const struct stage *g, size_t i, size_t j,
 	long l = 0, gl = 0;
 	size_t k, ne;
 	struct lp_sb which = { 0 };
+	double first, med;
+	int warm;
 
 	for (k = i; k < j; k++) {
 		l += g->in[k].launches;
@@ -232,6 +260,29 @@ emit_proc(struct lp_row *r, const struct stage *g, size_t i, size_t j,
 	ne = eager_fallback(g, i, j, &which);
 	lp_row_text(r, ne ? lp_sb_str(&which) : gl > 0 ? "none" : "-");
 	lp_sb_free(&which);
+	med = first_vs_rest(g, i, j, &first, &warm);
+	lp_row_num(r, first, 0);
+	if (isnan(med))
+		lp_row_na(r, "fewer than three instances");
+	else
+		lp_row_g(r, med);
+}
+
+/* Warm-up or compilation work inside the measured window, said. */
+static void
+warm_said(const struct stage *g, size_t i, size_t j, struct lp_sb *warn)
+{
+	double first, med;
+	int warm;
+
+	med = first_vs_rest(g, i, j, &first, &warm);
+	if (warm)
+		lp_sb_printf(warn, "%s%s in process %s: its first instance "
+		    "made %.0f launch calls against %.1f in the others "
+		    "(median): warm-up or compilation work inside the measured "
+		    "window (steps.tsv's steady state leaves it out; the "
+		    "stage's totals do not)", warn->len ? "; " : "", g->name,
+		    g->in[i].pid, first, med);
 }
 
 /* The warning line: each process and stage with eager instances among
@@ -260,6 +311,7 @@ warnings(const struct audit *a, struct lp_sb *warn, struct lp_sb *shrt)
 				    "instances (process %s)", shrt->len ? ", " :
 				    "", g->name, ne, k - j, g->in[j].pid);
 			lp_sb_free(&which);
+			warm_said(g, j, k, warn);
 		}
 }
 
