@@ -110,6 +110,9 @@ emit_meta(const struct st *t, const struct paths *p)
 	    "(%s); their kernels by correlation ID from nsys cuda_gpu_trace "
 	    "(%s)", p->ppath ? p->ppath : "missing", p->apath ? p->apath :
 	    "missing", p->gpath ? p->gpath : "missing");
+	lp_tab_meta(out, "note", "Wall and host times here are the traced "
+	    "capture's, its overhead included (the tracer lengthens CUDA "
+	    "calls); a live run's step times are the untraced steps.tsv.");
 	if (t->cap_graphs > 0)
 		lp_tab_meta(out, "graphs", "the capture made %.0f CUDA graph "
 		    "launches (cudaGraphLaunch, nsys cuda_api_sum %s)",
