@@ -227,12 +227,11 @@ emit_meta(const struct st *s, const char *spath, const char *kpath,
 	    "nvtx_sum (%s); GPU time of the kernels launched inside it from "
 	    "nsys nvtx_kern_sum (%s)", spath ? spath : "missing",
 	    kpath ? kpath : "missing");
-	lp_tab_meta(out, "note", "Wall times and GPU busy here are the "
-	    "traced capture's, its overhead included; a live run's brief, "
-	    "waterfall, MBU, MFU and savings use the untraced steps.tsv "
-	    "(untraced.tsv: what the capture added).");
-	lp_tab_meta(out, "note", "GPU busy = kernel time / wall time. "
-	    "Nested ranges each count the kernels inside them.%s%s%s",
+	lp_tab_meta(out, "note", "GPU busy = kernel time / wall time, both "
+	    "the traced capture's, its overhead included (a live run's brief, "
+	    "waterfall, MBU, MFU and savings use the untraced steps.tsv; "
+	    "untraced.tsv says what the capture added). Nested ranges each "
+	    "count the kernels inside them.%s%s%s",
 	    gated ? " nsys was gated on stage " : "", gated ? gated : "",
 	    gated ? ": other stages were not captured." : "");
 	if (lp_map_len(s->pids) > 1) {
