@@ -181,7 +181,7 @@ $(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd \
 	[ -s $(R)/nsys/report.tmp.sqlite ] || { cat $(R)/nsys/report.tmp.log >&2; \
 	  echo "lp: nsys export wrote no sqlite export. Command: $$(cat $(R)/nsys/export.cmd)" >&2; exit 1; }; \
 	$(call lp_took,nsys export,0,$(R)/nsys/export.time); \
-	mv $(R)/nsys/report.tmp.sqlite $@ && rm -f $(R)/nsys/report.tmp.log
+	rm -f $(R)/nsys/report.tmp.log && mv $(R)/nsys/report.tmp.sqlite $@
 
 $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)

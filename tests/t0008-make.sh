@@ -353,7 +353,7 @@ test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
 	( LP_FAKE_NCU_SLEEP=30 PATH=$FAKE:$PATH setsid perl -e "\$SIG{INT} = q(DEFAULT); exec @ARGV" \
 		make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
 		LP_STAGE2_DIR="$S2" RUN=intr stakeholder_summary.md >out 2>err & echo $! >pid; wait ) &
-	for i in $(seq 300); do grep -q "^ncu --target" "$LP_FAKE_LOG" && break; sleep 0.1; done &&
+	for i in $(seq 1200); do grep -q "^ncu --target" "$LP_FAKE_LOG" && break; sleep 0.1; done &&
 	sleep 0.3 &&
 	kill -INT -- -"$(cat pid)" &&
 	wait &&
