@@ -14,6 +14,8 @@
 # pipefail: a tool that fails before a "| grep" fails the pipeline.  So no
 # reader in a pipeline may stop early (grep -q, head, awk exit): the writer
 # would die of SIGPIPE at random; grep -q and head read files instead.
+# LP_TEST_TRACE=1 runs each case under set -x: a failure's log then names
+# the command that failed, even a silent one (test, make -q).
 
 set -u -o pipefail
 export LC_ALL=C TZ=UTC
@@ -69,14 +71,17 @@ test_expect_success() {
 		return 0
 	fi
 	mkdir -p "$TRASH/t$test_count"
-	if (cd "$TRASH/t$test_count" && eval "$2") >"$TRASH/.log" 2>&1; then
+	if (cd "$TRASH/t$test_count" && { [ "${LP_TEST_TRACE:-}" != 1 ] || set -x; } && eval "$2") >"$TRASH/.log" 2>&1; then
 		echo "ok $test_count - $1"
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
 		# and on stderr, which prove shows without -v: a failure in CI
-		# (make check) says why in its log
-		sed 's/^/# /' "$TRASH/.log" | tee /dev/stderr
+		# (make check) says why in its log.  Twice, not through tee
+		# /dev/stderr: opening that truncates a log file that stdout
+		# shares (prove -v >file), leaving NULs where the TAP was.
+		sed 's/^/# /' "$TRASH/.log"
+		sed 's/^/# /' "$TRASH/.log" >&2
 	fi
 }
 
