@@ -23,7 +23,16 @@ random; the kernel mix and launch pattern are those of a real eager decoder.
   spawn       the model in a child process (multiprocessing "spawn"), as an
               engine core runs it; --ranges-in parent pushes the stage
               ranges in the parent instead (a front end that annotates
-              requests while another process launches the kernels).
+              requests while another process launches the kernels);
+  fork        the same with multiprocessing "fork" (no exec: the child
+              touches CUDA first), as engines that fork their core do.
+--child-mode picks how the child decodes (spawn and fork).
+
+--profiler-api decode opens a capture window around the decode with the
+CUDA profiler API (torch.cuda.profiler.start/stop: cudaProfilerStart and
+cudaProfilerStop), after a synchronisation, as engines' profiling
+endpoints do; --ranges none pushes no NVTX range at all (an engine with
+no annotations: the window is all that marks the decode).
 """
 import argparse
 import sys
@@ -97,10 +106,11 @@ def nvtx(ranges):
 STEPS = []
 
 
-def generate(model, args, ranges, graphs=None, tok_buf=None):
+def generate(model, args, ranges, graphs=None, tok_buf=None, window=False):
     """One generation.  ranges: (push, pop), or a bool for NVTX or none.
     graphs: a CUDA graph per decode step, each reading and writing
-    tok_buf."""
+    tok_buf.  window: the measured generation, whose decode
+    --profiler-api decode brackets."""
     push, pop = ranges if isinstance(ranges, tuple) else nvtx(ranges)
     g = torch.Generator(device="cpu").manual_seed(0)
     ids = torch.randint(0, args.vocab, (args.batch, args.prompt), generator=g).cuda()
@@ -110,6 +120,9 @@ def generate(model, args, ranges, graphs=None, tok_buf=None):
     torch.cuda.synchronize()
     pop()
     out = []
+    if window and args.profiler_api == "decode":
+        torch.cuda.synchronize()
+        torch.cuda.profiler.start()
     push("LLM@decode_all")
     if graphs is not None:
         tok_buf.copy_(tok)
@@ -127,6 +140,9 @@ def generate(model, args, ranges, graphs=None, tok_buf=None):
         pop()
         STEPS.append(time.perf_counter() - t0)
     pop()
+    if window and args.profiler_api == "decode":
+        torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
     return out
 
 
@@ -180,7 +196,7 @@ def run(args, ranges=True):
             graphs, tok_buf = capture_graphs(model, args)
         torch.cuda.synchronize()
         t0 = time.perf_counter()
-        out = generate(model, args, ranges=ranges, graphs=graphs, tok_buf=tok_buf)
+        out = generate(model, args, ranges=ranges, graphs=graphs, tok_buf=tok_buf, window=True)
         dt = time.perf_counter() - t0
     nparams = sum(q.numel() for q in model.parameters())
     return out, dt, nparams
@@ -193,7 +209,7 @@ def child(args, conn):
     def rpc(msg):
         conn.send(msg)
         conn.recv()
-    ranges = True
+    ranges = args.ranges != "none"
     if args.ranges_in == "parent":
         ranges = (lambda name: rpc(("push", name)), lambda: rpc(("pop",)))
     try:
@@ -204,12 +220,12 @@ def child(args, conn):
         raise
 
 
-def spawn(args):
-    """The front end: starts the engine core in a child process and waits
-    for its tokens, pushing and popping the stage ranges the child asks
-    for (--ranges-in parent)."""
+def spawn(args, how):
+    """The front end: starts the engine core in a child process (how:
+    "spawn" or "fork") and waits for its tokens, pushing and popping the
+    stage ranges the child asks for (--ranges-in parent)."""
     import multiprocessing as mp
-    ctx = mp.get_context("spawn")
+    ctx = mp.get_context(how)
     mine, theirs = ctx.Pipe()
     proc = ctx.Process(target=child, args=(args, theirs), name="engine-core")
     proc.start()
@@ -252,27 +268,34 @@ def main():
     p.add_argument("--prompt", type=int, default=128)
     p.add_argument("--tokens", type=int, default=32)
     p.add_argument("--warmup", type=int, default=1)
-    p.add_argument("--mode", choices=("eager", "graph", "compile", "compile-ro", "spawn"),
+    p.add_argument("--mode", choices=("eager", "graph", "compile", "compile-ro", "spawn", "fork"),
                    default="eager", help="how decode runs (see the module's docstring)")
-    p.add_argument("--spawn-mode", choices=("eager", "graph", "compile", "compile-ro"),
-                   default="eager", help="with --mode spawn: how the child decodes")
+    p.add_argument("--child-mode", "--spawn-mode", choices=("eager", "graph", "compile", "compile-ro"),
+                   default="eager", help="with --mode spawn or fork: how the child decodes")
     p.add_argument("--ranges-in", choices=("self", "parent"), default="self",
-                   help="with --mode spawn: which process pushes the stage ranges")
+                   help="with --mode spawn or fork: which process pushes the stage ranges")
+    p.add_argument("--ranges", choices=("nvtx", "none"), default="nvtx",
+                   help="none: push no NVTX range (the profiler API window alone marks the decode)")
+    p.add_argument("--profiler-api", choices=("off", "decode"), default="off",
+                   help="decode: cudaProfilerStart/Stop around the measured decode")
     p.add_argument("--fail", type=int, default=0,
                    help="exit with this code after decoding (tests lp's error path)")
     args = p.parse_args()
-    if "graph" in (args.mode, args.spawn_mode if args.mode == "spawn" else "") and args.warmup < 1:
+    child = args.mode in ("spawn", "fork")
+    if "graph" in (args.mode, args.child_mode if child else "") and args.warmup < 1:
         sys.exit("torch_decoder: --mode graph captures after a warm-up generation: give --warmup 1 or more")
-    if args.mode == "spawn":
-        mode, args.mode = args.mode, args.spawn_mode
-        out, dt, nparams = spawn(args)
+    if args.ranges == "none" and args.ranges_in != "self":
+        sys.exit("torch_decoder: --ranges none pushes no range, in either process")
+    if child:
+        mode, args.mode = args.mode, args.child_mode
+        out, dt, nparams = spawn(args, mode)
         args.mode = mode
     else:
         if args.ranges_in != "self":
-            sys.exit("torch_decoder: --ranges-in parent needs --mode spawn")
+            sys.exit("torch_decoder: --ranges-in parent needs --mode spawn or fork")
         if not torch.cuda.is_available():
             sys.exit("torch_decoder: no CUDA device")
-        out, dt, nparams = run(args)
+        out, dt, nparams = run(args, args.ranges != "none")
     print(f"torch_decoder: mode={args.mode} layers={args.layers} hidden={args.hidden} heads={args.heads} "
           f"vocab={args.vocab} params={nparams} prompt={args.prompt} tokens={args.tokens} "
           f"time={dt * 1e3:.1f}ms last_token={out[-1]}{step_stats()}")
