@@ -40,7 +40,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv \
-	untraced.tsv capture_audit.tsv
+	untraced.tsv capture_audit.tsv bound.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md bwprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
@@ -676,7 +676,7 @@ $(R)/capture_audit.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) 
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
 	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv) $(R)/hostside.tsv $(LP_AUDIT) $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
-	$(LP_GM) $(R)/dram_bw.tsv $(R)/waterfall.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
+	$(LP_GM) $(R)/dram_bw.tsv $(R)/waterfall.tsv $(R)/bound.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
 $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details.yaml $(LP_BIN)/lp-summary
@@ -691,11 +691,15 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.t
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
-$(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) \
-		$(R)/top_kernels.tsv $(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,stage) | $(R)/config.yaml
+# What bounds the step, from its parts (lp-bound): the brief's verdict.
+$(R)/bound.tsv: $(R)/waterfall.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) \
+	$(Q)$(LP_BIN)/lp-bound -c $(R)/config.yaml $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
+$(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) $(R)/bound.tsv \
+		$(R)/top_kernels.tsv $(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,brief) | $(R)/config.yaml
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -B $(R)/bound.tsv \
 	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 	$(LP_SAY)

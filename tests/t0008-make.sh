@@ -29,11 +29,11 @@ count() {
 test_expect_success 'make demo: kernels.md, the summary with every section, regions.md' '
 	lpmake demo >out 2>err &&
 	! grep "warning:" out err &&
-	# a pipeline you can watch: a short line a step, at most 40 of them
+	# a pipeline you can watch: a short line a step, at most 45 of them
 	# (the lines of the C build, "  CC file", come first where the tools
 	# are built with other flags than the copy here: make check WERROR=...)
 	grep -v "^  \(CC\|LD\|AR\)  " out >steps.out &&
-	test $(wc -l <steps.out) -le 40 && ! grep -v "^demo: " steps.out | grep "^.\{101\}" &&
+	test $(wc -l <steps.out) -le 45 && ! grep -v "^demo: " steps.out | grep "^.\{101\}" &&
 	test_grep "^  TSV   demo/stages.tsv  *lp-stages$" out &&
 	test_grep "^  MD    demo/stakeholder_summary.md  *lp-summary$" out &&
 	! grep -q "LP_UNTMP\|rc=\$?\|\.tmp" out &&
@@ -42,7 +42,7 @@ test_expect_success 'make demo: kernels.md, the summary with every section, regi
 	grep "^## " "$S2/demo/details.md" >got &&
 	printf "## %s\n" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
 		"Steady State and Warm-up" "Host Side of Each Stage" MFU MBU "DRAM Bandwidth: Datasheet, Copy Probe, Samples" \
-		"Where Each Step'"'"'s Time Goes" Roofline "Top Operators" \
+		"Where Each Step'"'"'s Time Goes" "What Bounds the Step" Roofline "Top Operators" \
 		"Top Kernels" Regions "Findings and Recommendations" >expect &&
 	test_cmp expect got &&
 	test -s "$S2/demo/topn.tsv" && test -s "$S2/demo/env.json" &&
@@ -96,8 +96,8 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 	rm "$S2/demo/ncu/metrics.tsv" &&
 	steps RUN=demo stakeholder_summary.md >got &&
 	# the brief reads top_kernels.tsv, its findings and waterfall the rest
-	printf "lp-%s\n" aggr brief findings kernjoin kernmd ncu2tsv ops roofline \
-		roofsvg summary summary summary tabtop topk waterfall wfsvg >expect &&
+	printf "lp-%s\n" aggr bound brief findings kernjoin kernmd ncu2tsv ops \
+		roofline roofsvg summary summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
 '
@@ -105,13 +105,13 @@ test_expect_success 'removing the ncu metrics redoes the join, not the imports' 
 test_expect_success 'a rebuilt tool redoes what it feeds' '
 	touch "$TB/lp-kernjoin" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" aggr brief findings kernjoin kernmd ops roofline \
+	printf "lp-%s\n" aggr bound brief findings kernjoin kernmd ops roofline \
 		roofsvg summary summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	touch "$TB/lp-steps" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" brief findings mbu mfu steps summary summary tabtop \
+	printf "lp-%s\n" bound brief findings mbu mfu steps summary summary tabtop \
 		waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
@@ -133,13 +133,13 @@ test_expect_success 'the operator classes feed only the tables that class kernel
 	lpmake -n -W conf/operators.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
 	# (an import: the selection, topn.tsv, feeds nothing it shows)
-	printf "lp-%s\n" brief findings ops overlap ranks summary \
-		summary tabtop topk waterfall wfsvg >expect &&
+	printf "lp-%s\n" bound brief findings ops overlap ranks summary summary \
+		tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
-	printf "lp-%s\n" brief bwceil envtab findings gpu kernmd mbu mfu roofline roofsvg \
-		summary summary summary tabtop topk waterfall wfsvg >expect &&
+	printf "lp-%s\n" bound brief bwceil envtab findings gpu kernmd mbu mfu \
+		roofline roofsvg summary summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got
 '
 

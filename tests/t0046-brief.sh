@@ -42,21 +42,30 @@ test_expect_success 'demo capture: the brief is the verdict, key numbers, waterf
 	r=$S2/b &&
 	A "$recompute" "$V2/torch_nvtx_pushpop_trace.csv" "$V2/torch_nvtx_kern_sum.csv" >"$TRASH/ref" &&
 	read step inst kstep wall kall pre kpre <"$TRASH/ref" &&
-	# the title: decode_all busy = its kernel time over its wall time
-	busy=$(awk -v k="$kall" -v w="$wall" "BEGIN { printf \"%.2f\", 100 * k / w }") &&
-	echo "# decode_all is host-bound: the GPU is busy ${busy}%" >expect &&
+	# the title: what bounds the steady step, its idle parts over the
+	# step (waterfall.tsv), at least 60 % (brief.bound_pct): host-bound
+	idle=$(awk -F"\t" "/^#/ { next } !h { for (i = 1; i <= NF; i++) ix[\$i] = i; h = 1; next }
+		\$ix[\"kind\"] == \"idle\" { t += \$ix[\"decode_step_ns\"] } END { printf \"%.1f\", 100 * t / $step }" "$r/waterfall.tsv") &&
+	awk -v i="$idle" "BEGIN { exit !(i >= 60) }" &&
+	echo "# decode_all is host-bound: the GPU idles ${idle}% of a decode_step (bound.tsv)" >expect &&
 	head -1 "$r/stakeholder_summary.md" >got &&
 	test_cmp expect got &&
+	# GPU busy, a key number: decode_all kernel time over its wall time
+	busy=$(awk -v k="$kall" -v w="$wall" "BEGIN { printf \"%.4f\", 100 * k / w }") &&
+	table "$r/brief.tsv" busy_pct | awk "{ printf \"%.4f\n\", \$1 }" >got &&
+	echo "$busy" >expect && test_cmp expect got &&
 	test_grep "^torch-decoder on NVIDIA H200, decode_all, imported exports, whose numbers include the capture.s overhead. From .brief.tsv.. See " "$r/stakeholder_summary.md" &&
 	# the top kernel under the key numbers, by the name every table gives it
 	test_grep "^Top kernel: .nvjet_sm90_hsh_64x8_64x16_4x1_v_bz_bias_TNT., latency / under-filled, 20.4% of the kernel time.$" "$r/stakeholder_summary.md" &&
 	# the key numbers, the waterfall as a picture, the findings (a list of 3)
 	test $(grep -c "^|---\|^|:--" "$r/stakeholder_summary.md") = 1 &&
-	test_grep "^<img src=\"waterfall.svg\" alt=\"waterfall.svg\" width=\"880\">$" "$r/stakeholder_summary.md" &&
+	# its alt text what it shows: each step by kind of part, in ms
+	sed -n "s/^# alt: //p" "$r/waterfall.tsv" | sed "s/.s time/\&apos;s time/" >alt &&
+	test_grep "^Where each step&apos;s time goes: decode_step $(awk -v s="$step" "BEGIN { printf \"%.3f\", s / 1e6 }") ms: floor " alt &&
+	test_grep "^<img src=\"waterfall.svg\" alt=\"$(cat alt)\" width=\"880\">$" "$r/stakeholder_summary.md" &&
 	xmllint --noout "$r/waterfall.svg" &&
 	test $(grep -c "^[0-9]\. \*\*" "$r/stakeholder_summary.md") = 3 &&
 	test_grep "See \[details.md\](details.md), \[kernels.md\](kernels.md)" "$r/stakeholder_summary.md" &&
-	test_grep "<img src=\"roofline.svg\"" "$r/stakeholder_summary.md" &&
 	test -s "$r/details.md" && test_grep "^## Per-Stage Timings" "$r/details.md" &&
 	# the key numbers: the steady step as the trace gives it
 	table "$r/brief.tsv" steady_ns first_over_steady | awk -F"\t" "{ printf \"%.1f\t%.2f\n\", \$1, \$2 }" >got &&
@@ -129,15 +138,30 @@ test_expect_success 'findings_top.tsv: the first three findings, evidence and ne
 	table "$r/findings.tsv" rank finding | sed -n 1,3p >expect &&
 	table "$r/findings_top.tsv" rank finding >got &&
 	test_cmp expect got &&
-	test_grep "^# show: int	text	ms	hide	hide	code	hide	ms	text	hide$" "$r/findings_top.tsv" &&
+	test_grep "^# show: int	text	ms	hide	hide	code	hide	ms	text	hide	hide$" "$r/findings_top.tsv" &&
 	# the brief says each finding by its first clause; details.md whole
 	table "$r/findings.tsv" headline | sed -n 1,3p | sed "s/^/. \*\*/; s/$/\*\*/" >expect &&
 	grep "^[0-9]\. \*\*" "$r/stakeholder_summary.md" | sed "s/^[0-9]//; s/\*\* .*/**/" >got &&
 	test_cmp expect got &&
 	test_grep "^3\. \*\*The first decode_step took 9.19x the steady state.\*\* " "$r/stakeholder_summary.md" &&
-	test_grep "^3\. \*\*The first decode_step took 9.19x the steady state: warm-up dominates this short run.\*\*" "$r/details.md" &&
+	test_grep "^3\. <a id=\"findings-3\"></a>\*\*The first decode_step took 9.19x the steady state: warm-up dominates this short run.\*\*" "$r/details.md" &&
 	test_grep "^# note: [0-9]* more rows in details.md.$" "$r/findings_top.tsv" &&
-	! grep -q "Next:" "$r/stakeholder_summary.md"
+	# the next step in one clause (the action), and the row it stands for
+	table "$r/findings.tsv" action | sed -n 1,3p | sed "s/^/ **Next:** /" >expect &&
+	grep "^[0-9]\. \*\*" "$r/stakeholder_summary.md" | sed "s/.* \*\*Next:\*\*/ **Next:**/; s/ \*Could save.*//" >got &&
+	test_cmp expect got &&
+	test_grep "^1\. .*\*\*Next:\*\* Capture the stage in a CUDA graph\. " "$r/stakeholder_summary.md" &&
+	test_grep "^2\. .*\*\*Next:\*\* Warm it up: one throw-away pass of the same shapes first\. " "$r/stakeholder_summary.md" &&
+	for k in 1 2 3; do
+		test_grep "^$k\. .* \[Details\](details.md#findings-$k)$" "$r/stakeholder_summary.md" &&
+		test_grep "^$k\. <a id=\"findings-$k\"></a>\*\*" "$r/details.md" || return 1
+	done &&
+	test_grep "^# rowlink: details.md#findings-$" "$r/findings_top.tsv" &&
+	test_grep "^# anchor: findings$" "$r/findings.tsv" &&
+	# a brief without next steps in full, or a thumbnail: the roofline is a link
+	! grep -q " Next: " "$r/stakeholder_summary.md" &&
+	! grep -q "<img src=\"roofline.svg\"" "$r/stakeholder_summary.md" &&
+	test_grep "\[roofline.svg\](roofline.svg)" "$r/stakeholder_summary.md"
 '
 
 test_expect_success 'waterfall: n/a with the cause where it cannot be computed' '
@@ -268,8 +292,8 @@ test_expect_success 'findings: ms per step, a one-time cost said once; the brief
 		\$4 == \"once\" && \$3 !~ /^n\/a because a one-time cost/ { print \"wrong:\", \$0 }" f >wrong &&
 	test_must_be_empty wrong &&
 	test $(grep -c "	decode step	" f) -ge 3 && grep "^warm-up	.*	once	" f && grep "^cold-call	.*	once	" f &&
-	grep "^1\. .*Could save up to 2030.246 ms, 63.318 ms a decode step\.\*$" "$r/stakeholder_summary.md" &&
-	grep "^3\. .*Could save up to 520.695 ms, once\.\*$" "$r/stakeholder_summary.md" &&
+	grep "^1\. .*Could save up to 2030.246 ms, 63.318 ms a decode step\.\* \[Details\]" "$r/stakeholder_summary.md" &&
+	grep "^3\. .*Could save up to 520.695 ms, once\.\* \[Details\]" "$r/stakeholder_summary.md" &&
 	# the three savings add up to no more than prefill and decode_all took
 	table "$r/findings_top.tsv" saving_ns | awk "{ s += \$1 } END { printf \"%.0f\\n\", s }" >save &&
 	awk -F, "\$6 == \":LLM@decode_all\" || \$6 == \":LLM@prefill\" { s += \$3 } END { printf \"%.0f\\n\", s }" \

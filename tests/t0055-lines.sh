@@ -74,7 +74,7 @@ test_expect_success 'setup: the demo run' '
 test_expect_success 'lp-waterfall(1) names the columns of waterfall.tsv' '
 	sed -n "/^Columns/,/^The parts after/s/^\.BR* \([a-z_]*\).*/\1/p" "$ROOT/tools/lp-waterfall.1" >got &&
 	grep -v "^#" "$S2/b/waterfall.tsv" | sed -n 1p | tr "\t" "\n" >expect &&
-	test $(wc -l <expect) = 6 &&
+	test $(wc -l <expect) = 7 &&
 	test_cmp expect got
 '
 
@@ -168,7 +168,7 @@ test_expect_success 'a cold first prefill without the host side: a cold call, no
 			END { printf \"%.0f\n\", w - k - l * (st - kd) / ld }" >expect &&
 	cut -f2 got >saving &&
 	awk "NR == FNR { e = \$1; next } { d = \$1 - e; if (d < -1 || d > 1) exit 1 }" expect saving &&
-	test_grep "^2\. \*\*prefill ran once, cold\.\*\* (.stages.tsv.)\. \*Could save up to 1204.026 ms, once\.\*$" \
+	test_grep "^2\. \*\*prefill ran once, cold\.\*\* (.stages.tsv.)\. \*\*Next:\*\* Warm it up: one throw-away pass of the same shapes first\. \*Could save up to 1204.026 ms, once\.\* \[Details\](details.md#findings-2)$" \
 		"$r/stakeholder_summary.md"
 '
 

@@ -146,7 +146,7 @@ test_expect_success 'make: removing untraced.tsv re-makes it and details.md; reb
 	lpmake -n RUN=live stakeholder_summary.md >n.out &&
 	grep -oE "^[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort >steps &&
 	# and what reads it: the waterfall, the brief, findings, the two pages
-	printf "%s\n" lp-brief lp-findings lp-summary lp-summary lp-tabtop lp-untraced lp-waterfall lp-wfsvg >expect &&
+	printf "%s\n" lp-bound lp-brief lp-findings lp-summary lp-summary lp-tabtop lp-untraced lp-waterfall lp-wfsvg >expect &&
 	test_cmp expect steps &&
 	: >"$LP_FAKE_LOG" &&
 	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=live stakeholder_summary.md >out 2>&1 &&

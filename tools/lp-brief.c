@@ -23,6 +23,7 @@
 
 static const char synopsis[] = "lp-brief -c config.yaml -e environment.tsv "
     "-s stages.tsv -t steps.tsv [-u untraced.tsv] [-A capture_audit.tsv] "
+    "[-B bound.tsv] "
     "[-b mbu.tsv] [-G gpumetrics.tsv] [-k top_kernels.tsv] "
     "[-I image] [-L link]...";
 
@@ -188,7 +189,7 @@ env_items(const char *path, const char *const *items, char **v, size_t n)
 
 struct opts {
 	const char *cpath, *epath, *spath, *tpath, *bpath, *kpath, *gpath;
-	const char *upath, *apath;
+	const char *upath, *apath, *wpath;
 	const char *image;
 	const char **links;	/* -L, nlinks of them */
 	size_t nlinks;
@@ -209,7 +210,43 @@ struct in {
 	char *partial;		/* what the audit found partial (-A), or NULL */
 	double gm[NGM];
 	struct lp_sb b;		/* step */
+	long bound_pct;		/* brief.bound_pct */
+	char *bverdict, *bstep;	/* bound.tsv's verdict and step (-B) */
+	double bshare[3];	/* its kernels, communication, idle shares */
 };
+
+/* bound.tsv (lp-bound): the verdict the step's parts give, its step and
+ * each kind's share. */
+static void
+bound_read(const char *path, struct in *in)
+{
+	static const char *const kinds[] = { "kernels", "communication",
+		"idle" };
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-bound");
+	const char *v = lp_tsv_comment(&t, "verdict");
+	int ck, cp;
+	size_t k;
+	double x;
+
+	lp_tab_expect(&t, "lp-bound");
+	if (!v || !lp_tsv_comment(&t, "step"))
+		lp_die_at(LP_EXIT_DATA, path, 1, 0, "no \"# verdict:\" and "
+		    "\"# step:\" lines (not lp-bound output)");
+	in->bverdict = lp_xstrdup(v);
+	in->bstep = lp_xstrdup(lp_tsv_comment(&t, "step"));
+	ck = lp_csv_need(&t.hdr, "kind", "lp-bound output");
+	cp = lp_csv_need(&t.hdr, "pct", "lp-bound output");
+	for (k = 0; k < 3; k++)
+		in->bshare[k] = NAN;
+	while (lp_tab_next(&t))
+		for (k = 0; k < 3; k++)
+			if (!strcmp(lp_tsv_get(&t, ck), kinds[k]) &&
+			    lp_tab_num(&t, cp, &x))
+				in->bshare[k] = x;
+	lp_tsv_close(&t);
+	fclose(fp);
+}
 
 /* The stage's GPU busy as stages.tsv and steps.tsv give it together
  * (lp_stagetab_load: the untraced wall time where steps.tsv has it). */
@@ -328,6 +365,10 @@ read_inputs(struct opts *o, struct in *in)
 	in->step = lp_sb_str(&in->b);
 	if (o->gpath && !gm_read(o->gpath, in->step, in->gm))
 		o->gpath = NULL;
+	in->bound_pct = lp_cfg_long(in->cfg, "brief.bound_pct", 60, 51, 100,
+	    o->cpath);
+	if (o->wpath)
+		bound_read(o->wpath, in);
 }
 
 /* The top kernel in a sentence under the key numbers: its name, class and
@@ -384,45 +425,91 @@ identity(struct in *in)
 	lp_sb_free(&part);
 }
 
+/* ", its top kernel (class) takes N% of that" */
+static void
+top_clause(struct lp_sb *v, const struct in *in)
+{
+	double share;
+	const char *c;
+	int n;
+
+	if (!in->have_tk || !lp_num_get(in->tk[1], &share))
+		return;
+	c = in->tk[2];
+	n = (int)strcspn(c, "(");
+	while (n > 0 && c[n - 1] == ' ')
+		n--;
+	lp_sb_adds(v, ", its top kernel ");
+	if (*c && strncmp(c, "n/a", 3))	/* its class, short */
+		lp_sb_printf(v, "(%.*s) ", n, c);
+	lp_sb_adds(v, "takes ");
+	lp_fmt_pct(v, share);
+	lp_sb_adds(v, " of that");
+}
+
+/* The verdict from the step's parts (bound.tsv, -B): the kind that takes
+ * brief.bound_pct of the step names the bound, else "mixed"; where the
+ * parts are not known, the stage's GPU busy against the same share. */
+static void
+verdict(struct lp_sb *v, const struct in *in)
+{
+	const char *stage = in->stage, *w = in->bverdict;
+	const double *sh = in->bshare;
+	double busy = in->busy, t = (double)in->bound_pct;
+
+	if (w && strncmp(w, "n/a", 3)) {
+		lp_sb_printf(v, "%s is %s: ", stage, w);
+		if (!strcmp(w, "GPU-bound")) {
+			lp_sb_adds(v, "kernels take ");
+			lp_fmt_pct(v, sh[0]);
+			lp_sb_printf(v, " of a %s (bound.tsv)", in->bstep);
+			top_clause(v, in);
+		} else if (!strcmp(w, "communication-bound")) {
+			lp_sb_adds(v, "communication kernels take ");
+			lp_fmt_pct(v, sh[1]);
+			lp_sb_printf(v, " of a %s (bound.tsv)", in->bstep);
+		} else if (!strcmp(w, "host-bound")) {
+			lp_sb_adds(v, "the GPU idles ");
+			lp_fmt_pct(v, sh[2]);
+			lp_sb_printf(v, " of a %s (bound.tsv)", in->bstep);
+		} else {
+			lp_sb_adds(v, "kernels ");
+			lp_fmt_pct(v, sh[0]);
+			if (sh[1] > 0) {
+				lp_sb_adds(v, ", communication ");
+				lp_fmt_pct(v, sh[1]);
+			}
+			lp_sb_adds(v, ", GPU idle ");
+			lp_fmt_pct(v, sh[2]);
+			lp_sb_printf(v, " of a %s, none %ld%% (bound.tsv)",
+			    in->bstep, in->bound_pct);
+		}
+		return;
+	}
+	if (isnan(busy)) {
+		lp_sb_printf(v, "%s: GPU busy not known (%s)", stage,
+		    in->busy_na);
+		return;
+	}
+	lp_sb_printf(v, "%s is %s: the GPU is busy ", stage, busy >= t ?
+	    "GPU-bound" : busy <= 100 - t ? "host-bound" : "mixed");
+	lp_fmt_pct(v, busy);
+	if (busy >= t)	/* the kernel is named under the key numbers */
+		top_clause(v, in);
+}
+
 /* The verdict (the GPU idles, or what keeps it busy), the identity, the
  * sources, the links and the image. */
 static void
 emit_meta(const struct opts *o, struct in *in)
 {
-	const char *stage = in->stage;
 	struct lp_sb v = { 0 };
-	double busy;
 	size_t i;
 
-	/* the verdict: the GPU idles, or what keeps it busy */
+	/* the verdict: what bounds the step */
 	lp_tab_meta(out, "title", "Key Numbers");
 	lp_tab_meta(out, "tool", "lp-brief");
-	busy = in->busy;
-	if (isnan(busy))
-		lp_sb_printf(&v, "%s: GPU busy not known (%s)", stage,
-		    in->busy_na);
-	else if (busy < 50) {
-		lp_sb_printf(&v, "%s is host-bound: the GPU is busy ", stage);
-		lp_fmt_pct(&v, busy);
-	} else {	/* the kernel is named under the key numbers */
-		double share;
-
-		lp_sb_printf(&v, "%s is GPU-bound: the GPU is busy ", stage);
-		lp_fmt_pct(&v, busy);
-		if (in->have_tk && lp_num_get(in->tk[1], &share)) {
-			const char *c = in->tk[2];
-			int n = (int)strcspn(c, "(");
-
-			while (n > 0 && c[n - 1] == ' ')
-				n--;
-			lp_sb_adds(&v, ", its top kernel ");
-			if (*c && strncmp(c, "n/a", 3))	/* its class, short */
-				lp_sb_printf(&v, "(%.*s) ", n, c);
-			lp_sb_adds(&v, "takes ");
-			lp_fmt_pct(&v, share);
-			lp_sb_adds(&v, " of that");
-		}
-	}
+	verdict(&v, in);
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
 	identity(in);
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
@@ -517,6 +604,8 @@ free_inputs(struct in *in)
 	lp_sb_free(&in->b);
 	lp_sb_free(&in->over);
 	free(in->partial);
+	free(in->bverdict);
+	free(in->bstep);
 	lp_yaml_free(in->cfg);
 }
 
@@ -528,9 +617,10 @@ main(int argc, char **argv)
 	int c;
 
 	lp_init(argv[0]);
-	while ((c = getopt(argc, argv, "A:G:I:L:b:c:e:hk:s:t:u:")) != -1) {
+	while ((c = getopt(argc, argv, "A:B:G:I:L:b:c:e:hk:s:t:u:")) != -1) {
 		switch (c) {
 		case 'A': o.apath = optarg; break;
+		case 'B': o.wpath = optarg; break;
 		case 'G': o.gpath = optarg; break;
 		case 'I': o.image = optarg; break;
 		case 'L':

@@ -59,6 +59,13 @@ add(const char *rule, double save, const char *artifact, const char *next,
 }
 
 void
+act(struct f *x, const char *clause)
+{
+	free(x->act);
+	x->act = lp_xstrdup(clause);
+}
+
+void
 ev(struct f *x, const char *f, ...)
 {
 	va_list ap;
@@ -320,6 +327,8 @@ op_ranges(const struct tab *st)
 			    "workload's. %s", fs[i].next);
 			free(fs[i].next);
 			fs[i].next = lp_xstrdup(lp_sb_str(&b));
+			free(fs[i].act);	/* that comes first now */
+			fs[i].act = NULL;
 		}
 	lp_sb_free(&b);
 }
@@ -359,6 +368,7 @@ emit_meta(int hostside)
 		{ "artifact", "From", "code" }, { "next_step", "Next step", "text" },
 		{ "per_step_ns", "Per step (ms)", "ms" }, { "step", "Step", "text" },
 		{ "headline", "Headline", "hide" },
+		{ "action", "Action", "hide" },
 	};
 
 	lp_tab_meta(out, "title", "Findings and Recommendations");
@@ -384,8 +394,12 @@ emit_meta(int hostside)
 	    "first, steps.tsv): a finding of idle GPU time saves its share of "
 	    "its stage's idle time in the steady step's (the step less its "
 	    "kernel time), so a step's savings add up to no more than its idle "
-	    "time; a kernel's saving is its stage's over the steps.");
+	    "time; any other saving is its stage's spread over the steps in "
+	    "proportion to the steady step's kernel time (a kernel's) or "
+	    "wall time (the rest) against the mean instance's.");
 	lp_tab_meta(out, "style", "list");
+	/* each row an anchor in details.md: findings-RANK */
+	lp_tab_meta(out, "anchor", "findings");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 }
 
@@ -411,6 +425,12 @@ emit_findings(const struct tab *st, const struct tab *sp, const struct tab *hs)
 		per_step(&r, st, sp, hs, &fs[i]);
 		headline(&h, fs[i].head);
 		lp_row_text(&r, lp_sb_str(&h));
+		lp_sb_reset(&h);
+		if (fs[i].act)
+			lp_sb_printf(&h, "%s", fs[i].act);
+		else
+			first_clause(&h, fs[i].next);
+		lp_row_text(&r, lp_sb_str(&h));
 		lp_row_end(&r, out);
 	}
 	if (!nf) {
@@ -426,6 +446,7 @@ emit_findings(const struct tab *st, const struct tab *sp, const struct tab *hs)
 		lp_row_na(&r, "no rule fired");
 		lp_row_text(&r, "-");
 		lp_row_text(&r, "No rule fired.");
+		lp_row_text(&r, "-");
 		lp_row_end(&r, out);
 	}
 	lp_sb_free(&r.b);
@@ -442,6 +463,7 @@ free_findings(void)
 		free(fs[i].evidence);
 		free(fs[i].artifact);
 		free(fs[i].next);
+		free(fs[i].act);
 		free(fs[i].stage);
 	}
 	free(fs);

@@ -21,7 +21,6 @@ static const char synopsis[] =
 FILE *out;	/* the document, written out when whole (lp_tab_out) */
 int brief;	/* a brief (lp-brief's verdict): one screen, short headings */
 struct lp_ynode *dcfg;	/* -c: the columns of a wide table, by tool */
-static struct lp_sb floats;	/* a brief's images, until its list */
 const char *dpath;
 
 /* The tab-separated list of a "# key:" line, split in place. */
@@ -51,6 +50,17 @@ base(const char *p)
 	return s ? s + 1 : p;
 }
 
+static int plain(const char *f);
+
+/* A row's anchor or link: "NAME-RANK" where the table names its anchor
+ * (a word of lowercase letters) and the row has a whole-number rank. */
+static int
+slug(const char *a, const char *rank)
+{
+	return *a && strspn(a, "abcdefghijklmnopqrstuvwxyz") == strlen(a) &&
+	    *rank && strspn(rank, "0123456789") == strlen(rank);
+}
+
 static void
 list(struct lp_tsv *t, char **show, size_t ns)
 {
@@ -65,6 +75,28 @@ list(struct lp_tsv *t, char **show, size_t ns)
 	int k = 0;
 
 	int ch = lp_csv_col(&t->hdr, "headline");
+	int cr = lp_csv_col(&t->hdr, "rank"), cx = lp_csv_col(&t->hdr, "action");
+	const char *anchor = lp_tsv_comment(t, "anchor");
+	const char *rowlink = lp_tsv_comment(t, "rowlink");
+	char *rl = NULL, *hash;
+
+	/* rowlink: FILE#NAME-, FILE plain and NAME an anchor's */
+	if (rowlink) {
+		rl = lp_xstrdup(rowlink);
+		hash = strchr(rl, '#');
+		if (!hash || hash[1] == '\0' || hash[strlen(hash) - 1] != '-')
+			hash = NULL;
+		else {
+			*hash = '\0';
+			hash[strlen(hash + 1)] = '\0';	/* the '-' */
+			if (!plain(rl) || !slug(hash + 1, "1"))
+				hash = NULL;
+		}
+		if (!hash) {
+			free(rl);
+			rl = NULL;
+		}
+	}
 
 	/* a column the table hides (a brief's short list) is left out; a
 	 * hidden finding gives way to its headline */
@@ -76,7 +108,12 @@ list(struct lp_tsv *t, char **show, size_t ns)
 		cn = -1;
 
 	while (lp_tab_next(t)) {
-		lp_sb_printf(&b, "%d. **", ++k);
+		const char *rank = cr >= 0 ? lp_tsv_get(t, cr) : "";
+
+		lp_sb_printf(&b, "%d. ", ++k);
+		if (!brief && anchor && slug(anchor, rank))
+			lp_sb_printf(&b, "<a id=\"%s-%s\"></a>", anchor, rank);
+		lp_sb_adds(&b, "**");
 		lp_md_inline(&b, lp_tsv_get(t, cf), 0);
 		lp_sb_adds(&b, "**");
 		if (*lp_tsv_get(t, ce)) {
@@ -92,6 +129,10 @@ list(struct lp_tsv *t, char **show, size_t ns)
 		if (*lp_tsv_get(t, cn) && strcmp(lp_tsv_get(t, cn), "-")) {
 			lp_sb_adds(&b, " Next: ");
 			lp_md_inline(&b, lp_tsv_get(t, cn), 0);
+		} else if (cn < 0 && *lp_tsv_get(t, cx) && strcmp(lp_tsv_get(t,
+		    cx), "-")) {	/* the short list: the step in a clause */
+			lp_sb_adds(&b, " **Next:** ");
+			lp_md_inline(&b, lp_tsv_get(t, cx), 0);
 		}
 		if (lp_tab_num(t, cs, &v) && v > 0) {
 			lp_sb_adds(&b, " *Could save up to ");
@@ -106,11 +147,15 @@ list(struct lp_tsv *t, char **show, size_t ns)
 				lp_sb_adds(&b, ", once");
 			lp_sb_adds(&b, ".*");
 		}
+		if (rl && slug(hash + 1, rank))
+			lp_sb_printf(&b, " [Details](%s#%s-%s)", rl, hash + 1,
+			    rank);
 		fprintf(out, "%s\n", lp_sb_str(&b));
 		lp_sb_reset(&b);
 	}
 	putc_out('\n');
 	lp_sb_free(&b);
+	free(rl);
 }
 
 /* The "# show:" and "# labels:" lines, one entry a column, each show a
@@ -218,26 +263,41 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 	for (j = 0; j < t->ncomments; j++) {
 		const char *c = t->comments[j];
 
+		/* a brief's image is a link beside the others: a thumbnail
+		 * is too small to read and narrows the list it floats by */
 		if (!strncmp(c, "link: ", 6) && plain(c + 6))
-			lp_sb_printf(&b, "%s[%s](%s)", nl++ ? ", " : !b.len ?
-			    "See " : brief ? " See " : "\n\nSee ", c + 6, c + 6);
+			c += 6;
+		else if (brief && !strncmp(c, "image: ", 7) && plain(c + 7))
+			c += 7;
+		else
+			continue;
+		lp_sb_printf(&b, "%s[%s](%s)", nl++ ? ", " : !b.len ? "See " :
+		    brief ? " See " : "\n\nSee ", c, c);
 	}
 	lp_sb_adds(&b, nl ? ".\n\n" : "\n\n");
 	for (j = 0; j < t->ncomments; j++) {
 		const char *c = t->comments[j];
 
-		if (!strncmp(c, "image: ", 7) && plain(c + 7))
-			lp_sb_printf(brief ? &floats : &b, "<a href=\"%s\"><img "
+		if (!brief && !strncmp(c, "image: ", 7) && plain(c + 7))
+			lp_sb_printf(&b, "<a href=\"%s\"><img "
 			    "src=\"%s\" alt=\"%s\" height=\"170\" align=\"right\">"
 			    "</a>\n\n", c + 7, c + 7, c + 7);
 	}
-	/* a brief's images float beside its list (the findings), where
-	 * they leave the tables and figures above their whole width */
-	if (brief && floats.len && lp_tsv_comment(t, "style") &&
-	    !strcmp(lp_tsv_comment(t, "style"), "list")) {
-		lp_sb_adds(&b, lp_sb_str(&floats));
-		lp_sb_reset(&floats);
-	}
+	fputs(lp_sb_str(&b), out);
+	lp_sb_free(&b);
+}
+
+/* A brief's figure, its alt text what it shows ("# alt:", else the
+ * table's title), for a reader who cannot see it. */
+static void
+figure(const struct lp_tsv *t, const char *fig, const char *title)
+{
+	struct lp_sb b = { 0 };
+	const char *alt = lp_tsv_comment(t, "alt");
+
+	lp_sb_printf(&b, "<img src=\"%s\" alt=\"", fig);
+	lp_xml_text(&b, alt ? alt : title);
+	lp_sb_adds(&b, "\" width=\"880\">\n\n");
 	fputs(lp_sb_str(&b), out);
 	lp_sb_free(&b);
 }
@@ -284,8 +344,7 @@ section(const char *path)
 		check_columns(path, &t, show, ns, nl);
 		heading(path, &t, title, tool, lp_tsv_comment(&t, "source"));
 		if (brief && fig && plain(fig))	/* the rows are in the TSV */
-			fprintf(out, "<img src=\"%s\" alt=\"%s\" width=\"880\">"
-			    "\n\n", fig, fig);
+			figure(&t, fig, title);
 		else {
 			if (style && !strcmp(style, "list"))
 				list(&t, show, ns);
@@ -369,9 +428,6 @@ main(int argc, char **argv)
 	preamble(title, argv[optind]);
 	for (i = optind; i < argc; i++)
 		section(argv[i]);
-	if (floats.len)	/* no list to float beside: at the end */
-		fputs(lp_sb_str(&floats), out);
-	lp_sb_free(&floats);
 	lp_yaml_free(dcfg);
 	lp_tab_done(out);
 	return 0;

@@ -79,6 +79,12 @@ emit_head(FILE *out, const struct lp_tsv *t, size_t more, const char *link,
 			    c + 10 + vl + 2);
 		if (c && quiet && !strncmp(c, "note: ", 6))
 			continue;
+		/* the rows' anchors are in the whole table, where link goes:
+		 * each kept row links to its own */
+		if (c && !strncmp(c, "anchor: ", 8)) {
+			lp_tab_meta(out, "rowlink", "%s#%s-", link, c + 8);
+			continue;
+		}
 		if (c && hide && !strncmp(c, "show: ", 6))
 			emit_show(out, t, c + 6, hide);
 		else if (c)

@@ -39,6 +39,7 @@ static const struct lp_col cols[] = {
 	{ "prefill_ns", "prefill (ms)", "ms" },
 	{ "prefill_pct", "Share", "pct" },
 	{ "from", "From", "code" },
+	{ "kind", "Kind", "hide" },
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -172,6 +173,28 @@ rank_of(const char *what)
 	    8) ? 4 : 3;
 }
 
+/* What a part is, for a verdict taken from the parts (lp-brief): the
+ * step, its floor, kernels above it, communication kernels, idle GPU. */
+static const char *
+kind_of(const char *what)
+{
+	static const char *const k[] = { "step", "floor", "kernels",
+		"kernels", "idle" };
+	int rk = rank_of(what);
+	size_t n = strlen(what), sl = strlen(" kernels");
+	char *cls;
+	int comm = 0;
+
+	/* a class's part is "CLASS kernels" (operators.tsv's classes) */
+	if (rk == 3 && oc.n && n > sl && !strcmp(what + n - sl, " kernels")) {
+		cls = lp_xstrdup(what);
+		cls[n - sl] = '\0';
+		comm = lp_ops_class_comm(&oc, cls);
+		free(cls);
+	}
+	return comm ? "communication" : k[rk];
+}
+
 static void
 part(int st, const char *what, double ns, const char *from)
 {
@@ -196,6 +219,43 @@ part(int st, const char *what, double ns, const char *from)
 	if (!strstr(lp_sb_str(&wp[i].from), from))
 		lp_sb_printf(&wp[i].from, "%s%s", wp[i].from.len ? " " : "",
 		    from);
+}
+
+/* The figure in words, for its alt text: each step and its parts by
+ * kind ("decode_step 63.579 ms: floor 0.028 ms, kernels above it 0.233 ms,
+ * GPU idle 63.318 ms"). */
+static void
+alt(void)
+{
+	static const char *const kinds[] = { "floor", "kernels",
+		"communication", "idle" };
+	static const char *const said[] = { "floor", "kernels above it",
+		"communication", "GPU idle" };
+	struct lp_sb b = { 0 };
+	double v[4];
+	size_t i, k;
+	int st, n;
+
+	for (st = 0; st < NST; st++) {
+		if (why[st] || !(stepv[st] > 0))
+			continue;
+		memset(v, 0, sizeof v);
+		for (i = 0; i < nwp; i++)
+			for (k = 0; k < 4; k++)
+				if (wp[i].have[st] &&
+				    !strcmp(kind_of(wp[i].name), kinds[k]))
+					v[k] += wp[i].ns[st];
+		lp_sb_printf(&b, "%s%s %.3f ms:", b.len ? "; " : "",
+		    stname[st], stepv[st] / 1e6);
+		for (k = n = 0; k < 4; k++)
+			if (v[k] > 0 || k != 2)
+				lp_sb_printf(&b, "%s %s %.3f ms", n++ ? "," : "",
+				    said[k], v[k] / 1e6);
+	}
+	if (b.len)
+		lp_tab_meta(out, "alt", "Where each step's time goes: %s",
+		    lp_sb_str(&b));
+	lp_sb_free(&b);
 }
 
 static void
@@ -233,6 +293,7 @@ emit(void)
 			}
 		}
 		lp_row_text(&r, wp[i].from.len ? lp_sb_str(&wp[i].from) : "-");
+		lp_row_text(&r, kind_of(wp[i].name));
 		lp_row_end(&r, out);
 		lp_sb_free(&r.b);
 		free(wp[i].name);
@@ -478,6 +539,8 @@ emit_meta(const struct lp_perf *p, const char *hpath, const char *opath,
 		lp_tab_meta(out, "note", "%s.", lp_sb_str(&over));
 	if (bwm.path)
 		lp_bwmeas_meta(out, &p->pk, &bwm, "the floor is at it", 1);
+	if (fig && (stepv[0] > 0 || stepv[1] > 0))
+		alt();
 	if (fig && (stepv[0] > 0 || stepv[1] > 0))	/* something to draw */
 		lp_tab_meta(out, "figure", "%s", fig);
 }

@@ -143,3 +143,14 @@ lp_ops_is_floor(const struct lp_ops *o, const char *class_name)
 			return o->floor[i];
 	return 0;
 }
+
+int
+lp_ops_class_comm(const struct lp_ops *o, const char *class_name)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->names[i], class_name))
+			return o->comm[i];
+	return 0;
+}

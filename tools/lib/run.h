@@ -59,6 +59,8 @@ void lp_ops_load(struct lp_ops *o, const char *path);	/* dies on bad */
 /* Is the class of that name marked floor: true (GEMMs, attention: the
  * kernels that move a step's weights and KV cache, lp-waterfall(1))? */
 int lp_ops_is_floor(const struct lp_ops *o, const char *class_name);
+/* Is the class of that name marked comm: true (NCCL)? */
+int lp_ops_class_comm(const struct lp_ops *o, const char *class_name);
 size_t lp_ops_class(const struct lp_ops *o, const char *kernel);
 int lp_ops_is_comm(const struct lp_ops *o, const char *kernel);
 void lp_ops_free(struct lp_ops *o);

@@ -17,6 +17,8 @@ struct f {
 	const char *rule;
 	double save;		/* ns; NAN: not a time */
 	char *head, *evidence, *artifact, *next;
+	char *act;		/* the next step in one clause (act()), or NULL:
+				 * then the next step's first clause */
 	char *stage;		/* the stage (name or range) it is spent in */
 	int once;		/* a one-time cost, not per step */
 	int rank;		/* one process's time (the kernel tables) */
@@ -34,6 +36,9 @@ struct f *add(const char *rule, double save, const char *artifact,
     const char *next, const char *head, ...)
     __attribute__((format(printf, 5, 6)));
 void ev(struct f *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* The next step in one clause, for the brief, where the next step's own
+ * first clause is not one (it says why before what). */
+void act(struct f *x, const char *clause);
 double ms(double ns);
 
 /* One table of the run, with its path. */
@@ -62,6 +67,9 @@ void per_step(struct lp_row *r, const struct tab *st, const struct tab *sp,
 
 /* The finding's first clause, for a short list (the brief). */
 void headline(struct lp_sb *b, const char *finding);
+/* The next step's first clause: up to the first ": ", "; ", " (" or ". "
+ * outside a code span, with a full stop. */
+void first_clause(struct lp_sb *b, const char *next);
 
 /* host.c */
 /* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,

@@ -361,6 +361,10 @@ graph_bound(const struct host *h, double busy)
 		    "GPU busy only %.3g%% of its wall time: the GPU waits for the host "
 		    "between graph replays; %s", h->stage, graph_pct(hs, r), busy,
 		    waits(&w, h, launch, own));
+	act(x, busy >= 50 ? "Make its kernels faster (the kernel findings)." :
+	    launch >= own ? "Launch the next step's graph before reading this "
+	    "step's result." : "Move the host's work between replays off the "
+	    "critical path.");
 	at_stage(x, h->stage, 0);
 	x->pool = h->avail - h->load;
 	untraced_next(x, h);
@@ -412,6 +416,8 @@ static const char cold_next[] = "Warm it up: run one throw-away pass of "
     "needs a warm run to capture, so whether the stage is launch-bound "
     "shows only on a warm instance. At most the excess over the steady rate "
     "is saved.";
+static const char cold_act[] = "Warm it up: one throw-away pass of the same "
+    "shapes first.";
 #define cold_head "%s ran once, cold: %.0f us of host time per launch " \
     "against %.0f us in the steady state of %.*s (%.3gx), so its wall " \
     "time is first-call cost, not launch overhead a CUDA graph removes."
@@ -459,6 +465,7 @@ cold_call(const struct host *h)
 	n = strlen(ref) - 7;
 	x = add("cold-call", save, hs->path, cold_next, cold_head, h->stage,
 	    pc / 1e3, ps / 1e3, (int)n, ref, pc / ps);
+	act(x, cold_act);
 	at_stage(x, h->stage, 1);
 	ev(x, "one instance per process: %.3f ms wall, %.3f ms of kernels, %.0f "
 	    "launches, launch to kernel start p50 %.1f us; at the steady rate "
@@ -629,6 +636,7 @@ cold_stage(const struct tab *s, size_t i, const struct tab *sp)
 	x = add("cold-call", wall - k - warm_idle > 0 ? wall - k - warm_idle :
 	    0, s->path, cold_next, cold_head, text(s, i, "stage"), pc / 1e3,
 	    ps / 1e3, (int)strlen(ref), ref, pc / ps);
+	act(x, cold_act);
 	at_stage(x, text(s, i, "stage"), 1);
 	ev(x, "%s: %.3f ms wall, %.3f ms of kernels, %.0f launches; the steady "
 	    "state of %s (%s: its median instance after the first, less its "

@@ -92,6 +92,13 @@ alignment(const char *path, const struct shape *p, double save)
 	    "not a multiple of 8" : "");
 }
 
+static struct f *
+acted(struct f *x, const char *clause)
+{
+	act(x, clause);
+	return x;
+}
+
 /* Rules memory-bound, compute-bound, alignment, under-filled, below-roof:
  * which one the shape's class says. */
 static struct f *
@@ -100,24 +107,27 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 	double save = p->tot * (1 - p->frac / 100);
 
 	if (!strcmp(p->cls, "memory-bound"))
-		return add("memory-bound", save, path,
+		return acted(add("memory-bound", save, path,
 		    "Only fewer bytes help: weight-only int8/fp8 "
 		    "quantisation, a lower-precision KV cache, fusing it "
 		    "with its producer or consumer, or batching decode so "
 		    "each weight read serves more tokens.",
 		    "%s%s is memory-bound at %.3g%% of DRAM bandwidth.",
-		    code(p->name), p->sh, p->dram);
+		    code(p->name), p->sh, p->dram), "Move fewer bytes: lower-"
+		    "precision weights or KV cache, fusion, more tokens a "
+		    "weight read.");
 	if (!strcmp(p->cls, "compute-bound"))
-		return add("compute-bound", save, path,
+		return acted(add("compute-bound", save, path,
 		    "It is near its roof: only less math or a faster "
 		    "precision helps (fp8 tensor cores where accuracy "
 		    "allows, fewer FLOPs through fusion or sparsity).",
 		    "%s%s reaches %.3g%% of the %s roof.", code(p->name),
-		    p->sh, p->frac, p->prec);
+		    p->sh, p->frac, p->prec), "Do less math or use a faster "
+		    "precision.");
 	if (!strcmp(p->cls, "alignment-limited"))
 		return alignment(path, p, save);
 	if (!strncmp(p->cls, "latency", 7))
-		return add("under-filled", save, path,
+		return acted(add("under-filled", save, path,
 		    strcmp(p->roof, "memory") ? (tiled(p->op) ? "Compute units "
 		    "idle at this intensity: check occupancy and stall reasons "
 		    "in ncu's sections (NCU_PRESET=high), and tile sizes for the "
@@ -134,7 +144,9 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 		    "stream-K for skinny GEMMs) and hide launch gaps with CUDA "
 		    "graphs.",
 		    "%s%s reaches only %.3g%% of its %s roof.", code(p->name),
-		    p->sh, p->frac, p->roof);
+		    p->sh, p->frac, p->roof), strcmp(p->roof, "memory") ?
+		    "Check its occupancy and stall reasons (NCU_PRESET=high)." :
+		    "Give each launch more work.");
 	/* roofline.tsv's "below roof" without ", GPU filled": no launch
 	 * statistics, so whether it fills the GPU is not known */
 	if (!strstr(p->cls, "filled"))
@@ -150,13 +162,14 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 		    "the GPU is not known (waves unknown: the export lacks the "
 		    "launch statistics).", code(p->name), p->sh, p->frac,
 		    p->roof);
-	return add("below-roof", save, path,
+	return acted(add("below-roof", save, path,
 	    "The GPU is full, yet the kernel is far from its roof: "
 	    "look at its stall reasons and memory access pattern "
 	    "in ncu's sections (NCU_PRESET=high) and at the "
 	    "library's choice of kernel for this shape.",
 	    "%s%s reaches only %.3g%% of its %s roof with a full "
-	    "GPU.", code(p->name), p->sh, p->frac, p->roof);
+	    "GPU.", code(p->name), p->sh, p->frac, p->roof), "Look at its "
+	    "stall reasons and memory access pattern (NCU_PRESET=high).");
 }
 
 /* The top kernels (each launch shape) against their roof (roofline.tsv),

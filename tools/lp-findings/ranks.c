@@ -55,6 +55,8 @@ straggler(const struct tab *k)
 		    "process %s, which waits for it.", text(k, i, "pid"),
 		    text(k, i, "device"), text(k, i, "stage"), ms(gap),
 		    text(k, f, "pid"));
+		act(x, more ? "Balance the shards across the ranks." :
+		    "Find the host delay on that rank (nsys --sample=cpu).");
 		ev(x, "median %.3f ms vs %.3f ms; communication %.3f ms vs "
 		    "%.3f ms per instance (%.3g%% vs %.3g%% of kernel time); "
 		    "compute %.3f ms vs %.3f ms per instance; %.1f vs %.1f "
@@ -132,6 +134,8 @@ communication(const struct tab *o, const struct tab *k)
 		    "all-reduces), or use fewer GPUs per model replica.",
 		    "Communication is %.3g%% of the kernel time on %s, %.3g%% of "
 		    "it overlapped with compute.", share, text(o, i, "device"), ov);
+		act(x, "Overlap the collectives with compute, or find the "
+		    "straggler it waits for.");
 		ev(x, "%.3f ms of communication kernels, %.3f ms exposed, "
 		    "%.3f ms of compute (whole capture)", ms(cell(o, i,
 		    "comm_ns")), ms(ex), ms(cell(o, i, "compute_ns")));

@@ -59,6 +59,38 @@ steady_idle(const struct tab *st, const struct tab *sp, const struct tab *hs,
 	return m - k > 0 ? m - k : 0;
 }
 
+/* The steady step against the mean instance, for a saving spread evenly
+ * over a stage's instances: its kernel time (kern) or wall time, so that
+ * the saving per step is the steady step's share, as the key numbers take
+ * the step (the median instance after the first); 1 where steps.tsv has
+ * no steady state for it. */
+static double
+steady_scale(const struct tab *st, const struct tab *sp,
+    const struct tab *hs, const char *name, int kern)
+{
+	struct lp_sb key = { 0 };
+	long i = row_of(st, "stage", name), j = sp ? row_of(sp, "stage", name) :
+	    -1, h;
+	double a = NAN, m = NAN;
+
+	if (i < 0 || j < 0)
+		return 1;
+	if (kern) {
+		lp_sb_printf(&key, "%s:steady", name);
+		h = hs ? row_of(hs, "stage", lp_sb_str(&key)) : -1;
+		lp_sb_free(&key);
+		if (h >= 0) {
+			a = cell(hs, (size_t)h, "kernel_per_inst_ns");
+			m = cell(st, (size_t)i, "kernel_ns") / cell(st, (size_t)i,
+			    "instances");
+		}
+	} else {
+		a = cell(sp, (size_t)j, "steady_ns");
+		m = cell(sp, (size_t)j, "mean_ns");
+	}
+	return isnan(a) || isnan(m) || m <= 0 ? 1 : a / m;
+}
+
 /* Two cells: the saving per step (ns) and what a step is ("decode step",
  * "prefill call", "once"), or why there is none. */
 void
@@ -102,7 +134,8 @@ per_step(struct lp_row *r, const struct tab *st, const struct tab *sp,
 	    name)))
 		lp_row_num(r, (x->save > 0 ? x->save : 0) / x->pool * idle, 0);
 	else if (n >= 1)
-		lp_row_num(r, (x->save > 0 ? x->save : 0) / n, 0);
+		lp_row_num(r, (x->save > 0 ? x->save : 0) / n * steady_scale(st,
+		    sp, hs, name, x->rank), 0);
 	else
 		lp_row_na(r, "no instances of %s in stages.tsv", name);
 	lp_row_text(r, lp_sb_str(&b));
@@ -132,5 +165,33 @@ headline(struct lp_sb *b, const char *finding)
 	lp_sb_reset(b);
 	lp_sb_addn(b, finding, (size_t)(p - finding));
 	if (*p)
+		lp_sb_addc(b, '.');
+}
+
+/* The next step's first clause: what to do, before how and why. */
+void
+first_clause(struct lp_sb *b, const char *next)
+{
+	const char *p = next;
+	size_t fence = 0, n;
+
+	while (*p) {
+		if (*p == '`') {
+			for (n = 0; p[n] == '`'; n++)
+				;
+			fence = !fence ? n : n == fence ? 0 : fence;
+			p += n;
+			continue;
+		}
+		if (!fence && p[1] == ' ' && (p[0] == ':' || p[0] == ';' ||
+		    p[0] == '.' || p[0] == ','))
+			break;
+		if (!fence && p[0] == ' ' && p[1] == '(')
+			break;
+		p++;
+	}
+	lp_sb_reset(b);
+	lp_sb_addn(b, next, (size_t)(p - next));
+	if (b->len && b->s[b->len - 1] != '.')
 		lp_sb_addc(b, '.');
 }

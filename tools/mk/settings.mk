@@ -261,6 +261,8 @@ $(call lp_put,overrides.gpu,$(filter gpu.%,$(LP_OVR_ALL)))
 # how lp chose the kernels ncu profiled (run.mode, run.cover_pct,
 # run.top_n_shapes), while that of an import says lp chose none.
 $(call lp_put,overrides.stage,$(filter run.stage=%,$(LP_OVR_ALL)))
+# the brief's verdict reads the stage and brief.bound_pct
+$(call lp_put,overrides.brief,$(filter run.stage=% brief.%,$(LP_OVR_ALL)))
 $(call lp_put,overrides.environment,$(filter run.stage=% stages.% $(if $(strip $(LP_IMPORT)),,\
 	run.mode=% run.cover_pct=% run.top_n_shapes=%),$(LP_OVR_ALL)))
 $(call lp_put,rows.kernels_md,$(LP_KMD_ROWS))

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The brief's verdict comes from the step's own parts (issue 40, item 2):
+# lp-bound sums waterfall.tsv's parts of the stage's step by kind, and the
+# kind that takes brief.bound_pct (60) % names the bound, else "mixed".
+# Over every fixture lp imports (eager, graphed, compiled, fused, two
+# GPUs, with and without API traces), awk recomputes the shares from
+# waterfall.tsv and checks that the title never names a bound the
+# waterfall contradicts; a step without parts (several processes) is
+# judged by GPU busy against the same share.
+. "$(dirname "$0")/lib.sh"
+
+# "dir prefix model": the fixtures' exports, one run each
+runs='h200-torch-v2 torch torch-decoder
+h200-whole torch torch-decoder
+h100-hostside llama hf-llama
+h200-whole tinyllm tinyllm
+h100-graphs e1 torch-decoder
+h100-graphs g2 torch-decoder
+h100-graphs c1 torch-decoder
+h200-tinyllm-v2 tinyllm tinyllm
+h200-fusion fus tinyllm
+h200-fusion unf tinyllm
+h200-gpt2 gpt2 hf-gpt2
+h200-tp tps tp-mlp'
+
+# word share: the bound the waterfall's step gives (kinds summed), or
+# "n/a" where it has no numbers for the step
+judge='BEGIN { FS = "\t" }
+/^#/ { next }
+!h { for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next }
+{ v = $ix[col]; k = $ix["kind"] }
+v ~ /^n\/a/ { na = 1; next }
+v == "-" { next }
+k == "step" { step = v; next }
+k == "floor" || k == "kernels" { s["kernels"] += v; next }
+{ s[k] += v }
+END {
+	if (na || step <= 0) { print "n/a"; exit }
+	w = "mixed"; best = -1
+	for (k in s) if (100 * s[k] / step >= t && s[k] > best) { best = s[k]; w = k }
+	word["kernels"] = "GPU-bound"; word["communication"] = "communication-bound"; word["idle"] = "host-bound"
+	printf "%s", (w == "mixed" ? w : word[w])
+	for (k in s) printf " %s=%.1f", k, 100 * s[k] / step
+	print ""
+}'
+
+test_expect_success 'every fixture: the title names the bound its waterfall gives, or mixed' '
+	echo "$runs" | while read d p m; do
+		lpmake RUN=$p-$d "IMPORT=$(echo "$FIX/$d/${p}"_*.csv)" MODEL=$m brief.tsv >/dev/null 2>err ||
+			{ cat err; return 1; }
+		r=$S2/$p-$d
+		v=$(sed -n "s/^# verdict: //p" "$r/brief.tsv")
+		j=$(awk -v col=decode_step_ns -v t=60 "$judge" "$r/waterfall.tsv")
+		w=${j%% *}
+		echo "$d/$p: $j | $v"
+		if [ "$w" = n/a ]; then
+			# no parts: GPU busy against the same share
+			b=$(table "$r/brief.tsv" busy_pct)
+			e=$(awk -v b="$b" "BEGIN { print b >= 60 ? \"GPU-bound\" : b <= 40 ? \"host-bound\" : \"mixed\" }")
+			case $v in "decode_all is $e: the GPU is busy "*) ;; *) echo "wrong: $v (busy $b)"; return 1;; esac
+		else
+			case $v in "decode_all is $w: "*"of a decode_step"*"(bound.tsv)"*) ;; *) echo "wrong: $v"; return 1;; esac
+			# the share said is the waterfall'"'"'s
+			case $w in
+			GPU-bound) s=${j#* }; s=${s#*kernels=}; s=${s%% *}; case $v in *"kernels take $s%"*) ;; *) echo "share: $v"; return 1;; esac;;
+			host-bound) s=${j#*idle=}; s=${s%% *}; case $v in *"the GPU idles $s%"*) ;; *) echo "share: $v"; return 1;; esac;;
+			esac
+		fi
+		test "$(sed -n "s/^# verdict: //p" "$r/bound.tsv" | sed "s/^n\/a.*/n\/a/")" = "$w" || return 1
+	done >log 2>&1 || { cat log; false; }
+	cat log &&
+	# at least one of each: a host-bound eager run, a graphed one that is not
+	grep "^h100-graphs/e1: host-bound" log && grep "^h200-tp/tps: n/a" log &&
+	! grep "^h100-graphs/g2: host-bound" log
+'
+
+test_expect_success 'brief.bound_pct: a higher share makes the same step mixed; only the verdict is re-made' '
+	r=$S2/llama-h100-hostside &&
+	lpmake RUN=llama-h100-hostside stakeholder_summary.md >/dev/null 2>&1 &&
+	lpmake -q RUN=llama-h100-hostside stakeholder_summary.md &&
+	lpmake -n RUN=llama-h100-hostside SET=brief.bound_pct=99 stakeholder_summary.md >n.out &&
+	grep -oE "^[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort -u >steps &&
+	printf "%s\n" lp-bound lp-brief lp-confmerge lp-summary >expect && test_cmp expect steps &&
+	lpmake RUN=llama-h100-hostside SET=brief.bound_pct=99 stakeholder_summary.md >/dev/null 2>&1 &&
+	head -1 "$r/stakeholder_summary.md" >got &&
+	test_grep "^# decode_all is mixed: kernels [0-9.]*%, GPU idle 9[0-9.]*% of a decode_step, none 99% (bound.tsv)$" got &&
+	test_grep "^# bound_pct: 99$" "$r/bound.tsv" &&
+	test_must_fail lpmake RUN=llama-h100-hostside SET=brief.bound_pct=40 bound.tsv 2>err &&
+	test_grep "config.yaml:[0-9]*: brief.bound_pct: expected a whole number from 51 to 100, got \"40\"" err &&
+	test_must_fail test -f "$r/bound.tsv.tmp"
+'
+
+test_expect_success 'lp-bound: a table that is not the waterfall, a kind it does not know: refused, file and line' '
+	r=$S2/llama-h100-hostside &&
+	printf "run:\n  stage: decode_all\n" >c.yaml &&
+	lp-bound -c c.yaml "$r/waterfall.tsv" >b.tsv &&
+	test_grep "^# bound_pct: 60$" b.tsv && test_grep "^# verdict: host-bound$" b.tsv &&
+	awk -F"\t" -v OFS="\t" "/^#/ || !h { if (!/^#/) h = 1; print; next } { \$NF = \"gpu\"; print }" "$r/waterfall.tsv" >w.tsv &&
+	test_expect_code 1 lp-bound -c c.yaml w.tsv >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "^lp-bound: w.tsv:[0-9]*: kind \"gpu\": not step, floor, kernels, communication or idle" err &&
+	sed "/^kind\|^part/s/\tkind$//" "$r/waterfall.tsv" | cut -f1-6 >nokind.tsv &&
+	test_expect_code 1 lp-bound -c c.yaml nokind.tsv 2>err &&
+	test_grep "^lp-bound: nokind.tsv.*kind" err &&
+	test_expect_code 1 lp-bound -c c.yaml "$r/stages.tsv" 2>err &&
+	test_grep "lp-waterfall" err &&
+	test_expect_code 2 lp-bound "$r/waterfall.tsv" 2>err && test_grep "^usage: lp-bound" err
+'
+
+test_done
