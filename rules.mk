@@ -45,7 +45,7 @@ LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv ke
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
-	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare.md
+	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare_findings.tsv compare.md
 LP_BIN := $(B)
 include tools/mk/settings.mk tools/mk/imports.mk	# in this order
 
@@ -825,7 +825,7 @@ $(R)/regions.md: $(R)/regions.tsv $(R)/region_work.tsv $(R)/region_instances.tsv
 LP_B := $(if $(LP_BASE),$(LP_STAGE2_DIR)/$(LP_BASE))
 # What lp-stagediff reads of each run, in its order (lp-stagediff(1)).
 LP_CMP_STAGES := stages.tsv steps.tsv mfu.tsv mbu.tsv gpu.tsv env.json inputs.yaml
-LP_BASE_FILES := $(addprefix $(LP_B)/,kernels.tsv waterfall.tsv $(LP_CMP_STAGES))
+LP_BASE_FILES := $(addprefix $(LP_B)/,kernels.tsv waterfall.tsv findings.tsv $(LP_CMP_STAGES))
 ifneq ($(LP_B),)
 $(LP_BASE_FILES):
 	@echo "lp: run $(LP_BASE) (BASE) has no $(@F): make RUN=$(LP_BASE) stakeholder_summary.md first" >&2; exit 1
@@ -851,10 +851,18 @@ $(R)/compare_waterfall.tsv: $(LP_B)/waterfall.tsv $(R)/waterfall.tsv $(R)/vars/B
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-wfdiff $(LP_B)/waterfall.tsv $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-$(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv \
+# Whether BASE's advice worked: each of its findings, the saving it
+# predicted a step against the one measured in what it named.
+LP_REAL_IN := $(LP_B)/findings.tsv $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_B)/steps.tsv
+lp_realized = $(LP_BIN)/lp-realized -f $(LP_B)/findings.tsv -s $(R)/compare_stages.tsv -k $(R)/compare.tsv -t $(LP_B)/steps.tsv
+$(R)/compare_findings.tsv: $(LP_REAL_IN) $(LP_BIN)/lp-realized
+	$(LP_SAY)
+	$(Q)$(lp_realized) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+
+$(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_findings.tsv $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv \
 		$(R)/compare.tsv $(LP_BIN)/lp-summary
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
+	$(Q)$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv $(R)/compare_findings.tsv \
 	  $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The CI gate: fails (exit 3) when a stage's steady state got
@@ -864,26 +872,42 @@ $(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compar
 # significantly faster; a stage in one run only, or a table lp cannot
 # read, is "cannot compare" (exit 1).  The tools say what moved.
 REGRESSION ?= 5
+REALIZED ?= 50
+CLAIM ?=
 ifneq ($(filter check-regression,$(MAKECMDGOALS)),)
 ifneq ($(if $(call lp_unsafe,REGRESSION,),,$(shell echo '$(value REGRESSION)' | grep -cxE '[0-9]+(\.[0-9]+)?')),1)
 $(error REGRESSION="$(value REGRESSION)": use a percentage, as in REGRESSION=5)
 endif
+# CLAIM=RULE: BASE's findings of that rule (lp-findings(1)) are the change
+# this run claims; the gate also fails (exit 3) where they realized under
+# REALIZED percent of their predicted saving a step (lp-realized(1)).
+ifneq ($(if $(call lp_unsafe,REALIZED,),,$(shell echo '$(value REALIZED)' | grep -cxE '[0-9]{1,3}')),1)
+$(error REALIZED="$(value REALIZED)": use a whole percentage, as in REALIZED=50)
+endif
+ifneq ($(CLAIM),)
+ifneq ($(if $(call lp_unsafe,CLAIM,),,$(shell echo '$(value CLAIM)' | grep -cxE '[a-z][a-z0-9-]*')),1)
+$(error CLAIM="$(value CLAIM)": name a rule of lp-findings(1), as in CLAIM=launch-bound)
+endif
+endif
 endif
 .PHONY: check-regression
 check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv \
-		$(LP_BIN)/lp-stagediff $(LP_BIN)/lp-diff
+		$(LP_BIN)/lp-stagediff $(LP_BIN)/lp-diff $(if $(CLAIM),$(LP_REAL_IN) $(LP_BIN)/lp-realized)
 	$(LP_SAY)
 	$(Q)rc=0; \
 	$(LP_BIN)/lp-stagediff -r '$(REGRESSION)' $(LP_CMP_IN) > /dev/null || rc=$$?; \
 	if [ $$rc = 0 ] || [ $$rc = 3 ]; then \
 	  $(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv \
 	    $(R)/kernels.tsv > /dev/null || { r=$$?; [ $$rc = 3 ] && [ $$r != 1 ] && [ $$r != 2 ] || rc=$$r; }; fi; \
+	if [ -n "$(CLAIM)" ] && { [ $$rc = 0 ] || [ $$rc = 3 ]; }; then \
+	  $(lp_realized) -c $(CLAIM) -m $(REALIZED) > /dev/null || { r=$$?; [ $$r = 3 ] && \
+	    echo "lp: run $(LP_BASE)'s $(CLAIM) advice realized under $(REALIZED) % of its prediction in run $(RUN)" >&2; rc=$$r; }; fi; \
 	if [ $$rc = 3 ]; then echo "lp: run $(RUN) regressed against run $(LP_BASE) (REGRESSION=$(REGRESSION) %)" >&2; \
 	elif [ $$rc = 0 ]; then echo "lp: run $(RUN) against run $(LP_BASE): no regression beyond $(REGRESSION) %"; \
 	else echo "lp: run $(RUN) against run $(LP_BASE): cannot compare (above); the gate did not pass" >&2; fi; \
 	exit $$rc
 else
-$(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare.md check-regression:
+$(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare.md check-regression:
 	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other $(if $(filter check-regression,$@),check-regression,compare.md)" >&2; exit 1
 endif
 
@@ -916,6 +940,7 @@ LP_KIND_.mk := MK
 LP_KIND_.list := LIST
 LP_KIND_.avail := NCU
 LP_KIND_.time := TIME
+LP_KIND_ :=
 lp_kind = $(or $(LP_KIND_$(suffix $(1))),FILE)
 LP_SAY = $(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)' \
 	'$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' '$(or $(notdir $(firstword $(filter $(LP_BIN)/lp-%,$^))),$(if \

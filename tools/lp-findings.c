@@ -369,6 +369,8 @@ emit_meta(int hostside)
 		{ "per_step_ns", "Per step (ms)", "ms" }, { "step", "Step", "text" },
 		{ "headline", "Headline", "hide" },
 		{ "action", "Action", "hide" },
+		{ "subject_kind", "About", "hide" },
+		{ "subject", "What", "hide" },
 	};
 
 	lp_tab_meta(out, "title", "Findings and Recommendations");
@@ -431,6 +433,11 @@ emit_findings(const struct tab *st, const struct tab *sp, const struct tab *hs)
 		else
 			first_clause(&h, fs[i].next);
 		lp_row_text(&r, lp_sb_str(&h));
+		/* what it is about, for lp-realized: a kernel, else a stage */
+		lp_row_text(&r, fs[i].kernel ? "kernel" : fs[i].stage ? "stage" :
+		    "-");
+		lp_row_text(&r, fs[i].kernel ? fs[i].kernel : fs[i].stage ?
+		    fs[i].stage : "-");
 		lp_row_end(&r, out);
 	}
 	if (!nf) {
@@ -446,6 +453,8 @@ emit_findings(const struct tab *st, const struct tab *sp, const struct tab *hs)
 		lp_row_na(&r, "no rule fired");
 		lp_row_text(&r, "-");
 		lp_row_text(&r, "No rule fired.");
+		lp_row_text(&r, "-");
+		lp_row_text(&r, "-");
 		lp_row_text(&r, "-");
 		lp_row_end(&r, out);
 	}
@@ -464,6 +473,7 @@ free_findings(void)
 		free(fs[i].artifact);
 		free(fs[i].next);
 		free(fs[i].act);
+		free(fs[i].kernel);
 		free(fs[i].stage);
 	}
 	free(fs);

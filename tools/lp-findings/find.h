@@ -20,6 +20,7 @@ struct f {
 	char *act;		/* the next step in one clause (act()), or NULL:
 				 * then the next step's first clause */
 	char *stage;		/* the stage (name or range) it is spent in */
+	char *kernel;		/* the kernel a kernel finding is about */
 	int once;		/* a one-time cost, not per step */
 	int rank;		/* one process's time (the kernel tables) */
 	/* a host finding: the idle GPU time (ns) of its stage's instances

@@ -240,6 +240,7 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 		x = roof_finding(rf->path, &p, graphed);
 		at_stage(x, tk ? lp_tsv_comment(&tk->t, "range") : NULL, 0);
 		x->rank = 1;
+		x->kernel = lp_xstrdup(text(rf, i, "kernel"));
 		lp_sb_reset(&pct);
 		lp_fmt_pct(&pct, p.share);
 		ev(x, "%.3f ms in the stage (%s of its GPU time%s); AI %.4g "

@@ -22,7 +22,7 @@
 # The settings: the run's (tools/mk/settings.mk records LP_VARS in the run
 # folder) and the build's (the Makefile checks each).
 override LP_SETTINGS := RUN WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS \
-	LP_STAGE2_DIR REGRESSION V SAN VALGRIND WERROR FAULT_KILLS B LP_AUTO_DEPS PREFIX DESTDIR \
+	LP_STAGE2_DIR REGRESSION CLAIM REALIZED V SAN VALGRIND WERROR FAULT_KILLS B LP_AUTO_DEPS PREFIX DESTDIR \
 	CC CFLAGS LDFLAGS FUZZ_CC FUZZ_TIME NVCC NVCC_ARCH
 # make's own variables, typed, are refused at once: lp sets some (SHELL)
 # and make the others, which dropping would leave undefined (CURDIR).
