@@ -862,8 +862,8 @@ $(R)/compare_findings.tsv: $(LP_REAL_IN) $(LP_BIN)/lp-realized
 $(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_findings.tsv $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv \
 		$(R)/compare.tsv $(LP_BIN)/lp-summary
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv $(R)/compare_findings.tsv \
-	  $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
+	  $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # The CI gate: fails (exit 3) when a stage's steady state got
 # significantly slower by more than REGRESSION percent (default 5), or a

@@ -160,11 +160,16 @@ test_expect_success 'make: compare.md depends on both runs; re-running the base 
 	lpmake -q RUN=small compare.md &&
 	touch "$S2/big/kernels.tsv" &&
 	steps RUN=small compare.md >got &&
-	printf "lp-diff\nlp-summary\nlp-verdict\n" >expect && test_cmp expect got &&
+	printf "lp-diff\nlp-realized\nlp-summary\nlp-verdict\n" >expect && test_cmp expect got &&
 	lpmake RUN=small compare.md >/dev/null &&
 	touch "$S2/big/steps.tsv" &&
 	steps RUN=small compare.md >got &&
-	printf "lp-stagediff\nlp-summary\nlp-verdict\n" >expect && test_cmp expect got &&
+	# the base steps: the stages compared, and the base findings'"'"' decode steps
+	printf "lp-realized\nlp-stagediff\nlp-summary\nlp-verdict\n" >expect && test_cmp expect got &&
+	lpmake RUN=small compare.md >/dev/null &&
+	touch "$S2/big/findings.tsv" &&
+	steps RUN=small compare.md >got &&
+	printf "lp-realized\nlp-summary\n" >expect && test_cmp expect got &&
 	lpmake RUN=small compare.md >/dev/null && lpmake -q RUN=small compare.md
 '
 

@@ -143,7 +143,7 @@ test_expect_success 'the verdict opens compare.md: vanished and appeared kernels
 	grep -o "[0-9]* kernels [a-z]* (in the .*)\.\*\*" "$S2/m/compare.md" | sed "s/\*\*$//" >got &&
 	test_cmp expect got &&
 	sed -n "/^## /p" "$S2/m/compare.md" >got &&
-	printf "## Verdict\n## Where the Step'"'"'s Time Moved\n## Stages, Before and After\n## Kernels, Before and After\n" >expect && test_cmp expect got
+	printf "## Verdict\n## Where the Step'"'"'s Time Moved\n## Predicted and Realized\n## Stages, Before and After\n## Kernels, Before and After\n" >expect && test_cmp expect got
 '
 
 test_expect_success 'the verdict: each stage in one sentence with its significance and where the time went' '

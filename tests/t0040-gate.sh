@@ -63,7 +63,7 @@ test_expect_success 'a broken base table: a data error (exit 1), not "regressed"
 test_expect_success 'no per-instance trace: the verdict says that, not "one instance", for 32 steps' '
 	lpmake RUN=np "IMPORT=$(ls "$G"/g2_*.csv | grep -v pushpop_trace | tr "\n" " ")" MODEL=torch-decoder \
 		stakeholder_summary.md >/dev/null 2>&1 &&
-	lpmake RUN=g1 waterfall.tsv >/dev/null 2>&1 &&
+	lpmake RUN=g1 waterfall.tsv findings.tsv >/dev/null 2>&1 &&
 	lpmake RUN=np BASE=g1 compare.md >/dev/null 2>&1 &&
 	test_grep "decode_step wall time, median .*, significance not known (no per-instance trace, nvtx_pushpop_trace: no spread to test against)" "$S2/np/compare.md" &&
 	test_grep "decode_all wall time, median .*, significance not known (one instance: no spread to test against)" "$S2/np/compare.md"

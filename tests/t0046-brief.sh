@@ -138,7 +138,7 @@ test_expect_success 'findings_top.tsv: the first three findings, evidence and ne
 	table "$r/findings.tsv" rank finding | sed -n 1,3p >expect &&
 	table "$r/findings_top.tsv" rank finding >got &&
 	test_cmp expect got &&
-	test_grep "^# show: int	text	ms	hide	hide	code	hide	ms	text	hide	hide$" "$r/findings_top.tsv" &&
+	test_grep "^# show: int	text	ms	hide	hide	code	hide	ms	text	hide	hide	hide	hide$" "$r/findings_top.tsv" &&
 	# the brief says each finding by its first clause; details.md whole
 	table "$r/findings.tsv" headline | sed -n 1,3p | sed "s/^/. \*\*/; s/$/\*\*/" >expect &&
 	grep "^[0-9]\. \*\*" "$r/stakeholder_summary.md" | sed "s/^[0-9]//; s/\*\* .*/**/" >got &&

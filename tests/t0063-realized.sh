@@ -35,10 +35,10 @@ test_expect_success 'eager, then graphed as advised: the graph finding realized,
 	table "$r/compare_findings.tsv" subject outcome | grep "^prefill	not realized$" &&
 	# every finding of the base has its row, in its order
 	table "$S2/e1/findings.tsv" rank >expect && table "$r/compare_findings.tsv" rank >got && test_cmp expect got &&
-	# compare.md shows it after the verdict, outcome among the first columns
+	# compare.md shows it after the verdict and the waterfall, outcome among the first columns
 	sed -n "/^## Predicted and Realized/,/^## /p" "$r/compare.md" >sec &&
 	test_grep "^| 1 | launch-bound | .decode_step. | realized | " sec &&
-	grep -n "^## " "$r/compare.md" | sed -n 2p | test_grep "Predicted and Realized"
+	grep -n "^## " "$r/compare.md" | sed -n 3p | test_grep "Predicted and Realized"
 '
 
 test_expect_success 'the other way round: the graphed run'"'"'s advice, undone, is made worse' '

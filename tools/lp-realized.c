@@ -107,6 +107,7 @@ struct meas {
 	int sig;		/* 1 moved, 0 within the spread or noise */
 	const char *why;	/* why there is nothing to compare, or NULL */
 	const char *what;	/* the figure compared */
+	const char *name;	/* a kernel as compare.tsv spells it, or NULL */
 };
 
 /* A finding about a stage: its step's steady state, else its median. */
@@ -158,6 +159,7 @@ kernel_meas(const struct tab *k, double steps, const char *kernel,
 		m->why = "the kernel is not in the comparison's top kernels";
 		return;
 	}
+	m->name = get(k, i, "name");
 	m->before = num(k, i, "before_ns") / steps;
 	m->after = num(k, i, "after_ns") / steps;
 	if (isnan(m->before))
@@ -251,7 +253,7 @@ emit_rows(FILE *out, const struct tab *f, const struct tab *s,
 	size_t i;
 
 	for (i = 0; i < f->n; i++) {
-		struct meas m = { NAN, NAN, 0, NULL, NULL };
+		struct meas m = { NAN, NAN, 0, NULL, NULL, NULL };
 		const char *kind = get(f, i, "subject_kind");
 		const char *step = get(f, i, "step");
 		double pred = num(f, i, "per_step_ns"), pct;
@@ -271,7 +273,9 @@ emit_rows(FILE *out, const struct tab *f, const struct tab *s,
 		o = outcome(pred, &m, &pct);
 		lp_row_text(&r, get(f, i, "rank"));
 		lp_row_text(&r, get(f, i, "rule"));
-		lp_row_text(&r, get(f, i, "subject"));
+		/* a kernel as the other tables spell it (lp-diff's name) */
+		lp_row_text(&r, m.name && *m.name ? m.name : get(f, i,
+		    "subject"));
 		lp_row_text(&r, o);
 		if (isnan(pred))
 			lp_row_na(&r, "%s", "a one-time cost or not a time");
