@@ -107,4 +107,27 @@ test_expect_success 'lp-bound: a table that is not the waterfall, a kind it does
 	test_expect_code 2 lp-bound "$r/waterfall.tsv" 2>err && test_grep "^usage: lp-bound" err
 '
 
+# details.md keeps each table's key figure (issue 40, item 4): the columns
+# conf/details.yaml names under key: are shown whatever the budget.
+test_expect_success 'details.md: every key figure of conf/details.yaml is a column of its table, never "more columns"' '
+	lpmake RUN=tps-h200-tp details.md >/dev/null 2>&1 &&
+	lpmake RUN=torch-h200-torch-v2 details.md >/dev/null 2>&1 &&
+	for run in tps-h200-tp torch-h200-torch-v2; do
+		d=$S2/$run/details.md &&
+		for t in stages:wall_min_ns:"Min (ms)" stages:wall_max_ns:"Max (ms)" overlap:comm_pct:"Communication share of busy" \
+			steps:steady_max_ns:"Rest max (ms)" hostside:graph_kernel_pct:"Graph kernels"; do
+			f=${t%%:*} rest=${t#*:} col=${rest%%:*} lab=${rest#*:} &&
+			test -s "$S2/$run/$f.tsv" || continue
+			# the table has the column and a number in it: then details shows it
+			table "$S2/$run/$f.tsv" "$col" | grep -q "^[0-9]" || continue
+			sed -n "/($f.tsv, made by/,/^## /p" "$d" >sec &&
+			grep "^| " sec | head -1 >hdr &&
+			if ! grep -qF "| $lab |" hdr && ! grep -qF "| $lab" hdr; then
+				echo "$run: $f.tsv: no \"$lab\" column in: $(cat hdr)"; return 1
+			fi
+		done || return 1
+	done &&
+	! grep "^More columns in .overlap.tsv.*Communication share" "$S2/tps-h200-tp/details.md"
+'
+
 test_done

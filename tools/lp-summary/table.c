@@ -102,8 +102,8 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 	const char **nawhy = NULL, **nalab = NULL;	/* all-n/a columns */
 	size_t nna = 0, j, k, wide = 0;
 	unsigned char *vis = lp_xmalloc(ncol ? ncol : 1);
-	const char **keep = NULL, *why1;
-	size_t nkeep = 0;
+	const char **keep = NULL, **key = NULL, *why1;
+	size_t nkeep = 0, nkey = 0, reserve = 0;
 
 	while (lp_tab_next(t)) {
 		cells = lp_xreallocarray(cells, (nrows + 1) * ncol, sizeof *cells);
@@ -116,11 +116,20 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 		wide += strcmp(show[i], "hide") &&
 		    !one_reason(cells, nrows, ncol, i);
 	if (wide > MAXCOLS && dcfg) {	/* the columns conf says, in order */
-		struct lp_sb key = { 0 };
+		struct lp_sb kb = { 0 };
 
-		lp_sb_printf(&key, "columns.%s", lp_tsv_comment(t, "tool"));
-		nkeep = lp_cfg_list(dcfg, lp_sb_str(&key), &keep, dpath);
-		lp_sb_free(&key);
+		lp_sb_printf(&kb, "columns.%s", lp_tsv_comment(t, "tool"));
+		nkeep = lp_cfg_list(dcfg, lp_sb_str(&kb), &keep, dpath);
+		lp_sb_reset(&kb);
+		/* and its key figures, which the budget never drops: a slot
+		 * kept for each that will show */
+		lp_sb_printf(&kb, "key.%s", lp_tsv_comment(t, "tool"));
+		nkey = lp_cfg_list(dcfg, lp_sb_str(&kb), &key, dpath);
+		lp_sb_free(&kb);
+		for (i = 0; i < ncol; i++)
+			reserve += listed(key, nkey, t->hdr.names[i]) &&
+			    strcmp(show[i], "hide") && !one_reason(cells, nrows,
+			    ncol, i);
 	}
 	for (i = 0; i < ncol; i++) {
 		const char *lab = i < nl && *labels[i] ? labels[i] :
@@ -140,12 +149,18 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 			nalab[nna++] = lab;
 			continue;
 		}
+		if (listed(key, nkey, t->hdr.names[i])) {
+			vis[i] = 1;
+			shown++;
+			reserve--;
+			continue;
+		}
 		if (nkeep && !listed(keep, nkeep, t->hdr.names[i])) {
 			lp_sb_adds(&left, left.len ? ", " : "");
 			lp_md_inline(&left, lab, 0);
 			continue;
 		}
-		if (shown == MAXCOLS) {
+		if (shown + reserve >= MAXCOLS) {
 			lp_sb_adds(&left, left.len ? ", " : "");
 			lp_md_inline(&left, lab, 0);
 			continue;
@@ -237,6 +252,7 @@ done:
 	free(nawhy);
 	free(nalab);
 	free(keep);
+	free(key);
 	lp_sb_free(&b);
 	lp_sb_free(&left);
 	lp_sb_free(&nas);
