@@ -238,7 +238,7 @@ check-gpu: $(BINS) bin/tinyllm
 LP_DEMO_FILES := $(wildcard tests/fixtures/h200-torch-v2/torch_*.csv)
 demo: $(BINS)
 	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=torch-decoder \
-	  topn.tsv kernels.md stakeholder_summary.md regions.md
+	  topn.tsv kernels.md stakeholder_summary.md brief.json regions.md
 	@echo "demo: $(LP_STAGE2_DIR)/demo/stakeholder_summary.md (details.md, kernels.md, regions.md beside it)"
 
 install: $(BINS)

@@ -41,7 +41,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv \
 	untraced.tsv capture_audit.tsv bound.tsv
-LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json topn.tsv procs.tsv kernels.tsv kernels.md bwprobe.tsv \
+LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json brief.json topn.tsv procs.tsv kernels.tsv kernels.md bwprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
@@ -701,6 +701,11 @@ $(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -B $(R)/bound.tsv \
 	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+# The brief for machines (CI, dashboards): its tables as one JSON object.
+$(R)/brief.json: $(R)/brief.tsv $(R)/bound.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv $(LP_BIN)/lp-briefjson
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-briefjson -b $(R)/brief.tsv -B $(R)/bound.tsv -w $(R)/waterfall.tsv -f $(R)/findings_top.tsv \
+	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-tabtop -q -n 3 -H finding,evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
