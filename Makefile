@@ -235,11 +235,22 @@ check-gpu: $(BINS) bin/tinyllm
 # The whole pipeline on a real H200 run of the PyTorch workload
 # (tests/fixtures/h200-torch-v2: nsys, ncu top-N and ncu regions of one run,
 # python3 tests/workloads/torch_decoder.py --warmup 0): no GPU.
+# Then the advice followed: the same workload on an H100, eager, and
+# graphed as the eager run's brief advises (tests/fixtures/h100-graphs e1
+# and g2, with their CUDA API traces, so the waterfall splits the idle
+# time), and compare.md of the graphed run against the eager one, which
+# says whether the advice realized what it predicted; quietly, one line.
 LP_DEMO_FILES := $(wildcard tests/fixtures/h200-torch-v2/torch_*.csv)
+LP_DEMO_EAGER := $(wildcard tests/fixtures/h100-graphs/e1_*.csv)
+LP_DEMO_GRAPHED := $(wildcard tests/fixtures/h100-graphs/g2_*.csv)
 demo: $(BINS)
 	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=torch-decoder \
 	  topn.tsv kernels.md stakeholder_summary.md brief.json regions.md
 	@echo "demo: $(LP_STAGE2_DIR)/demo/stakeholder_summary.md (details.md, kernels.md, regions.md beside it)"
+	$(Q)$(MAKE) -s --no-print-directory RUN=demo-eager IMPORT='$(LP_DEMO_EAGER)' MODEL=torch-decoder stakeholder_summary.md >/dev/null
+	$(Q)$(MAKE) -s --no-print-directory RUN=demo-graphed IMPORT='$(LP_DEMO_GRAPHED)' MODEL=torch-decoder stakeholder_summary.md >/dev/null
+	$(Q)$(MAKE) -s --no-print-directory RUN=demo-graphed BASE=demo-eager compare.md >/dev/null
+	@echo "demo: advice followed (H100): $(LP_STAGE2_DIR)/demo-eager/stakeholder_summary.md, then graphed: $(LP_STAGE2_DIR)/demo-graphed/compare.md"
 
 install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR)

@@ -46,7 +46,15 @@ test_expect_success 'make demo: kernels.md, the summary with every section, regi
 		"Top Kernels" Regions "Findings and Recommendations" >expect &&
 	test_cmp expect got &&
 	test -s "$S2/demo/topn.tsv" && test -s "$S2/demo/env.json" &&
-	test -s "$S2/demo/config.yaml" && test -s "$S2/demo/inputs.yaml"
+	test -s "$S2/demo/config.yaml" && test -s "$S2/demo/inputs.yaml" &&
+	# and the advice followed (issue 40, item 5): an eager run whose
+	# waterfall splits the idle time, and the graphed run compared with it
+	test_grep "^demo: advice followed (H100): .*demo-eager/stakeholder_summary.md, then graphed: .*demo-graphed/compare.md$" out &&
+	table "$S2/demo-eager/waterfall.tsv" part decode_step_ns | grep "^GPU idle: launch calls	[0-9]" &&
+	test_grep "^# decode_all is host-bound: the GPU idles" "$S2/demo-eager/stakeholder_summary.md" &&
+	table "$S2/demo-graphed/compare_findings.tsv" rule subject outcome | grep "^launch-bound	decode_step	realized$" &&
+	test -s "$S2/demo/brief.json" &&
+	lpmake -q RUN=demo-graphed BASE=demo-eager compare.md
 '
 
 test_expect_success 'a finished run is up to date' '
