@@ -142,26 +142,40 @@ per_step(struct lp_row *r, const struct tab *st, const struct tab *sp,
 	lp_sb_free(&b);
 }
 
+/* Where a sentence's first clause ends, outside a code span (a fence of
+ * n backticks opens or closes one): at a ": " or, with any, also at "; ",
+ * ". ", ", " or " (". */
+static const char *
+clause_end(const char *s, int any)
+{
+	size_t fence = 0, n;
+
+	for (; *s; s++) {
+		if (*s == '`') {
+			for (n = 0; s[n] == '`'; n++)
+				;
+			fence = !fence ? n : n == fence ? 0 : fence;
+			s += n - 1;
+			continue;
+		}
+		if (fence)
+			continue;
+		if (s[0] == ':' && s[1] == ' ')
+			break;
+		if (any && ((s[1] == ' ' && strchr(";.,", s[0])) ||
+		    (s[0] == ' ' && s[1] == '(')))
+			break;
+	}
+	return s;
+}
+
 /* A finding's headline: its first clause, up to a ": " outside a code span
  * (what follows says why, and stays in the finding), with a full stop. */
 void
 headline(struct lp_sb *b, const char *finding)
 {
-	const char *p = finding;
-	size_t fence = 0, n;
+	const char *p = clause_end(finding, 0);
 
-	while (*p) {
-		if (*p == '`') {	/* a fence of n backticks opens or closes */
-			for (n = 0; p[n] == '`'; n++)
-				;
-			fence = !fence ? n : n == fence ? 0 : fence;
-			p += n;
-			continue;
-		}
-		if (!fence && p[0] == ':' && p[1] == ' ')
-			break;
-		p++;
-	}
 	lp_sb_reset(b);
 	lp_sb_addn(b, finding, (size_t)(p - finding));
 	if (*p)
@@ -172,24 +186,8 @@ headline(struct lp_sb *b, const char *finding)
 void
 first_clause(struct lp_sb *b, const char *next)
 {
-	const char *p = next;
-	size_t fence = 0, n;
+	const char *p = clause_end(next, 1);
 
-	while (*p) {
-		if (*p == '`') {
-			for (n = 0; p[n] == '`'; n++)
-				;
-			fence = !fence ? n : n == fence ? 0 : fence;
-			p += n;
-			continue;
-		}
-		if (!fence && p[1] == ' ' && (p[0] == ':' || p[0] == ';' ||
-		    p[0] == '.' || p[0] == ','))
-			break;
-		if (!fence && p[0] == ' ' && p[1] == '(')
-			break;
-		p++;
-	}
 	lp_sb_reset(b);
 	lp_sb_addn(b, next, (size_t)(p - next));
 	if (b->len && b->s[b->len - 1] != '.')
