@@ -674,7 +674,7 @@ $(R)/capture_audit.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) 
 # The summary renders the tables, in this order; it computes nothing.
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
-LP_SUMMARY_IN := $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
+LP_SUMMARY_IN := $(R)/brief.tsv $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
 	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv) $(R)/hostside.tsv $(LP_AUDIT) $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(LP_GM) $(R)/dram_bw.tsv $(R)/waterfall.tsv $(R)/bound.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \

@@ -40,7 +40,7 @@ test_expect_success 'make demo: kernels.md, the summary with every section, regi
 	test_grep "^# Top GPU kernels" "$S2/demo/kernels.md" &&
 	test_grep "^# Regions: run demo" "$S2/demo/regions.md" &&
 	grep "^## " "$S2/demo/details.md" >got &&
-	printf "## %s\n" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
+	printf "## %s\n" "Key Numbers" Environment "GPU Peaks" Aggregates "Per-Stage Timings" \
 		"Steady State and Warm-up" "Host Side of Each Stage" MFU MBU "DRAM Bandwidth: Datasheet, Copy Probe, Samples" \
 		"Where Each Step'"'"'s Time Goes" "What Bounds the Step" Roofline "Top Operators" \
 		"Top Kernels" Regions "Findings and Recommendations" >expect &&

@@ -39,8 +39,9 @@ rename() {
 }
 
 # The elements a report of lp's may render to: what lp's own Markdown
-# makes (headings, paragraphs, tables, code spans, lists, the "See" links
-# and the findings' emphasis).  Anything else came from a name.
+# makes (headings, paragraphs, tables, code spans, lists, the "See" links,
+# the findings' emphasis and the key numbers' definitions, a bullet list).
+# Anything else came from a name.
 cat >"$TRASH/allowed" <<\EOF
 a
 code
@@ -57,6 +58,7 @@ td
 th
 thead
 tr
+ul
 EOF
 
 # md_safe FILE: FILE rendered holds no other element, no link but to a
@@ -70,13 +72,13 @@ md_safe() {
 		return 1
 	fi &&
 	# a file beside it, a row's anchor (findings-3) or a link to one
-	if grep -o '<a [^>]*>' "$1.html" | grep -v -e '^<a href="[A-Za-z0-9._-]*\(#[a-z]*-[0-9]*\)\{0,1\}">$' \
-		-e '^<a id="[a-z]*-[0-9]*">$'; then
+	if grep -o '<a [^>]*>' "$1.html" | grep -v -e '^<a href="[A-Za-z0-9._-]*\(#[a-z]*-[a-z0-9_]*\)\{0,1\}">$' \
+		-e '^<a id="[a-z]*-[a-z0-9_]*">$'; then
 		echo "a link lp did not write, in $1" >&2
 		return 1
 	fi &&
 	# the only raw HTML: lp's row anchors in details.md's lists
-	if sed 's/<a id="[a-z]*-[0-9]*"><\/a>//g' "$1" | cmark-gfm -e table | grep 'raw HTML omitted'; then
+	if sed 's/<a id="[a-z]*-[a-z0-9_]*"><\/a>//g' "$1" | cmark-gfm -e table | grep 'raw HTML omitted'; then
 		echo "raw HTML in $1" >&2
 		return 1
 	fi &&

@@ -270,7 +270,7 @@ test_expect_success 'the brief puts the sampled DRAM and tensor activity (nsys G
 		END { printf \"%.4g\t%.4g\n\", d, t }" "$S2/gm/gpumetrics.tsv" >expect &&
 	table "$S2/gm/brief.tsv" dram_sampled_pct tensor_sampled_pct | awk -F"\t" "{ printf \"%.4g\t%.4g\n\", \$1, \$2 }" >got &&
 	test_cmp expect got &&
-	test_grep "| MBU | DRAM (sampled) | Tensor (sampled) |" "$S2/gm/stakeholder_summary.md" &&
+	test_grep "| \[MBU\](details.md#define-mbu_steady_pct) | \[DRAM (sampled)\](details.md#define-dram_sampled_pct) | \[Tensor (sampled)\](details.md#define-tensor_sampled_pct) |" "$S2/gm/stakeholder_summary.md" &&
 	# without samples (the demo), no such columns
 	! grep -q "sampled" "$S2/b/brief.tsv"
 '
@@ -329,7 +329,7 @@ test_expect_success 'a 2-GPU import: a short GPU-bound verdict, the waterfall it
 test_expect_success 'a step that has no steady state: the key numbers say why, not a bare n/a' '
 	lpmake RUN=tdec "IMPORT=$(echo "$FIX"/h200-torch-decoder/torch_*.csv)" MODEL=torch-decoder \
 		stakeholder_summary.md >/dev/null &&
-	sed -n "/^| Steady/,/^$/p" "$S2/tdec/stakeholder_summary.md" | sed -n 3p >row &&
+	sed -n "/^| \[Steady/,/^$/p" "$S2/tdec/stakeholder_summary.md" | sed -n 3p >row &&
 	test_grep "n/a because" row &&
 	! grep "| n/a |" row
 '

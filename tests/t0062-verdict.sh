@@ -130,4 +130,22 @@ test_expect_success 'details.md: every key figure of conf/details.yaml is a colu
 	! grep "^More columns in .overlap.tsv.*Communication share" "$S2/tps-h200-tp/details.md"
 '
 
+# Definitions at hand (issue 40, item 3): each key number of the brief
+# links to its definition in details.md, whose anchor is there.
+test_expect_success 'the brief: each key number links to its definition in details.md; MBU and MFU spelled out' '
+	r=$S2/torch-h200-torch-v2 &&
+	lpmake RUN=torch-h200-torch-v2 stakeholder_summary.md >/dev/null 2>&1 &&
+	grep "^| \[" "$r/stakeholder_summary.md" | head -1 | grep -o "(details.md#define-[a-z_]*)" |
+		sed "s/(details.md#//; s/)//" >links &&
+	test $(wc -l <links) = 5 &&
+	while read a; do
+		test_grep "^- <a id=\"$a\"></a>\*\*" "$r/details.md" || return 1
+	done <links &&
+	test_grep "MBU\*\*: MBU, model bandwidth utilisation: " "$r/details.md" &&
+	test_grep "MFU, model FLOPs utilisation" "$r/details.md" &&
+	# the details page does not link to itself or float the roofline there
+	sed -n "/^## Key Numbers/,/^## /p" "$r/details.md" >k &&
+	! grep -q "details.md\|<img" k
+'
+
 test_done

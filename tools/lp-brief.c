@@ -498,6 +498,42 @@ verdict(struct lp_sb *v, const struct in *in)
 		top_clause(v, in);
 }
 
+/* What each key number is, in a sentence: details.md lists them, each
+ * with an anchor the brief's header links to (lp-summary). */
+static void
+defines(const struct opts *o, const struct in *in)
+{
+	lp_tab_meta(out, "define", "steady_ns: the decode step as it runs "
+	    "once warm: the median decode_step instance after the first "
+	    "(steps.tsv)%s.", in->untraced ? ", timed in the untraced run "
+	    "(the workload under nsys with NVTX alone), so the capture's "
+	    "overhead is not in it" : ", as the capture timed it (its "
+	    "overhead included)");
+	lp_tab_meta(out, "define", "tokens_per_s: tokens a second in that "
+	    "step: the batch (one token a sequence a step) over the steady "
+	    "step.");
+	lp_tab_meta(out, "define", "first_over_steady: the first decode step "
+	    "over the steady one: how much warm-up (module loading, "
+	    "allocation, autotuning) the first step carries.");
+	lp_tab_meta(out, "define", "busy_pct: GPU busy, the stage's kernel "
+	    "time over its wall time%s (stages.tsv).", in->untraced ? " (the "
+	    "capture's kernel time over the untraced wall time)" : "");
+	lp_tab_meta(out, "define", "mbu_steady_pct: MBU, model bandwidth "
+	    "utilisation: the bytes a step must move (the weights and the KV "
+	    "cache, from the model config) over the steady step, as a share of "
+	    "the GPU's DRAM bandwidth (mbu.tsv); MFU, model FLOPs utilisation, "
+	    "is the same for FLOPs against the tensor peak (mfu.tsv).");
+	if (o->gpath) {
+		lp_tab_meta(out, "define", "dram_sampled_pct: DRAM read and "
+		    "write throughput as nsys's GPU Metrics sampled it in the "
+		    "steady steps of the traced capture, as a share of its peak "
+		    "(gpumetrics.tsv).");
+		lp_tab_meta(out, "define", "tensor_sampled_pct: tensor pipes "
+		    "active as nsys's GPU Metrics sampled them in the steady "
+		    "steps of the traced capture (gpumetrics.tsv).");
+	}
+}
+
 /* The verdict (the GPU idles, or what keeps it busy), the identity, the
  * sources, the links and the image. */
 static void
@@ -526,6 +562,7 @@ emit_meta(const struct opts *o, struct in *in)
 		lp_tab_meta(out, "link", "%s", o->links[i]);
 	if (o->image)
 		lp_tab_meta(out, "image", "%s", o->image);
+	defines(o, in);
 	lp_sb_free(&v);
 }
 

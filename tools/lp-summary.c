@@ -223,7 +223,7 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 {
 	struct lp_sb b = { 0 };
 	size_t j;
-	int nl = 0;
+	int nl = 0, own;
 
 	if (brief && lp_tsv_comment(t, "verdict")) {
 		/* the brief's own table: under the title, its file and links */
@@ -260,7 +260,10 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 		lp_md_text(&b, tool);
 		lp_sb_adds(&b, ").");
 	}
-	for (j = 0; j < t->ncomments; j++) {
+	/* the brief's own table in a details page: its links and image
+	 * are the brief's, the page they would point to or its roofline */
+	own = !brief && lp_tsv_comment(t, "verdict");
+	for (j = 0; j < t->ncomments && !own; j++) {
 		const char *c = t->comments[j];
 
 		/* a brief's image is a link beside the others: a thumbnail
@@ -275,7 +278,7 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 		    brief ? " See " : "\n\nSee ", c, c);
 	}
 	lp_sb_adds(&b, nl ? ".\n\n" : "\n\n");
-	for (j = 0; j < t->ncomments; j++) {
+	for (j = 0; j < t->ncomments && !own; j++) {
 		const char *c = t->comments[j];
 
 		if (!brief && !strncmp(c, "image: ", 7) && plain(c + 7))
@@ -352,6 +355,8 @@ section(const char *path)
 				table(path, &t, labels, nl, show);
 			if (!brief || !style)	/* else said in the heading */
 				notes(&t);
+			if (!brief)
+				definitions(&t, labels, nl);
 		}
 	}
 	free(labels);

@@ -24,5 +24,9 @@ const char *base(const char *p);
 /* table.c */
 void table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
     char **show);
+/* The "# define: COLUMN: TEXT" lines of a table (lp-brief's key numbers)
+ * as a list, each with its anchor, define-COLUMN, that the brief's
+ * headers link to. */
+void definitions(const struct lp_tsv *t, char **labels, size_t nl);
 
 #endif

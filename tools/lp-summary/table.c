@@ -28,6 +28,60 @@ listed(const char **list, size_t n, const char *name)
 	return 0;
 }
 
+/* A column's definition ("# define: COLUMN: TEXT"), or NULL; only a
+ * column named with [a-z0-9_], which makes its anchor. */
+static const char *
+define_of(const struct lp_tsv *t, const char *col)
+{
+	size_t j, n = strlen(col);
+
+	if (!n || strspn(col, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
+		return NULL;
+	for (j = 0; j < t->ncomments; j++) {
+		const char *c = t->comments[j];
+
+		if (!strncmp(c, "define: ", 8) && !strncmp(c + 8, col, n) &&
+		    !strncmp(c + 8 + n, ": ", 2))
+			return c + 8 + n + 2;
+	}
+	return NULL;
+}
+
+/* Does the table link details.md (a brief's key numbers do)? */
+static int
+links_details(const struct lp_tsv *t)
+{
+	size_t j;
+
+	for (j = 0; j < t->ncomments; j++)
+		if (!strcmp(t->comments[j], "link: details.md"))
+			return 1;
+	return 0;
+}
+
+void
+definitions(const struct lp_tsv *t, char **labels, size_t nl)
+{
+	struct lp_sb b = { 0 };
+	const char *d;
+	size_t i;
+
+	for (i = 0; i < t->hdr.n; i++) {
+		if (!(d = define_of(t, t->hdr.names[i])))
+			continue;
+		lp_sb_printf(&b, "- <a id=\"define-%s\"></a>**", t->hdr.names[i]);
+		lp_md_inline(&b, i < nl && *labels[i] ? labels[i] :
+		    t->hdr.names[i], 0);
+		lp_sb_adds(&b, "**: ");
+		lp_md_inline(&b, d, 0);
+		fprintf(out, "%s\n", lp_sb_str(&b));
+		lp_sb_reset(&b);
+	}
+	if (b.cap)
+		putc_out('\n');
+	lp_sb_free(&b);
+}
+
 static int
 is_na(const char *s)
 {
@@ -196,9 +250,16 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 	fputs("|", out);
 	for (i = 0; i < ncol; i++)
 		if (vis[i]) {
-			lp_sb_adds(&b, " ");
+			/* a brief's key number links to its definition */
+			int def = brief && links_details(t) && define_of(t,
+			    t->hdr.names[i]);
+
+			lp_sb_adds(&b, def ? " [" : " ");
 			lp_md_inline(&b, i < nl && *labels[i] ? labels[i] :
 			    t->hdr.names[i], 1);
+			if (def)
+				lp_sb_printf(&b, "](details.md#define-%s)",
+				    t->hdr.names[i]);
 			lp_sb_adds(&b, " |");
 		}
 	fprintf(out, "%s\n", lp_sb_str(&b));
