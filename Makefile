@@ -72,7 +72,7 @@ LIBSRC := $(filter-out tools/lib/fuzztrack.c,$(wildcard tools/lib/*.c))
 LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(LIBSRC))
 UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all deps check test check-gpu bench bench-ranks bench-traces bench-aten demo install uninstall clean
+.PHONY: all deps check test check-gpu bench bench-ranks bench-traces bench-aten demo install uninstall clean help
 # Objects and test binaries are kept between builds, not deleted as
 # intermediates of the pattern rules.
 .SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS)) \
@@ -243,6 +243,21 @@ check-gpu: $(BINS) bin/tinyllm
 LP_DEMO_FILES := $(wildcard tests/fixtures/h200-torch-v2/torch_*.csv)
 LP_DEMO_EAGER := $(wildcard tests/fixtures/h100-graphs/e1_*.csv)
 LP_DEMO_GRAPHED := $(wildcard tests/fixtures/h100-graphs/g2_*.csv)
+# The goals and the settings a user types; the settings' list is the one
+# tools/mk/cmdline.mk checks the command line against (LP_SETTINGS).
+help:
+	@printf '%s\n' 'lp: deep LLM profiling on NVIDIA GPUs (man lp, tools/lp.7)' '' \
+	  'Goals:' \
+	  '  make demo                          the pipeline on the bundled real captures' \
+	  '  make check | test | check-gpu      the tests (all; all but the slowest; on a GPU)' \
+	  '  make RUN=x WORK=cmd MODEL=m stakeholder_summary.md   profile a workload live' \
+	  '  make RUN=x IMPORT="files" MODEL=m stakeholder_summary.md   import nsys/ncu exports' \
+	  '  make RUN=x details.md | kernels.md | brief.json | regions.md | any table .tsv' \
+	  '  make RUN=x BASE=y compare.md | check-regression   two runs compared; the CI gate' \
+	  '  make deps | install PREFIX=... | uninstall | clean | bench' '' \
+	  'Settings (lp(7) says each; SET=key=value overrides conf/):'
+	@printf '  %s\n' $(LP_SETTINGS)
+
 demo: $(BINS)
 	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=torch-decoder \
 	  topn.tsv kernels.md stakeholder_summary.md brief.json regions.md

@@ -143,7 +143,7 @@ $(R)/untraced/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd | $(R)/untra
 LP_UT := $(R)/untraced/stats.tmp
 $(R)/untraced/report_nvtx_pushpop_trace.csv: $(R)/untraced/report.nsys-rep $(R)/untraced/stats.cmd
 	$(LP_SAY)
-	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
+	$(Q)$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=))
 	$(Q)rm -rf $(LP_UT) && mkdir -p $(LP_UT)
 	$(Q)$(LP_T0) sh $(R)/untraced/stats.cmd > $(LP_UT)/log 2>&1 || { cat $(LP_UT)/log >&2; exit 1; }; \
 	[ -f $(LP_UT)/report_nvtx_pushpop_trace.csv ] || { grep -i -e skip -e error $(LP_UT)/log >&2; \
@@ -174,7 +174,7 @@ $(R)/nsys/export.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 $(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd \
 		$(if $(LP_LIVE),| $(R)/untraced/report_nvtx_pushpop_trace.csv)
 	$(LP_SAY)
-	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
+	$(Q)$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=))
 	$(Q)rm -f $(R)/nsys/report.tmp.sqlite; \
 	$(LP_T0) sh $(R)/nsys/export.cmd > $(R)/nsys/report.tmp.log 2>&1 || \
 	  { rc=$$?; cat $(R)/nsys/report.tmp.log >&2; rm -f $(R)/nsys/report.tmp.sqlite; exit $$rc; }; \
@@ -200,7 +200,7 @@ LP_EMPTY_CAPTURE = the capture holds no $$d data (nsys stats: \"does not contain
 $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
 		| $(LP_BIN)/lp-tracesort
 	$(LP_SAY)
-	$(Q)$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh)
+	$(Q)$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=))
 	$(Q)rm -rf $(R)/nsys/stats.tmp && mkdir -p $(R)/nsys/stats.tmp
 	$(Q)$(LP_T0) sh $(R)/nsys/stats.cmd > $(R)/nsys/stats.tmp/log 2>&1 || { cat $(R)/nsys/stats.tmp/log >&2; exit 1; }; \
 	$(call lp_took,nsys stats,0,$(R)/nsys/stats.time)
@@ -965,7 +965,7 @@ LP_T0 = lp_t0=$$(date +%s.%N);
 define lp_capture
 $(LP_SAY)
 $(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
-$(call lp_need,nsys,install Nsight Systems or source .device/nsys-env.sh); \
+$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=)); \
 rm -f $@ $@.cmd $(1)/report.tmp.*; \
 echo "lp: $(2): $$(cat $<)"; \
 $(LP_T0) sh $< || { rc=$$?; echo "lp: $(3) with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \

@@ -85,4 +85,18 @@ test_expect_success 'missing libraries stop the build with one line naming the p
 	grep -v "^make: \*\*\*" err >lines && test $(wc -l <lines) = 1
 '
 
+# Every door answers (issue 43, item 4): each tool's --help is its usage
+# line and where its manual is, --version its name, lp and the version;
+# both exit 0, before any option or input of the tool's own is read.
+test_expect_success 'every tool answers --help and --version, exit 0, nothing else read' '
+	for t in "$ROOT"/tools/lp-*.c; do
+		n=$(basename "$t" .c) &&
+		$n --help >h 2>err </dev/null && test_must_be_empty err &&
+		test_grep "^usage: $n " h && test_grep "^$n(1) has the whole manual: man $n\.$" h &&
+		test -f "$ROOT/tools/$n.1" &&
+		$n --version >v 2>err </dev/null && test_must_be_empty err &&
+		test_grep "^$n (lp) [0-9][0-9.]*$" v || { echo "$n"; return 1; }
+	done
+'
+
 test_done

@@ -255,7 +255,7 @@ main(int argc, char **argv)
 	int c;
 	FILE *fp;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "a:g:hm:")) != -1) {
 		switch (c) {

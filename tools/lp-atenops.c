@@ -359,7 +359,7 @@ main(int argc, char **argv)
 {
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "a:c:D:d:g:hm:Nn:")) != -1) {
 		switch (c) {

@@ -468,7 +468,7 @@ main(int argc, char **argv)
 	size_t i, j, k;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "a:c:hp:")) != -1) {
 		switch (c) {
 		case 'a': apath = optarg; break;

@@ -162,7 +162,7 @@ main(int argc, char **argv)
 	long pct;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "c:h")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;

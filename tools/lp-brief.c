@@ -653,7 +653,7 @@ main(int argc, char **argv)
 	struct in in = { 0 };
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "A:B:G:I:L:b:c:e:hk:s:t:u:")) != -1) {
 		switch (c) {
 		case 'A': o.apath = optarg; break;

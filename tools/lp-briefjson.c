@@ -161,7 +161,7 @@ main(int argc, char **argv)
 	const char *b = NULL, *bd = NULL, *w = NULL, *f = NULL;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "B:b:f:hw:")) != -1) {
 		switch (c) {
 		case 'B': bd = optarg; break;

@@ -478,7 +478,7 @@ main(int argc, char **argv)
 	size_t nrows;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "e:g:hP:p:w:")) != -1) {
 		switch (c) {
 		case 'e': o.lpath = optarg; break;

@@ -287,7 +287,7 @@ main(int argc, char **argv)
 	long reps = 10;
 	int c, n, i, ver = 0;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "hl:r:s:")) != -1) {
 		switch (c) {
 		case 'h':

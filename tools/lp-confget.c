@@ -49,7 +49,7 @@ main(int argc, char **argv)
 	int c, end = '\n';
 	FILE *fp;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "0d:h")) != -1) {
 		switch (c) {
 		case '0':

@@ -236,7 +236,7 @@ main(int argc, char **argv)
 	struct merge m = { 0 };
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "hS:s:")) != -1) {
 		switch (c) {
 		case 'h':

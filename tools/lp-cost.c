@@ -264,7 +264,7 @@ main(int argc, char **argv)
 	struct cost c = { 0 };
 	int ch, i;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((ch = getopt(argc, argv, "a:c:hk:m:r:")) != -1) {
 		switch (ch) {

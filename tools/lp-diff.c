@@ -503,7 +503,7 @@ main(int argc, char **argv)
 	char **shown;
 	int c, bymangled;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "hn:r:S:")) != -1) {
 		switch (c) {

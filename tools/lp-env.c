@@ -439,7 +439,7 @@ main(int argc, char **argv)
 	FILE *fp;
 	int c, live;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	jo = lp_tab_out();
 	while ((c = getopt(argc, argv, "hr:t:")) != -1) {
 		switch (c) {

@@ -258,7 +258,7 @@ main(int argc, char **argv)
 	struct lp_row r = { 0 };
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:g:hi:")) != -1) {
 		switch (c) {

@@ -506,7 +506,7 @@ main(int argc, char **argv)
 	long maxk = 5;
 	int c, imported = 0;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "hIn:")) != -1) {
 		switch (c) {

@@ -295,7 +295,7 @@ main(int argc, char **argv)
 	struct gpu_id g = { 0 };
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:d:hn:t:")) != -1) {
 		switch (c) {

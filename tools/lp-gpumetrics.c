@@ -323,7 +323,7 @@ main(int argc, char **argv)
 	int64_t src;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:g:hnp:t:T:")) != -1) {
 		switch (c) {

@@ -251,7 +251,7 @@ main(int argc, char **argv)
 {
 	int c, have;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "h")) != -1) {
 		switch (c) {
 		case 'h':

@@ -472,7 +472,7 @@ main(int argc, char **argv)
 	struct st t;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "a:c:g:hs:")) != -1) {
 		switch (c) {

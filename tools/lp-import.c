@@ -326,7 +326,7 @@ main(int argc, char **argv)
 	size_t i, j, n;
 	int c, r;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "h")) != -1) {
 		if (c == 'h') {
 			printf("usage: %s\n", synopsis);

@@ -114,7 +114,7 @@ main(int argc, char **argv)
 	size_t nw = 0, ni = 0;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "hi:m:w:")) != -1) {
 		switch (c) {
 		case 'h':

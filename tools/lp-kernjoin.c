@@ -428,7 +428,7 @@ main(int argc, char **argv)
 	FILE *fp;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "d:G:H:hM:m:P:r:T:")) != -1) {
 		switch (c) {
 		case 'd': o.dpath = optarg; break;

@@ -254,7 +254,7 @@ main(int argc, char **argv)
 	int c, ncu_time;
 	FILE *fp;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "hn:r:w:")) != -1) {
 		switch (c) {

@@ -453,7 +453,7 @@ main(int argc, char **argv)
 	struct st s;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	memset(&s, 0, sizeof s);
 	while ((c = getopt(argc, argv, "hr:")) != -1) {
 		switch (c) {

@@ -531,7 +531,7 @@ main(int argc, char **argv)
 	size_t nwork;
 	int c, nul = 0, dmode = 0, xmode = 0, rmode = 0;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "0a:dhk:o:p:Rx")) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;

@@ -269,7 +269,7 @@ main(int argc, char **argv)
 	const char *base = NULL, *name;
 	int c, nul = 0, emode = 0, rmode = 0, smode = 0, umode = 0;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "0eho:rsu")) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;

@@ -144,7 +144,7 @@ main(int argc, char **argv)
 	size_t i;
 	FILE *fp, *out;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "g:h")) != -1) {
 		switch (c) {
 		case 'g': gpath = optarg; break;

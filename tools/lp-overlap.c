@@ -282,7 +282,7 @@ main(int argc, char **argv)
 	struct st *s;
 	int c, none = 0;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "ho:x")) != -1) {
 		switch (c) {

@@ -361,7 +361,7 @@ main(int argc, char **argv)
 	size_t np, known;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "D:g:ht:")) != -1) {
 		switch (c) {

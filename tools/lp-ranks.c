@@ -410,7 +410,7 @@ main(int argc, char **argv)
 	size_t i, procs;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:hk:o:p:s:")) != -1) {
 		switch (c) {

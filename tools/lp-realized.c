@@ -319,7 +319,7 @@ main(int argc, char **argv)
 	int c, under = 0, claims = 0;
 	FILE *out;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "c:f:hk:m:s:t:")) != -1) {
 		switch (c) {
 		case 'c': rule = optarg; break;

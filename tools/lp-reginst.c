@@ -173,7 +173,7 @@ main(int argc, char **argv)
 	size_t j;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:hl:p:w:")) != -1) {
 		switch (c) {

@@ -420,7 +420,7 @@ main(int argc, char **argv)
 	struct lp_model m;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:g:hi:k:l:o:s:")) != -1) {
 		switch (c) {

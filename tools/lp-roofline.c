@@ -222,7 +222,7 @@ main(int argc, char **argv)
 	int c, ck, cnk;
 	FILE *fp;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "b:g:hi:m:n:s:")) != -1) {
 		switch (c) {

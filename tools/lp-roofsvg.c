@@ -409,7 +409,7 @@ main(int argc, char **argv)
 	int c;
 	FILE *fp;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "g:h")) != -1) {
 		switch (c) {

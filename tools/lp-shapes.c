@@ -383,7 +383,7 @@ main(int argc, char **argv)
 	char *why;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "d:g:H:hk:P:p:r:")) != -1) {
 		switch (c) {
 		case 'd': o.dpath = optarg; break;

@@ -472,7 +472,7 @@ main(int argc, char **argv)
 	size_t k, bad = 0;
 	int c, steps_differ;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "hr:")) != -1) {
 		switch (c) {

@@ -370,7 +370,7 @@ main(int argc, char **argv)
 	size_t i, nconf;
 	int c, live = 0;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:hk:L")) != -1) {
 		switch (c) {

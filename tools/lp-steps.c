@@ -328,7 +328,7 @@ main(int argc, char **argv)
 	size_t i;
 	int c, untraced = 0;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:hi:uw:")) != -1) {
 		switch (c) {

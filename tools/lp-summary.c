@@ -412,7 +412,7 @@ main(int argc, char **argv)
 	const char *title = NULL;
 	int c, i;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:ht:")) != -1) {
 		switch (c) {

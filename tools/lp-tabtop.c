@@ -155,7 +155,7 @@ main(int argc, char **argv)
 	int c, col;
 	FILE *fp, *out, *kept;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "H:hl:n:qw:")) != -1) {
 		switch (c) {
 		case 'h':

@@ -185,7 +185,7 @@ main(int argc, char **argv)
 	int c;
 	FILE *fp;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "hn:o:r:")) != -1) {
 		switch (c) {

@@ -245,7 +245,7 @@ main(int argc, char **argv)
 	FILE *fp;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "f:H:hn:P:p:r:S:s:x:")) != -1) {
 		switch (c) {
 		case 'f': o.fmt = optarg; break;

@@ -302,7 +302,7 @@ main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "h")) != -1) {
 		switch (c) {
 		case 'h':

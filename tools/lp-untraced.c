@@ -315,7 +315,7 @@ main(int argc, char **argv)
 	size_t i;
 	int c, k;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "hn:")) != -1) {
 		switch (c) {
 		case 'h':

@@ -499,7 +499,7 @@ main(int argc, char **argv)
 	long top = 2;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "hn:")) != -1) {
 		switch (c) {

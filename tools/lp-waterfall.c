@@ -556,7 +556,7 @@ main(int argc, char **argv)
 	size_t nops, i;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	memset(&p, 0, sizeof p);
 	while ((c = getopt(argc, argv, "F:H:b:c:g:hi:o:s:t:u:")) != -1) {
 		switch (c) {

@@ -88,7 +88,7 @@ main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "hs:")) != -1) {
 		switch (c) {
 		case 'h':

@@ -176,7 +176,7 @@ main(int argc, char **argv)
 	char *why = NULL;	/* the first "n/a because ..." of the table */
 	FILE *out;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "h")) != -1) {
 		if (c == 'h') {
 			printf("usage: %s\n", synopsis);

@@ -46,6 +46,23 @@ lp_init(const char *argv0)
 	signal(SIGPIPE, SIG_DFL);
 }
 
+void
+lp_start(int argc, char **argv, const char *synopsis)
+{
+	lp_init(argc > 0 ? argv[0] : NULL);
+	if (argc < 2)
+		return;
+	if (!strcmp(argv[1], "--help")) {
+		printf("usage: %s\n%s(1) has the whole manual: man %s.\n",
+		    synopsis, prog, prog);
+		finish(LP_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s (lp) %s\n", prog, LP_VERSION);
+		finish(LP_EXIT_OK);
+	}
+}
+
 /* A message quotes what it was given (a field, a name, a path): a control
  * character in it is written as \xNN, so that an export's line break or
  * terminal escape never reads as a line of lp's own or moves the cursor.

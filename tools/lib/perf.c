@@ -50,7 +50,7 @@ lp_perf_open(struct lp_perf *p, int argc, char **argv, const char *synopsis,
 {
 	FILE *out;
 
-	lp_init(argv[0]);
+	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
 	lp_perf_opts(p, argc, argv, synopsis);
 	lp_perf_load(p);

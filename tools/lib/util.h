@@ -29,6 +29,11 @@ enum {
 
 /* err.c: "lp-NAME: where: what" on stderr, named exit codes. */
 void lp_init(const char *argv0);
+/* lp_init, then the long options every tool answers before its own:
+ * --help (the usage line and where the manual is, exit 0) and --version
+ * (the tool, lp and LP_VERSION, exit 0). */
+void lp_start(int argc, char **argv, const char *synopsis);
+#define LP_VERSION "0.40"
 _Noreturn void lp_die(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 _Noreturn void lp_die_at(int code, const char *file, long line, long col,
