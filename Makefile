@@ -258,7 +258,9 @@ help:
 	  'Settings (lp(7) says each; SET=key=value overrides conf/):'
 	@printf '  %s\n' $(LP_SETTINGS)
 
-demo: $(BINS)
+demo:
+	@out=$$($(MAKE) --no-print-directory $(BINS)) || { printf '%s\n' "$$out"; exit 1; }; \
+	  n=$$(printf '%s\n' "$$out" | grep -c '^  CC ' || :); [ "$$n" = 0 ] || echo "  BUILD $$n files into $(B)/"
 	$(Q)$(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=torch-decoder \
 	  topn.tsv kernels.md stakeholder_summary.md brief.json regions.md
 	@echo "demo: $(LP_STAGE2_DIR)/demo/stakeholder_summary.md (details.md, kernels.md, regions.md beside it)"
