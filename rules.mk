@@ -870,7 +870,10 @@ $(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_findings.tsv $(R)/compare
 	$(Q)$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
 	  $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
-# The CI gate: fails (exit 3) when a stage's steady state got
+# The CI gate (make exits 2 on any failed recipe, so the gate's own
+# status, 0 passed, 3 regressed or 1 cannot compare, is also written to
+# check-regression.rc in the run folder, with the word and the base):
+# fails (exit 3) when a stage's steady state got
 # significantly slower by more than REGRESSION percent (default 5), or a
 # top kernel's launches did, outside the spread of both runs and by more
 # than 1 % of the run's kernel time, unless the run's steady step is
@@ -910,6 +913,8 @@ check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/
 	if [ $$rc = 3 ]; then echo "lp: run $(RUN) regressed against run $(LP_BASE) (REGRESSION=$(REGRESSION) %)" >&2; \
 	elif [ $$rc = 0 ]; then echo "lp: run $(RUN) against run $(LP_BASE): no regression beyond $(REGRESSION) %"; \
 	else echo "lp: run $(RUN) against run $(LP_BASE): cannot compare (above); the gate did not pass" >&2; fi; \
+	case $$rc in 0) w=passed;; 3) w=regressed;; *) w="cannot compare";; esac; \
+	printf '%s\t%s\t%s\n' $$rc "$$w" '$(LP_BASE)' > $(R)/check-regression.rc; \
 	exit $$rc
 else
 $(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare.md check-regression:

@@ -59,9 +59,11 @@ test_expect_success 'a one-time cost predicts nothing a step: not comparable, sa
 
 test_expect_success 'the gate: CLAIM=rule fails (exit 3 from lp-realized) where the claim realized under REALIZED %' '
 	lpmake RUN=g2 BASE=e1 CLAIM=launch-bound REALIZED=5 check-regression >out 2>err &&
+	printf "0\tpassed\te1\n" >expect && test_cmp expect "$S2/g2/check-regression.rc" &&
 	test_must_fail lpmake RUN=g2 BASE=e1 CLAIM=launch-bound REALIZED=50 check-regression >out 2>err &&
 	test_grep "^lp-realized: 1 of 2 launch-bound findings realized under 50 % of their prediction" err &&
 	test_grep "^lp: run e1.s launch-bound advice realized under 50 % of its prediction in run g2$" err &&
+	printf "3\tregressed\te1\n" >expect && test_cmp expect "$S2/g2/check-regression.rc" &&
 	r=$S2/g2 &&
 	test_expect_code 3 lp-realized -f "$S2/e1/findings.tsv" -s "$r/compare_stages.tsv" -k "$r/compare.tsv" \
 		-t "$S2/e1/steps.tsv" -c launch-bound -m 50 >/dev/null 2>&1 &&
@@ -69,6 +71,7 @@ test_expect_success 'the gate: CLAIM=rule fails (exit 3 from lp-realized) where 
 	test_grep "no finding of rule nosuch" err &&
 	test_must_fail lpmake RUN=g2 BASE=e1 CLAIM=nosuch check-regression >out 2>err &&
 	test_grep "cannot compare" err &&
+	printf "1\tcannot compare\te1\n" >expect && test_cmp expect "$S2/g2/check-regression.rc" &&
 	test_must_fail lpmake RUN=g2 BASE=e1 "CLAIM=\$(shell id)" check-regression >out 2>err &&
 	test_grep "CLAIM=.*name a rule of lp-findings(1)" err && ! grep -q "uid=" out err &&
 	test_must_fail lpmake RUN=g2 BASE=e1 CLAIM=launch-bound REALIZED=1e9 check-regression >out 2>err &&
