@@ -299,4 +299,32 @@ test_expect_success 'ncu: a metrics list that is not ncu --query-metrics output 
 	test_grep "bad: no metric names" err
 '
 
+# A workload that opens its own capture window (issue 39, item 3), as
+# serving engines' profiling endpoints do: capture.window in its model
+# file.  nsys captures from cudaProfilerStart to cudaProfilerStop (and the
+# workload runs on: stop, not stop-shutdown), the untraced timing run the
+# same window, ncu profiles only inside it (and inside the stage's range).
+test_expect_success 'capture.window cuda_profiler_api: nsys, the untraced run and ncu gated by the workload' '
+	printf "capture:\n  window: cuda_profiler_api\n" >w.yaml &&
+	merge "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" "$C/model/torch-decoder.yaml" w.yaml >n.yaml &&
+	lp-nsyscmd -o r -- w <n.yaml >cmd 2>err &&
+	test_grep -e " --capture-range=cudaProfilerApi --capture-range-end=stop " cmd &&
+	! grep -e "--nvtx-capture\|--capture-range=nvtx" cmd &&
+	test_must_be_empty err &&
+	lp-nsyscmd -u -o r -- w <n.yaml >ucmd &&
+	test_grep -e "^nsys profile --trace=nvtx .* --capture-range=cudaProfilerApi --capture-range-end=stop " ucmd &&
+	merge "$C/runner/stage2.yaml" "$C/profiling/ncu/ncu.default.yaml" "$C/model/torch-decoder.yaml" w.yaml >c.yaml &&
+	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <c.yaml >ncmd &&
+	test_grep -e " --profile-from-start off " ncmd &&
+	test_grep -e " --nvtx-include .LLM\\\\@decode_all/. " ncmd &&
+	# without the key: neither
+	lp-ncucmd -k "$TRASH/topn.tsv" -o b -- w <"$TRASH/ncu-torch.yaml" >plain &&
+	! grep -e --profile-from-start plain &&
+	printf "capture:\n  window: cudaProfilerApi\n" >bad.yaml &&
+	merge "$C/runner/stage2.yaml" "$C/profiling/nsys/nsys.default.yaml" bad.yaml >b.yaml &&
+	test_expect_code 1 lp-nsyscmd -o r -- w <b.yaml >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "capture.window" err && test_grep "cuda_profiler_api" err
+'
+
 test_done

@@ -55,4 +55,19 @@ test_expect_success 'each reader says an empty report is empty, and why, never "
 	! grep -q "no header" err
 '
 
+# A capture the workload windowed itself (capture.window:
+# cuda_profiler_api, issue 39 item 3): a stage outside the window says so,
+# not "never pushed", and the table says whose window it was.
+test_expect_success 'lp-stages: a stage outside the workload'"'"'s own capture window says so' '
+	V=$FIX/h200-torch-v2 &&
+	printf "capture:\n  window: cuda_profiler_api\nstages:\n  warmup:\n    domain: \"\"\n    range: LLM@warmup\n" >w.yaml &&
+	lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/profiling/nsys/nsys.default.yaml" \
+		"$ROOT/conf/model/torch-decoder.yaml" w.yaml >c.yaml &&
+	# (-L: a live run, where lp made the capture)
+	lp-stages -L -c c.yaml -k "$V/torch_nvtx_kern_sum.csv" "$V/torch_nvtx_sum.csv" >s.tsv &&
+	table s.tsv stage instances | grep "^warmup	n/a because the range is not in nvtx_sum: the workload.s capture window (cudaProfilerStart to cudaProfilerStop, capture.window) did not hold it$" &&
+	table s.tsv stage wall_total_ns | grep "^decode_all	[0-9]" &&
+	test_grep "^# note: .*The capture is the workload.s own window (cudaProfilerStart to cudaProfilerStop, capture.window)" s.tsv
+'
+
 test_done

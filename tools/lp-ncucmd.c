@@ -297,6 +297,8 @@ wanted(const struct lp_ynode *cfg, const char *file, const char ***out,
 }
 
 /* ncu, the replay mode, the sections and metrics this GPU can give. */
+static const char *const windows[] = { "nvtx", "cuda_profiler_api", NULL };
+
 static void
 head(const struct lp_ynode *cfg, const char *file, struct lp_av *av,
     const struct lp_map *avail, struct lp_sb *dropped)
@@ -314,6 +316,11 @@ head(const struct lp_ynode *cfg, const char *file, struct lp_av *av,
 	dev = lp_cfg_long(cfg, K("device"), -1, -1, 1023, file);
 	if (dev >= 0)	/* one rank of a multi-GPU run: its GPU's kernels */
 		opt(av, "--devices", "%ld", dev);
+	/* a workload that opens its own capture window (capture.window):
+	 * only the kernels between its cudaProfilerStart and Stop */
+	if (!strcmp(lp_cfg_enum(cfg, "capture.window", "nvtx", windows, file),
+	    "cuda_profiler_api"))
+		opt(av, "--profile-from-start", "%s", "off");
 	replay = lp_cfg_enum(cfg, K("replay_mode"), "kernel", replays, file);
 	range = !strcmp(replay, "range") || !strcmp(replay, "app-range");
 	opt(av, "--replay-mode", "%s", replay);

@@ -31,7 +31,14 @@ has_suffix(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* --capture-range=nvtx on the run's stage, where nsys can name it. */
+/* The capture window the workload opens itself (capture.window in its
+ * model file): cuda_profiler_api, cudaProfilerStart to cudaProfilerStop,
+ * as serving engines' profiling endpoints do; else nvtx, lp's gate. */
+static const char *const windows[] = { "nvtx", "cuda_profiler_api", NULL };
+
+/* --capture-range=cudaProfilerApi for a workload that opens its own
+ * window; else --capture-range=nvtx on the run's stage, where nsys can
+ * name it. */
 static void
 capture_range(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
 {
@@ -39,6 +46,15 @@ capture_range(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
 	struct lp_sb b = { 0 };
 	const char *stage;
 
+	if (!strcmp(lp_cfg_enum(cfg, "capture.window", "nvtx", windows, file),
+	    "cuda_profiler_api")) {
+		lp_av_push(av, "--capture-range=cudaProfilerApi");
+		/* stop: the workload runs on after cudaProfilerStop and
+		 * keeps its exit code (stop-shutdown would kill it) */
+		lp_av_pushf(av, "--capture-range-end=%s", lp_cfg_enum(cfg,
+		    "nsys_cli.capture_range_end", "stop", ends, file));
+		return;
+	}
 	if (strcmp(lp_cfg_enum(cfg, "nsys_cli.capture_range", "nvtx", ranges,
 	    file), "nvtx"))
 		return;

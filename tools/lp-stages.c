@@ -171,6 +171,9 @@ gate(const struct lp_ynode *cfg, const char *file)
 	struct lp_sb b = { 0 };
 	int ok;
 
+	if (!strcmp(lp_yaml_str(cfg, "capture.window", "nvtx"),
+	    "cuda_profiler_api"))
+		return "";	/* the workload's own window */
 	if (strcmp(lp_yaml_str(cfg, "nsys_cli.capture_range", "none"), "nvtx") ||
 	    !*stage)
 		return NULL;
@@ -232,8 +235,11 @@ emit_meta(const struct st *s, const char *spath, const char *kpath,
 	    "waterfall, MBU, MFU and savings use the untraced steps.tsv; "
 	    "untraced.tsv says what the capture added). Nested ranges each "
 	    "count the kernels inside them.%s%s%s",
-	    gated ? " nsys was gated on stage " : "", gated ? gated : "",
-	    gated ? ": other stages were not captured." : "");
+	    gated && !*gated ? " The capture is the workload's own window "
+	    "(cudaProfilerStart to cudaProfilerStop, capture.window): what "
+	    "ran outside it was not captured." : gated ? " nsys was gated on "
+	    "stage " : "", gated && *gated ? gated : "", gated && *gated ?
+	    ": other stages were not captured." : "");
 	if (lp_map_len(s->pids) > 1) {
 		lp_tab_meta(out, "processes", "%zu", lp_map_len(s->pids));
 		lp_tab_meta(out, "note", "%zu processes (ranks) ran kernels: "
@@ -270,6 +276,10 @@ emit_wall(struct lp_row *r, const char *name, const struct range *g,
 	if (!have_sum)
 		lp_row_na(r, "the run has no nvtx_sum report (nsys "
 		    "stats --report nvtx_sum)");
+	else if (!g->have_wall && gated && !*gated)
+		lp_row_na(r, "the range is not in nvtx_sum: the workload's "
+		    "capture window (cudaProfilerStart to cudaProfilerStop, "
+		    "capture.window) did not hold it");
 	else if (!g->have_wall && gated && strcmp(gated, name))
 		lp_row_na(r, "nsys was gated on stage %s, so this stage "
 		    "was not captured (SET=nsys_cli.capture_range=none "
