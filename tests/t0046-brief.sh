@@ -307,15 +307,17 @@ test_expect_success 'findings: ms per step, a one-time cost said once; the brief
 # floor for several processes. The verdict fits two lines, the waterfall
 # is one line of why, the brief one screen (it was 957 px: three lines of
 # verdict, a table of reasons).
-test_expect_success 'a 2-GPU import: a short GPU-bound verdict, the waterfall it cannot draw said in a line, one screen' '
+test_expect_success 'a 2-GPU import: a short verdict of the ranks (the straggler named), the waterfall it cannot draw said in a line, one screen' '
 	lpmake RUN=tp2 "IMPORT=$(echo "$FIX"/h200-tp/tps_*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 \
 		stakeholder_summary.md >/dev/null &&
 	r=$S2/tp2 &&
-	busy=$(table "$r/stages.tsv" stage busy_pct | awk -F"\t" "\$1 == \"decode_all\" { printf \"%.1f\", \$2 }") &&
-	share=$(table "$r/top_kernels.tsv" share_pct | sed -n 1p | awk "{ printf \"%.1f\", \$1 }") &&
-	echo "# decode_all is GPU-bound: the GPU is busy ${busy}%, its top kernel (communication) takes ${share}% of that" >expect &&
+	# each rank'"'"'s decode_step (ranks.tsv): communication over its median
+	comm=$(table "$r/ranks.tsv" stage pid comm_ns median_ns | awk -F"\t" "\$1 == \"decode_step\" && \$2 == 1087 { printf \"%.1f\", 100 * \$3 / \$4 }") &&
+	echo "# decode_all is straggler-bound on 2 x NVIDIA H200: process 1088 makes the others wait, process 1087 spending ${comm}% of its step in collectives (bound.tsv)" >expect &&
+	test_grep "^# note: .*The straggler, process 1088 on NVIDIA H200 (1): its own step is " "$r/bound.tsv" &&
 	head -1 "$r/stakeholder_summary.md" >got &&
 	test_cmp expect got &&
+	table "$r/ranks.tsv" stage pid straggler | grep "^decode_step	1088	yes$" &&
 	test_grep "^No numbers: n/a because decode_step runs in several processes: its floor is one GPU.s, not theirs.$" "$r/stakeholder_summary.md" &&
 	! grep "^| Measured step" "$r/stakeholder_summary.md" &&
 	grep "^| Measured step" "$r/details.md" &&

@@ -10,6 +10,15 @@
  * it bounds nothing here.  A step the waterfall has no numbers for gets
  * "n/a because" and the waterfall's reason: lp-brief then judges by GPU
  * busy against the same share.
+ *
+ * A step run by several processes (ranks), which the waterfall does not
+ * split, is judged per rank from -r ranks.tsv (lp-ranks): each rank's
+ * step (its median instance) as communication, other kernels and the
+ * rest (the GPU idle); communication-bound where every rank spends
+ * bound_pct % of its step in collectives, straggler-bound where some do
+ * and lp-ranks' straggler does not (the others wait for it), else the
+ * single-step rule over the ranks' mean shares.  The title then names
+ * the GPUs ("2 x NVIDIA H200").
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +29,8 @@
 #include "table.h"
 #include "run.h"
 
-static const char synopsis[] = "lp-bound -c config.yaml waterfall.tsv";
+static const char synopsis[] = "lp-bound -c config.yaml [-r ranks.tsv] "
+    "waterfall.tsv";
 
 enum { K_KERN, K_COMM, K_IDLE, NK };
 static const char *const kname[NK] = { "kernels", "communication", "idle" };
@@ -32,6 +42,13 @@ struct step {
 	double step;		/* NAN: none */
 	double part[NK];
 	char *why;		/* why the column has no numbers, or NULL */
+};
+
+/* One rank's step (ranks.tsv's row for the step's stage). */
+struct rank {
+	char *pid, *device;
+	double step, part[NK];
+	int straggler;
 };
 
 /* The waterfall column the run's stage is measured by. */
@@ -104,16 +121,130 @@ load(const char *path, struct step *s)
 		    "step for it");
 }
 
-static void
-emit(FILE *out, const char *wpath, const struct step *s, long pct)
+static size_t
+ranks_load(const char *path, const char *stage, struct rank **out)
 {
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-ranks");
+	int cs, cp, cd, cm, ck, cc, cg;
+	struct rank *r = NULL;
+	size_t n = 0;
+	double m, k, c;
+
+	lp_tab_expect(&t, "lp-ranks");
+	cs = lp_csv_need(&t.hdr, "stage", "lp-ranks output");
+	cp = lp_csv_need(&t.hdr, "pid", "lp-ranks output");
+	cd = lp_csv_need(&t.hdr, "device", "lp-ranks output");
+	cm = lp_csv_need(&t.hdr, "median_ns", "lp-ranks output");
+	ck = lp_csv_need(&t.hdr, "kernel_ns", "lp-ranks output");
+	cc = lp_csv_need(&t.hdr, "comm_ns", "lp-ranks output");
+	cg = lp_csv_need(&t.hdr, "straggler", "lp-ranks output");
+	while (lp_tab_next(&t)) {
+		if (strcmp(lp_tsv_get(&t, cs), stage) || !lp_tab_num(&t, cm, &m) ||
+		    !lp_tab_num(&t, ck, &k) || !lp_tab_num(&t, cc, &c) || m <= 0)
+			continue;
+		r = lp_xreallocarray(r, n + 1, sizeof *r);
+		r[n].pid = lp_xstrdup(lp_tsv_get(&t, cp));
+		r[n].device = lp_xstrdup(lp_tsv_get(&t, cd));
+		r[n].step = m;
+		r[n].part[K_COMM] = c;
+		r[n].part[K_KERN] = k - c;
+		r[n].part[K_IDLE] = m > k ? m - k : 0;
+		r[n].straggler = !strcmp(lp_tsv_get(&t, cg), "yes");
+		n++;
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	*out = r;
+	return n;
+}
+
+/* "2 x NVIDIA H200": the ranks' GPUs, their index "(N)" left out, where
+ * all are one model; else each named. */
+static void
+gpus(struct lp_sb *b, const struct rank *r, size_t n)
+{
+	size_t i, l0 = strcspn(r[0].device, "(");
+	int same = 1;
+
+	while (l0 > 0 && r[0].device[l0 - 1] == ' ')
+		l0--;
+	for (i = 1; i < n; i++)
+		same &= !strncmp(r[i].device, r[0].device, l0) &&
+		    (r[i].device[l0] == ' ' || !r[i].device[l0]);
+	if (same)
+		lp_sb_printf(b, "%zu x %.*s", n, (int)l0, r[0].device);
+	else
+		for (i = 0; i < n; i++)
+			lp_sb_printf(b, "%s%s", i ? ", " : "", r[i].device);
+}
+
+/* The verdict of a step run by several ranks, and why, in a clause. */
+static const char *
+ranks_verdict(const struct rank *r, size_t n, long pct, struct lp_sb *why,
+    struct lp_sb *detail)
+{
+	size_t i, k, many = 0, top = 0, slow = n;
+	double mean[NK] = { 0 }, t = (double)pct;
+	int any_slow_comm = 0;
+
+	for (i = 0; i < n; i++) {
+		if (100 * r[i].part[K_COMM] / r[i].step >= t)
+			many++;
+		if (r[i].part[K_COMM] / r[i].step > r[top].part[K_COMM] /
+		    r[top].step)
+			top = i;
+		if (r[i].straggler) {
+			slow = i;
+			any_slow_comm = 100 * r[i].part[K_COMM] / r[i].step >= t;
+		}
+		for (k = 0; k < NK; k++)
+			mean[k] += 100 * r[i].part[k] / r[i].step / (double)n;
+	}
+	if (many == n) {
+		lp_sb_adds(why, "every rank spends ");
+		for (i = 0; i < n; i++)
+			lp_sb_printf(why, "%s%.1f%%", i ? ", " : "", 100 *
+			    r[i].part[K_COMM] / r[i].step);
+		lp_sb_adds(why, " of its step in collectives");
+		return "communication-bound";
+	}
+	if (many && slow < n && !any_slow_comm) {
+		lp_sb_printf(why, "process %s makes the others wait, process %s "
+		    "spending %.1f%% of its step in collectives", r[slow].pid,
+		    r[top].pid, 100 * r[top].part[K_COMM] / r[top].step);
+		lp_sb_printf(detail, "The straggler, process %s on %s: its own "
+		    "step is %.1f%% kernels "
+		    "other than communication, %.1f%% communication, %.1f%% "
+		    "GPU idle.", r[slow].pid, r[slow].device, 100 *
+		    r[slow].part[K_KERN] / r[slow].step, 100 *
+		    r[slow].part[K_COMM] / r[slow].step, 100 *
+		    r[slow].part[K_IDLE] / r[slow].step);
+		return "straggler-bound";
+	}
+	for (k = 0, top = 0; k < NK; k++)
+		if (mean[k] > mean[top])
+			top = k;
+	lp_sb_printf(why, "the ranks' steps are on average %.1f%% kernels, "
+	    "%.1f%% communication, %.1f%% GPU idle", mean[K_KERN],
+	    mean[K_COMM], mean[K_IDLE]);
+	return mean[top] >= t ? kword[top] : "mixed";
+}
+
+static void
+emit(FILE *out, const char *wpath, const struct step *s, long pct,
+    const struct rank *rk, size_t nr, const char *rpath)
+{
+	struct lp_sb why = { 0 }, g = { 0 }, det = { 0 };
+	const char *rv = NULL;
 	static const struct lp_col cols[] = {
 		{ "kind", "Part", "text" },
 		{ "ns", "Per step (ms)", "ms" },
 		{ "pct", "Share of the step", "pct" },
+		{ "process", "Process", "text" },
 	};
 	struct lp_row r = { { 0 }, 0 };
-	size_t k, top = 0;
+	size_t i, k, top = 0;
 	int ok = !s->why && s->step > 0;
 
 	for (k = 1; ok && k < NK; k++)
@@ -126,7 +257,18 @@ emit(FILE *out, const char *wpath, const struct step *s, long pct)
 	    wpath, s->stage);
 	lp_tab_meta(out, "step", "%s", s->stage);
 	lp_tab_meta(out, "bound_pct", "%ld", pct);
-	if (!ok)
+	if (!ok && nr > 1) {	/* several ranks: judged per rank */
+		rv = ranks_verdict(rk, nr, pct, &why, &det);
+		gpus(&g, rk, nr);
+		lp_tab_meta(out, "verdict", "%s", rv);
+		lp_tab_meta(out, "gpus", "%s", lp_sb_str(&g));
+		lp_tab_meta(out, "why", "%s", lp_sb_str(&why));
+		lp_tab_meta(out, "note", "Several ranks: each rank's step is "
+		    "its median %s (%s), as communication, its other kernels "
+		    "and the rest, the GPU idle; the rows after the first three "
+		    "are each rank's.%s%s", s->stage, rpath, det.len ? " " : "",
+		    lp_sb_str(&det));
+	} else if (!ok)
 		lp_tab_meta(out, "verdict", "%s", s->why ? s->why :
 		    "n/a because the step is not longer than zero");
 	else if (100 * s->part[top] / s->step >= (double)pct)
@@ -147,15 +289,29 @@ emit(FILE *out, const char *wpath, const struct step *s, long pct)
 			    "n/a because ", 12) ? 0 : 12) : "no step");
 			lp_row_text(&r, "n/a");
 		}
+		lp_row_text(&r, "-");
 		lp_row_end(&r, out);
 	}
+	for (i = 0; rv && i < nr; i++)
+		for (k = 0; k < NK; k++) {
+			lp_row_text(&r, kname[k]);
+			lp_row_num(&r, rk[i].part[k], 1);
+			lp_row_g(&r, 100 * rk[i].part[k] / rk[i].step);
+			lp_row_text(&r, rk[i].pid);
+			lp_row_end(&r, out);
+		}
 	lp_sb_free(&r.b);
+	lp_sb_free(&why);
+	lp_sb_free(&g);
+	lp_sb_free(&det);
 }
 
 int
 main(int argc, char **argv)
 {
-	const char *cpath = NULL, *stage, *col;
+	const char *cpath = NULL, *rpath = NULL, *stage, *col;
+	struct rank *rk = NULL;
+	size_t nr = 0, i;
 	struct lp_ynode *cfg;
 	struct step s = { 0 };
 	FILE *out;
@@ -163,9 +319,10 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "c:h")) != -1) {
+	while ((c = getopt(argc, argv, "c:hr:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
+		case 'r': rpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return LP_EXIT_OK;
@@ -186,7 +343,14 @@ main(int argc, char **argv)
 	out = lp_tab_out();
 	if (col)
 		load(argv[optind], &s);
-	emit(out, argv[optind], &s, pct);
+	if (rpath && col)
+		nr = ranks_load(rpath, s.stage, &rk);
+	emit(out, argv[optind], &s, pct, rk, nr, rpath);
+	for (i = 0; i < nr; i++) {
+		free(rk[i].pid);
+		free(rk[i].device);
+	}
+	free(rk);
 	free(s.why);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);

@@ -212,6 +212,7 @@ struct in {
 	struct lp_sb b;		/* step */
 	long bound_pct;		/* brief.bound_pct */
 	char *bverdict, *bstep;	/* bound.tsv's verdict and step (-B) */
+	char *bwhy, *bgpus;	/* and of several ranks, why and their GPUs */
 	double bshare[3];	/* its kernels, communication, idle shares */
 };
 
@@ -225,7 +226,7 @@ bound_read(const char *path, struct in *in)
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, path, "lp-bound");
 	const char *v = lp_tsv_comment(&t, "verdict");
-	int ck, cp;
+	int ck, cp, cr;
 	size_t k;
 	double x;
 
@@ -237,11 +238,18 @@ bound_read(const char *path, struct in *in)
 	in->bstep = lp_xstrdup(lp_tsv_comment(&t, "step"));
 	ck = lp_csv_need(&t.hdr, "kind", "lp-bound output");
 	cp = lp_csv_need(&t.hdr, "pct", "lp-bound output");
+	cr = lp_csv_col(&t.hdr, "process");
 	for (k = 0; k < 3; k++)
 		in->bshare[k] = NAN;
+	/* several ranks: the verdict, the GPUs and why, in lp-bound's words */
+	if (lp_tsv_comment(&t, "why") && lp_tsv_comment(&t, "gpus")) {
+		in->bwhy = lp_xstrdup(lp_tsv_comment(&t, "why"));
+		in->bgpus = lp_xstrdup(lp_tsv_comment(&t, "gpus"));
+	}
 	while (lp_tab_next(&t))
 		for (k = 0; k < 3; k++)
-			if (!strcmp(lp_tsv_get(&t, ck), kinds[k]) &&
+			if (!strcmp(lp_tsv_get(&t, ck), kinds[k]) && (cr < 0 ||
+			    !strcmp(lp_tsv_get(&t, cr), "-")) &&
 			    lp_tab_num(&t, cp, &x))
 				in->bshare[k] = x;
 	lp_tsv_close(&t);
@@ -457,6 +465,11 @@ verdict(struct lp_sb *v, const struct in *in)
 	const double *sh = in->bshare;
 	double busy = in->busy, t = (double)in->bound_pct;
 
+	if (w && in->bwhy) {	/* several ranks: lp-bound's clause */
+		lp_sb_printf(v, "%s is %s on %s: %s (bound.tsv)", stage, w,
+		    in->bgpus, in->bwhy);
+		return;
+	}
 	if (w && strncmp(w, "n/a", 3)) {
 		lp_sb_printf(v, "%s is %s: ", stage, w);
 		if (!strcmp(w, "GPU-bound")) {
@@ -643,6 +656,8 @@ free_inputs(struct in *in)
 	free(in->partial);
 	free(in->bverdict);
 	free(in->bstep);
+	free(in->bwhy);
+	free(in->bgpus);
 	lp_yaml_free(in->cfg);
 }
 
