@@ -55,11 +55,14 @@ test_expect_success 'lp-briefjson: ns to s exactly; null and reason for n/a; any
 	test_expect_code 2 lp-briefjson -b b.tsv 2>err && test_grep "^usage: lp-briefjson" err
 '
 
-test_expect_success 'a step the waterfall cannot give (two GPUs): null with the reason' '
+test_expect_success 'a step the waterfall cannot give (two GPUs): null with the reason, the ranks judged' '
 	lpmake RUN=tp "IMPORT=$(echo "$FIX"/h200-tp/tps_*.csv)" MODEL=tp-mlp SET=model.decode_tokens=8 brief.json >/dev/null 2>&1 &&
 	json "$S2/tp/brief.json" "\$j->{waterfall}{rows}[0]{decode_step_s_why}" | test_grep "^n/a because" &&
 	test "$(json "$S2/tp/brief.json" "defined \$j->{waterfall}{rows}[0]{decode_step_s} ? 1 : 0")" = 0 &&
-	json "$S2/tp/brief.json" "\$j->{bound}{verdict}" | test_grep "^n/a because"
+	# the ranks judged instead (lp-bound -r), their rows with their pid
+	test "$(json "$S2/tp/brief.json" "\$j->{bound}{verdict}")" = straggler-bound &&
+	test "$(json "$S2/tp/brief.json" "\$j->{bound}{gpus}")" = "2 x NVIDIA H200" &&
+	test "$(json "$S2/tp/brief.json" "scalar grep { \$_->{process} eq q(1087) } @{\$j->{bound}{rows}}")" = 3
 '
 
 test_done

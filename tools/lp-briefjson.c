@@ -154,7 +154,7 @@ main(int argc, char **argv)
 {
 	static const char *const briefm[] = { "verdict", "identity", NULL };
 	static const char *const boundm[] = { "verdict", "step", "bound_pct",
-		NULL };
+		"gpus", "why", NULL };
 	static const char *const wfskip[] = { "from", NULL };
 	static const char *const fskip[] = { "finding", "evidence",
 		"next_step", NULL };
