@@ -70,4 +70,22 @@ test_expect_success 'lp-stages: a stage outside the workload'"'"'s own capture w
 	test_grep "^# note: .*The capture is the workload.s own window (cudaProfilerStart to cudaProfilerStop, capture.window)" s.tsv
 '
 
+# SET=capture.window=cuda_profiler_api (or the model file's capture:
+# key): the capture, the untraced timing run and ncu follow the workload's
+# window; nothing else of the nsys command changes.
+test_expect_success 'make: SET=capture.window=cuda_profiler_api reaches both nsys runs; a bad value is refused' '
+	export LP_FAKE_LOG=$TRASH/fake.log &&
+	lpmake_fake -n RUN=win "$WORK" MODEL=torch-decoder SET=capture.window=cuda_profiler_api \
+		"$S2/win/nsys/profile.cmd" "$S2/win/untraced/profile.cmd" >/dev/null &&
+	lpmake_fake RUN=win "$WORK" MODEL=torch-decoder SET=capture.window=cuda_profiler_api \
+		"$S2/win/nsys/profile.cmd" "$S2/win/untraced/profile.cmd" >/dev/null 2>&1 &&
+	for f in nsys untraced; do
+		test_grep -e " --capture-range=cudaProfilerApi --capture-range-end=stop " "$S2/win/$f/profile.cmd" || return 1
+	done &&
+	! grep -e "--nvtx-capture" "$S2/win/nsys/profile.cmd" &&
+	test_must_fail lpmake_fake RUN=win2 "$WORK" MODEL=torch-decoder SET=capture.window=profiler \
+		"$S2/win2/nsys/profile.cmd" >out 2>err &&
+	test_grep "capture.window" err
+'
+
 test_done

@@ -90,4 +90,23 @@ test_expect_success 'ranges pushed by the parent, kernels by the child: refused 
 	test_grep "pushed decode_all.s range (:LLM@decode_all) and launched no kernel inside it, while process [0-9]* made" err
 '
 
+# Issue 39, items 1, 3 and 5 (written 2026-11-27 without device time to
+# run them: the first check-gpu run of these is still to come).
+test_expect_success 'the engine core forked (no exec): refused at nsys stats, the cause and the fix, no table' '
+	test_must_fail lpmake RUN=forked "WORK=$W --mode fork" MODEL=torch-decoder stakeholder_summary.md >log 2>err &&
+	test_grep "forked\|fork" err && test_grep "spawn" err &&
+	test ! -e "$S2/forked/stages.tsv"
+'
+
+test_expect_success 'a capture window the workload opens (cudaProfilerStart/Stop around decode): decode_all captured, prefill outside' '
+	lpmake RUN=papi "WORK=$W --profiler-api decode" MODEL=torch-decoder SET=capture.window=cuda_profiler_api \
+		stakeholder_summary.md >log 2>&1 || { cat log; false; } &&
+	test_grep -e "--capture-range=cudaProfilerApi" "$S2/papi/nsys/profile.cmd" &&
+	test_grep -e "--profile-from-start off" "$S2/papi/ncu/profile.cmd" &&
+	table "$S2/papi/stages.tsv" stage instances >inst && cat inst &&
+	grep "^decode_step	32$" inst &&
+	grep "^prefill	n/a because .*capture window" inst &&
+	check_kernels_in_nsys papi && check_ncu_profiled_selected papi
+'
+
 test_done

@@ -228,8 +228,8 @@ LP_OVR_ALL := $(if $(LP_MODE),run.mode=$(LP_MODE)) \
 	$(if $(LP_TOPN),run.top_n_kernels=$(LP_TOPN) run.top_n_shapes=$(LP_TOPN)) $(if $(LP_COVER),run.cover_pct=$(LP_COVER)) \
 	$(if $(LP_STAGE),run.stage=$(LP_STAGE)) $(LP_SET_WORDS) \
 	$(if $(LP_OPS),nsys_cli.pytorch=autograd-shapes-nvtx)
-LP_OVR_NSYS := $(filter nsys_cli.% stages.% run.stage=%,$(LP_OVR_ALL))
-LP_OVR_NCU := $(filter ncu_cli.% stages.% run.%,$(LP_OVR_ALL))
+LP_OVR_NSYS := $(filter nsys_cli.% capture.% stages.% run.stage=%,$(LP_OVR_ALL))
+LP_OVR_NCU := $(filter ncu_cli.% capture.% stages.% run.%,$(LP_OVR_ALL))
 lp_put = $(call lp_write,$(R)/vars/$(1),$(call lp_unsplit,$(subst $(space),$(nl),$(strip $(2)))))
 $(call lp_put,overrides.all,$(LP_OVR_ALL))
 $(call lp_put,overrides.nsys,$(LP_OVR_NSYS))
