@@ -692,9 +692,9 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.t
 	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # What bounds the step, from its parts (lp-bound): the brief's verdict.
-$(R)/bound.tsv: $(R)/waterfall.tsv $(R)/ranks.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) | $(R)/config.yaml
+$(R)/bound.tsv: $(R)/waterfall.tsv $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) $(R)/bound.tsv \
 		$(R)/top_kernels.tsv $(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,brief) | $(R)/config.yaml

@@ -158,4 +158,25 @@ test_expect_success 'the brief: each key number links to its definition in detai
 	! grep -q "details.md\|<img" k
 '
 
+# A live multi-GPU run: each rank's step is the untraced one (steps.tsv,
+# "# timing: untraced"), not the traced capture's median, so the shares are
+# the workload's own.  The 2-GPU import's steps.tsv marked untraced, its
+# decode_step 2 ms: rank 1087's 1.151 ms of collectives is 57.6 %, under
+# 60: no longer straggler-bound.
+test_expect_success 'lp-bound -t: a live run'"'"'s ranks judged on the untraced step, not the capture'"'"'s' '
+	r=$S2/tps-h200-tp &&
+	awk -F"\t" -v OFS="\t" "/^# timing: / { print \"# timing: untraced\"; next } /^#/ || !h { if (!/^#/) { h = 1; for (i = 1; i <= NF; i++) ix[\$i] = i }; print; next }
+		\$1 == \"decode_step\" { \$ix[\"steady_ns\"] = 2000000 } { print }" "$r/steps.tsv" >u.tsv &&
+	lp-bound -c "$r/config.yaml" -r "$r/ranks.tsv" -t u.tsv "$r/waterfall.tsv" >b.tsv &&
+	test_grep "^# note: Several ranks: each rank.s step is the untraced step" b.tsv &&
+	table b.tsv process kind ns pct | awk -F"\t" "\$1 == 1087 && \$2 == \"communication\" { printf \"%.0f %.1f\n\", \$3, \$4 }" >got &&
+	table "$r/ranks.tsv" stage pid comm_ns | awk -F"\t" "\$1 == \"decode_step\" && \$2 == 1087 { printf \"%.0f %.1f\n\", \$3, 100 * \$3 / 2000000 }" >expect &&
+	test_cmp expect got &&
+	test_grep "^# verdict: mixed$" b.tsv &&
+	# a traced steps.tsv (an import): the ranks keep their own medians
+	lp-bound -c "$r/config.yaml" -r "$r/ranks.tsv" -t "$r/steps.tsv" "$r/waterfall.tsv" >t.tsv &&
+	test_grep "^# verdict: straggler-bound$" t.tsv &&
+	test_grep "median instance in the traced capture" t.tsv
+'
+
 test_done

@@ -29,8 +29,8 @@
 #include "table.h"
 #include "run.h"
 
-static const char synopsis[] = "lp-bound -c config.yaml [-r ranks.tsv] "
-    "waterfall.tsv";
+static const char synopsis[] = "lp-bound -c config.yaml [-r ranks.tsv "
+    "[-t steps.tsv]] waterfall.tsv";
 
 enum { K_KERN, K_COMM, K_IDLE, NK };
 static const char *const kname[NK] = { "kernels", "communication", "idle" };
@@ -159,6 +159,45 @@ ranks_load(const char *path, const char *stage, struct rank **out)
 	return n;
 }
 
+/* The step of stage as the workload runs it alone: steps.tsv's steady
+ * state where steps.tsv is the untraced timing run's ("# timing:
+ * untraced", a live run), else NAN (the ranks' own, traced, medians). */
+static double
+untraced_step(const char *path, const char *stage)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-steps");
+	const char *tm = lp_tsv_comment(&t, "timing");
+	int cs, cv;
+	double v = NAN, x;
+
+	lp_tab_expect(&t, "lp-steps");
+	cs = lp_csv_need(&t.hdr, "stage", "lp-steps output");
+	cv = lp_csv_need(&t.hdr, "steady_ns", "lp-steps output");
+	while (tm && !strcmp(tm, "untraced") && lp_tab_next(&t))
+		if (!strcmp(lp_tsv_get(&t, cs), stage) && lp_tab_num(&t, cv, &x) &&
+		    x > 0)
+			v = x;
+	lp_tsv_close(&t);
+	fclose(fp);
+	return v;
+}
+
+/* Each rank's step the untraced one: its kernels, the capture's, in it,
+ * the rest GPU idle (the tracer lengthens host calls, not kernels). */
+static void
+ranks_untraced(struct rank *r, size_t n, double step)
+{
+	size_t i;
+	double k;
+
+	for (i = 0; i < n; i++) {
+		k = r[i].part[K_KERN] + r[i].part[K_COMM];
+		r[i].step = step > k ? step : k;
+		r[i].part[K_IDLE] = r[i].step - k;
+	}
+}
+
 /* "2 x NVIDIA H200": the ranks' GPUs, their index "(N)" left out, where
  * all are one model; else each named. */
 static void
@@ -233,7 +272,7 @@ ranks_verdict(const struct rank *r, size_t n, long pct, struct lp_sb *why,
 
 static void
 emit(FILE *out, const char *wpath, const struct step *s, long pct,
-    const struct rank *rk, size_t nr, const char *rpath)
+    const struct rank *rk, size_t nr, const char *rpath, int untraced)
 {
 	struct lp_sb why = { 0 }, g = { 0 }, det = { 0 };
 	const char *rv = NULL;
@@ -264,10 +303,12 @@ emit(FILE *out, const char *wpath, const struct step *s, long pct,
 		lp_tab_meta(out, "gpus", "%s", lp_sb_str(&g));
 		lp_tab_meta(out, "why", "%s", lp_sb_str(&why));
 		lp_tab_meta(out, "note", "Several ranks: each rank's step is "
-		    "its median %s (%s), as communication, its other kernels "
-		    "and the rest, the GPU idle; the rows after the first three "
-		    "are each rank's.%s%s", s->stage, rpath, det.len ? " " : "",
-		    lp_sb_str(&det));
+		    "%s, as communication, its other kernels (%s) and the rest, "
+		    "the GPU idle; the rows after the first three are each "
+		    "rank's.%s%s", untraced ? "the untraced step (steps.tsv, the "
+		    "workload's own), its kernels the capture's" : "its median "
+		    "instance in the traced capture (its overhead included)",
+		    rpath, det.len ? " " : "", lp_sb_str(&det));
 	} else if (!ok)
 		lp_tab_meta(out, "verdict", "%s", s->why ? s->why :
 		    "n/a because the step is not longer than zero");
@@ -309,7 +350,8 @@ emit(FILE *out, const char *wpath, const struct step *s, long pct,
 int
 main(int argc, char **argv)
 {
-	const char *cpath = NULL, *rpath = NULL, *stage, *col;
+	const char *cpath = NULL, *rpath = NULL, *tpath = NULL, *stage, *col;
+	double ut = NAN;
 	struct rank *rk = NULL;
 	size_t nr = 0, i;
 	struct lp_ynode *cfg;
@@ -319,10 +361,11 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "c:hr:")) != -1) {
+	while ((c = getopt(argc, argv, "c:hr:t:")) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
 		case 'r': rpath = optarg; break;
+		case 't': tpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return LP_EXIT_OK;
@@ -345,7 +388,9 @@ main(int argc, char **argv)
 		load(argv[optind], &s);
 	if (rpath && col)
 		nr = ranks_load(rpath, s.stage, &rk);
-	emit(out, argv[optind], &s, pct, rk, nr, rpath);
+	if (nr > 1 && tpath && !isnan(ut = untraced_step(tpath, s.stage)))
+		ranks_untraced(rk, nr, ut);
+	emit(out, argv[optind], &s, pct, rk, nr, rpath, !isnan(ut));
 	for (i = 0; i < nr; i++) {
 		free(rk[i].pid);
 		free(rk[i].device);
