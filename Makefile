@@ -135,9 +135,9 @@ $(B)/lp-%: $(B)/obj/lp-%.o $(B)/liblp.a
 PARTOBJ = $(patsubst tools/%.c,$(B)/obj/%.o,$(wildcard tools/$(1)/*.c))
 $(foreach t,$(TOOLS),$(if $(call PARTOBJ,$(t)),$(eval $(B)/$(t): $(call PARTOBJ,$(t)))))
 
-# lp-graphnodes, lp-gpumetrics and lp-bwceil read nsys's sqlite export,
+# lp-graphnodes, lp-gpumetrics, lp-bwceil and lp-injected read nsys's sqlite export,
 # lp-import tells one apart: only they link libsqlite3.
-$(B)/lp-graphnodes $(B)/lp-gpumetrics $(B)/lp-bwceil $(B)/lp-import: LDLIBS += -lsqlite3
+$(B)/lp-graphnodes $(B)/lp-gpumetrics $(B)/lp-bwceil $(B)/lp-import $(B)/lp-injected: LDLIBS += -lsqlite3
 # lp-bwprobe loads the CUDA driver at run time (dlopen): -ldl, for a C
 # library older than glibc 2.34 that keeps dlopen there.
 $(B)/lp-bwprobe: LDLIBS += -ldl

@@ -41,7 +41,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv \
 	untraced.tsv capture_audit.tsv bound.tsv
-LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json brief.json topn.tsv procs.tsv kernels.tsv kernels.md bwprobe.tsv \
+LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json brief.json topn.tsv procs.tsv injected.tsv kernels.tsv kernels.md bwprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
@@ -242,13 +242,17 @@ LP_RANGE = "$$($(LP_BIN)/lp-nsyscmd -r < $(R)/nsys/config.yaml)"
 # what its own profile chose; its tables show the top kernels).
 LP_SHAPES := $(if $(LP_PER_RANGE),$(if $(LP_HAVE_STATS),1,$(and $(LP_IMP_cuda_gpu_trace),$(LP_IMP_nvtx_gpu_proj_trace),1)))
 LP_SHAPES_SEL := $(and $(LP_SHAPES),$(LP_LIVE))
+# Where the CUDA work ran in another process than the one nsys launched
+# (injected.tsv: an engine core a front end started), the kernels: ncu's
+# per-launch-config filter is slow there (lp-topn(1), -i).
+LP_INJ := $(and $(LP_SHAPES_SEL),$(LP_HAVE_STATS),$(R)/injected.tsv)
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
-		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) \
+		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) $(LP_INJ) \
 		$(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
 	  $(if $(LP_SHAPES_SEL),-s $(R)/shapes.tsv -S "$$($(LP_BIN)/lp-confget run.top_n_shapes $(R)/ncu/config.yaml)" \
-	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") \
+	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") $(if $(LP_INJ),-i $(LP_INJ)) \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 ifneq ($(LP_LIVE),)
@@ -357,6 +361,11 @@ $(R)/procs.tsv: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.devi
 	$(Q)$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
 	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
 	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+# The processes nsys injected, which one it launched and which made CUDA
+# calls (nsys's own diagnostics in the export).
+$(R)/injected.tsv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-injected
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-injected $(R)/nsys/report.sqlite > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
 # ... and its GPU, for the kernel tables to say whose kernels they show
 # (empty where procs.tsv names none: lp-kernjoin leaves it out)

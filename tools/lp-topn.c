@@ -14,11 +14,12 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-topn [-f tsv|regex|names] [-H hostside.tsv] [-n N] [-P PID] [-p PCT] "
-    "[-r RANGE] [-S N] [-s shapes.tsv] [-x operators.yaml] [file]";
+    "lp-topn [-f tsv|regex|names] [-H hostside.tsv] [-i injected.tsv] [-n N] "
+    "[-P PID] [-p PCT] [-r RANGE] [-S N] [-s shapes.tsv] [-x operators.yaml] "
+    "[file]";
 
 struct opts {
-	const char *fmt, *range, *xpath, *pid, *spath;
+	const char *fmt, *range, *xpath, *pid, *spath, *ipath;
 	long n, npairs;
 	double pct;
 };
@@ -26,6 +27,59 @@ struct opts {
 /* -s given, but its table says why it has no configurations (no trace):
  * the kernels instead, with that reason in the table's # lines. */
 static const char *unavail;
+static char *child_why;	/* -i's reason, when it is the one */
+
+/*
+ * With -i: where the CUDA work ran in processes other than the one nsys
+ * launched (an engine core that a front end started), why the pairs are
+ * not selected.  ncu's per-launch-config filter there makes every later
+ * launch of a selected kernel wait 75 to 100 ms (H100, ncu 2025.3.1: a
+ * decode step of 7.7 s against 0.6 s; tests/gpu/README.md), so ncu
+ * profiles the first launch of each kernel instead.  Caller frees.
+ */
+static char *
+child_cuda(const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-injected");
+	const char *l, *cu;
+	char *why = NULL, *end;
+	long long launched;
+
+	lp_tab_expect(&t, "lp-injected");
+	l = lp_tsv_comment(&t, "launched");
+	cu = lp_tsv_comment(&t, "cuda");
+	if (l && cu && strncmp(cu, "n/a", 3)) {
+		launched = strtoll(l, &end, 10);
+		if (end != l && !*end) {
+			const char *p = cu;
+			int in = 0;
+
+			while (*p && !in) {
+				long long v = strtoll(p, &end, 10);
+
+				if (end == p)
+					break;
+				in = v == launched;
+				p = end + strspn(end, " ");
+			}
+			if (!in) {
+				struct lp_sb b = { 0 };
+
+				lp_sb_printf(&b, "the CUDA work ran in process %s, "
+				    "not in the one nsys launched (%lld; %s): "
+				    "ncu's per-launch-config filter makes each "
+				    "later launch there wait 75 to 100 ms", cu,
+				    launched, path);
+				why = lp_xstrdup(lp_sb_str(&b));
+				lp_sb_free(&b);
+			}
+		}
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	return why;
+}
 
 /* The kernels lp keeps: all but, with -x, the communication kernels (NCCL);
  * shares stay of all.  Caller frees. */
@@ -216,6 +270,9 @@ emit(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
 		if ((unavail = lp_tsv_comment(&st, "unavailable")))
 			keep = count_top(ks, kept, nk, o->n, 0);
 	}
+	if (o->spath && !unavail && o->ipath &&
+	    (unavail = child_why = child_cuda(o->ipath)))
+		keep = count_top(ks, kept, nk, o->n, 0);
 	if (o->spath && !unavail) {
 		emit_shapes(&st, ks, kept, nk, name, o);
 	} else if (!strcmp(o->fmt, "tsv")) {
@@ -237,7 +294,7 @@ emit(const struct lp_ksum *ks, const struct lp_kern *kept, size_t nk,
 int
 main(int argc, char **argv)
 {
-	struct opts o = { "tsv", NULL, NULL, NULL, NULL, 10, 40, 0 };
+	struct opts o = { "tsv", NULL, NULL, NULL, NULL, NULL, 10, 40, 0 };
 	struct lp_ksum ks;
 	struct lp_kern *kept;
 	const char *name, *hpath = NULL;
@@ -246,11 +303,12 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "f:H:hn:P:p:r:S:s:x:")) != -1) {
+	while ((c = getopt(argc, argv, "f:H:hi:n:P:p:r:S:s:x:")) != -1) {
 		switch (c) {
 		case 'f': o.fmt = optarg; break;
 		case 'H': hpath = optarg; break;
 		case 'h': printf("usage: %s\n", synopsis); return 0;
+		case 'i': o.ipath = optarg; break;
 		case 'n': o.n = lp_strtonum(optarg, 0, 1000000, "-n"); break;
 		case 'P': o.pid = optarg; break;
 		case 'p': o.pct = lp_strtopct(optarg, "-p"); break;
@@ -279,6 +337,7 @@ main(int argc, char **argv)
 	keep = count_top(&ks, kept, nk, o.n, o.pct);
 	emit(&ks, kept, nk, keep, name, &o);
 	free(kept);
+	free(child_why);
 	lp_ksum_free(&ks);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * nsql.h: nsys's sqlite export, read through SQLite's C library (nsql.c).
  * Apart from the other headers because only the tools that read the
- * export link libsqlite3 (lp-graphnodes, lp-gpumetrics, lp-import).
+ * export link libsqlite3 (lp-graphnodes, lp-gpumetrics, lp-bwceil,
+ * lp-import, lp-injected).
  * Every function dies naming the file on an error; the caller closes the
  * database (sqlite3_close) and finalizes its statements.
  */

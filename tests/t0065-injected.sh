@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Issue 39, item 2: an engine core that the launched front end started.
+# lp-injected reads which process nsys launched and which made CUDA calls
+# from nsys's own diagnostics in the sqlite export (DIAGNOSTIC_EVENT); where
+# the CUDA work ran in another process, lp-topn -i selects kernels, not
+# (kernel, launch configuration) pairs: ncu's per-launch-config filter made
+# each later launch in a spawned child wait 75 to 100 ms (H100, ncu
+# 2025.3.1, tests/gpu/README.md), a 0.6 ms decode step 7.7 s.
+. "$(dirname "$0")/lib.sh"
+
+A2=$FIX/h100-graphs/a2_report.sqlite
+P=$FIX/h100-plc
+R=:LLM@decode_all
+gzip -dc "$P/llama_cuda_gpu_trace.csv.gz" >"$TRASH/trace.csv" &&
+lp-shapes -r "$R" -p "$P/llama_nvtx_gpu_proj_trace.csv" -k "$P/llama_nvtx_kern_sum_mangled.csv" \
+	-d "$P/llama_nvtx_kern_sum.csv" "$TRASH/trace.csv" >"$TRASH/shapes.tsv"
+S=$TRASH/shapes.tsv
+
+# diag DB PID TEXT...: an export whose DIAGNOSTIC_EVENT holds these lines
+# (globalPid as nsys serialises it: pid << 24, on hardware 1)
+diag() {
+	db=$1 && shift && rm -f "$db" &&
+	sqlite3 "$db" "CREATE TABLE DIAGNOSTIC_EVENT (timestamp INTEGER NOT NULL, timestampType INTEGER NOT NULL,
+		source INTEGER NOT NULL, severity INTEGER NOT NULL, text TEXT NOT NULL, globalPid INTEGER);" &&
+	while [ $# -gt 1 ]; do
+		sqlite3 "$db" "INSERT INTO DIAGNOSTIC_EVENT VALUES (0, 0, 0, 0, '$2', (1 << 56) | ($1 << 24));" || exit 1
+		shift 2
+	done
+}
+
+test_expect_success 'lp-injected on a real export: the one process nsys launched made the CUDA calls' '
+	lp-injected "$A2" >inj.tsv &&
+	test_grep "^# launched: 2261$" inj.tsv && test_grep "^# cuda: 2261$" inj.tsv &&
+	table inj.tsv pid launched nvtx_events cuda_events >got &&
+	printf "2261\tyes\t2804\t3909\n" >expect && test_cmp expect got &&
+	# the counts as nsys wrote them in its diagnostics
+	sqlite3 "$A2" "SELECT text FROM DIAGNOSTIC_EVENT WHERE text LIKE '\''Number of CUDA events%'\''" | grep -q "	3909\.$"
+'
+
+test_expect_success 'a spawned engine core: launched front end without CUDA, the child with it' '
+	diag sp.sqlite 3512 "Process was launched by the profiler, see /tmp/x/pid_3512_stdout.log" \
+		3512 "Number of NVTX events collected: 	0." 3552 "Number of NVTX events collected: 	2804." \
+		3552 "Number of CUDA events collected: 	3909." 3551 "Common injection library initialized successfully." &&
+	lp-injected sp.sqlite >inj.tsv &&
+	test_grep "^# launched: 3512$" inj.tsv && test_grep "^# cuda: 3552$" inj.tsv &&
+	table inj.tsv pid launched cuda_events >got &&
+	printf "3512\tyes\tn/a because nsys said nothing of its CUDA events\n3552\tno\t3909\n" >expect && test_cmp expect got
+'
+
+test_expect_success 'lp-topn -i: pairs where the launched process ran the CUDA work, kernels where a child did' '
+	lp-injected "$A2" >same.tsv &&
+	lp-topn -r "$R" -s "$S" -S 40 -p 95 -i same.tsv "$P/llama_nvtx_kern_sum_mangled.csv" >pairs.tsv &&
+	lp-topn -r "$R" -s "$S" -S 40 -p 95 "$P/llama_nvtx_kern_sum_mangled.csv" >plain.tsv &&
+	test_cmp plain.tsv pairs.tsv &&
+	diag sp.sqlite 3512 "Process was launched by the profiler" 3552 "Number of CUDA events collected: 	3909." &&
+	lp-injected sp.sqlite >child.tsv &&
+	lp-topn -r "$R" -s "$S" -S 40 -p 95 -n 7 -i child.tsv "$P/llama_nvtx_kern_sum_mangled.csv" >k.tsv &&
+	! grep -q grid k.tsv && test $(table k.tsv rank | wc -l) = 7 &&
+	test_grep "^# shapes: n/a because the CUDA work ran in process 3552, not in the one nsys launched (3512; child.tsv): ncu.s per-launch-config filter" k.tsv &&
+	# ncu then profiles the first launch of each, not per configuration
+	printf "run:\n  stage: decode_all\nstages:\n  decode_all: {domain: \"\", range: LLM@decode_all}\n" >ncu.yaml &&
+	lp-ncucmd -k k.tsv -o b -- w <ncu.yaml >cmd &&
+	! grep -q per-launch-config cmd && test_grep -e "--kernel-id .::regex:" cmd
+'
+
+test_expect_success 'lp-injected refuses what is not an export with diagnostics, naming the file' '
+	sqlite3 empty.sqlite "CREATE TABLE StringIds (id INTEGER, value TEXT);" &&
+	test_expect_code 1 lp-injected empty.sqlite 2>err &&
+	test_grep "empty.sqlite.*no table DIAGNOSTIC_EVENT" err &&
+	echo "not sqlite" >t.txt && test_must_fail lp-injected t.txt 2>err && test_grep "t.txt" err &&
+	diag two.sqlite 1 "Process was launched by the profiler" 2 "Process was launched by the profiler" &&
+	lp-injected two.sqlite >t.tsv && test_grep "^# launched: n/a because nsys names 2 processes" t.tsv &&
+	lp-topn -r "$R" -s "$S" -S 40 -p 95 -i t.tsv "$P/llama_nvtx_kern_sum_mangled.csv" >p.tsv &&
+	grep -q grid p.tsv
+'
+
+test_done
