@@ -107,8 +107,8 @@ test_expect_success 'ranges pushed by the parent, kernels by the child: refused 
 	test_grep "pushed decode_all.s range (:LLM@decode_all) and launched no kernel inside it, while process [0-9]* made" err
 '
 
-# Issue 39, items 1, 3 and 5 (written 2026-11-27 without device time to
-# run them: the first check-gpu run of these is still to come).
+# Issue 39, items 1, 3 and 5 (first run live on an H100 on 2026-11-27:
+# tests/gpu/README.md).
 test_expect_success 'the engine core forked (no exec): refused at nsys stats, the cause and the fix, no table' '
 	test_must_fail lpmake RUN=forked "WORK=$W --mode fork" MODEL=torch-decoder stakeholder_summary.md >log 2>err &&
 	test_grep "forked\|fork" err && test_grep "spawn" err &&
