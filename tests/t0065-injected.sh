@@ -63,10 +63,12 @@ test_expect_success 'lp-topn -i: pairs where the launched process ran the CUDA w
 	! grep -q per-launch-config cmd && test_grep -e "--kernel-id .::regex:" cmd
 '
 
-test_expect_success 'lp-injected refuses what is not an export with diagnostics, naming the file' '
+test_expect_success 'lp-injected: an export without diagnostics says so; what is not an export is refused, naming the file' '
 	sqlite3 empty.sqlite "CREATE TABLE StringIds (id INTEGER, value TEXT);" &&
-	test_expect_code 1 lp-injected empty.sqlite 2>err &&
-	test_grep "empty.sqlite.*no table DIAGNOSTIC_EVENT" err &&
+	lp-injected empty.sqlite >e.tsv &&
+	test_grep "^# launched: n/a because the export has no DIAGNOSTIC_EVENT table$" e.tsv &&
+	test "$(table e.tsv pid | wc -l)" = 0 &&
+	lp-topn -r "$R" -s "$S" -S 40 -p 95 -i e.tsv "$P/llama_nvtx_kern_sum_mangled.csv" >p.tsv && grep -q grid p.tsv &&
 	echo "not sqlite" >t.txt && test_must_fail lp-injected t.txt 2>err && test_grep "t.txt" err &&
 	diag two.sqlite 1 "Process was launched by the profiler" 2 "Process was launched by the profiler" &&
 	lp-injected two.sqlite >t.tsv && test_grep "^# launched: n/a because nsys names 2 processes" t.tsv &&
