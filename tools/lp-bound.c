@@ -44,12 +44,12 @@ struct step {
 	char *why;		/* why the column has no numbers, or NULL */
 };
 
-/* One rank's step (ranks.tsv's row for the step's stage). */
-struct rank {
-	char *pid, *device;
-	double step, part[NK];
-	int straggler;
-};
+/* One rank's part of kind k (lp_ranks_load's row for the step's stage). */
+static double
+part(const struct lp_rank *r, int k)
+{
+	return k == K_COMM ? r->comm : k == K_KERN ? r->compute : r->idle;
+}
 
 /* The waterfall column the run's stage is measured by. */
 static const char *
@@ -121,87 +121,10 @@ load(const char *path, struct step *s)
 		    "step for it");
 }
 
-static size_t
-ranks_load(const char *path, const char *stage, struct rank **out)
-{
-	struct lp_tsv t;
-	FILE *fp = lp_tab_open(&t, path, "lp-ranks");
-	int cs, cp, cd, cm, ck, cc, cg;
-	struct rank *r = NULL;
-	size_t n = 0;
-	double m, k, c;
-
-	lp_tab_expect(&t, "lp-ranks");
-	cs = lp_csv_need(&t.hdr, "stage", "lp-ranks output");
-	cp = lp_csv_need(&t.hdr, "pid", "lp-ranks output");
-	cd = lp_csv_need(&t.hdr, "device", "lp-ranks output");
-	cm = lp_csv_need(&t.hdr, "median_ns", "lp-ranks output");
-	ck = lp_csv_need(&t.hdr, "kernel_ns", "lp-ranks output");
-	cc = lp_csv_need(&t.hdr, "comm_ns", "lp-ranks output");
-	cg = lp_csv_need(&t.hdr, "straggler", "lp-ranks output");
-	while (lp_tab_next(&t)) {
-		if (strcmp(lp_tsv_get(&t, cs), stage) || !lp_tab_num(&t, cm, &m) ||
-		    !lp_tab_num(&t, ck, &k) || !lp_tab_num(&t, cc, &c) || m <= 0)
-			continue;
-		r = lp_xreallocarray(r, n + 1, sizeof *r);
-		r[n].pid = lp_xstrdup(lp_tsv_get(&t, cp));
-		r[n].device = lp_xstrdup(lp_tsv_get(&t, cd));
-		r[n].step = m;
-		r[n].part[K_COMM] = c;
-		r[n].part[K_KERN] = k - c;
-		r[n].part[K_IDLE] = m > k ? m - k : 0;
-		r[n].straggler = !strcmp(lp_tsv_get(&t, cg), "yes");
-		n++;
-	}
-	lp_tsv_close(&t);
-	fclose(fp);
-	*out = r;
-	return n;
-}
-
-/* The step of stage as the workload runs it alone: steps.tsv's steady
- * state where steps.tsv is the untraced timing run's ("# timing:
- * untraced", a live run), else NAN (the ranks' own, traced, medians). */
-static double
-untraced_step(const char *path, const char *stage)
-{
-	struct lp_tsv t;
-	FILE *fp = lp_tab_open(&t, path, "lp-steps");
-	const char *tm = lp_tsv_comment(&t, "timing");
-	int cs, cv;
-	double v = NAN, x;
-
-	lp_tab_expect(&t, "lp-steps");
-	cs = lp_csv_need(&t.hdr, "stage", "lp-steps output");
-	cv = lp_csv_need(&t.hdr, "steady_ns", "lp-steps output");
-	while (tm && !strcmp(tm, "untraced") && lp_tab_next(&t))
-		if (!strcmp(lp_tsv_get(&t, cs), stage) && lp_tab_num(&t, cv, &x) &&
-		    x > 0)
-			v = x;
-	lp_tsv_close(&t);
-	fclose(fp);
-	return v;
-}
-
-/* Each rank's step the untraced one: its kernels, the capture's, in it,
- * the rest GPU idle (the tracer lengthens host calls, not kernels). */
-static void
-ranks_untraced(struct rank *r, size_t n, double step)
-{
-	size_t i;
-	double k;
-
-	for (i = 0; i < n; i++) {
-		k = r[i].part[K_KERN] + r[i].part[K_COMM];
-		r[i].step = step > k ? step : k;
-		r[i].part[K_IDLE] = r[i].step - k;
-	}
-}
-
 /* "2 x NVIDIA H200": the ranks' GPUs, their index "(N)" left out, where
  * all are one model; else each named. */
 static void
-gpus(struct lp_sb *b, const struct rank *r, size_t n)
+gpus(struct lp_sb *b, const struct lp_rank *r, size_t n)
 {
 	size_t i, l0 = strcspn(r[0].device, "(");
 	int same = 1;
@@ -220,7 +143,7 @@ gpus(struct lp_sb *b, const struct rank *r, size_t n)
 
 /* The verdict of a step run by several ranks, and why, in a clause. */
 static const char *
-ranks_verdict(const struct rank *r, size_t n, long pct, struct lp_sb *why,
+ranks_verdict(const struct lp_rank *r, size_t n, long pct, struct lp_sb *why,
     struct lp_sb *detail)
 {
 	size_t i, k, many = 0, top = 0, slow = n;
@@ -228,37 +151,37 @@ ranks_verdict(const struct rank *r, size_t n, long pct, struct lp_sb *why,
 	int any_slow_comm = 0;
 
 	for (i = 0; i < n; i++) {
-		if (100 * r[i].part[K_COMM] / r[i].step >= t)
+		if (100 * part(&r[i], K_COMM) / r[i].step >= t)
 			many++;
-		if (r[i].part[K_COMM] / r[i].step > r[top].part[K_COMM] /
+		if (part(&r[i], K_COMM) / r[i].step > part(&r[top], K_COMM) /
 		    r[top].step)
 			top = i;
 		if (r[i].straggler) {
 			slow = i;
-			any_slow_comm = 100 * r[i].part[K_COMM] / r[i].step >= t;
+			any_slow_comm = 100 * part(&r[i], K_COMM) / r[i].step >= t;
 		}
 		for (k = 0; k < NK; k++)
-			mean[k] += 100 * r[i].part[k] / r[i].step / (double)n;
+			mean[k] += 100 * part(&r[i], k) / r[i].step / (double)n;
 	}
 	if (many == n) {
 		lp_sb_adds(why, "every rank spends ");
 		for (i = 0; i < n; i++)
 			lp_sb_printf(why, "%s%.1f%%", i ? ", " : "", 100 *
-			    r[i].part[K_COMM] / r[i].step);
+			    part(&r[i], K_COMM) / r[i].step);
 		lp_sb_adds(why, " of its step in collectives");
 		return "communication-bound";
 	}
 	if (many && slow < n && !any_slow_comm) {
 		lp_sb_printf(why, "process %s makes the others wait, process %s "
 		    "spending %.1f%% of its step in collectives", r[slow].pid,
-		    r[top].pid, 100 * r[top].part[K_COMM] / r[top].step);
+		    r[top].pid, 100 * part(&r[top], K_COMM) / r[top].step);
 		lp_sb_printf(detail, "The straggler, process %s on %s: its own "
 		    "step is %.1f%% kernels "
 		    "other than communication, %.1f%% communication, %.1f%% "
 		    "GPU idle.", r[slow].pid, r[slow].device, 100 *
-		    r[slow].part[K_KERN] / r[slow].step, 100 *
-		    r[slow].part[K_COMM] / r[slow].step, 100 *
-		    r[slow].part[K_IDLE] / r[slow].step);
+		    part(&r[slow], K_KERN) / r[slow].step, 100 *
+		    part(&r[slow], K_COMM) / r[slow].step, 100 *
+		    part(&r[slow], K_IDLE) / r[slow].step);
 		return "straggler-bound";
 	}
 	for (k = 0, top = 0; k < NK; k++)
@@ -272,7 +195,7 @@ ranks_verdict(const struct rank *r, size_t n, long pct, struct lp_sb *why,
 
 static void
 emit(FILE *out, const char *wpath, const struct step *s, long pct,
-    const struct rank *rk, size_t nr, const char *rpath, int untraced)
+    const struct lp_rank *rk, size_t nr, const char *rpath, int untraced)
 {
 	struct lp_sb why = { 0 }, g = { 0 }, det = { 0 };
 	const char *rv = NULL;
@@ -336,8 +259,8 @@ emit(FILE *out, const char *wpath, const struct step *s, long pct,
 	for (i = 0; rv && i < nr; i++)
 		for (k = 0; k < NK; k++) {
 			lp_row_text(&r, kname[k]);
-			lp_row_num(&r, rk[i].part[k], 1);
-			lp_row_g(&r, 100 * rk[i].part[k] / rk[i].step);
+			lp_row_num(&r, part(&rk[i], k), 1);
+			lp_row_g(&r, 100 * part(&rk[i], k) / rk[i].step);
 			lp_row_text(&r, rk[i].pid);
 			lp_row_end(&r, out);
 		}
@@ -352,8 +275,8 @@ main(int argc, char **argv)
 {
 	const char *cpath = NULL, *rpath = NULL, *tpath = NULL, *stage, *col;
 	double ut = NAN;
-	struct rank *rk = NULL;
-	size_t nr = 0, i;
+	struct lp_rank *rk = NULL;
+	size_t nr = 0;
 	struct lp_ynode *cfg;
 	struct step s = { 0 };
 	FILE *out;
@@ -387,15 +310,11 @@ main(int argc, char **argv)
 	if (col)
 		load(argv[optind], &s);
 	if (rpath && col)
-		nr = ranks_load(rpath, s.stage, &rk);
-	if (nr > 1 && tpath && !isnan(ut = untraced_step(tpath, s.stage)))
-		ranks_untraced(rk, nr, ut);
+		nr = lp_ranks_load(rpath, s.stage, &rk);
+	if (nr > 1 && tpath && !isnan(ut = lp_steps_untraced(tpath, s.stage)))
+		lp_ranks_untraced(rk, nr, ut);
 	emit(out, argv[optind], &s, pct, rk, nr, rpath, !isnan(ut));
-	for (i = 0; i < nr; i++) {
-		free(rk[i].pid);
-		free(rk[i].device);
-	}
-	free(rk);
+	lp_ranks_free(rk, nr);
 	free(s.why);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);

@@ -271,4 +271,24 @@ void lp_rset_free(struct lp_rset *rs);
 double lp_rinsts_steady(const struct lp_rinsts *x, double *first);
 double lp_rnsys_steady(struct lp_rnsys *y, double *first);
 
+/* ranks.c: one stage's ranks from lp-ranks(1)'s table: each process's
+ * median instance (step), its communication kernels, its other kernels
+ * (compute) and the rest (idle), all ns a step; rows without numbers are
+ * left out.  The caller frees with lp_ranks_free. */
+struct lp_rank {
+	char *pid, *device;
+	double step, comm, compute, idle;
+	int straggler;		/* lp-ranks named it the straggler */
+};
+size_t lp_ranks_load(const char *path, const char *stage,
+    struct lp_rank **out);
+void lp_ranks_free(struct lp_rank *r, size_t n);
+/* The untraced steady step of stage in lp-steps(1)'s table; NAN where the
+ * table's timing is not untraced or has none. */
+double lp_steps_untraced(const char *path, const char *stage);
+/* A live run's ranks on the untraced step: each rank's kernels (the
+ * capture's) stay, its idle is what remains of step (none where the
+ * kernels are longer). */
+void lp_ranks_untraced(struct lp_rank *r, size_t n, double step);
+
 #endif

@@ -1,0 +1,96 @@
+/*
+ * ranks.c: a stage's ranks read back from lp-ranks(1)'s table, and the
+ * untraced step of lp-steps(1)'s, for the tools that judge or split a
+ * multi-process step (lp-bound, lp-rankfall).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "table.h"
+#include "run.h"
+
+size_t
+lp_ranks_load(const char *path, const char *stage, struct lp_rank **out)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-ranks");
+	int cs, cp, cd, cm, ck, cc, cg;
+	struct lp_rank *r = NULL;
+	size_t n = 0;
+	double m, k, c;
+
+	lp_tab_expect(&t, "lp-ranks");
+	cs = lp_csv_need(&t.hdr, "stage", "lp-ranks output");
+	cp = lp_csv_need(&t.hdr, "pid", "lp-ranks output");
+	cd = lp_csv_need(&t.hdr, "device", "lp-ranks output");
+	cm = lp_csv_need(&t.hdr, "median_ns", "lp-ranks output");
+	ck = lp_csv_need(&t.hdr, "kernel_ns", "lp-ranks output");
+	cc = lp_csv_need(&t.hdr, "comm_ns", "lp-ranks output");
+	cg = lp_csv_need(&t.hdr, "straggler", "lp-ranks output");
+	while (lp_tab_next(&t)) {
+		if (strcmp(lp_tsv_get(&t, cs), stage) || !lp_tab_num(&t, cm, &m) ||
+		    !lp_tab_num(&t, ck, &k) || !lp_tab_num(&t, cc, &c) || m <= 0)
+			continue;
+		r = lp_xreallocarray(r, n + 1, sizeof *r);
+		r[n].pid = lp_xstrdup(lp_tsv_get(&t, cp));
+		r[n].device = lp_xstrdup(lp_tsv_get(&t, cd));
+		r[n].step = m;
+		r[n].comm = c;
+		r[n].compute = k - c;
+		r[n].idle = m > k ? m - k : 0;
+		r[n].straggler = !strcmp(lp_tsv_get(&t, cg), "yes");
+		n++;
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	*out = r;
+	return n;
+}
+
+void
+lp_ranks_free(struct lp_rank *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(r[i].pid);
+		free(r[i].device);
+	}
+	free(r);
+}
+
+double
+lp_steps_untraced(const char *path, const char *stage)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-steps");
+	const char *tm = lp_tsv_comment(&t, "timing");
+	int cs, cv;
+	double v = NAN, x;
+
+	lp_tab_expect(&t, "lp-steps");
+	cs = lp_csv_need(&t.hdr, "stage", "lp-steps output");
+	cv = lp_csv_need(&t.hdr, "steady_ns", "lp-steps output");
+	while (tm && !strcmp(tm, "untraced") && lp_tab_next(&t))
+		if (!strcmp(lp_tsv_get(&t, cs), stage) && lp_tab_num(&t, cv, &x) &&
+		    x > 0)
+			v = x;
+	lp_tsv_close(&t);
+	fclose(fp);
+	return v;
+}
+
+void
+lp_ranks_untraced(struct lp_rank *r, size_t n, double step)
+{
+	size_t i;
+	double k;
+
+	for (i = 0; i < n; i++) {
+		k = r[i].compute + r[i].comm;
+		r[i].step = step > k ? step : k;
+		r[i].idle = r[i].step - k;
+	}
+}
