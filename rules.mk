@@ -17,7 +17,7 @@
 #   the summary's tables, one filter each: environment.tsv gpu.tsv
 #   aggregates.tsv stages.tsv steps.tsv (live: untraced; nsys/steps.tsv the
 #   capture's) untraced.tsv
-#   hostside.tsv capture_audit.tsv procs.tsv ranks.tsv
+#   hostside.tsv capture_audit.tsv procs.tsv ranks.tsv rank_waterfall.tsv
 #   overlap.tsv mfu.tsv mbu.tsv gpumetrics.tsv (bwprobe.tsv) dram_bw.tsv
 #   roofline.tsv (roofline.svg) operators.tsv top_kernels.tsv findings.tsv
 #   details.md (lp-summary renders the tables), and the brief a person
@@ -40,7 +40,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	region_work.tsv region_instances.tsv profile_cost.tsv alone.tsv \
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv \
-	untraced.tsv capture_audit.tsv bound.tsv
+	untraced.tsv capture_audit.tsv bound.tsv rank_waterfall.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json brief.json topn.tsv procs.tsv injected.tsv kernels.tsv kernels.md bwprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
@@ -684,7 +684,7 @@ $(R)/capture_audit.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) 
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/brief.tsv $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
-	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv) $(R)/hostside.tsv $(LP_AUDIT) $(R)/ranks.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv) $(R)/hostside.tsv $(LP_AUDIT) $(R)/ranks.tsv $(R)/rank_waterfall.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(LP_GM) $(R)/dram_bw.tsv $(R)/waterfall.tsv $(R)/bound.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
@@ -700,6 +700,12 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.t
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+# A step run by several ranks, one bar a rank (lp-rankfall): its kernels
+# and communication each split at their floor (the rank's bytes at the
+# DRAM bandwidth, the all-reduces' bytes at the link's), and the idle.
+$(R)/rank_waterfall.tsv: $(R)/ranks.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/steps.tsv $(LP_BIN)/lp-rankfall
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-rankfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -t $(R)/steps.tsv $(R)/ranks.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # What bounds the step, from its parts (lp-bound): the brief's verdict.
 $(R)/bound.tsv: $(R)/waterfall.tsv $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) | $(R)/config.yaml
 	$(LP_SAY)

@@ -303,10 +303,10 @@ gpu-env-cut-in-quotes | lp-gpu -t $C/gpus.yaml env.json | env.json | $V2/env.jso
 gpu-env-nul | lp-gpu -t $C/gpus.yaml env.json | env.json | $V2/env.json | sed 's/"vm"/"v\x00m"/' | 1 | ^lp-gpu: env\.json:4(:[0-9]+)?:
 gpu-env-billion-laughs | lp-gpu -t $C/gpus.yaml env.json | env.json | $V2/env.json | jsonbomb | 1 | ^lp-gpu: env\.json:[0-9]+(:[0-9]+)?:
 gpu-env-deep | lp-gpu -t $C/gpus.yaml env.json | env.json | $V2/env.json | jsondeep | 1 | ^lp-gpu: env\.json:[0-9]+(:[0-9]+)?:
-gpu-t-neg-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '52s/hbm_tbps: 4.8/hbm_tbps: -4.8/' | 1 | ^lp-gpu: gpus\.yaml:52(:[0-9]+)?: .*hbm_tbps
-gpu-t-inf-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '52s/hbm_tbps: 4.8/hbm_tbps: .inf/' | 1 | ^lp-gpu: gpus\.yaml:52(:[0-9]+)?: .*hbm_tbps
-gpu-t-1e300-tflops | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '50s/fp16: 989.4/fp16: 1e300/' | 1 | ^lp-gpu: gpus\.yaml:50(:[0-9]+)?: .*fp16
-gpu-t-dup-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '52p' | 1 | ^lp-gpu: gpus\.yaml:53:5: .*hbm_tbps
+gpu-t-neg-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '57s/hbm_tbps: 4.8/hbm_tbps: -4.8/' | 1 | ^lp-gpu: gpus\.yaml:57(:[0-9]+)?: .*hbm_tbps
+gpu-t-inf-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '57s/hbm_tbps: 4.8/hbm_tbps: .inf/' | 1 | ^lp-gpu: gpus\.yaml:57(:[0-9]+)?: .*hbm_tbps
+gpu-t-1e300-tflops | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '55s/fp16: 989.4/fp16: 1e300/' | 1 | ^lp-gpu: gpus\.yaml:55(:[0-9]+)?: .*fp16
+gpu-t-dup-hbm | lp-gpu -t gpus.yaml $V2/env.json | gpus.yaml | $C/gpus.yaml | sed '57p' | 1 | ^lp-gpu: gpus\.yaml:58:5: .*hbm_tbps
 gpu-c-map-for-number | lp-gpu -c config.yaml -t $C/gpus.yaml $V2/env.json | config.yaml | $R/config.yaml | sed 's/^  hbm_tbps: 0.0$/  hbm_tbps: {tbps: 4.8}/' | 1 | ^lp-gpu: config\.yaml:26(:[0-9]+)?: .*hbm_tbps
 gpu-c-text | lp-gpu -c config.yaml -t $C/gpus.yaml $V2/env.json | config.yaml | $R/config.yaml | sed 's/^  hbm_tbps: 0.0$/  hbm_tbps: 12abc/' | 1 | ^lp-gpu: config\.yaml:26(:[0-9]+)?: .*hbm_tbps
 gpu-n-unit | lp-gpu -n b.csv -t $C/gpus.yaml $R/env.json | b.csv | $V2/torch_ncu_raw.csv | csvset 2 gpu__time_duration.sum fortnight | 1 | ^lp-gpu: b\.csv:2(:[0-9]+)?: gpu__time_duration\.sum

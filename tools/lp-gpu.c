@@ -266,6 +266,15 @@ emit_peaks(const struct gpu_id *g, const struct lp_ynode *e,
 		lp_row_end(&r, out);
 		known++;
 	}
+	/* the link between GPUs, last: each direction, per GPU (lp-rankfall) */
+	if (known && figure(e, "link_gbps", NULL, &v, tpath, "")) {
+		lp_row_text(&r, "link");
+		lp_row_text(&r, "-");
+		lp_row_num(&r, v * 1e9, 0);
+		lp_row_text(&r, "B/s");
+		lp_row_text(&r, tpath);
+		lp_row_end(&r, out);
+	}
 	if (!known) {
 		lp_row_text(&r, "-");
 		lp_row_text(&r, "-");
