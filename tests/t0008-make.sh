@@ -119,7 +119,7 @@ test_expect_success 'a rebuilt tool redoes what it feeds' '
 	lpmake RUN=demo stakeholder_summary.md >/dev/null &&
 	touch "$TB/lp-steps" &&
 	steps RUN=demo stakeholder_summary.md >got &&
-	printf "lp-%s\n" bound brief findings mbu mfu steps summary summary tabtop \
+	printf "lp-%s\n" bound brief findings mbu mfu rankfall steps summary summary tabtop \
 		waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake RUN=demo stakeholder_summary.md >/dev/null
@@ -141,12 +141,12 @@ test_expect_success 'the operator classes feed only the tables that class kernel
 	lpmake -n -W conf/operators.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
 	# (an import: the selection, topn.tsv, feeds nothing it shows)
-	printf "lp-%s\n" bound brief findings ops overlap ranks summary summary \
+	printf "lp-%s\n" bound brief findings ops overlap rankfall ranks summary summary \
 		tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got &&
 	lpmake -n -W conf/gpus.yaml RUN=demo stakeholder_summary.md >lp.out &&
 		<lp.out grep -oE "^[^ ]*/lp-[a-z0-9]+" | sed "s,.*/,," | sort >got &&
-	printf "lp-%s\n" bound brief bwceil envtab findings gpu kernmd mbu mfu \
+	printf "lp-%s\n" bound brief bwceil envtab findings gpu kernmd mbu mfu rankfall \
 		roofline roofsvg summary summary summary tabtop topk waterfall wfsvg >expect &&
 	test_cmp expect got
 '

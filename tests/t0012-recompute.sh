@@ -19,7 +19,8 @@ peak() {
 		e && $1 == p "_tflops:" { s = $0; sub(/.*\{/, "", s); sub(/\}.*/, "", s)
 			n = split(s, kv, ", "); for (i = 1; i <= n; i++) { split(kv[i], x, ": ")
 				if (x[1] == q) printf "%.0f\n", x[2] * 1e12 } }
-		e && p == "dram" && $1 == "hbm_tbps:" { printf "%.0f\n", $2 * 1e12 }' "$ROOT/conf/gpus.yaml"
+		e && p == "dram" && $1 == "hbm_tbps:" { printf "%.0f\n", $2 * 1e12 }
+		e && p == "link" && $1 == "link_gbps:" { printf "%.0f\n", $2 * 1e9 }' "$ROOT/conf/gpus.yaml"
 }
 
 TORCH="$(echo "$FIX"/h200-whole/torch_*.csv) $FIX/h200-probe/torch_prefill_gemm_raw.csv"
@@ -37,11 +38,12 @@ tp_stages="prefill=:LLM@prefill decode_all=:LLM@decode_all decode_step=:LLM@deco
 demo_stages=$tp_stages
 tl_stages="prefill=LLM:prefill decode_all=LLM:decode_all decode_step=LLM:decode_step"
 
-test_expect_success 'gpu.tsv: the H200 figures of conf/gpus.yaml, x 1e12' '
+test_expect_success 'gpu.tsv: the H200 figures of conf/gpus.yaml, x 1e12 (the link's GB/s x 1e9)' '
 	for run in $RUNS; do
 		{ for p in fp16 bf16 tf32 fp8 int8 fp64; do printf "tensor\t%s\t%s\n" $p "$(peak tensor $p)"; done
 		  for p in fp32 fp16 fp64; do printf "cuda\t%s\t%s\n" $p "$(peak cuda $p)"; done
-		  printf "dram\t-\t%s\n" "$(peak dram)"; } >expect &&
+		  printf "dram\t-\t%s\n" "$(peak dram)"
+		  printf "link\t-\t%s\n" "$(peak link)"; } >expect &&
 		test -s expect &&
 		table "$S2/$run/gpu.tsv" path precision peak >got &&
 		test_cmp expect got || return 1
