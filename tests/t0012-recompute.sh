@@ -38,7 +38,7 @@ tp_stages="prefill=:LLM@prefill decode_all=:LLM@decode_all decode_step=:LLM@deco
 demo_stages=$tp_stages
 tl_stages="prefill=LLM:prefill decode_all=LLM:decode_all decode_step=LLM:decode_step"
 
-test_expect_success 'gpu.tsv: the H200 figures of conf/gpus.yaml, x 1e12 (the link's GB/s x 1e9)' '
+test_expect_success 'gpu.tsv: the H200 figures of conf/gpus.yaml, x 1e12 (the link in GB/s x 1e9)' '
 	for run in $RUNS; do
 		{ for p in fp16 bf16 tf32 fp8 int8 fp64; do printf "tensor\t%s\t%s\n" $p "$(peak tensor $p)"; done
 		  for p in fp32 fp16 fp64; do printf "cuda\t%s\t%s\n" $p "$(peak cuda $p)"; done
