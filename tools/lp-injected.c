@@ -85,6 +85,7 @@ main(int argc, char **argv)
 	size_t n = 0, i, nl = 0, ncuda = 0;
 	int64_t launched = -1;
 	struct lp_sb cud = { 0 };
+	struct lp_row r = { { 0 }, 0 };
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	FILE *out;
@@ -155,7 +156,6 @@ main(int argc, char **argv)
 	    "n/a because the export has no DIAGNOSTIC_EVENT table");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < n; i++) {
-		struct lp_row r = { { 0 }, 0 };
 		char b[32];
 
 		if (!ps[i].launched && ps[i].nvtx < 0 && ps[i].cuda < 0)
@@ -173,6 +173,7 @@ main(int argc, char **argv)
 			lp_row_na(&r, "nsys said nothing of its CUDA events");
 		lp_row_end(&r, out);
 	}
+	lp_sb_free(&r.b);
 	free(ps);
 	lp_sb_free(&cud);
 	lp_tab_done(out);
