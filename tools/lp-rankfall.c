@@ -30,35 +30,6 @@ static const char synopsis[] = "lp-rankfall -g gpu.tsv -i inputs.yaml "
 
 #define STAGE "decode_step"
 
-/* gpu.tsv's link bandwidth (B/s: its "link" row, lp-gpu(1)) and where it
- * is from; 0 and why. */
-static double
-link_bw(const char *path, struct lp_sb *from)
-{
-	struct lp_tsv t;
-	FILE *fp = lp_tab_open(&t, path, "lp-gpu");
-	int cp = lp_csv_need(&t.hdr, "path", "lp-gpu output");
-	int cv = lp_csv_need(&t.hdr, "peak", "lp-gpu output");
-	int cf = lp_csv_need(&t.hdr, "from", "lp-gpu output");
-	double v = 0, x;
-
-	lp_tab_expect(&t, "lp-gpu");
-	while (lp_tab_next(&t))
-		if (!strcmp(lp_tsv_get(&t, cp), "link") && lp_tab_num(&t, cv, &x) &&
-		    x > 0 && !(v > 0)) {
-			v = x;
-			lp_sb_printf(from, "%.0f B/s (each direction, per GPU: "
-			    "%s's link row, from %s link_gbps)", v, path,
-			    lp_tsv_get(&t, cf));
-		}
-	if (!(v > 0))
-		lp_sb_printf(from, "n/a because %s has no link bandwidth for "
-		    "this GPU (conf/gpus.yaml link_gbps)", path);
-	lp_tsv_close(&t);
-	fclose(fp);
-	return v;
-}
-
 struct floors {
 	double tp, mem, comm;	/* ranks; ns a step; NAN: n/a */
 	struct lp_sb why_mem, why_comm, msgs;
@@ -80,7 +51,14 @@ floors(struct floors *f, const char *ipath, const char *gpath, size_t nr,
 	lp_peaks_read(&pk, gpath);
 	f->tp = (double)tp;
 	f->mem = f->comm = NAN;
-	lbw = link_bw(gpath, link);
+	lbw = pk.link;
+	if (lbw > 0)
+		lp_sb_printf(link, "%.0f B/s (each direction, per GPU: %s's link "
+		    "row, from %s link_gbps)", lbw, gpath, pk.link_from ?
+		    pk.link_from : "?");
+	else
+		lp_sb_printf(link, "n/a because %s has no link bandwidth for "
+		    "this GPU (conf/gpus.yaml link_gbps)", gpath);
 	if (pk.bw > 0)
 		lp_sb_printf(dram, "%.0f B/s (%s, %s)", pk.bw, gpath,
 		    pk.gpu ? pk.gpu : "its GPU");

@@ -21,6 +21,7 @@ lp_peaks_read(struct lp_peaks *p, const char *path)
 	int cp = lp_csv_need(&t.hdr, "path", "lp-gpu output");
 	int cr = lp_csv_need(&t.hdr, "precision", "lp-gpu output");
 	int cv = lp_csv_need(&t.hdr, "peak", "lp-gpu output");
+	int cf = lp_csv_col(&t.hdr, "from");
 	const char *s;
 	int prec;
 
@@ -39,6 +40,14 @@ lp_peaks_read(struct lp_peaks *p, const char *path)
 		if (v <= 0)
 			lp_die_at(LP_EXIT_DATA, path, t.line, cv + 1, "peak %s %s "
 			    "is not above zero", pa, pr);
+		if (!strcmp(pa, "link")) {
+			if (p->link > 0)
+				lp_die_at(LP_EXIT_DATA, path, t.line, cp + 1,
+				    "the link bandwidth twice");
+			p->link = v;
+			if (cf >= 0)
+				p->link_from = lp_xstrdup(lp_tsv_get(&t, cf));
+		}
 		if (!strcmp(pa, "dram")) {
 			if (p->bw > 0)
 				lp_die_at(LP_EXIT_DATA, path, t.line, cp + 1,
@@ -64,6 +73,7 @@ lp_peaks_free(struct lp_peaks *p)
 {
 	free(p->gpu);
 	free(p->why);
+	free(p->link_from);
 	memset(p, 0, sizeof *p);
 }
 

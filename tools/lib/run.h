@@ -124,6 +124,8 @@ struct lp_peaks {
 	char *why;		/* why a peak is missing, for "n/a because" */
 	double flops[LP_FP_N];	/* FLOP/s per precision; 0: unknown */
 	double bw;		/* DRAM bytes/s; 0: unknown */
+	double link;		/* GPU-to-GPU link bytes/s, each way; 0: unknown */
+	char *link_from;	/* the link row's "from"; NULL if none */
 };
 void lp_peaks_read(struct lp_peaks *p, const char *path);
 void lp_peaks_free(struct lp_peaks *p);
