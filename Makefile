@@ -141,6 +141,8 @@ $(B)/lp-graphnodes $(B)/lp-gpumetrics $(B)/lp-bwceil $(B)/lp-import $(B)/lp-inje
 # lp-bwprobe loads the CUDA driver at run time (dlopen): -ldl, for a C
 # library older than glibc 2.34 that keeps dlopen there.
 $(B)/lp-bwprobe: LDLIBS += -ldl
+# lp-linkprobe loads CUDA and NCCL the same way, and runs a thread a GPU.
+$(B)/lp-linkprobe: LDLIBS += -ldl -lpthread
 
 # C unit tests of the library, one file a module, TAP on stdout.
 $(B)/obj/test/%.o: tests/unit/%.c tests/unit/tap.h $(B)/.flags | $(B)/.deps-ok

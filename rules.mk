@@ -41,7 +41,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	aten_ops.tsv aten_opnames.tsv operators_aten.tsv operators_shapes.tsv aten_roofline.tsv \
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv \
 	untraced.tsv capture_audit.tsv bound.tsv rank_waterfall.tsv
-LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json brief.json topn.tsv procs.tsv injected.tsv kernels.tsv kernels.md bwprobe.tsv \
+LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json brief.json topn.tsv procs.tsv injected.tsv kernels.tsv kernels.md bwprobe.tsv linkprobe.tsv \
 	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
@@ -100,6 +100,16 @@ $(R)/bwprobe.tsv $(R)/bwprobe.log &: $(R)/env.json | $(LP_BIN)/lp-bwprobe
 	  echo "lp: no DRAM copy probe: $$(cat $(R)/bwprobe.log)" >&2; : > $(R)/bwprobe.tsv.tmp; fi; \
 	mv $(R)/bwprobe.tsv.tmp $(R)/bwprobe.tsv
 
+# The all-reduce between this machine's GPUs (lp-linkprobe: NCCL's, loaded
+# at run time), the same way: once, before the capture; on a machine with
+# one GPU, or no NCCL to load, the table is empty and linkprobe.log says
+# why (rank_waterfall.tsv gives it as the reason for its latency floor).
+$(R)/linkprobe.tsv $(R)/linkprobe.log &: $(R)/env.json | $(LP_BIN)/lp-linkprobe
+	$(LP_SAY)
+	$(Q)if $(LP_BIN)/lp-linkprobe > $(R)/linkprobe.tsv.tmp 2> $(R)/linkprobe.log; then :; else \
+	  echo "lp: no link probe: $$(cat $(R)/linkprobe.log)" >&2; : > $(R)/linkprobe.tsv.tmp; fi; \
+	mv $(R)/linkprobe.tsv.tmp $(R)/linkprobe.tsv
+
 # The nsys command: written whenever its inputs change; the profile below
 # re-runs only when the command text itself changed.
 $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
@@ -110,7 +120,7 @@ $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsysc
 
 # The nsys capture, gated by the stage's NVTX range.  Written under a
 # temporary name, so an interrupted run leaves no report that looks whole.
-$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.tsv
+$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.tsv $(R)/linkprobe.tsv
 	$(call lp_capture,$(R)/nsys,profiling with nsys,nsys profile failed,\
 	  nsys wrote no report: was the NVTX capture range ever pushed? Check the domain and range of the stage (stages in conf/runner/stage2.yaml$(comma) or MODEL=torch-decoder for PyTorch-style LLM@decode_all in the default domain).,nsys profile)
 
@@ -703,9 +713,18 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.t
 # A step run by several ranks, one bar a rank (lp-rankfall): its kernels
 # and communication each split at their floor (the rank's bytes at the
 # DRAM bandwidth, the all-reduces' bytes at the link's), and the idle.
-$(R)/rank_waterfall.tsv: $(R)/ranks.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/steps.tsv $(LP_BIN)/lp-rankfall
+# The latency floor a collective is lp-linkprobe's, where the run is live.
+LP_LINK_PROBE := $(if $(LP_LIVE),$(R)/linkprobe.tsv)
+ifeq ($(LP_LIVE),)
+$(R)/linkprobe.tsv $(R)/linkprobe.log:
+	@echo "lp: run $(RUN) imports exports: lp did not run on its machine, so it has no link probe (rank_waterfall.tsv says so)" >&2; exit 1
+endif
+$(R)/rank_waterfall.tsv: $(R)/ranks.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/steps.tsv $(LP_LINK_PROBE) $(LP_BIN)/lp-rankfall
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-rankfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -t $(R)/steps.tsv $(R)/ranks.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-rankfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -t $(R)/steps.tsv \
+	  $(if $(LP_LIVE),-l $(R)/linkprobe.tsv -e $(R)/linkprobe.log,-P \
+	  "the run is imported: lp did not run on its machine$(comma) so there is no link probe of its GPUs") \
+	  $(R)/ranks.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # What bounds the step, from its parts (lp-bound): the brief's verdict.
 $(R)/bound.tsv: $(R)/waterfall.tsv $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) | $(R)/config.yaml
 	$(LP_SAY)

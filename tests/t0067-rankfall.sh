@@ -35,7 +35,7 @@ test_expect_success 'the sources of each floor are said, and shown in details.md
 	test_grep "^# link: 450000000000 B/s (each direction, per GPU: .*gpu.tsv.s link row, from conf/gpus.yaml link_gbps)" "$R/rank_waterfall.tsv" &&
 	table "$R/gpu.tsv" path peak from | grep "^link	450000000000	conf/gpus.yaml$" &&
 	test_grep "^# messages: 4 x 1 all-reduces of 8192 bytes a step" "$R/rank_waterfall.tsv" &&
-	test_grep "^# latency: n/a because no link probe ran" "$R/rank_waterfall.tsv" &&
+	test_grep "^# latency: n/a because the run is imported: lp did not run on its machine" "$R/rank_waterfall.tsv" &&
 	grep -A8 "^## Each Rank.s Step" "$R/details.md" >sec &&
 	test_grep "memory floor at the DRAM.s 4800000000000 B/s" sec &&
 	test_grep "| Memory floor (ms) | Kernels above it (ms) | Link floor (ms) | Collectives above floor (ms) | GPU idle (ms) |" sec &&
@@ -51,6 +51,28 @@ test_expect_success 'a GPU without a link bandwidth: the link floor is n/a with 
 	awk -F"\t" -v OFS="\t" "/^#/ || \$1 != \"decode_step\" || !n++ { print }" "$R/ranks.tsv" >one.tsv &&
 	lp-rankfall -g "$R/gpu.tsv" -i "$R/inputs.yaml" one.tsv >o.tsv &&
 	test_grep "^# omit: one process" o.tsv && test "$(table o.tsv pid | wc -l)" = 0
+'
+
+test_expect_success 'on an untraced step: kernels kept, the rest split as the capture split it, parts add up to it' '
+	# an untraced timing run whose decode step took 0.7 of the capture median
+	med=$(table "$R/ranks.tsv" stage median_ns | awk -F"\t" "\$1 == \"decode_step\" { print \$2; exit }") &&
+	ut=$(awk -v m="$med" "BEGIN { printf \"%.1f\", 0.7 * m }") &&
+	awk -F"\t" -v OFS="\t" -v u="$ut" "
+		/^# timing:/ { print \"# timing: untraced\"; t = 1; next }
+		/^#/ { print; next }
+		!h++ { for (i = 1; i <= NF; i++) c[\$i] = i; print; next }
+		\$c[\"stage\"] == \"decode_step\" { \$c[\"steady_ns\"] = u }
+		{ print }
+		END { if (!t) exit 1 }" "$R/steps.tsv" >ut.tsv &&
+	lp-rankfall -g "$R/gpu.tsv" -i "$R/inputs.yaml" -t ut.tsv "$R/ranks.tsv" >u.tsv &&
+	table "$R/ranks.tsv" stage pid median_ns kernel_ns comm_ns | awk -F"\t" -v u="$ut" "\$1 == \"decode_step\" {
+		c = \$4 - \$5; w = \$3 - c; cm = (u - c) * \$5 / w
+		printf \"%s\t%.1f\t%.1f\t%.1f\t%.1f\n\", \$2, u, c, cm, u - c - cm }" >expect &&
+	table u.tsv pid step_ns compute_ns comm_ns idle_ns |
+		awk -F"\t" -v OFS="\t" "{ for (i = 2; i <= NF; i++) \$i = sprintf(\"%.1f\", \$i); print }" >got &&
+	test_cmp expect got &&
+	table u.tsv step_ns compute_ns comm_ns idle_ns | awk -F"\t" "{ d = \$2 + \$3 + \$4 - \$1; if (d > 0.5 || d < -0.5) bad++ } END { exit bad > 0 }" &&
+	test_grep "the untraced run.s step for every rank: its kernels as the capture timed them, the rest of the step split between communication and GPU idle as the capture split it" u.tsv
 '
 
 test_done

@@ -16,7 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -75,43 +74,6 @@ struct probe {
 	char *how;		/* what the probe did, for the # lines */
 };
 
-static int
-empty_file(const char *p)
-{
-	struct stat sb;
-
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && !sb.st_size;
-}
-
-/* What the probe said when it could not run (-e: its stderr), one line. */
-static char *
-probe_said(const char *lpath)
-{
-	struct lp_sb b = { 0 };
-	FILE *fp;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-
-	if (!lpath)
-		return lp_xstrdup("it wrote no table");
-	if (!(fp = fopen(lpath, "r")))
-		lp_die_sys("%s", lpath);
-	while ((n = lp_getline(&line, &cap, fp)) > 0) {
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		if (n)
-			lp_sb_printf(&b, "%s%s", b.len ? " " : "", line);
-	}
-	if (ferror(fp))
-		lp_die_sys("%s", lpath);
-	fclose(fp);
-	free(line);
-	if (!b.len)
-		lp_sb_adds(&b, "it wrote no table and said nothing");
-	return lp_sb_steal(&b);
-}
-
 static void
 read_probe(const char *ppath, const char *lpath, double datasheet,
     struct probe *pr)
@@ -120,9 +82,9 @@ read_probe(const char *ppath, const char *lpath, double datasheet,
 	FILE *fp;
 	int cd, cn, cb, cm, cs, cc;
 
-	if (empty_file(ppath)) {
+	if (lp_file_empty(ppath)) {
 		struct lp_sb b = { 0 };
-		char *said = probe_said(lpath);
+		char *said = lp_file_said(lpath);
 
 		lp_sb_printf(&b, "the copy probe could not run on the run's "
 		    "machine (lp-bwprobe: %s)", said);

@@ -13,8 +13,10 @@
  * all-reduces of a step, model.layers x model.allreduces_per_layer (2 in
  * a Megatron-style layer: attention and MLP) of model.batch x
  * model.hidden elements of model.dtype, a ring moving 2(n-1)/n of each
- * over every GPU's link, at gpu.tsv's "# link:" bandwidth.  No latency
- * floor: no link probe has run (issue 41, item 4), and the line says so.
+ * over every GPU's link, at gpu.tsv's "# link:" bandwidth, plus each
+ * all-reduce's latency as lp-linkprobe measured it on the run's machine
+ * (its best 8-byte all-reduce on as many GPUs as the run has ranks); its
+ * measured bus bandwidth is shown beside the datasheet's.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +28,7 @@
 #include "run.h"
 
 static const char synopsis[] = "lp-rankfall -g gpu.tsv -i inputs.yaml "
-    "[-t steps.tsv] ranks.tsv";
+    "[-t steps.tsv] [-l linkprobe.tsv [-e linkprobe.log] | -P why] ranks.tsv";
 
 #define STAGE "decode_step"
 
@@ -35,9 +37,76 @@ struct floors {
 	struct lp_sb why_mem, why_comm, msgs;
 };
 
+/* The link probe's figures for n GPUs: latency (ns) and bus bandwidth
+ * (B/s), NAN with why where there are none. */
+struct probe {
+	double lat, busbw;
+	struct lp_sb why, how;
+};
+
+static void
+read_probe(struct probe *p, const char *tpath, const char *lpath,
+    const char *na, double n)
+{
+	struct lp_tsv t;
+	FILE *fp;
+	int cg, cb, cs, cw;
+	double g, b, best, bw, minb = 0, maxb = 0;
+
+	p->lat = p->busbw = NAN;
+	if (!tpath) {
+		lp_sb_printf(&p->why, "%s", na ? na : "no link probe ran on the "
+		    "run's machine");
+		return;
+	}
+	if (lp_file_empty(tpath)) {
+		char *said = lp_file_said(lpath);
+
+		lp_sb_printf(&p->why, "the link probe could not run on the run's "
+		    "machine (lp-linkprobe: %s)", said);
+		free(said);
+		return;
+	}
+	fp = lp_tab_open(&t, tpath, "lp-linkprobe");
+	lp_tab_expect(&t, "lp-linkprobe");
+	cg = lp_csv_need(&t.hdr, "gpus", "lp-linkprobe output");
+	cb = lp_csv_need(&t.hdr, "bytes", "lp-linkprobe output");
+	cs = lp_csv_need(&t.hdr, "best_ns", "lp-linkprobe output");
+	cw = lp_csv_need(&t.hdr, "busbw_best", "lp-linkprobe output");
+	while (lp_tab_next(&t)) {
+		if (!lp_tab_num(&t, cg, &g) || !lp_tab_num(&t, cb, &b) ||
+		    !lp_tab_num(&t, cs, &best) || !(best > 0) ||
+		    !lp_tab_num(&t, cw, &bw) || !(bw > 0) || !(b > 0))
+			lp_die_at(LP_EXIT_DATA, tpath, t.line, cg + 1, "gpus, "
+			    "bytes, best_ns, busbw_best: expected numbers above 0");
+		if (g != n)
+			continue;
+		if (isnan(p->lat) || b < minb) {	/* the smallest: latency */
+			minb = b;
+			p->lat = best;
+		}
+		if (b > maxb) {				/* the largest: bandwidth */
+			maxb = b;
+			p->busbw = bw;
+		}
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	if (isnan(p->lat)) {
+		lp_sb_printf(&p->why, "the link probe (%s) measured no "
+		    "all-reduce on %.0f GPUs, the run's ranks", tpath, n);
+		return;
+	}
+	lp_sb_printf(&p->how, "%.0f ns an all-reduce (the best %.0f-byte "
+	    "all-reduce on %.0f GPUs, %s)", p->lat, minb, n, tpath);
+	lp_sb_printf(&p->why, "measured: %.0f B/s bus bandwidth (the best "
+	    "%.0f-byte all-reduce on %.0f GPUs, %s)", p->busbw, maxb, n, tpath);
+}
+
 static void
 floors(struct floors *f, const char *ipath, const char *gpath, size_t nr,
-    struct lp_sb *dram, struct lp_sb *link)
+    struct lp_sb *dram, struct lp_sb *link, struct probe *p,
+    const char *const popt[3])
 {
 	struct lp_ynode *in = lp_yaml_load_path(ipath);
 	struct lp_model m;
@@ -51,11 +120,13 @@ floors(struct floors *f, const char *ipath, const char *gpath, size_t nr,
 	lp_peaks_read(&pk, gpath);
 	f->tp = (double)tp;
 	f->mem = f->comm = NAN;
+	read_probe(p, popt[0], popt[1], popt[2], f->tp);
 	lbw = pk.link;
 	if (lbw > 0)
 		lp_sb_printf(link, "%.0f B/s (each direction, per GPU: %s's link "
-		    "row, from %s link_gbps)", lbw, gpath, pk.link_from ?
-		    pk.link_from : "?");
+		    "row, from %s link_gbps); %s%s", lbw, gpath, pk.link_from ?
+		    pk.link_from : "?", isnan(p->lat) ? "no measurement: " : "",
+		    lp_sb_str(&p->why));
 	else
 		lp_sb_printf(link, "n/a because %s has no link bandwidth for "
 		    "this GPU (conf/gpus.yaml link_gbps)", gpath);
@@ -84,7 +155,8 @@ floors(struct floors *f, const char *ipath, const char *gpath, size_t nr,
 	else if (!(lbw > 0))
 		lp_sb_printf(&f->why_comm, "%s", lp_sb_str(link));
 	else
-		f->comm = m.layers * (double)ar * wire / lbw * 1e9;
+		f->comm = m.layers * (double)ar * (wire / lbw * 1e9 +
+		    (isnan(p->lat) ? 0 : p->lat));
 	lp_model_free(&m);
 	lp_peaks_free(&pk);
 	lp_yaml_free(in);
@@ -107,7 +179,8 @@ floor_cells(struct lp_row *r, double total, double fl, const char *why)
 
 static void
 emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
-    struct floors *f, const char *dram, const char *link, int untraced)
+    struct floors *f, const char *dram, const char *link, int untraced,
+    struct probe *p)
 {
 	static const struct lp_col cols[] = {
 		{ "pid", "Process", "text" },
@@ -130,10 +203,13 @@ emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
 	lp_tab_meta(out, "tool", "lp-rankfall");
 	lp_tab_meta(out, "source", "%s of each rank from %s (its median "
 	    "instance%s; kernels and communication kernels a step); memory "
-	    "floor at the DRAM's %s over %.0f ranks; link floor: %s, at %s; "
-	    "no latency floor (no link probe ran)", STAGE, rpath, untraced ?
-	    ", the untraced run's step for every rank" : "", dram, f->tp,
-	    lp_sb_str(&f->msgs), link);
+	    "floor at the DRAM's %s over %.0f ranks; link floor: %s, at %s, "
+	    "plus %s a collective", STAGE, rpath, untraced ?
+	    ", the untraced run's step for every rank: its kernels as the "
+	    "capture timed them, the rest of the step split between "
+	    "communication and GPU idle as the capture split it" : "", dram, f->tp,
+	    lp_sb_str(&f->msgs), link, isnan(p->lat) ? "no latency" :
+	    lp_sb_str(&p->how));
 	lp_tab_meta(out, "key", "pid");
 	if (nr < 2) {
 		lp_tab_meta(out, "omit", "one process: the waterfall "
@@ -144,8 +220,11 @@ emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
 	lp_tab_meta(out, "dram", "%s", dram);
 	lp_tab_meta(out, "link", "%s", link);
 	lp_tab_meta(out, "messages", "%s", lp_sb_str(&f->msgs));
-	lp_tab_meta(out, "latency", "n/a because no link probe ran on the "
-	    "run's machine: the link floor is the transfer alone");
+	if (isnan(p->lat))
+		lp_tab_meta(out, "latency", "n/a because %s: the link floor is "
+		    "the transfer alone", lp_sb_str(&p->why));
+	else
+		lp_tab_meta(out, "latency", "%s", lp_sb_str(&p->how));
 	lp_tab_meta(out, "note", "Parts add up to the rank's step: kernels "
 	    "(memory floor + above it) + communication (link floor + above "
 	    "it: waiting for the other ranks and overhead) + GPU idle. Memory "
@@ -175,6 +254,8 @@ int
 main(int argc, char **argv)
 {
 	const char *gpath = NULL, *ipath = NULL, *tpath = NULL;
+	const char *popt[3] = { NULL, NULL, NULL };	/* -l, -e, -P */
+	struct probe pr = { NAN, NAN, { 0 }, { 0 } };
 	struct floors f = { 0 };
 	struct lp_sb dram = { 0 }, link = { 0 };
 	struct lp_rank *rk = NULL;
@@ -184,8 +265,11 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "g:hi:t:")) != -1) {
+	while ((c = getopt(argc, argv, "e:g:hi:l:P:t:")) != -1) {
 		switch (c) {
+		case 'e': popt[1] = optarg; break;
+		case 'l': popt[0] = optarg; break;
+		case 'P': popt[2] = optarg; break;
 		case 'g': gpath = optarg; break;
 		case 'i': ipath = optarg; break;
 		case 't': tpath = optarg; break;
@@ -193,19 +277,22 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!gpath || !ipath || argc - optind != 1)
+	if (!gpath || !ipath || argc - optind != 1 || (popt[0] && popt[2]) ||
+	    (popt[1] && !popt[0]))
 		lp_usage(synopsis);
 	nr = lp_ranks_load(argv[optind], STAGE, &rk);
 	if (nr > 1 && tpath && !isnan(ut = lp_steps_untraced(tpath, STAGE)))
 		lp_ranks_untraced(rk, nr, ut);
-	floors(&f, ipath, gpath, nr ? nr : 1, &dram, &link);
+	floors(&f, ipath, gpath, nr ? nr : 1, &dram, &link, &pr, popt);
 	out = lp_tab_out();
 	emit(out, argv[optind], rk, nr > 1 ? nr : 0, &f, lp_sb_str(&dram),
-	    lp_sb_str(&link), !isnan(ut));
+	    lp_sb_str(&link), !isnan(ut), &pr);
 	lp_ranks_free(rk, nr);
 	lp_sb_free(&f.why_mem);
 	lp_sb_free(&f.why_comm);
 	lp_sb_free(&f.msgs);
+	lp_sb_free(&pr.why);
+	lp_sb_free(&pr.how);
 	lp_sb_free(&dram);
 	lp_sb_free(&link);
 	lp_tab_done(out);

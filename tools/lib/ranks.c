@@ -86,11 +86,23 @@ void
 lp_ranks_untraced(struct lp_rank *r, size_t n, double step)
 {
 	size_t i;
-	double k;
+	double rest, wait;
 
 	for (i = 0; i < n; i++) {
-		k = r[i].compute + r[i].comm;
-		r[i].step = step > k ? step : k;
-		r[i].idle = r[i].step - k;
+		/* Kernels keep their measured durations (the tracer's cost is
+		 * on the host); what the untraced step has beyond them is
+		 * split between collectives and GPU idle as the capture split
+		 * its own rest.  Kernels longer than the untraced step (a
+		 * tracer that stretches kernels) are scaled down to it. */
+		wait = r[i].comm + r[i].idle;
+		if (r[i].compute >= step) {
+			r[i].compute = step;
+			r[i].comm = r[i].idle = 0;
+		} else {
+			rest = step - r[i].compute;
+			r[i].comm = wait > 0 ? rest * r[i].comm / wait : 0;
+			r[i].idle = rest - r[i].comm;
+		}
+		r[i].step = step;
 	}
 }

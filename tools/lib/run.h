@@ -289,8 +289,9 @@ void lp_ranks_free(struct lp_rank *r, size_t n);
  * table's timing is not untraced or has none. */
 double lp_steps_untraced(const char *path, const char *stage);
 /* A live run's ranks on the untraced step: each rank's kernels (the
- * capture's) stay, its idle is what remains of step (none where the
- * kernels are longer). */
+ * capture's durations) stay, the rest of step is split between its
+ * communication and its GPU idle in the proportion the capture measured
+ * (kernels longer than step are cut to it); the parts add up to step. */
 void lp_ranks_untraced(struct lp_rank *r, size_t n, double step);
 
 #endif

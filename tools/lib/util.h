@@ -152,6 +152,10 @@ void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" 
 
 /* stat.c */
 double lp_median(double *v, size_t n);	/* sorts v; NAN when n == 0 */
+/* A probe's leavings (said.c): its table is an empty regular file; what
+ * it said on stderr (lpath, NULL: none kept), one line, malloc'd. */
+int lp_file_empty(const char *path);
+char *lp_file_said(const char *lpath);
 double lp_quantile(double *v, size_t n, double q);	/* type 7; sorts v */
 /* A multiset of numbers kept as its distinct values and their counts, for
  * order statistics of a stream: memory grows with the distinct values, not

@@ -1,0 +1,46 @@
+/*
+ * said.c: what a probe left behind when it could not run: an empty
+ * table, and its stderr, kept beside it, as one line.
+ */
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+int
+lp_file_empty(const char *p)
+{
+	struct stat sb;
+
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && !sb.st_size;
+}
+
+/* What the probe said when it could not run (its stderr), one line. */
+char *
+lp_file_said(const char *lpath)
+{
+	struct lp_sb b = { 0 };
+	FILE *fp;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!lpath)
+		return lp_xstrdup("it wrote no table");
+	if (!(fp = fopen(lpath, "r")))
+		lp_die_sys("%s", lpath);
+	while ((n = lp_getline(&line, &cap, fp)) > 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (n)
+			lp_sb_printf(&b, "%s%s", b.len ? " " : "", line);
+	}
+	if (ferror(fp))
+		lp_die_sys("%s", lpath);
+	fclose(fp);
+	free(line);
+	if (!b.len)
+		lp_sb_adds(&b, "it wrote no table and said nothing");
+	return lp_sb_steal(&b);
+}
