@@ -746,10 +746,12 @@ $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 $(R)/waterfall.svg: $(R)/waterfall.tsv $(LP_BIN)/lp-wfsvg
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-wfsvg $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-$(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv $(LP_BIN)/lp-summary \
-		| $(R)/details.md $(R)/kernels.md $(R)/roofline.svg $(R)/waterfall.svg
+# Several ranks: one bar a rank (rank_waterfall.tsv) under the waterfall
+# (whose floor is one GPU's); with one process it says "# omit:".
+$(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv \
+		conf/details.yaml $(LP_BIN)/lp-summary | $(R)/details.md $(R)/kernels.md $(R)/roofline.svg $(R)/waterfall.svg
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-summary $(R)/brief.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 
 # ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
 

@@ -38,7 +38,7 @@ test_expect_success 'the sources of each floor are said, and shown in details.md
 	test_grep "^# latency: n/a because the run is imported: lp did not run on its machine" "$R/rank_waterfall.tsv" &&
 	grep -A8 "^## Each Rank.s Step" "$R/details.md" >sec &&
 	test_grep "memory floor at the DRAM.s 4800000000000 B/s" sec &&
-	test_grep "| Memory floor (ms) | Kernels above it (ms) | Link floor (ms) | Collectives above floor (ms) | GPU idle (ms) |" sec &&
+	test_grep "| Mem. floor | Kernels above | Link floor | Collectives above | Idle |" sec &&
 	test $(grep -c "^| [0-9]" sec) = 2
 '
 

@@ -172,16 +172,26 @@ ranks_verdict(const struct lp_rank *r, size_t n, long pct, struct lp_sb *why,
 		return "communication-bound";
 	}
 	if (many && slow < n && !any_slow_comm) {
-		lp_sb_printf(why, "process %s makes the others wait, process %s "
-		    "spending %.1f%% of its step in collectives", r[slow].pid,
-		    r[top].pid, 100 * part(&r[top], K_COMM) / r[top].step);
+		double kern = 100 * part(&r[slow], K_KERN) / r[slow].step;
+		double idle = 100 * part(&r[slow], K_IDLE) / r[slow].step;
+		double others = 0;
+
+		for (i = 0; i < n; i++)
+			if (i != slow)
+				others += 100 * part(&r[i], K_KERN) / r[i].step /
+				    (double)(n - 1);
+		/* its cause, from its own parts: more kernel time than the
+		 * others (more work), else a GPU idle waiting for its host */
+		lp_sb_printf(why, "ranks wait for process %s's %s", r[slow].pid,
+		    kern - others >= 5 ? "kernels" : "host");
 		lp_sb_printf(detail, "The straggler, process %s on %s: its own "
 		    "step is %.1f%% kernels "
-		    "other than communication, %.1f%% communication, %.1f%% "
-		    "GPU idle.", r[slow].pid, r[slow].device, 100 *
-		    part(&r[slow], K_KERN) / r[slow].step, 100 *
-		    part(&r[slow], K_COMM) / r[slow].step, 100 *
-		    part(&r[slow], K_IDLE) / r[slow].step);
+		    "other than communication (%.1f%% on the others), %.1f%% "
+		    "communication, %.1f%% GPU idle; process %s spends %.1f%% "
+		    "of its step in collectives.", r[slow].pid, r[slow].device,
+		    kern, others, 100 * part(&r[slow], K_COMM) / r[slow].step,
+		    idle, r[top].pid, 100 * part(&r[top], K_COMM) /
+		    r[top].step);
 		return "straggler-bound";
 	}
 	for (k = 0, top = 0; k < NK; k++)
@@ -226,10 +236,12 @@ emit(FILE *out, const char *wpath, const struct step *s, long pct,
 		lp_tab_meta(out, "gpus", "%s", lp_sb_str(&g));
 		lp_tab_meta(out, "why", "%s", lp_sb_str(&why));
 		lp_tab_meta(out, "note", "Several ranks: each rank's step is "
-		    "%s, as communication, its other kernels (%s) and the rest, "
-		    "the GPU idle; the rows after the first three are each "
+		    "%s; its parts are communication, its other kernels (%s) "
+		    "and the GPU idle; the rows after the first three are each "
 		    "rank's.%s%s", untraced ? "the untraced step (steps.tsv, the "
-		    "workload's own), its kernels the capture's" : "its median "
+		    "workload's own), its kernels as the capture timed them, the "
+		    "rest split between communication and GPU idle as the "
+		    "capture split it" : "its median "
 		    "instance in the traced capture (its overhead included)",
 		    rpath, det.len ? " " : "", lp_sb_str(&det));
 	} else if (!ok)

@@ -185,24 +185,25 @@ emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
 	static const struct lp_col cols[] = {
 		{ "pid", "Process", "text" },
 		{ "device", "GPU", "text" },
-		{ "step_ns", "Step (ms)", "ms" },
-		{ "compute_ns", "Kernels (ms)", "ms" },
-		{ "mem_floor_ns", "Memory floor (ms)", "ms" },
-		{ "compute_above_ns", "Kernels above it (ms)", "ms" },
-		{ "comm_ns", "Communication (ms)", "ms" },
-		{ "comm_floor_ns", "Link floor (ms)", "ms" },
-		{ "comm_above_ns", "Collectives above floor (ms)", "ms" },
-		{ "idle_ns", "GPU idle (ms)", "ms" },
+		{ "step_ns", "Step", "ms" },
+		{ "compute_ns", "Kernels", "ms" },
+		{ "mem_floor_ns", "Mem. floor", "ms" },
+		{ "compute_above_ns", "Kernels above", "ms" },
+		{ "comm_ns", "Communication", "ms" },
+		{ "comm_floor_ns", "Link floor", "ms" },
+		{ "comm_above_ns", "Collectives above", "ms" },
+		{ "idle_ns", "Idle", "ms" },
 		{ "comm_pct", "Communication share", "pct" },
 		{ "straggler", "Straggler", "text" },
 	};
 	struct lp_row r = { { 0 }, 0 };
 	size_t i;
 
-	lp_tab_meta(out, "title", "Each Rank's Step");
+	lp_tab_meta(out, "title", "Each Rank's Step (ms)");
 	lp_tab_meta(out, "tool", "lp-rankfall");
 	lp_tab_meta(out, "source", "%s of each rank from %s (its median "
-	    "instance%s; kernels and communication kernels a step); memory "
+	    "instance%s; kernels and communication kernels a step), split in "
+	    "parts that add up to it (lp-rankfall(1)); memory "
 	    "floor at the DRAM's %s over %.0f ranks; link floor: %s, at %s, "
 	    "plus %s a collective", STAGE, rpath, untraced ?
 	    ", the untraced run's step for every rank: its kernels as the "
@@ -225,12 +226,6 @@ emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
 		    "the transfer alone", lp_sb_str(&p->why));
 	else
 		lp_tab_meta(out, "latency", "%s", lp_sb_str(&p->how));
-	lp_tab_meta(out, "note", "Parts add up to the rank's step: kernels "
-	    "(memory floor + above it) + communication (link floor + above "
-	    "it: waiting for the other ranks and overhead) + GPU idle. Memory "
-	    "floor: the model's bytes a step over the ranks at the DRAM "
-	    "bandwidth; a floor above what was measured is shown at the "
-	    "measured time.");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < nr; i++) {
 		const struct lp_rank *k = &rk[i];

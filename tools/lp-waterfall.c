@@ -57,6 +57,7 @@ static double stepv[NST];	/* each stage's step, 0 before it is known */
 static char *why[NST];		/* why a stage has no parts, or NULL */
 static struct lp_sb floors;	/* what each stage's floor is */
 static int untraced;		/* the steps are the untraced run's */
+static int ranked;		/* decode_step runs in several processes */
 static struct lp_sb over;	/* what the capture added (-u), said */
 
 /* operators.tsv: GPU time per operator class in the profiled stage. */
@@ -442,7 +443,9 @@ stages(const struct lp_perf *p, const char *hpath, const struct opclass *ops,
 		}
 		if (s->procs > 1) {
 			na(st, "n/a because %s runs in several processes: its floor is one "
-			    "GPU's, not theirs", s->stage);
+			    "GPU's, not theirs (rank_waterfall.tsv: a bar a rank)",
+			    s->stage);
+			ranked |= decode;
 			continue;
 		}
 		flop = lp_model_flops(&p->m, s->stage);
@@ -537,6 +540,9 @@ emit_meta(const struct lp_perf *p, const char *hpath, const char *opath,
 	    "");
 	if (over.len)
 		lp_tab_meta(out, "note", "%s.", lp_sb_str(&over));
+	if (ranked)	/* the reports show rank_waterfall.tsv instead */
+		lp_tab_meta(out, "omit", "decode_step runs in several "
+		    "processes: rank_waterfall.tsv has a bar a rank");
 	if (bwm.path)
 		lp_bwmeas_meta(out, &p->pk, &bwm, "the floor is at it", 1);
 	if (fig && (stepv[0] > 0 || stepv[1] > 0))

@@ -169,7 +169,13 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 	for (i = 0; i < ncol; i++)	/* more than MAXCOLS to show? */
 		wide += strcmp(show[i], "hide") &&
 		    !one_reason(cells, nrows, ncol, i);
-	if (wide > MAXCOLS && dcfg) {	/* the columns conf says, in order */
+	if (brief && dcfg) {	/* the brief's own columns, where conf has them */
+		struct lp_sb kb = { 0 };
+
+		lp_sb_printf(&kb, "brief.%s", lp_tsv_comment(t, "tool"));
+		nkeep = lp_cfg_list(dcfg, lp_sb_str(&kb), &keep, dpath);
+		lp_sb_free(&kb);
+	} else if (wide > MAXCOLS && dcfg) {	/* the columns conf says, in order */
 		struct lp_sb kb = { 0 };
 
 		lp_sb_printf(&kb, "columns.%s", lp_tsv_comment(t, "tool"));
@@ -295,7 +301,7 @@ table(const char *path, struct lp_tsv *t, char **labels, size_t nl,
 	putc_out('\n');
 	if (nas.len)
 		fprintf(out, "Not in the table: %s.\n\n", lp_sb_str(&nas));
-	if (left.len) {
+	if (left.len && !(brief && nkeep)) {	/* a brief's chosen few: no list */
 		fprintf(out, "More columns in ");
 		lp_sb_reset(&b);
 		lp_md_code(&b, base(path), 0);
