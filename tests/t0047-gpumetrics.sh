@@ -95,7 +95,7 @@ with_sqlite 'a capture without sampling, two GPUs, a file that is no export: ref
 	test_grep "no GPU Metrics samples (no table GPU_METRICS): the capture was made without nsys profile --gpu-metrics-devices" err &&
 	cp "$DB" r.sqlite && sqlite3 r.sqlite "INSERT INTO TARGET_INFO_GPU_METRICS SELECT typeId + 1, sourceId, typeName, metricId, metricName FROM TARGET_INFO_GPU_METRICS" &&
 	test_expect_code 1 lp-gpumetrics -c "$TRASH/cfg.yaml" -p "$P" r.sqlite 2>err &&
-	test_grep "samples of 2 GPUs (typeId 281479271677952, 281479271677953 in TARGET_INFO_GPU_METRICS): choose one with -T" err &&
+	test_grep "samples of 2 GPUs and lp cannot tell which GPU each is: typeId 281479271677953 has no GPU 1 in TARGET_INFO_GPU .*lp-gpumetrics -T TYPEID reads one" err &&
 	lp-gpumetrics -c "$TRASH/cfg.yaml" -p "$P" -T 281479271677952 r.sqlite >t.tsv &&
 	lp-gpumetrics -c "$TRASH/cfg.yaml" -p "$P" "$DB" >g.tsv &&
 	test_cmp <(grep -v "^# source" g.tsv) <(grep -v "^# source" t.tsv) &&
@@ -116,15 +116,16 @@ test_expect_success 'a cut trace is refused naming its line; usage; a full disk 
 
 # A two-GPU capture (a torchrun run on an H200 pair stopped make at this
 # step): the fixture's export with a second metrics source added, as nsys
-# lists one per GPU in TARGET_INFO_GPU_METRICS.
-with_sqlite 'samples of two GPUs: -n says why and is left out; without -n, -T is asked for' '
+# lists one per GPU in TARGET_INFO_GPU_METRICS, but no GPU 1 in
+# TARGET_INFO_GPU to tie it to (t0069 has four GPUs that tie).
+with_sqlite 'samples of two GPUs lp cannot tie: -n says why and is left out; without -n, -T is asked for' '
 	cp "$DB" two.sqlite &&
 	sqlite3 two.sqlite "INSERT INTO TARGET_INFO_GPU_METRICS SELECT typeId + 1, sourceId, typeName, metricId, metricName FROM TARGET_INFO_GPU_METRICS" &&
 	lp-gpumetrics -n -c "$TRASH/cfg.yaml" -t "$T" two.sqlite >two.tsv &&
 	test_grep "^# omit: no samples" two.tsv &&
-	test_grep "n/a because samples of 2 GPUs (typeId .*) and nothing in the export says which GPU each is" two.tsv &&
+	test_grep "n/a because samples of 2 GPUs and lp cannot tell which GPU each is: " two.tsv &&
 	test_expect_code 1 lp-gpumetrics -c "$TRASH/cfg.yaml" -t "$T" two.sqlite >out 2>err &&
-	test_grep "choose one with -T" err && test_must_be_empty out
+	test_grep "lp-gpumetrics -T TYPEID reads one" err && test_must_be_empty out
 '
 
 test_done

@@ -52,13 +52,18 @@ static const char *const gm_metric[] = { "DRAM Read Bandwidth [Throughput %]",
 
 /* gpumetrics.tsv's means of gm_metric over stage's instances, in one
  * reading (NAN where the table has none); 0 for a table that says it has
- * no samples ("# omit:": sampling off, several GPUs), whose columns go. */
+ * no samples ("# omit:": sampling off) or has a row a GPU (several GPUs:
+ * details.md shows them), whose columns go. */
 static int
 gm_read(const char *path, const char *stage, double *v)
 {
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, path, "lp-gpumetrics");
 	int cs, cm, cv, have = !lp_tsv_comment(&t, "omit");
+
+	/* a row a GPU (several GPUs): no one figure for the brief */
+	if (lp_csv_col(&t.hdr, "gpu") >= 0)
+		have = 0;
 	size_t k;
 	double x;
 

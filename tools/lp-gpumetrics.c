@@ -62,12 +62,30 @@ static const struct lp_col cols[] = {
 	{ "p90", "p90 of instances", "q" },
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
+/* several GPUs: the same with the GPU after the stage */
+static const struct lp_col gcols[] = {
+	{ "stage", "Stage", "text" }, { "gpu", "GPU", "text" },
+	{ "metric", "Metric", "text" },
+	{ "unit", "Unit", "hide" }, { "basis", "Instances from", "text" },
+	{ "instances", "Instances", "int" },
+	{ "sampled_instances", "Sampled instances", "int" },
+	{ "samples", "Samples", "int" },
+	{ "mean", "Mean", "q" }, { "p50", "p50 of instances", "q" },
+	{ "p90", "p90 of instances", "q" },
+};
+
+/* A source's GPU, for the rows: gpu -1 (one GPU), every instance. */
+struct on {
+	int64_t gpu;
+	const char *label;
+};
 
 /* One row: the samples of the instances of g (steady: not their
- * process's first) for metric k, times scale (bytes/s rows). */
+ * process's first; those on o's GPU) for metric k, times scale (bytes/s
+ * rows). */
 static void
 emit_row(struct lp_row *r, const struct stage *g, int steady, size_t k,
-    int64_t id, int bytes, double bw, const char *bw_why)
+    int64_t id, int bytes, double bw, const char *bw_why, const struct on *o)
 {
 	struct lp_sb b = { 0 };
 	double sum = 0, *per = lp_xcalloc(g->n + 1, sizeof *per);
@@ -78,6 +96,8 @@ emit_row(struct lp_row *r, const struct stage *g, int steady, size_t k,
 	lp_sb_printf(&b, "%s%s", g->name, steady ? ":steady" : "");
 	lp_row_text(r, lp_sb_str(&b));
 	lp_sb_reset(&b);
+	if (o->label)
+		lp_row_text(r, o->label);
 	if (bytes) {
 		lp_sb_adds(&b, metrics[k].name);
 		b.len -= strlen(" [Throughput %]");
@@ -92,7 +112,7 @@ emit_row(struct lp_row *r, const struct stage *g, int steady, size_t k,
 	for (i = 0; i < g->n; i++) {
 		const struct inst *in = &g->in[i];
 
-		if (steady && in->first)
+		if ((steady && in->first) || (o->gpu >= 0 && in->gpu != o->gpu))
 			continue;
 		ni++;
 		if (in->n[k]) {
@@ -120,21 +140,22 @@ emit_row(struct lp_row *r, const struct stage *g, int steady, size_t k,
 		lp_row_g(r, scale * lp_quantile(per, ns, 0.5));
 		lp_row_g(r, scale * lp_quantile(per, ns, 0.9));
 	}
-	while (r->n < NCOLS)
+	while (r->n < NCOLS + !!o->label)
 		lp_row_text(r, "n/a");
 	lp_row_end(r, out);
 	free(per);
 	lp_sb_free(&b);
 }
 
-/* Instances after their process's first: a steady state to report. */
+/* Instances after their process's first (on GPU gpu, -1: any): a
+ * steady state to report. */
 static int
-has_steady(const struct stage *g)
+has_steady(const struct stage *g, int64_t gpu)
 {
 	size_t i;
 
 	for (i = 0; i < g->n; i++)
-		if (!g->in[i].first)
+		if (!g->in[i].first && (gpu < 0 || g->in[i].gpu == gpu))
 			return 1;
 	return 0;
 }
@@ -211,9 +232,9 @@ load_stages(const char *cpath)
 	return cfg;
 }
 
-/* The metrics source (GPU) whose samples the table shows, in *src: 1.
- * With -n, an export without samples or with samples of several GPUs
- * gets emit_none's table instead: 0. */
+/* The metrics source (GPU) whose samples the table shows, in *src: 1;
+ * samples of several GPUs and no -T: 2 (emit_gpus).  With -n, an export
+ * without samples gets emit_none's table instead: 0. */
 static int
 pick_source(const struct opts *o, int64_t *src)
 {
@@ -230,6 +251,8 @@ pick_source(const struct opts *o, int64_t *src)
 		return 0;
 	}
 	need_tables();
+	if (!o->want && n_sources() > 1)
+		return 2;	/* several GPUs: each placed (emit_gpus) */
 	{
 		struct lp_sb several = { 0 };
 
@@ -261,9 +284,31 @@ datasheet_bw(const char *gpath)
 
 /* The samples of source src, read into the stages' instances, and the
  * table: two rows a metric of bytes (%, bytes/s), one a metric else. */
+/* A GPU's rows (one: all instances): two rows a metric of bytes (%,
+ * bytes/s), one a metric else, for each stage and its steady state. */
+static void
+emit_rows(struct lp_row *r, const struct on *on, const int64_t *id,
+    double bw, const char *bw_why)
+{
+	size_t i, k;
+	int steady;
+
+	for (i = 0; i < nstg; i++)
+		for (steady = 0; steady < 1 + has_steady(&stg[i], on->gpu);
+		    steady++)
+			for (k = 0; k < NM; k++) {
+				emit_row(r, &stg[i], steady, k, id[k], 0, bw,
+				    bw_why, on);
+				if (metrics[k].bytes)
+					emit_row(r, &stg[i], steady, k, id[k],
+					    1, bw, bw_why, on);
+			}
+}
+
 static void
 emit_table(const struct opts *o, int64_t src)
 {
+	static const struct on one = { -1, NULL };
 	struct lp_sb why = { 0 };
 	const char *bw_why;
 	char *gname;
@@ -271,31 +316,120 @@ emit_table(const struct opts *o, int64_t src)
 	int64_t id[NM];
 	double bw;
 	long used;
-	size_t i, k;
-	int steady;
 
 	metric_ids(src, id);
 	bw = lp_sql_gpu_bw(db, path, datasheet_bw(o->gpath), &gname, &why);
 	bw_why = lp_sb_str(&why);
-	used = read_samples(src, id);
+	used = read_samples(src, id, -1);
 	check_dram_sum(src, id);
 
 	emit_meta(o->cpath, o->ppath, o->tpath, src, used, bw > 0 ? gname : NULL,
 	    bw);
 	lp_tab_header(out, cols, NCOLS);
-	for (i = 0; i < nstg; i++)
-		for (steady = 0; steady < 1 + has_steady(&stg[i]); steady++)
-			for (k = 0; k < NM; k++) {
-				emit_row(&r, &stg[i], steady, k, id[k], 0, bw,
-				    bw_why);
-				if (metrics[k].bytes)
-					emit_row(&r, &stg[i], steady, k, id[k],
-					    1, bw, bw_why);
-			}
+	emit_rows(&r, &one, id, bw, bw_why);
 	free(gname);
 	lp_sb_free(&why);
 	lp_tab_done(out);
 	lp_sb_free(&r.b);
+}
+
+/* Samples of several GPUs: each source placed on its GPU, each instance
+ * on its process's (gpus.c), a GPU's samples counted for the instances
+ * on it; rows by GPU.  Where lp cannot tie them: with -n a table that
+ * says why (omitted from the reports), else an error. */
+static void
+emit_gpus(const struct opts *o)
+{
+	struct lp_sb why = { 0 }, several = { 0 }, src = { 0 }, idle = { 0 };
+	struct lp_sb bwhy = { 0 };
+	struct lp_row r = { 0 };
+	struct gsrc *gs;
+	int64_t *id;
+	char *gname;
+	double bw;
+	long used = 0;
+	size_t ng = gpu_sources(&gs, &why), i, j, k, placed = 0;
+
+	if (!why.len)
+		place_insts(&why, &several);
+	if (why.len) {
+		struct lp_sb b = { 0 };
+
+		lp_sb_printf(&b, "samples of %zu GPUs and lp cannot tell which "
+		    "GPU each is: %s; lp-gpumetrics -T TYPEID reads one", ng,
+		    lp_sb_str(&why));
+		if (!o->none_ok)
+			lp_die(LP_EXIT_DATA, "%s: %s", path, lp_sb_str(&b));
+		emit_none(lp_sb_str(&b));
+		lp_sb_free(&b);
+		goto done;
+	}
+	bw = lp_sql_gpu_bw(db, path, datasheet_bw(o->gpath), &gname, &bwhy);
+	id = lp_xcalloc(ng * NM, sizeof *id);
+	for (i = 0; i < ng; i++) {
+		size_t on = 0;
+
+		metric_ids(gs[i].type, id + i * NM);
+		used += read_samples(gs[i].type, id + i * NM, gs[i].gpu);
+		check_dram_sum(gs[i].type, id + i * NM);
+		lp_sb_printf(&src, "%stypeId %" PRId64 ": %s, bus %s", i ? "; " :
+		    "", gs[i].type, gs[i].label, gs[i].bus);
+		for (j = 0; j < nstg; j++)
+			for (k = 0; k < stg[j].n; k++)
+				on += stg[j].in[k].gpu == gs[i].gpu;
+		if (!on)
+			lp_sb_printf(&idle, "%s%s", idle.len ? ", " : "",
+			    gs[i].label);
+		placed += on > 0;
+	}
+	lp_tab_meta(out, "title", "GPU Metrics per Stage");
+	lp_tab_meta(out, "tool", "lp-gpumetrics");
+	lp_tab_meta(out, "source", "nsys GPU Metrics samples of %zu GPUs "
+	    "(GPU_METRICS of %s, %ld samples of these metrics; %s) inside "
+	    "each instance of the stages of %s on its process's GPU (the "
+	    "deviceId of its kernels, CUPTI_ACTIVITY_KIND_KERNEL, through "
+	    "TARGET_INFO_CUDA_DEVICE): their projection on the GPU (%s), else "
+	    "their host range (%s)%s%s%s", ng, path, used, lp_sb_str(&src),
+	    o->cpath, o->ppath ? o->ppath : "no nvtx_gpu_proj_trace", o->tpath ?
+	    o->tpath : "no nvtx_pushpop_trace", bw > 0 ? "; DRAM bytes/s = % x " :
+	    "", bw > 0 ? gname : "", bw > 0 ? "'s memoryBandwidth in "
+	    "TARGET_INFO_GPU" : "");
+	lp_tab_meta(out, "key", "stage\tgpu\tmetric");
+	lp_tab_meta(out, "gpus", "%zu", placed);
+	lp_tab_meta(out, "note", "A typeId's GPU is the TARGET_INFO_GPU row "
+	    "whose id is its low byte (nsys 2025.3.1 numbers them so; the "
+	    "rows' busLocation is the GPU's PCI bus, tests/gpu/README.md). A "
+	    "sample counts for an instance on its GPU when its timestamp is "
+	    "inside it; mean, p50 and p90 as for one GPU (lp-gpumetrics(1)).");
+	if (idle.len)
+		lp_tab_meta(out, "note", "Sampled, no instance on it: %s.",
+		    lp_sb_str(&idle));
+	if (several.len)
+		lp_tab_meta(out, "note", "Processes %s ran kernels on several "
+		    "GPUs: their instances are in no GPU's rows.",
+		    lp_sb_str(&several));
+	lp_tab_header(out, gcols, sizeof gcols / sizeof gcols[0]);
+	for (i = 0; i < ng; i++) {
+		struct on on = { gs[i].gpu, gs[i].label };
+		size_t n = 0;
+
+		for (j = 0; j < nstg; j++)
+			for (k = 0; k < stg[j].n; k++)
+				n += stg[j].in[k].gpu == gs[i].gpu;
+		if (n)
+			emit_rows(&r, &on, id + i * NM, bw, lp_sb_str(&bwhy));
+	}
+	lp_tab_done(out);
+	free(id);
+	free(gname);
+	lp_sb_free(&r.b);
+done:
+	gpu_sources_free(gs, ng);
+	lp_sb_free(&why);
+	lp_sb_free(&several);
+	lp_sb_free(&src);
+	lp_sb_free(&idle);
+	lp_sb_free(&bwhy);
 }
 
 static void
@@ -352,8 +486,10 @@ main(int argc, char **argv)
 	read_insts(o.ppath, o.tpath);
 
 	db = lp_sql_open(path);
-	if (pick_source(&o, &src))
-		emit_table(&o, src);
+	switch (pick_source(&o, &src)) {
+	case 1: emit_table(&o, src); break;
+	case 2: emit_gpus(&o); break;
+	}
 	free_state(cfg);
 	return 0;
 }

@@ -23,6 +23,22 @@ need_tables(void)
 		    "TARGET_INFO_GPU_METRICS" : "GPU_METRICS");
 }
 
+/* How many metrics sources (GPUs) the export has. */
+int
+n_sources(void)
+{
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT COUNT(DISTINCT "
+	    "typeId) FROM TARGET_INFO_GPU_METRICS");
+	int n = 0;
+
+	if (lp_sql_step(db, path, st))
+		n = sqlite3_column_int(st, 0);
+	while (lp_sql_step(db, path, st))
+		;
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* The one metrics source (GPU) to read: -T, or the only one there is. */
 int64_t
 source_of(const char *want, struct lp_sb *several)
@@ -109,7 +125,7 @@ add_whole(int64_t *a, int64_t v, int64_t row)
  * starts by t, and back while an earlier one may still be open. */
 static void
 add_sample(struct stage *g, double t, size_t k, const struct sum *s,
-    int64_t row)
+    int64_t row, int64_t gpu)
 {
 	size_t lo = 0, hi = g->n, i;
 
@@ -122,7 +138,7 @@ add_sample(struct stage *g, double t, size_t k, const struct sum *s,
 			hi = mid;
 	}
 	for (i = lo; i-- > 0 && g->maxend[i] > t;)
-		if (g->in[i].end > t) {
+		if (g->in[i].end > t && (gpu < 0 || g->in[i].gpu == gpu)) {
 			add_whole(&g->in[i].sum[k].whole, s->whole, row);
 			add_whole(&g->in[i].sum[k].hz, s->hz, row);
 			g->in[i].sum[k].frac += s->frac;
@@ -131,7 +147,7 @@ add_sample(struct stage *g, double t, size_t k, const struct sum *s,
 }
 
 long
-read_samples(int64_t src, const int64_t *id)
+read_samples(int64_t src, const int64_t *id, int64_t gpu)
 {
 	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT rowid, timestamp, metricId, value "
 	    "FROM GPU_METRICS WHERE typeId = ?1");
@@ -186,7 +202,7 @@ read_samples(int64_t src, const int64_t *id)
 			s.frac = v;
 		used++;
 		for (i = 0; i < nstg; i++)
-			add_sample(&stg[i], t, k, &s, row);
+			add_sample(&stg[i], t, k, &s, row, gpu);
 	}
 	sqlite3_finalize(st);
 	return used;

@@ -41,6 +41,7 @@ struct sum {
 struct inst {
 	double start, end;
 	char *pid;
+	int64_t gpu;		/* the GPU its process ran on; -1: unknown */
 	int first;		/* its process's first instance */
 	struct sum sum[NM];
 	long n[NM];
@@ -60,12 +61,26 @@ struct stage {
 extern struct stage *stg;
 extern size_t nstg;
 
-/* export.c */
+/* export.c; gpu: the instances a sample counts for, those of processes
+ * on that GPU (-1: all) */
 void need_tables(void);
+int n_sources(void);
 int64_t source_of(const char *want, struct lp_sb *several);
 void metric_ids(int64_t src, int64_t *id);
-long read_samples(int64_t src, const int64_t *id);
+long read_samples(int64_t src, const int64_t *id, int64_t gpu);
 void check_dram_sum(int64_t src, const int64_t *id);
+
+/* gpus.c: the metrics sources of a multi-GPU export, each with its GPU
+ * (TARGET_INFO_GPU's id, "NAME (id)", its PCI bus), or why not (why);
+ * and each instance's GPU from its process's kernels (several: the pids
+ * whose kernels ran on more than one, their instances left out). */
+struct gsrc {
+	int64_t type, gpu;
+	char *label, *bus;
+};
+size_t gpu_sources(struct gsrc **out, struct lp_sb *why);
+void gpu_sources_free(struct gsrc *g, size_t n);
+void place_insts(struct lp_sb *why, struct lp_sb *several);
 
 /* insts.c */
 void read_insts(const char *ppath, const char *tpath);

@@ -25,6 +25,7 @@ add_inst(struct stage *g, double start, double dur, const char *pid)
 	g->in[g->n].start = start;
 	g->in[g->n].end = start + dur;
 	g->in[g->n].pid = lp_xstrdup(pid);
+	g->in[g->n].gpu = -1;
 	g->n++;
 }
 
