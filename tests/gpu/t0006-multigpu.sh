@@ -20,6 +20,8 @@ fi
 # NVLink multicast off (the device notes): the workload sets these too
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 TR="python3 -m torch.distributed.run --nproc-per-node 2"
+# the GPUs' name as nsys writes it ("NVIDIA H100 80GB HBM3 (0)")
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0)
 TPW="tests/workloads/tp_decode.py --tokens 8"
 NS=nsys/report_
 
@@ -38,7 +40,7 @@ test_expect_success 'ranks.tsv: each rank alone, as awk recomputes it from the e
 	table "$r/ranks.tsv" $RCOLS | rnd "%.1f" 11 | sort >got &&
 	test_cmp expect got &&
 	cut -f3 got | sort -u >devs &&
-	printf "NVIDIA H200 (0)\nNVIDIA H200 (1)\n" >want && test_cmp want devs
+	printf "$GPU (0)\n$GPU (1)\n" >want && test_cmp want devs
 '
 
 test_expect_success 'NCCL share and overlap per GPU, as awk recomputes them' '
@@ -69,10 +71,10 @@ test_expect_success 'a straggler made on purpose (rank 1, 40 extra products a st
 	table "$r/ranks.tsv" $RCOLS | rnd "%.1f" 11 | sort >got &&
 	test_cmp expect got &&
 	table "$r/ranks.tsv" stage device straggler gap_ns >s && cat s &&
-	test_grep "^decode_step	NVIDIA H200 (1)	yes	" s &&
+	test_grep "^decode_step	$GPU (1)	yes	" s &&
 	lp-findings "$r/ranks.tsv" "$r/overlap.tsv" >f.tsv &&
 	grep -m 1 "	straggler	" f.tsv >top && cat top &&
-	test_grep "(NVIDIA H200 (1)) is the straggler of decode_" top &&
+	test_grep "($GPU (1)) is the straggler of decode_" top &&
 	test_grep "It does more work than the others" top
 '
 
