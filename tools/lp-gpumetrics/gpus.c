@@ -68,6 +68,10 @@ gpu_sources(struct gsrc **out, struct lp_sb *why)
 	while (lp_sql_step(db, path, st)) {
 		int64_t t = sqlite3_column_int64(st, 0);
 
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+			lp_die_at(LP_EXIT_DATA, path, 0, 0, "TARGET_INFO_GPU_METRICS"
+			    ".typeId \"%s\" is not an integer",
+			    sqlite3_column_text(st, 0));
 		g = lp_xreallocarray(g, n + 1, sizeof *g);
 		g[n].type = t;
 		g[n].gpu = t & 0xff;
