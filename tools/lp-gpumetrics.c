@@ -63,16 +63,7 @@ static const struct lp_col cols[] = {
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 /* several GPUs: the same with the GPU after the stage */
-static const struct lp_col gcols[] = {
-	{ "stage", "Stage", "text" }, { "gpu", "GPU", "text" },
-	{ "metric", "Metric", "text" },
-	{ "unit", "Unit", "hide" }, { "basis", "Instances from", "text" },
-	{ "instances", "Instances", "int" },
-	{ "sampled_instances", "Sampled instances", "int" },
-	{ "samples", "Samples", "int" },
-	{ "mean", "Mean", "q" }, { "p50", "p50 of instances", "q" },
-	{ "p90", "p90 of instances", "q" },
-};
+static const struct lp_col gpucol = { "gpu", "GPU", "text" };
 
 /* A source's GPU, for the rows: gpu -1 (one GPU), every instance. */
 struct on {
@@ -343,6 +334,7 @@ emit_gpus(const struct opts *o)
 	struct lp_sb why = { 0 }, several = { 0 }, src = { 0 }, idle = { 0 };
 	struct lp_sb bwhy = { 0 };
 	struct lp_row r = { 0 };
+	struct lp_col gcols[NCOLS + 1];
 	struct gsrc *gs;
 	int64_t *id;
 	char *gname;
@@ -408,7 +400,10 @@ emit_gpus(const struct opts *o)
 		lp_tab_meta(out, "note", "Processes %s ran kernels on several "
 		    "GPUs: their instances are in no GPU's rows.",
 		    lp_sb_str(&several));
-	lp_tab_header(out, gcols, sizeof gcols / sizeof gcols[0]);
+	gcols[0] = cols[0];
+	gcols[1] = gpucol;
+	memcpy(gcols + 2, cols + 1, (NCOLS - 1) * sizeof *cols);
+	lp_tab_header(out, gcols, NCOLS + 1);
 	for (i = 0; i < ng; i++) {
 		struct on on = { gs[i].gpu, gs[i].label };
 		size_t n = 0;
