@@ -25,6 +25,7 @@ DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man/man1
 MAN7DIR = $(PREFIX)/share/man/man7
+MAN5DIR = $(PREFIX)/share/man/man5
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 WERROR ?=
@@ -274,13 +275,14 @@ demo:
 	@echo "demo: advice followed (H100): $(LP_STAGE2_DIR)/demo-eager/stakeholder_summary.md, then graphed: $(LP_STAGE2_DIR)/demo-graphed/compare.md"
 
 install: $(BINS)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(MAN7DIR) $(DESTDIR)$(MAN5DIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(TOOLS:%=tools/%.1) $(DESTDIR)$(MANDIR)/
 	install -m 644 tools/lp.7 $(DESTDIR)$(MAN7DIR)/
+	install -m 644 tools/lp.5 $(DESTDIR)$(MAN5DIR)/
 
 uninstall:
-	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(TOOLS:%=$(DESTDIR)$(MANDIR)/%.1) $(DESTDIR)$(MAN7DIR)/lp.7
+	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(TOOLS:%=$(DESTDIR)$(MANDIR)/%.1) $(DESTDIR)$(MAN7DIR)/lp.7 $(DESTDIR)$(MAN5DIR)/lp.5
 
 clean:
 	rm -rf bin

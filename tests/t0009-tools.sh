@@ -74,6 +74,7 @@ test_expect_success 'make install and uninstall, with DESTDIR and PREFIX' '
 		test -x "$TRASH/d/opt/lp/bin/$n" &&
 		test -f "$TRASH/d/opt/lp/share/man/man1/$n.1" || return 1
 	done &&
+	test -f "$TRASH/d/opt/lp/share/man/man7/lp.7" && test -f "$TRASH/d/opt/lp/share/man/man5/lp.5" &&
 	make -C "$ROOT" --no-print-directory -s ${LP_MAKE_ARGS:-} uninstall DESTDIR="$TRASH/d" PREFIX=/opt/lp >out &&
 	find "$TRASH/d" -type f >left &&
 	test_must_be_empty left
