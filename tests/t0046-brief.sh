@@ -323,7 +323,7 @@ test_expect_success 'a 2-GPU import: a short verdict of the ranks (the straggler
 	! grep "Where Each Step.s Time Goes" "$r/stakeholder_summary.md" &&
 	test_grep "^# omit: decode_step runs in several processes: rank_waterfall.tsv has a bar a rank$" "$r/waterfall.tsv" &&
 	test_grep "^\*\*Each Rank.s Step (ms)\*\* (.rank_waterfall.tsv., by lp-rankfall)$" "$r/stakeholder_summary.md" &&
-	test $(grep -c "^| 108[78] | NVIDIA H200 ([01]) |" "$r/stakeholder_summary.md") = 2 &&
+	test $(grep -c "^| 108[78] | [01] |" "$r/stakeholder_summary.md") = 2 &&
 	! grep "^| Measured step" "$r/stakeholder_summary.md" &&
 	grep "^## Each Rank.s Step" "$r/details.md" &&
 	h=$("$ROOT/tests/browser/pageshot.sh" "$r/stakeholder_summary.md") &&

@@ -177,6 +177,24 @@ floor_cells(struct lp_row *r, double total, double fl, const char *why)
 	lp_row_num(r, total - fl, 1);
 }
 
+/* The GPU's ordinal, "2" of nsys's "NVIDIA H100 80GB HBM3 (2)": the
+ * brief's short column (its title names the model); else the name. */
+static void
+ordinal(struct lp_row *r, const char *dev)
+{
+	const char *o = strrchr(dev, '(');
+	size_t n = o ? strspn(o + 1, "0123456789") : 0;
+
+	if (n && o[1 + n] == ')' && !o[2 + n]) {
+		struct lp_sb b = { 0 };
+
+		lp_sb_printf(&b, "%.*s", (int)n, o + 1);
+		lp_row_text(r, lp_sb_str(&b));
+		lp_sb_free(&b);
+	} else
+		lp_row_text(r, dev);
+}
+
 static void
 emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
     struct floors *f, const char *dram, const char *link, int untraced,
@@ -185,6 +203,7 @@ emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
 	static const struct lp_col cols[] = {
 		{ "pid", "Process", "text" },
 		{ "device", "GPU", "text" },
+		{ "gpu", "GPU", "text" },
 		{ "step_ns", "Step", "ms" },
 		{ "compute_ns", "Kernels", "ms" },
 		{ "mem_floor_ns", "Mem. floor", "ms" },
@@ -232,6 +251,7 @@ emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
 
 		lp_row_text(&r, k->pid);
 		lp_row_text(&r, k->device);
+		ordinal(&r, k->device);
 		lp_row_num(&r, k->step, 1);
 		lp_row_num(&r, k->compute, 1);
 		floor_cells(&r, k->compute, f->mem, lp_sb_str(&f->why_mem));
