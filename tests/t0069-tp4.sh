@@ -55,6 +55,8 @@ test_expect_success 'the brief: the verdict of 4 x H100 from the ranks, one bar 
 		END { print (many == n ? \"communication-bound\" : many && slow && sc < 60 ? \"straggler-bound\" : \"other\") }") &&
 	echo "verdict $v, awk $e" && { test "$e" = other || test "$e" = "$v"; } &&
 	test $(grep -c "^| 49[0-9][0-9] | [0-3] |" "$R/stakeholder_summary.md") = 4 &&
+	# the key number over four GPUs says so (stages.tsv: the processes. mean)
+	test_grep "\[GPU busy (mean of 4 GPUs)\](details.md#define-busy_pct)" "$R/stakeholder_summary.md" &&
 	# four bars, the verdict and three findings: about one screen (2 GPUs: t0046, within 800 px)
 	h=$("$ROOT/tests/browser/pageshot.sh" "$R/stakeholder_summary.md") &&
 	echo "# tp4: brief $h px" >&2 && test "$h" -le 850

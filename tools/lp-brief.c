@@ -209,6 +209,7 @@ struct in {
 	char *st[3], *sp[4], *tk[4], *env[3];	/* tk[3]: the shown name */
 	int have_st, have_sp, have_tk;
 	double busy;		/* the stage's GPU busy, NAN: why in busy_na */
+	double procs;		/* the processes (GPUs) it is the mean of */
 	const char *busy_na;
 	int untraced;		/* steps.tsv is the untraced timing run's */
 	struct lp_sb over;	/* what the capture added, from -u */
@@ -271,9 +272,11 @@ busy_of(const struct opts *o, struct in *in)
 	size_t n = lp_stagetab_load(o->spath, o->tpath, &rows);
 
 	in->busy = NAN;
+	in->procs = 1;
 	in->busy_na = "stages.tsv has no row for the stage";
 	if ((r = lp_stagetab_get(rows, n, in->stage))) {
 		in->busy = r->busy;
+		in->procs = r->procs;
 		in->untraced = r->untraced;
 		in->busy_na = r->busy_why ? r->busy_why : r->untraced ?
 		    "the stage has no wall time untraced or no kernel time "
@@ -600,7 +603,10 @@ emit_row(const struct opts *o, struct in *in)
 		    "decode_step") ? in->sp[0] : "step");
 		cols[0].label = lp_sb_str(&l1);
 	}
-	lp_sb_printf(&l4, "GPU busy");
+	if (in->procs > 1)	/* several ranks: stages.tsv's mean of them */
+		lp_sb_printf(&l4, "GPU busy (mean of %.0f GPUs)", in->procs);
+	else
+		lp_sb_printf(&l4, "GPU busy");
 	cols[3].label = lp_sb_str(&l4);
 	if (!o->gpath)	/* no samples: the two sampled columns go */
 		memmove(&cols[GM], &cols[GM + 2], (NCOLS - GM - 2) *
