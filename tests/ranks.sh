@@ -57,3 +57,21 @@ overlap() {
 				tot(dv SUBSEP "a"), cm, tot(kk), both, cm - both } }' "$@" | sort
 }
 OCOLS="device kernels comm_kernels busy_ns comm_ns compute_ns overlap_ns exposed_ns"
+
+# check_ranks RUN_DIR EXPORT_PREFIX GPU_NAME N: the run's ranks.tsv and
+# overlap.tsv are ranks and overlap recomputed from its exports
+# (EXPORT_PREFIX + report name + .csv), on N GPUs "GPU_NAME (0)" to
+# "GPU_NAME (N-1)"; for tests/t0069-tp4.sh and tests/gpu/t0011-tp4.sh.
+check_ranks() {
+	ranks "${2}nvtx_gpu_proj_trace.csv" "${2}cuda_gpu_trace.csv" \
+		"${2}nvtx_pushpop_trace.csv" "${2}nvtx_kern_sum.csv" >expect &&
+	test $(wc -l <expect) = $((3 * $4)) &&
+	table "$1/ranks.tsv" $RCOLS | rnd "%.1f" 11 | sort >got &&
+	test_cmp expect got &&
+	table "$1/ranks.tsv" device | sort -u >devs &&
+	for i in $(seq 0 $(($4 - 1))); do echo "$3 ($i)"; done >want &&
+	test_cmp want devs &&
+	overlap "${2}cuda_gpu_trace.csv" >expect &&
+	table "$1/overlap.tsv" $OCOLS | rnd "%.1f" 9 10 | sort >got &&
+	test_cmp expect got
+}

@@ -17,16 +17,7 @@ lpmake RUN=tp4 "IMPORT=$(echo $CSV)" MODEL=tp-mlp SET="model.layers=16 model.par
 R=$S2/tp4
 
 test_expect_success 'ranks.tsv and overlap.tsv: four ranks, each as awk recomputes it from the exports' '
-	ranks "$U/tp4_nvtx_gpu_proj_trace.csv" "$U/tp4_cuda_gpu_trace.csv" \
-		"$U/tp4_nvtx_pushpop_trace.csv" "$U/tp4_nvtx_kern_sum.csv" >expect &&
-	test $(wc -l <expect) = 12 &&
-	table "$R/ranks.tsv" $RCOLS | rnd "%.1f" 11 | sort >got &&
-	test_cmp expect got &&
-	table "$R/ranks.tsv" device | sort -u >devs &&
-	printf "NVIDIA H100 80GB HBM3 (%s)\n" 0 1 2 3 >want && test_cmp want devs &&
-	overlap "$U/tp4_cuda_gpu_trace.csv" >expect &&
-	table "$R/overlap.tsv" $OCOLS | rnd "%.1f" 9 10 | sort >got &&
-	test_cmp expect got
+	check_ranks "$R" "$U/tp4_" "NVIDIA H100 80GB HBM3" 4
 '
 
 test_expect_success 'the per-rank waterfall on the untraced step: parts add up to it (0.5 ns), the link floor with the measured latency' '

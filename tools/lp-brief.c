@@ -59,11 +59,9 @@ gm_read(const char *path, const char *stage, double *v)
 {
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, path, "lp-gpumetrics");
-	int cs, cm, cv, have = !lp_tsv_comment(&t, "omit");
-
-	/* a row a GPU (several GPUs): no one figure for the brief */
-	if (lp_csv_col(&t.hdr, "gpu") >= 0)
-		have = 0;
+	/* no samples, or a row a GPU (several GPUs): no one figure here */
+	int cs, cm, cv, have = !lp_tsv_comment(&t, "omit") &&
+	    lp_csv_col(&t.hdr, "gpu") < 0;
 	size_t k;
 	double x;
 

@@ -69,10 +69,7 @@ static double *ms;	/* the timed copies of one GPU, ms (reused) */
 static void
 load(void)
 {
-	static const struct {
-		const char *sym;
-		size_t off;
-	} syms[] = {
+	static const struct lp_dlsym syms[] = {
 #define S(f, name) { name, offsetof(struct cuapi, f) }
 		S(Init, "cuInit"),
 		S(DriverGetVersion, "cuDriverGetVersion"),
@@ -98,20 +95,12 @@ load(void)
 #undef S
 	};
 	void *h = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
-	size_t i;
 
 	if (!h)
 		lp_die(LP_EXIT_USAGE, "cannot load the CUDA driver: %s; no "
 		    "GPU bandwidth to measure on this machine", dlerror());
-	for (i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-		void *f = dlsym(h, syms[i].sym);
-
-		if (!f)
-			lp_die(LP_EXIT_USAGE, "%s has no %s: a CUDA driver "
-			    "older than lp needs (11.0)", libpath, syms[i].sym);
-		/* POSIX: a function's address goes through dlsym's void * */
-		memcpy((char *)&cu + syms[i].off, &f, sizeof f);
-	}
+	lp_dl_bind(h, libpath, syms, sizeof syms / sizeof syms[0], &cu,
+	    "a CUDA driver older than lp needs (11.0)");
 	/* the handle stays open until exit: the driver is in use till then */
 }
 

@@ -223,11 +223,11 @@ load_stages(const char *cpath)
 	return cfg;
 }
 
-/* The metrics source (GPU) whose samples the table shows, in *src: 1;
- * samples of several GPUs and no -T: 2 (emit_gpus).  With -n, an export
+/* The metrics sources (GPUs) the table shows, in *t[0..*n): 1 for one
+ * (-T, or the only one), 2 for several (emit_gpus).  With -n, an export
  * without samples gets emit_none's table instead: 0. */
 static int
-pick_source(const struct opts *o, int64_t *src)
+pick_source(const struct opts *o, int64_t **t, size_t *n)
 {
 	if (o->none_ok && !(lp_sql_has_table(db, path, "TARGET_INFO_GPU_METRICS") &&
 	    lp_sql_has_table(db, path, "GPU_METRICS"))) {
@@ -242,18 +242,11 @@ pick_source(const struct opts *o, int64_t *src)
 		return 0;
 	}
 	need_tables();
-	if (!o->want && n_sources() > 1)
-		return 2;	/* several GPUs: each placed (emit_gpus) */
-	{
-		struct lp_sb several = { 0 };
-
-		*src = source_of(o->want, o->none_ok ? &several : NULL);
-		if (several.len) {	/* a multi-GPU run: not placed */
-			emit_none(lp_sb_str(&several));
-			lp_sb_free(&several);
-			return 0;
-		}
-	}
+	*n = type_ids(t);
+	if (!o->want && *n > 1)
+		return 2;
+	(*t)[0] = source_of(*t, *n, o->want);
+	*n = 1;
 	return 1;
 }
 
@@ -273,8 +266,6 @@ datasheet_bw(const char *gpath)
 	return bw;
 }
 
-/* The samples of source src, read into the stages' instances, and the
- * table: two rows a metric of bytes (%, bytes/s), one a metric else. */
 /* A GPU's rows (one: all instances): two rows a metric of bytes (%,
  * bytes/s), one a metric else, for each stage and its steady state. */
 static void
@@ -296,6 +287,8 @@ emit_rows(struct lp_row *r, const struct on *on, const int64_t *id,
 			}
 }
 
+/* The samples of source src, read into the stages' instances, and the
+ * table. */
 static void
 emit_table(const struct opts *o, int64_t src)
 {
@@ -324,56 +317,25 @@ emit_table(const struct opts *o, int64_t src)
 	lp_sb_free(&r.b);
 }
 
-/* Samples of several GPUs: each source placed on its GPU, each instance
- * on its process's (gpus.c), a GPU's samples counted for the instances
- * on it; rows by GPU.  Where lp cannot tie them: with -n a table that
- * says why (omitted from the reports), else an error. */
-static void
-emit_gpus(const struct opts *o)
+/* How many instances of the stages ran on GPU gpu. */
+static size_t
+insts_on(int64_t gpu)
 {
-	struct lp_sb why = { 0 }, several = { 0 }, src = { 0 }, idle = { 0 };
-	struct lp_sb bwhy = { 0 };
-	struct lp_row r = { 0 };
-	struct lp_col gcols[NCOLS + 1];
-	struct gsrc *gs;
-	int64_t *id;
-	char *gname;
-	double bw;
-	long used = 0;
-	size_t ng = gpu_sources(&gs, &why), i, j, k, placed = 0;
+	size_t i, k, n = 0;
 
-	if (!why.len)
-		place_insts(&why, &several);
-	if (why.len) {
-		struct lp_sb b = { 0 };
+	for (i = 0; i < nstg; i++)
+		for (k = 0; k < stg[i].n; k++)
+			n += stg[i].in[k].gpu == gpu;
+	return n;
+}
 
-		lp_sb_printf(&b, "samples of %zu GPUs and lp cannot tell which "
-		    "GPU each is: %s; lp-gpumetrics -T TYPEID reads one", ng,
-		    lp_sb_str(&why));
-		if (!o->none_ok)
-			lp_die(LP_EXIT_DATA, "%s: %s", path, lp_sb_str(&b));
-		emit_none(lp_sb_str(&b));
-		lp_sb_free(&b);
-		goto done;
-	}
-	bw = lp_sql_gpu_bw(db, path, datasheet_bw(o->gpath), &gname, &bwhy);
-	id = lp_xcalloc(ng * NM, sizeof *id);
-	for (i = 0; i < ng; i++) {
-		size_t on = 0;
-
-		metric_ids(gs[i].type, id + i * NM);
-		used += read_samples(gs[i].type, id + i * NM, gs[i].gpu);
-		check_dram_sum(gs[i].type, id + i * NM);
-		lp_sb_printf(&src, "%stypeId %" PRId64 ": %s, bus %s", i ? "; " :
-		    "", gs[i].type, gs[i].label, gs[i].bus);
-		for (j = 0; j < nstg; j++)
-			for (k = 0; k < stg[j].n; k++)
-				on += stg[j].in[k].gpu == gs[i].gpu;
-		if (!on)
-			lp_sb_printf(&idle, "%s%s", idle.len ? ", " : "",
-			    gs[i].label);
-		placed += on > 0;
-	}
+/* The # lines of the table of several GPUs: src names each typeId's GPU,
+ * idle the GPUs without instances, several the processes on many. */
+static void
+gpus_meta(const struct opts *o, size_t ng, size_t placed, long used,
+    const char *src, const char *idle, const char *several,
+    const char *gname)
+{
 	lp_tab_meta(out, "title", "GPU Metrics per Stage");
 	lp_tab_meta(out, "tool", "lp-gpumetrics");
 	lp_tab_meta(out, "source", "nsys GPU Metrics samples of %zu GPUs "
@@ -381,10 +343,10 @@ emit_gpus(const struct opts *o)
 	    "each instance of the stages of %s on its process's GPU (the "
 	    "deviceId of its kernels, CUPTI_ACTIVITY_KIND_KERNEL, through "
 	    "TARGET_INFO_CUDA_DEVICE): their projection on the GPU (%s), else "
-	    "their host range (%s)%s%s%s", ng, path, used, lp_sb_str(&src),
-	    o->cpath, o->ppath ? o->ppath : "no nvtx_gpu_proj_trace", o->tpath ?
-	    o->tpath : "no nvtx_pushpop_trace", bw > 0 ? "; DRAM bytes/s = % x " :
-	    "", bw > 0 ? gname : "", bw > 0 ? "'s memoryBandwidth in "
+	    "their host range (%s)%s%s%s", ng, path, used, src, o->cpath,
+	    o->ppath ? o->ppath : "no nvtx_gpu_proj_trace", o->tpath ?
+	    o->tpath : "no nvtx_pushpop_trace", gname ? "; DRAM bytes/s = % x " :
+	    "", gname ? gname : "", gname ? "'s memoryBandwidth in "
 	    "TARGET_INFO_GPU" : "");
 	lp_tab_meta(out, "key", "stage\tgpu\tmetric");
 	lp_tab_meta(out, "gpus", "%zu", placed);
@@ -393,33 +355,76 @@ emit_gpus(const struct opts *o)
 	    "rows' busLocation is the GPU's PCI bus, tests/gpu/README.md). A "
 	    "sample counts for an instance on its GPU when its timestamp is "
 	    "inside it; mean, p50 and p90 as for one GPU (lp-gpumetrics(1)).");
-	if (idle.len)
-		lp_tab_meta(out, "note", "Sampled, no instance on it: %s.",
-		    lp_sb_str(&idle));
-	if (several.len)
+	if (*idle)
+		lp_tab_meta(out, "note", "Sampled, no instance on it: %s.", idle);
+	if (*several)
 		lp_tab_meta(out, "note", "Processes %s ran kernels on several "
-		    "GPUs: their instances are in no GPU's rows.",
-		    lp_sb_str(&several));
+		    "GPUs: their instances are in no GPU's rows.", several);
+}
+
+/* Samples of several GPUs (typeIds t[0..n)): each source placed on its
+ * GPU, each instance on its process's (gpus.c), a GPU's samples counted
+ * for the instances on it; rows by GPU.  Where lp cannot tie them: with
+ * -n a table that says why (omitted from the reports), else an error. */
+static void
+emit_gpus(const struct opts *o, const int64_t *t, size_t n)
+{
+	struct lp_sb why = { 0 }, several = { 0 }, src = { 0 }, idle = { 0 };
+	struct lp_sb bwhy = { 0 };
+	struct lp_row r = { 0 };
+	struct lp_col gcols[NCOLS + 1];
+	struct gsrc *gs;
+	int64_t *id;
+	size_t *on, i, placed = 0;
+	char *gname;
+	double bw;
+	long used = 0;
+
+	gpu_sources(t, n, &gs, &why);
+	if (!why.len)
+		place_insts(stg, nstg, &why, &several);
+	if (why.len) {
+		lp_sb_printf(&bwhy, "samples of %zu GPUs and lp cannot tell which "
+		    "GPU each is: %s; lp-gpumetrics -T TYPEID reads one", n,
+		    lp_sb_str(&why));
+		if (!o->none_ok)
+			lp_die(LP_EXIT_DATA, "%s: %s", path, lp_sb_str(&bwhy));
+		emit_none(lp_sb_str(&bwhy));
+		goto done;
+	}
+	bw = lp_sql_gpu_bw(db, path, datasheet_bw(o->gpath), &gname, &bwhy);
+	id = lp_xcalloc(n * NM, sizeof *id);
+	on = lp_xcalloc(n, sizeof *on);
+	for (i = 0; i < n; i++) {
+		metric_ids(gs[i].type, id + i * NM);
+		used += read_samples(gs[i].type, id + i * NM, gs[i].gpu);
+		check_dram_sum(gs[i].type, id + i * NM);
+		lp_sb_printf(&src, "%stypeId %" PRId64 ": %s, bus %s", i ? "; " :
+		    "", gs[i].type, gs[i].label, gs[i].bus);
+		if (!(on[i] = insts_on(gs[i].gpu)))
+			lp_sb_printf(&idle, "%s%s", idle.len ? ", " : "",
+			    gs[i].label);
+		placed += on[i] > 0;
+	}
+	gpus_meta(o, n, placed, used, lp_sb_str(&src), lp_sb_str(&idle),
+	    lp_sb_str(&several), bw > 0 ? gname : NULL);
 	gcols[0] = cols[0];
 	gcols[1] = gpucol;
 	memcpy(gcols + 2, cols + 1, (NCOLS - 1) * sizeof *cols);
 	lp_tab_header(out, gcols, NCOLS + 1);
-	for (i = 0; i < ng; i++) {
-		struct on on = { gs[i].gpu, gs[i].label };
-		size_t n = 0;
+	for (i = 0; i < n; i++) {
+		struct on g = { gs[i].gpu, gs[i].label };
 
-		for (j = 0; j < nstg; j++)
-			for (k = 0; k < stg[j].n; k++)
-				n += stg[j].in[k].gpu == gs[i].gpu;
-		if (n)
-			emit_rows(&r, &on, id + i * NM, bw, lp_sb_str(&bwhy));
+		if (on[i])
+			emit_rows(&r, &g, id + i * NM, bw, lp_sb_str(&bwhy));
 	}
 	lp_tab_done(out);
+	free(on);
 	free(id);
 	free(gname);
 	lp_sb_free(&r.b);
 done:
-	gpu_sources_free(gs, ng);
+	gpu_sources_free(gs, n);
 	lp_sb_free(&why);
 	lp_sb_free(&several);
 	lp_sb_free(&src);
@@ -449,7 +454,8 @@ main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	struct lp_ynode *cfg;
-	int64_t src;
+	int64_t *types = NULL;
+	size_t ntypes = 0;
 	int c;
 
 	lp_start(argc, argv, synopsis);
@@ -481,10 +487,11 @@ main(int argc, char **argv)
 	read_insts(o.ppath, o.tpath);
 
 	db = lp_sql_open(path);
-	switch (pick_source(&o, &src)) {
-	case 1: emit_table(&o, src); break;
-	case 2: emit_gpus(&o); break;
+	switch (pick_source(&o, &types, &ntypes)) {
+	case 1: emit_table(&o, types[0]); break;
+	case 2: emit_gpus(&o, types, ntypes); break;
 	}
+	free(types);
 	free_state(cfg);
 	return 0;
 }

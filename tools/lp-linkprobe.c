@@ -82,28 +82,9 @@ static struct ncclapi {
 	const char *(*GetErrorString)(int);
 } nc;
 
-struct sym {
-	const char *name;
-	size_t off;
-};
-
 static const char *cupath = "libcuda.so.1";
 static char ncpath[4096] = "";
-
-static void
-bind(void *h, const char *lib, const struct sym *s, size_t n, void *api)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		void *f = dlsym(h, s[i].name);
-
-		if (!f)
-			lp_die(LP_EXIT_USAGE, "%s has no %s: older than lp "
-			    "needs (CUDA 11.4, NCCL 2.9)", lib, s[i].name);
-		memcpy((char *)api + s[i].off, &f, sizeof f);
-	}
-}
+static const char need[] = "older than lp needs (CUDA 11.4, NCCL 2.9)";
 
 /* NCCL: -n, else the loader's libnccl.so.2, else a Python wheel's. */
 static void *
@@ -153,7 +134,7 @@ nccl_open(void)
 	return NULL;
 }
 
-static const struct sym cs[] = {
+static const struct lp_dlsym cs[] = {
 #define S(f, name) { name, offsetof(struct cuapi, f) }
 	/* first what counting the GPUs needs */
 	S(Init, "cuInit"),
@@ -190,14 +171,14 @@ load_cuda(void)
 	if (!(cuh = dlopen(cupath, RTLD_NOW | RTLD_LOCAL)))
 		lp_die(LP_EXIT_USAGE, "cannot load the CUDA driver: %s; no "
 		    "link to measure on this machine", dlerror());
-	bind(cuh, cupath, cs, NCOUNT, &cu);
+	lp_dl_bind(cuh, cupath, cs, NCOUNT, &cu, need);
 }
 
 /* The rest of the driver's entry points, and NCCL's. */
 static void
 load_rest(void)
 {
-	static const struct sym ns[] = {
+	static const struct lp_dlsym ns[] = {
 #define S(f, name) { name, offsetof(struct ncclapi, f) }
 		S(GetVersion, "ncclGetVersion"),
 		S(GetUniqueId, "ncclGetUniqueId"),
@@ -208,11 +189,12 @@ load_rest(void)
 #undef S
 	};
 
-	bind(cuh, cupath, cs + NCOUNT, sizeof cs / sizeof cs[0] - NCOUNT, &cu);
+	lp_dl_bind(cuh, cupath, cs + NCOUNT, sizeof cs / sizeof cs[0] - NCOUNT,
+	    &cu, need);
 	/* NVLink multicast stays off unless the caller chose: a program
 	 * using it can take a shared host's GPUs out of service. */
 	setenv("NCCL_NVLS_ENABLE", "0", 0);
-	bind(nccl_open(), ncpath, ns, sizeof ns / sizeof ns[0], &nc);
+	lp_dl_bind(nccl_open(), ncpath, ns, sizeof ns / sizeof ns[0], &nc, need);
 }
 
 static void
@@ -252,19 +234,71 @@ struct gpu {
 	double ms[NSIZES][MAXR];	/* each replay's time an all-reduce */
 };
 
-static void *
-rank_main(void *arg)
-{
-	struct gpu *g = arg;
-	CUdevice dev;
-	CUcontext ctx;
+/* A rank's stream, events, buffer and communicator. */
+struct rank {
 	CUstream st;
 	CUevent e0, e1;
 	CUdeviceptr buf;
 	ncclComm_t comm;
-	size_t s;
+};
+
+static void
+allreduce(const struct gpu *g, struct rank *k, size_t cnt)
+{
+	nccheck(nc.AllReduce((void *)k->buf, (void *)k->buf, cnt, NCCL_FLOAT32,
+	    NCCL_SUM, k->comm, k->st), "ncclAllReduce", g->ord);
+}
+
+/* One size: 3 warm-up all-reduces, then ops[s] of them captured into a
+ * graph, replayed g->reps times between two events, each replay's time
+ * an all-reduce in g->ms[s]. */
+static void
+time_size(struct gpu *g, struct rank *k, size_t s)
+{
+	CUgraph gr;
+	CUgraphExec ex;
+	size_t cnt = sizes[s] / 4;
 	long r;
-	int k;
+	int i;
+
+	for (i = 0; i < 3; i++)	/* warm: connections set up, clocks up */
+		allreduce(g, k, cnt);
+	cucheck(cu.StreamSynchronize(k->st), "cuStreamSynchronize", g->ord);
+	cucheck(cu.StreamBeginCapture(k->st, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+	    "cuStreamBeginCapture", g->ord);
+	for (i = 0; i < ops[s]; i++)
+		allreduce(g, k, cnt);
+	cucheck(cu.StreamEndCapture(k->st, &gr), "cuStreamEndCapture", g->ord);
+	cucheck(cu.GraphInstantiate(&ex, gr, 0), "cuGraphInstantiateWithFlags",
+	    g->ord);
+	cucheck(cu.GraphLaunch(ex, k->st), "cuGraphLaunch", g->ord);
+	cucheck(cu.StreamSynchronize(k->st), "cuStreamSynchronize", g->ord);
+	for (r = 0; r < g->reps; r++) {
+		float t;
+
+		pthread_barrier_wait(g->bar);
+		cucheck(cu.EventRecord(k->e0, k->st), "cuEventRecord", g->ord);
+		cucheck(cu.GraphLaunch(ex, k->st), "cuGraphLaunch", g->ord);
+		cucheck(cu.EventRecord(k->e1, k->st), "cuEventRecord", g->ord);
+		cucheck(cu.EventSynchronize(k->e1), "cuEventSynchronize", g->ord);
+		cucheck(cu.EventElapsedTime(&t, k->e0, k->e1),
+		    "cuEventElapsedTime", g->ord);
+		g->ms[s][r] = t / ops[s];
+	}
+	cucheck(cu.GraphExecDestroy(ex), "cuGraphExecDestroy", g->ord);
+	cucheck(cu.GraphDestroy(gr), "cuGraphDestroy", g->ord);
+}
+
+/* A GPU's thread: its context, stream, buffer and communicator, then
+ * every size. */
+static void *
+rank_main(void *arg)
+{
+	struct gpu *g = arg;
+	struct rank k;
+	CUdevice dev;
+	CUcontext ctx;
+	size_t s;
 
 	cucheck(cu.DeviceGet(&dev, g->ord), "cuDeviceGet", g->ord);
 	cucheck(cu.DeviceGetName(g->name, sizeof g->name, dev),
@@ -273,56 +307,19 @@ rank_main(void *arg)
 	cucheck(cu.DevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain",
 	    g->ord);
 	cucheck(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent", g->ord);
-	cucheck(cu.StreamCreate(&st, CU_STREAM_NON_BLOCKING), "cuStreamCreate",
+	cucheck(cu.StreamCreate(&k.st, CU_STREAM_NON_BLOCKING), "cuStreamCreate",
 	    g->ord);
-	cucheck(cu.MemAlloc(&buf, sizes[NSIZES - 1]), "cuMemAlloc_v2", g->ord);
-	cucheck(cu.MemsetD8(buf, 0, sizes[NSIZES - 1]), "cuMemsetD8_v2", g->ord);
-	cucheck(cu.EventCreate(&e0, 0), "cuEventCreate", g->ord);
-	cucheck(cu.EventCreate(&e1, 0), "cuEventCreate", g->ord);
-	nccheck(nc.CommInitRank(&comm, g->n, g->id, g->ord), "ncclCommInitRank",
+	cucheck(cu.MemAlloc(&k.buf, sizes[NSIZES - 1]), "cuMemAlloc_v2", g->ord);
+	cucheck(cu.MemsetD8(k.buf, 0, sizes[NSIZES - 1]), "cuMemsetD8_v2",
 	    g->ord);
-	for (s = 0; s < NSIZES; s++) {
-		CUgraph gr;
-		CUgraphExec ex;
-		size_t cnt = sizes[s] / 4;
-
-		/* warm-up outside the graph: connections set up, clocks up */
-		for (k = 0; k < 3; k++)
-			nccheck(nc.AllReduce((void *)buf, (void *)buf, cnt,
-			    NCCL_FLOAT32, NCCL_SUM, comm, st), "ncclAllReduce",
-			    g->ord);
-		cucheck(cu.StreamSynchronize(st), "cuStreamSynchronize", g->ord);
-		cucheck(cu.StreamBeginCapture(st,
-		    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture",
-		    g->ord);
-		for (k = 0; k < ops[s]; k++)
-			nccheck(nc.AllReduce((void *)buf, (void *)buf, cnt,
-			    NCCL_FLOAT32, NCCL_SUM, comm, st), "ncclAllReduce "
-			    "(captured)", g->ord);
-		cucheck(cu.StreamEndCapture(st, &gr), "cuStreamEndCapture",
-		    g->ord);
-		cucheck(cu.GraphInstantiate(&ex, gr, 0),
-		    "cuGraphInstantiateWithFlags", g->ord);
-		cucheck(cu.GraphLaunch(ex, st), "cuGraphLaunch", g->ord);
-		cucheck(cu.StreamSynchronize(st), "cuStreamSynchronize", g->ord);
-		for (r = 0; r < g->reps; r++) {
-			float t;
-
-			pthread_barrier_wait(g->bar);
-			cucheck(cu.EventRecord(e0, st), "cuEventRecord", g->ord);
-			cucheck(cu.GraphLaunch(ex, st), "cuGraphLaunch", g->ord);
-			cucheck(cu.EventRecord(e1, st), "cuEventRecord", g->ord);
-			cucheck(cu.EventSynchronize(e1), "cuEventSynchronize",
-			    g->ord);
-			cucheck(cu.EventElapsedTime(&t, e0, e1),
-			    "cuEventElapsedTime", g->ord);
-			g->ms[s][r] = t / ops[s];
-		}
-		cucheck(cu.GraphExecDestroy(ex), "cuGraphExecDestroy", g->ord);
-		cucheck(cu.GraphDestroy(gr), "cuGraphDestroy", g->ord);
-	}
-	nccheck(nc.CommDestroy(comm), "ncclCommDestroy", g->ord);
-	cucheck(cu.MemFree(buf), "cuMemFree_v2", g->ord);
+	cucheck(cu.EventCreate(&k.e0, 0), "cuEventCreate", g->ord);
+	cucheck(cu.EventCreate(&k.e1, 0), "cuEventCreate", g->ord);
+	nccheck(nc.CommInitRank(&k.comm, g->n, g->id, g->ord),
+	    "ncclCommInitRank", g->ord);
+	for (s = 0; s < NSIZES; s++)
+		time_size(g, &k, s);
+	nccheck(nc.CommDestroy(k.comm), "ncclCommDestroy", g->ord);
+	cucheck(cu.MemFree(k.buf), "cuMemFree_v2", g->ord);
 	return NULL;
 }
 
@@ -381,18 +378,92 @@ measure(struct gpu *g, int n, long reps)
 	free(th);
 }
 
+/* The GPUs to measure: all the driver shows, or -g's first want. */
+static int
+visible(long want)
+{
+	int c, n;
+
+	load_cuda();
+	c = cu.Init(0);
+	if (c == CU_ERROR_NO_DEVICE)
+		lp_die(LP_EXIT_USAGE, "cuInit: the CUDA driver (%s) sees no "
+		    "GPU: no link to measure on this machine", cupath);
+	cucheck(c, "cuInit", -1);
+	cucheck(cu.DeviceGetCount(&n), "cuDeviceGetCount", -1);
+	if (want > n)
+		lp_die(LP_EXIT_USAGE, "-g %ld: only %d GPUs visible", want, n);
+	return want ? (int)want : n;
+}
+
+/* One GPU: nothing to measure, and nothing wrong: an empty table. */
+static void
+emit_none(FILE *out, int n)
+{
+	lp_tab_meta(out, "title", "All-Reduce Between the GPUs, Measured");
+	lp_tab_meta(out, "tool", "lp-linkprobe");
+	lp_tab_meta(out, "source", "none: %d GPU visible (%s)", n, cupath);
+	lp_tab_meta(out, "omit", "one GPU: no link between GPUs");
+	lp_tab_header(out, cols, NCOLS);
+}
+
+/* The table: the measurements g[k] on cnt[k] GPUs, k < nk, a row a
+ * number of GPUs and size. */
+static void
+emit(FILE *out, struct gpu *const *g, const int *cnt, int nk, long reps,
+    int ver, const char *counts)
+{
+	struct lp_row row = { { 0 }, 0 };
+	double v[MAXR];
+	size_t s;
+	int k;
+
+	lp_tab_meta(out, "title", "All-Reduce Between the GPUs, Measured");
+	lp_tab_meta(out, "tool", "lp-linkprobe");
+	lp_tab_meta(out, "source", "NCCL %d.%d.%d (%s) all-reduce (float sum, "
+	    "in place) on GPUs 0 to n-1 for n = %s (%s), one thread and "
+	    "communicator a GPU; each size captured into a CUDA graph of "
+	    "several all-reduces on each GPU's stream, 3 warm-ups, then %ld "
+	    "timed replays between two CUDA events (a replay's time is its "
+	    "slowest GPU's); NCCL_NVLS_ENABLE=%s", ver / 10000, ver / 100 % 100,
+	    ver % 100, ncpath, counts, g[0][0].name, reps,
+	    getenv("NCCL_NVLS_ENABLE"));
+	lp_tab_meta(out, "key", "gpus\tbytes");
+	lp_tab_meta(out, "note", "Time = a replay's time over its all-reduces. "
+	    "Bus bandwidth = bytes / time x 2(n-1)/n (nccl-tests' busbw: what "
+	    "each GPU's link carries in a ring). The %zu-byte all-reduce is "
+	    "the per-collective latency; the %zu-byte one, the bandwidth.",
+	    sizes[0], sizes[NSIZES - 1]);
+	lp_tab_header(out, cols, NCOLS);
+	for (k = 0; k < nk; k++) {
+		double busf = 2.0 * (cnt[k] - 1) / cnt[k];
+
+		for (s = 0; s < NSIZES; s++) {
+			double med = slowest(g[k], cnt[k], s, reps, v), best = v[0];
+
+			lp_row_num(&row, cnt[k], 0);
+			lp_row_num(&row, (double)sizes[s], 0);
+			lp_row_num(&row, ops[s], 0);
+			lp_row_num(&row, (double)reps, 0);
+			lp_row_num(&row, best * 1e6, 0);
+			lp_row_num(&row, med * 1e6, 0);
+			lp_row_g(&row, sizes[s] / (best * 1e-3) * busf);
+			lp_row_g(&row, sizes[s] / (med * 1e-3) * busf);
+			lp_row_end(&row, out);
+		}
+	}
+	lp_sb_free(&row.b);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct gpu *g[16];
-	int cnt[16], nc_ = 0;
-	struct lp_row row = { { 0 }, 0 };
+	int cnt[16], nk = 0;
 	struct lp_sb counts = { 0 };
 	FILE *out;
-	double v[MAXR];
 	long reps = 20, want = 0;
 	int c, n, k, ver = 0;
-	size_t s;
 
 	lp_start(argc, argv, synopsis);
 	while ((c = getopt(argc, argv, "c:g:hn:r:")) != -1) {
@@ -409,25 +480,9 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	if (!*ncpath && getenv("LP_NCCL") && *getenv("LP_NCCL"))
 		snprintf(ncpath, sizeof ncpath, "%s", getenv("LP_NCCL"));
-	load_cuda();
-	c = cu.Init(0);
-	if (c == CU_ERROR_NO_DEVICE)
-		lp_die(LP_EXIT_USAGE, "cuInit: the CUDA driver (%s) sees no "
-		    "GPU: no link to measure on this machine", cupath);
-	cucheck(c, "cuInit", -1);
-	cucheck(cu.DeviceGetCount(&n), "cuDeviceGetCount", -1);
-	if (want > n)
-		lp_die(LP_EXIT_USAGE, "-g %ld: only %d GPUs visible", want, n);
-	if (want)
-		n = (int)want;
-	if (n < 2) {
-		/* nothing to measure, and nothing wrong: an empty table */
+	if ((n = visible(want)) < 2) {
 		out = lp_tab_out();
-		lp_tab_meta(out, "title", "All-Reduce Between the GPUs, Measured");
-		lp_tab_meta(out, "tool", "lp-linkprobe");
-		lp_tab_meta(out, "source", "none: %d GPU visible (%s)", n, cupath);
-		lp_tab_meta(out, "omit", "one GPU: no link between GPUs");
-		lp_tab_header(out, cols, NCOLS);
+		emit_none(out, n);
 		lp_tab_done(out);
 		return LP_EXIT_OK;
 	}
@@ -435,53 +490,20 @@ main(int argc, char **argv)
 	nccheck(nc.GetVersion(&ver), "ncclGetVersion", -1);
 	/* 2, 4, 8 ... GPUs and all of them: a run of fewer ranks than the
 	 * machine has GPUs finds its own count */
-	for (k = 2; nc_ < 15; k *= 2) {
-		cnt[nc_++] = k < n ? k : n;
-		lp_sb_printf(&counts, "%s%d", nc_ > 1 ? ", " : "", cnt[nc_ - 1]);
+	for (k = 2; nk < 15; k *= 2) {
+		cnt[nk++] = k < n ? k : n;
+		lp_sb_printf(&counts, "%s%d", nk > 1 ? ", " : "", cnt[nk - 1]);
 		if (k >= n)
 			break;
 	}
-	for (k = 0; k < nc_; k++) {
+	for (k = 0; k < nk; k++) {
 		g[k] = lp_xcalloc((size_t)cnt[k], sizeof *g[k]);
 		measure(g[k], cnt[k], reps);
 	}
 	out = lp_tab_out();
-	lp_tab_meta(out, "title", "All-Reduce Between the GPUs, Measured");
-	lp_tab_meta(out, "tool", "lp-linkprobe");
-	lp_tab_meta(out, "source", "NCCL %d.%d.%d (%s) all-reduce (float sum, "
-	    "in place) on GPUs 0 to n-1 for n = %s (%s), one thread and "
-	    "communicator a GPU; each size captured into a CUDA graph of "
-	    "several all-reduces on each GPU's stream, 3 warm-ups, then %ld "
-	    "timed replays between two CUDA events (a replay's time is its "
-	    "slowest GPU's); NCCL_NVLS_ENABLE=%s", ver / 10000, ver / 100 % 100,
-	    ver % 100, ncpath, lp_sb_str(&counts), g[0][0].name, reps,
-	    getenv("NCCL_NVLS_ENABLE"));
-	lp_tab_meta(out, "key", "gpus bytes");
-	lp_tab_meta(out, "note", "Time = a replay's time over its all-reduces. "
-	    "Bus bandwidth = bytes / time x 2(n-1)/n (nccl-tests' busbw: what "
-	    "each GPU's link carries in a ring). The %zu-byte all-reduce is "
-	    "the per-collective latency; the %zu-byte one, the bandwidth.",
-	    sizes[0], sizes[NSIZES - 1]);
-	lp_tab_header(out, cols, NCOLS);
-	for (k = 0; k < nc_; k++) {
-		double busf = 2.0 * (cnt[k] - 1) / cnt[k];
-
-		for (s = 0; s < NSIZES; s++) {
-			double med = slowest(g[k], cnt[k], s, reps, v), best = v[0];
-
-			lp_row_num(&row, cnt[k], 0);
-			lp_row_num(&row, (double)sizes[s], 0);
-			lp_row_num(&row, ops[s], 0);
-			lp_row_num(&row, (double)reps, 0);
-			lp_row_num(&row, best * 1e6, 0);
-			lp_row_num(&row, med * 1e6, 0);
-			lp_row_g(&row, sizes[s] / (best * 1e-3) * busf);
-			lp_row_g(&row, sizes[s] / (med * 1e-3) * busf);
-			lp_row_end(&row, out);
-		}
+	emit(out, g, cnt, nk, reps, ver, lp_sb_str(&counts));
+	for (k = 0; k < nk; k++)
 		free(g[k]);
-	}
-	lp_sb_free(&row.b);
 	lp_sb_free(&counts);
 	lp_tab_done(out);
 	return LP_EXIT_OK;

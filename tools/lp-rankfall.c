@@ -182,17 +182,13 @@ floor_cells(struct lp_row *r, double total, double fl, const char *why)
 static void
 ordinal(struct lp_row *r, const char *dev)
 {
-	const char *o = strrchr(dev, '(');
-	size_t n = o ? strspn(o + 1, "0123456789") : 0;
+	size_t m = lp_gpu_model_len(dev), n = strlen(dev);
+	struct lp_sb b = { 0 };
 
-	if (n && o[1 + n] == ')' && !o[2 + n]) {
-		struct lp_sb b = { 0 };
-
-		lp_sb_printf(&b, "%.*s", (int)n, o + 1);
-		lp_row_text(r, lp_sb_str(&b));
-		lp_sb_free(&b);
-	} else
-		lp_row_text(r, dev);
+	if (m < n)	/* "NAME (N)": N */
+		lp_sb_printf(&b, "%.*s", (int)(n - m - 3), dev + m + 2);
+	lp_row_text(r, m < n ? lp_sb_str(&b) : dev);
+	lp_sb_free(&b);
 }
 
 static void

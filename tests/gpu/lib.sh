@@ -90,3 +90,15 @@ check_regions() {
 	awk -F"\t" -v lo="$2" -v hi="$3" "\$2 ~ /^[0-9]/ && (\$2 < lo || \$2 > hi) { print \"ratio out of bounds:\", \$0; bad = 1 }
 		\$3 ~ /^[0-9]/ && \$3 > 120 { print \"busy over 120%:\", \$0; bad = 1 } END { exit bad }" ratios
 }
+
+# need_gpus N: a test file that needs N GPUs skips on a machine with fewer
+# (one TAP "skip" line); NVLink multicast stays off (the device notes).
+need_gpus() {
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU ")
+	if [ "$ngpu" -lt "$1" ]; then
+		echo "ok 1 # skip needs $1 GPUs, this machine has $ngpu"
+		echo "1..1"
+		exit 0
+	fi
+	export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+}

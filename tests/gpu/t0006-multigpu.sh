@@ -11,14 +11,7 @@
 . "$ROOT/tests/gpu/lib.sh"
 . "$ROOT/tests/ranks.sh"
 
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU ")
-if [ "$ngpu" -lt 2 ]; then
-	echo "ok 1 # skip needs two GPUs, this machine has $ngpu"
-	echo "1..1"
-	exit 0
-fi
-# NVLink multicast off (the device notes): the workload sets these too
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+need_gpus 2
 TR="python3 -m torch.distributed.run --nproc-per-node 2"
 # the GPUs' name as nsys writes it ("NVIDIA H100 80GB HBM3 (0)")
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0)

@@ -11,13 +11,7 @@
 . "$ROOT/tests/gpu/lib.sh"
 . "$ROOT/tests/ranks.sh"
 
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU ")
-if [ "$ngpu" -lt 4 ]; then
-	echo "ok 1 # skip needs four GPUs, this machine has $ngpu"
-	echo "1..1"
-	exit 0
-fi
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+need_gpus 4
 TR="python3 -m torch.distributed.run --nproc-per-node 4"
 TPW="tests/workloads/tp_decode.py --layers 16 --tokens 16"
 SETS="model.layers=16 model.params=2147483648 model.decode_tokens=16"
@@ -40,16 +34,7 @@ test_expect_success 'the link probe: all-reduces on 2 and 4 GPUs, latency and bu
 
 test_expect_success 'ranks.tsv and overlap.tsv: four ranks as awk recomputes them from the exports' '
 	r=$S2/tp4 &&
-	ranks "$r/${NS}nvtx_gpu_proj_trace.csv" "$r/${NS}cuda_gpu_trace.csv" \
-		"$r/${NS}nvtx_pushpop_trace.csv" "$r/${NS}nvtx_kern_sum.csv" >expect &&
-	test $(wc -l <expect) = 12 &&
-	table "$r/ranks.tsv" $RCOLS | rnd "%.1f" 11 | sort >got &&
-	test_cmp expect got &&
-	table "$r/ranks.tsv" device | sort -u >devs &&
-	printf "$GPU (%s)\n" 0 1 2 3 >want && test_cmp want devs &&
-	overlap "$r/${NS}cuda_gpu_trace.csv" >expect &&
-	table "$r/overlap.tsv" $OCOLS | rnd "%.1f" 9 10 | sort >got &&
-	test_cmp expect got
+	check_ranks "$r" "$r/$NS" "$GPU" 4
 '
 
 test_expect_success 'a bar a rank, adding up to the untraced step (within 2 %), the floor from the probe and the datasheet' '

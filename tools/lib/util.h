@@ -152,6 +152,15 @@ void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" 
 
 /* stat.c */
 double lp_median(double *v, size_t n);	/* sorts v; NAN when n == 0 */
+/* dl.c: the entry points s[0..n) of the library h (named lib) into the
+ * struct api, each at its offset; a missing one dies naming it and need
+ * (the oldest version that has them). */
+struct lp_dlsym {
+	const char *name;
+	size_t off;
+};
+void lp_dl_bind(void *h, const char *lib, const struct lp_dlsym *s, size_t n,
+    void *api, const char *need);
 /* A probe's leavings (said.c): its table is an empty regular file; what
  * it said on stderr (lpath, NULL: none kept), one line, malloc'd. */
 int lp_file_empty(const char *path);

@@ -23,70 +23,52 @@ need_tables(void)
 		    "TARGET_INFO_GPU_METRICS" : "GPU_METRICS");
 }
 
-/* How many metrics sources (GPUs) the export has. */
-int
-n_sources(void)
-{
-	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT COUNT(DISTINCT "
-	    "typeId) FROM TARGET_INFO_GPU_METRICS");
-	int n = 0;
-
-	if (lp_sql_step(db, path, st))
-		n = sqlite3_column_int(st, 0);
-	while (lp_sql_step(db, path, st))
-		;
-	sqlite3_finalize(st);
-	return n;
-}
-
-/* The one metrics source (GPU) to read: -T, or the only one there is. */
-int64_t
-source_of(const char *want, struct lp_sb *several)
+/* The export's metrics sources (typeIds, one a GPU) in *out, ascending;
+ * refused where one is not an integer or there is none. */
+size_t
+type_ids(int64_t **out)
 {
 	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT DISTINCT typeId FROM "
 	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
-	struct lp_sb b = { 0 };
-	int64_t t = 0, got = 0;
-	char buf[32];
-	int n = 0, found = 0;
+	int64_t *t = NULL;
+	size_t n = 0;
 
 	while (lp_sql_step(db, path, st)) {
 		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
 			lp_die_at(LP_EXIT_DATA, path, 0, 0, "TARGET_INFO_GPU_METRICS"
 			    ".typeId \"%s\" is not an integer",
 			    sqlite3_column_text(st, 0));
-		t = sqlite3_column_int64(st, 0);
-		snprintf(buf, sizeof buf, "%" PRId64, t);
-		lp_sb_printf(&b, "%s%s", n++ ? ", " : "", buf);
-		if (want && !strcmp(want, buf)) {
-			found = 1;
-			got = t;
-		}
-		if (!want && n == 1)
-			got = t;
+		t = lp_xreallocarray(t, n + 1, sizeof *t);
+		t[n++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
 	if (!n)
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "TARGET_INFO_GPU_METRICS "
 		    "names no metric: no GPU was sampled");
-	if (want && !found)
-		lp_die(LP_EXIT_DATA, "-T %s: not a typeId of %s's "
-		    "TARGET_INFO_GPU_METRICS (it has %s)", want, path,
-		    lp_sb_str(&b));
-	if (!want && n > 1 && several) {	/* -n: said, not refused */
-		lp_sb_printf(several, "samples of %d GPUs (typeId %s in "
-		    "TARGET_INFO_GPU_METRICS) and nothing in the export says "
-		    "which GPU each is: lp-gpumetrics -T TYPEID reads one", n,
-		    lp_sb_str(&b));
-		lp_sb_free(&b);
-		return -1;
+	*out = t;
+	return n;
+}
+
+/* The one metrics source (GPU) to read of t[0..n): -T, else the only one
+ * (several without -T are emit_gpus'). */
+int64_t
+source_of(const int64_t *t, size_t n, const char *want)
+{
+	struct lp_sb b = { 0 };
+	char buf[32];
+	size_t i;
+
+	if (!want)
+		return t[0];
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sizeof buf, "%" PRId64, t[i]);
+		if (!strcmp(want, buf))
+			return t[i];
+		lp_sb_printf(&b, "%s%s", i ? ", " : "", buf);
 	}
-	if (!want && n > 1)
-		lp_die(LP_EXIT_DATA, "%s: samples of %d GPUs (typeId %s in "
-		    "TARGET_INFO_GPU_METRICS): choose one with -T", path, n,
-		    lp_sb_str(&b));
-	lp_sb_free(&b);
-	return got;
+	lp_die(LP_EXIT_DATA, "-T %s: not a typeId of %s's "
+	    "TARGET_INFO_GPU_METRICS (it has %s)", want, path, lp_sb_str(&b));
+	return 0;
 }
 
 void

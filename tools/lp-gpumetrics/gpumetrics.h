@@ -64,23 +64,27 @@ extern size_t nstg;
 /* export.c; gpu: the instances a sample counts for, those of processes
  * on that GPU (-1: all) */
 void need_tables(void);
-int n_sources(void);
-int64_t source_of(const char *want, struct lp_sb *several);
+size_t type_ids(int64_t **out);
+int64_t source_of(const int64_t *t, size_t n, const char *want);
 void metric_ids(int64_t src, int64_t *id);
 long read_samples(int64_t src, const int64_t *id, int64_t gpu);
 void check_dram_sum(int64_t src, const int64_t *id);
 
-/* gpus.c: the metrics sources of a multi-GPU export, each with its GPU
- * (TARGET_INFO_GPU's id, "NAME (id)", its PCI bus), or why not (why);
- * and each instance's GPU from its process's kernels (several: the pids
- * whose kernels ran on more than one, their instances left out). */
+/* gpus.c: the metrics sources t[0..n) of a multi-GPU export, each with
+ * its GPU (TARGET_INFO_GPU's id, "NAME (id)", its PCI bus), or why not
+ * (why); and the GPU of each instance of the stages g[0..ng) from its
+ * process's kernels (several: the pids whose kernels ran on more than
+ * one, their instances left out).  It reads the export, writes only
+ * what it is given. */
 struct gsrc {
 	int64_t type, gpu;
 	char *label, *bus;
 };
-size_t gpu_sources(struct gsrc **out, struct lp_sb *why);
+size_t gpu_sources(const int64_t *t, size_t n, struct gsrc **out,
+    struct lp_sb *why);
 void gpu_sources_free(struct gsrc *g, size_t n);
-void place_insts(struct lp_sb *why, struct lp_sb *several);
+void place_insts(struct stage *g, size_t ng, struct lp_sb *why,
+    struct lp_sb *several);
 
 /* insts.c */
 void read_insts(const char *ppath, const char *tpath);

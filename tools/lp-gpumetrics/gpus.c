@@ -50,49 +50,34 @@ gpu_row(int64_t id, char **label, char **bus)
 }
 
 size_t
-gpu_sources(struct gsrc **out, struct lp_sb *why)
+gpu_sources(const int64_t *t, size_t n, struct gsrc **out, struct lp_sb *why)
 {
-	sqlite3_stmt *st;
-	struct gsrc *g = NULL;
-	size_t n = 0, i;
-	int64_t high = 0;
+	struct gsrc *g = lp_xcalloc(n, sizeof *g);
+	int64_t high = t[0] & ~(int64_t)0xff;
+	size_t i;
 
-	*out = NULL;
+	*out = g;
+	for (i = 0; i < n; i++) {
+		g[i].type = t[i];
+		g[i].gpu = t[i] & 0xff;
+	}
 	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU")) {
 		lp_sb_printf(why, "%s has no TARGET_INFO_GPU to tie its samples "
 		    "to GPUs", path);
-		return 0;
+		return n;
 	}
-	st = lp_sql_query(db, path, "SELECT DISTINCT typeId FROM "
-	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
-	while (lp_sql_step(db, path, st)) {
-		int64_t t = sqlite3_column_int64(st, 0);
-
-		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
-			lp_die_at(LP_EXIT_DATA, path, 0, 0, "TARGET_INFO_GPU_METRICS"
-			    ".typeId \"%s\" is not an integer",
-			    sqlite3_column_text(st, 0));
-		g = lp_xreallocarray(g, n + 1, sizeof *g);
-		g[n].type = t;
-		g[n].gpu = t & 0xff;
-		g[n].label = g[n].bus = NULL;
-		if (!n)
-			high = t & ~(int64_t)0xff;
-		n++;
-		if ((t & ~(int64_t)0xff) != high && !why->len)
+	for (i = 1; i < n && !why->len; i++)
+		if ((t[i] & ~(int64_t)0xff) != high)
 			lp_sb_printf(why, "its typeIds %" PRId64 " and %" PRId64
 			    " differ beyond their low byte (the GPU's id in "
 			    "TARGET_INFO_GPU, as nsys 2025.3.1 writes them)",
-			    g[0].type, t);
-	}
-	sqlite3_finalize(st);
+			    t[0], t[i]);
 	for (i = 0; i < n && !why->len; i++)
 		if (!gpu_row(g[i].gpu, &g[i].label, &g[i].bus))
 			lp_sb_printf(why, "typeId %" PRId64 " has no GPU %" PRId64
 			    " in TARGET_INFO_GPU (its low byte, the GPU's id "
 			    "as nsys 2025.3.1 writes them)", g[i].type,
 			    g[i].gpu);
-	*out = g;
 	return n;
 }
 
@@ -132,7 +117,8 @@ gpu_of(int64_t pid, int64_t dev, int have_map)
 }
 
 void
-place_insts(struct lp_sb *why, struct lp_sb *several)
+place_insts(struct stage *stages, size_t nstages, struct lp_sb *why,
+    struct lp_sb *several)
 {
 	struct lp_map *gpu = lp_map_new();	/* pid -> GPU id + 1, -1: many */
 	sqlite3_stmt *st;
@@ -165,11 +151,11 @@ place_insts(struct lp_sb *why, struct lp_sb *several)
 		}
 	}
 	sqlite3_finalize(st);
-	for (i = 0; i < nstg; i++)
-		for (k = 0; k < stg[i].n; k++) {
-			long g = lp_map_get(gpu, stg[i].in[k].pid, 0);
+	for (i = 0; i < nstages; i++)
+		for (k = 0; k < stages[i].n; k++) {
+			long g = lp_map_get(gpu, stages[i].in[k].pid, 0);
 
-			stg[i].in[k].gpu = g > 0 ? g - 1 : -1;
+			stages[i].in[k].gpu = g > 0 ? g - 1 : -1;
 		}
 	lp_map_free(gpu);
 }
