@@ -175,15 +175,21 @@ ranks_verdict(const struct lp_rank *r, size_t n, long pct, struct lp_sb *why,
 		double kern = 100 * part(&r[slow], K_KERN) / r[slow].step;
 		double idle = 100 * part(&r[slow], K_IDLE) / r[slow].step;
 		double others = 0;
+		size_t f = slow;	/* the fastest rank: no gap */
 
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			if (i != slow)
 				others += 100 * part(&r[i], K_KERN) / r[i].step /
 				    (double)(n - 1);
-		/* its cause, from its own parts: more kernel time than the
-		 * others (more work), else a GPU idle waiting for its host */
+			if (r[i].gap == 0)
+				f = i;
+		}
+		/* its cause, by lp-findings' rule: more work on its GPU than
+		 * the fastest rank's, else its host */
 		lp_sb_printf(why, "ranks wait for process %s's %s", r[slow].pid,
-		    kern - others >= 5 ? "kernels" : "host");
+		    lp_straggler_more_work(r[slow].compute, r[f].compute,
+		    r[slow].gap, r[slow].launches, r[f].launches) ? "kernels" :
+		    "host");
 		lp_sb_printf(detail, "The straggler, process %s on %s: its own "
 		    "step is %.1f%% kernels "
 		    "other than communication (%.1f%% on the others), %.1f%% "

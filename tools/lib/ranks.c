@@ -16,7 +16,7 @@ lp_ranks_load(const char *path, const char *stage, struct lp_rank **out)
 {
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, path, "lp-ranks");
-	int cs, cp, cd, cm, ck, cc, cg;
+	int cs, cp, cd, cm, ck, cc, cg, ca, cl;
 	struct lp_rank *r = NULL;
 	size_t n = 0;
 	double m, k, c;
@@ -29,6 +29,8 @@ lp_ranks_load(const char *path, const char *stage, struct lp_rank **out)
 	ck = lp_csv_need(&t.hdr, "kernel_ns", "lp-ranks output");
 	cc = lp_csv_need(&t.hdr, "comm_ns", "lp-ranks output");
 	cg = lp_csv_need(&t.hdr, "straggler", "lp-ranks output");
+	ca = lp_csv_need(&t.hdr, "gap_ns", "lp-ranks output");
+	cl = lp_csv_need(&t.hdr, "launches", "lp-ranks output");
 	while (lp_tab_next(&t)) {
 		if (strcmp(lp_tsv_get(&t, cs), stage) || !lp_tab_num(&t, cm, &m) ||
 		    !lp_tab_num(&t, ck, &k) || !lp_tab_num(&t, cc, &c) || m <= 0)
@@ -41,12 +43,24 @@ lp_ranks_load(const char *path, const char *stage, struct lp_rank **out)
 		r[n].compute = k - c;
 		r[n].idle = m > k ? m - k : 0;
 		r[n].straggler = !strcmp(lp_tsv_get(&t, cg), "yes");
+		if (!lp_tab_num(&t, ca, &r[n].gap))
+			r[n].gap = 0;
+		if (!lp_tab_num(&t, cl, &r[n].launches))
+			r[n].launches = 0;
 		n++;
 	}
 	lp_tsv_close(&t);
 	fclose(fp);
 	*out = r;
 	return n;
+}
+
+int
+lp_straggler_more_work(double compute, double fast_compute, double gap,
+    double launches, double fast_launches)
+{
+	return compute - fast_compute >= gap / 4 ||
+	    launches >= 1.2 * fast_launches;
 }
 
 void

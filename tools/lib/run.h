@@ -280,8 +280,14 @@ double lp_rnsys_steady(struct lp_rnsys *y, double *first);
 struct lp_rank {
 	char *pid, *device;
 	double step, comm, compute, idle;
+	double gap, launches;	/* lp-ranks' gap_ns and launches an instance */
 	int straggler;		/* lp-ranks named it the straggler */
 };
+/* A straggler's cause, its own GPU's work (1) or its host (0): its compute
+ * exceeds the fastest rank's by a quarter of its gap, or it launches 1.2
+ * times as many kernels (lp-bound's verdict and lp-findings' rule). */
+int lp_straggler_more_work(double compute, double fast_compute, double gap,
+    double launches, double fast_launches);
 size_t lp_ranks_load(const char *path, const char *stage,
     struct lp_rank **out);
 void lp_ranks_free(struct lp_rank *r, size_t n);

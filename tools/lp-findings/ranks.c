@@ -23,7 +23,7 @@ straggler(const struct tab *k)
 
 	for (i = 0; i < k->n; i++) {
 		double gap = cell(k, i, "gap_ns"), n = cell(k, i, "instances");
-		double best = gap * n, dc;
+		double best = gap * n;
 		size_t f = i;
 		struct f *x;
 
@@ -40,9 +40,9 @@ straggler(const struct tab *k)
 			if (!strcmp(text(k, j, "stage"), text(k, i, "stage")) &&
 			    cell(k, j, "gap_ns") == 0)
 				f = j;
-		dc = cell(k, i, "compute_ns") - cell(k, f, "compute_ns");
-		more = dc >= gap / 4 || cell(k, i, "launches") >= 1.2 * cell(k, f,
-		    "launches");
+		more = lp_straggler_more_work(cell(k, i, "compute_ns"),
+		    cell(k, f, "compute_ns"), gap, cell(k, i, "launches"),
+		    cell(k, f, "launches"));
 		x = add("straggler", best, k->path, more ? "It does more work "
 		    "than the others (GPU compute, kernel launches): compare the "
 		    "ranks' kernels and balance the shards (an uneven split, work "
