@@ -163,21 +163,29 @@ $(LP_FAKE_CUDA): tests/fake/libcuda.c | $(B)/.deps-ok
 
 # The README's test command: unit tests and CLI golden tests under prove,
 # one file a core at once (each test works in its own folder and never
-# touches the build it tests).
+# touches the build it tests).  tests/timed records each file's wall and
+# CPU seconds; after prove's summary (its CPU total: cusr + csys) come the
+# ten slowest files, and tests/times.sh bin/check-times.log prints them all.
 LP_JOBS := $(shell nproc 2>/dev/null || echo 2)
 LP_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
-lp_prove = $(Q)LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
-	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec '' $(if $(filter 1,$(V)),-v) $(1)
+lp_prove = $(Q)rm -f $(B)/$(1)-times.log; LP_TIMES=$(CURDIR)/$(B)/$(1)-times.log \
+	  LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
+	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec tests/timed $(if $(filter 1,$(V)),-v) $(2); \
+	  rc=$$?; tests/times.sh $(B)/$(1)-times.log | sed -n '1,11p;$$p'; exit $$rc
 check: $(BINS) $(UNITS) $(LP_FAKE_CUDA)
-	$(call lp_prove,$(UNITS) $(LP_TESTS))
-# make check less its four slowest files (fault injection, make's inputs,
-# hostile tables, the make DAG).  Not a fast edit loop: measured
-# 2026-11-27 on this 2-core machine, 984 tests in 200 s wall, 318 s CPU
-# (make check: 1,333 tests, 221-263 s wall, 387-475 s CPU); a single file
-# is the quick check: LP_BIN=$PWD/bin bash tests/tNNNN-name.sh.
-LP_SLOW_TESTS := tests/t0008-make.sh tests/t0016-hostile.sh tests/t0017-faults.sh tests/t0022-make-inputs.sh
+	$(call lp_prove,check,$(UNITS) $(LP_TESTS))
+# The edit loop: the unit tests and the files that test the tools one by
+# one and a whole import, within a minute of CPU (make check has the make
+# DAG, faults, hostile inputs, every fixture and the reports' checks):
+# measured 2026-11-28 on this 2-core machine (tests/gpu/README.md).
+LP_QUICK_TESTS := $(addprefix tests/,t0001-topn.sh t0002-ncu2tsv.sh t0003-join-md.sh \
+	t0004-cmd.sh t0005-config.sh t0006-inputs-env.sh t0007-summary.sh t0009-tools.sh \
+	t0010-live-exports.sh t0011-tables.sh t0013-regions.sh t0014-compare.sh t0015-h200-runs.sh t0021-escape.sh t0024-readers.sh \
+	t0033-tool-lines.sh t0035-cost.sh t0036-profile-cost.sh t0041-run-folder.sh t0043-values.sh \
+	t0044-joins.sh t0047-gpumetrics.sh t0050-dram-bw.sh t0052-crashes.sh t0060-empty-capture.sh \
+	t0064-briefjson.sh t0065-injected.sh t0066-window.sh t0067-rankfall.sh t0068-linkprobe.sh)
 test: $(BINS) $(UNITS) $(LP_FAKE_CUDA)
-	$(call lp_prove,$(UNITS) $(filter-out $(LP_SLOW_TESTS),$(LP_TESTS)))
+	$(call lp_prove,test,$(UNITS) $(LP_QUICK_TESTS))
 
 # Time and peak memory of the parsers on growing inputs, of the readers
 # of 1 GB per-instance traces, and of the multi-GPU tables at 8 to 1,024
