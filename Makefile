@@ -166,7 +166,7 @@ $(LP_FAKE_CUDA): tests/fake/libcuda.c | $(B)/.deps-ok
 # touches the build it tests).  tests/timed records each file's wall and
 # CPU seconds; after prove's summary (its CPU total: cusr + csys) come the
 # ten slowest files, and tests/times.sh bin/check-times.log prints them all.
-LP_JOBS := $(shell nproc 2>/dev/null || echo 2)
+LP_JOBS = $(shell nproc 2>/dev/null || echo 2)
 LP_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
 lp_prove = $(Q)rm -f $(B)/$(1)-times.log; LP_TIMES=$(CURDIR)/$(B)/$(1)-times.log \
 	  LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \

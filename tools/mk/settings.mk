@@ -32,9 +32,11 @@ $(if $(call lp_unsafe_word,LP_STAGE2_DIR,/ + : @),\
 	$(error LP_STAGE2_DIR="$(value LP_STAGE2_DIR)": use a path of letters, digits and . _ - / + : @))
 endif
 
-# The runner config is read here with awk for the two keys make itself needs
-# before any tool is built; lp-confget reads everything else.
-lp_conf2 = $(shell awk -v s='$(1):' -v k='$(2):' '/^[^ \#]/{a=($$1==s);next} a&&$$1==k{print $$2;exit}' conf/runner/stage2.yaml 2>/dev/null)
+# The runner config is read here with awk, once, for the keys make itself
+# needs before any tool is built (as SECTION.KEY=VALUE words, the first of
+# a key counting); lp-confget reads everything else.
+lp__runner := $(shell awk '/^[^ \#]/{s=$$1;next} NF>1&&$$1~/:$$/{print substr(s,1,length(s)-1) "." substr($$1,1,length($$1)-1) "=" $$2}' conf/runner/stage2.yaml 2>/dev/null)
+lp_conf2 = $(patsubst $(1).$(2)=%,%,$(firstword $(filter $(1).$(2)=%,$(lp__runner))))
 # What the file says is checked here with make's functions alone: it goes
 # into recipes and shells as it is (a backtick in it ran there).
 LP_STAGE2_DIR := $(or $(call lp_conf2,artifacts,stage2_dir),tmp/stage2)
@@ -93,7 +95,7 @@ ifeq ($(origin MAKE_RESTARTS)$(filter $(LP_LOCK_FILE),$(value LP_LOCK_HELD)),und
 LP_LOCKED := 1
 export LP_LOCK_HELD := $(LP_LOCK_FILE)
 LP_LOCK := $(shell command -v flock >/dev/null || { echo "no flock"; exit 0; }; \
-	mkdir -p $(LP_STAGE2_DIR)/.lock && exec 9>>$(LP_STAGE2_DIR)/.lock/$(RUN) || exit 0; \
+	$(if $(wildcard $(LP_STAGE2_DIR)/.lock/.),,mkdir -p $(LP_STAGE2_DIR)/.lock &&) exec 9>>$(LP_STAGE2_DIR)/.lock/$(RUN) || exit 0; \
 	flock -n 9 || flock -w 1 9 || { echo "lp: run $(RUN) is being made by another make; waiting for it to finish" >&2; flock 9; } && \
 	{ tail --pid=$$PPID -s 0.1 -f /dev/null </dev/null >/dev/null 2>&1 & } && echo locked)
 ifneq ($(LP_LOCK),locked)
@@ -106,19 +108,17 @@ endif
 # recipe write through it to whatever it names, and so would a hard link
 # (a second name of a file outside: "> $@.tmp" opens the file it names,
 # as do the logs and step times written in place).  One is refused, named.
-lp__links := $(shell find $(R) -type l -printf 'l:%p\n' -o -type f -links +1 -printf 'h:%p\n' 2>/dev/null | head -6)
+# In the same pass, a .tmp that a make left behind, killed or stopped (on
+# a full disk, $(file >) stops make with the record's .tmp written empty,
+# before the rename), is removed by the next make that takes the lock:
+# while it holds it, no other writes one.  (Not a restarted make, nor one
+# that its parent's lock covers: that parent may be writing one.)
+lp__links := $(wordlist 1,6,$(shell find $(R) -type l -printf 'l:%p\n' -o -type f -links +1 -printf 'h:%p\n' \
+	$(if $(and $(LP_LOCKED),$(if $(LP_DRY),,1)),-o -type f \( -name '*.tmp' -o -name '*.tmp2' \) -delete) 2>/dev/null))
 LP_LINKS := $(patsubst l:%,%,$(filter l:%,$(lp__links)))
 $(if $(LP_LINKS),$(error run folder $(R) holds symbolic links ($(strip $(LP_LINKS))): lp writes only files it creates there; remove them (find $(R) -type l -delete), or use another RUN))
 LP_HARDLINKS := $(patsubst h:%,%,$(filter h:%,$(lp__links)))
 $(if $(LP_HARDLINKS),$(error run folder $(R) holds files with another name too, hard links ($(strip $(LP_HARDLINKS))): lp writes only files it creates there; remove them (find $(R) -type f -links +1 -delete), or copy the run without links (cp -a, not cp -al)))
-# A .tmp that a make left behind, killed or stopped (on a full disk,
-# $(file >) stops make with the record's .tmp written empty, before the
-# rename), is removed by the next make that takes the lock: while it
-# holds it, no other writes one.  (Not a restarted make, nor one that
-# its parent's lock covers: that parent may be writing one.)
-ifneq ($(and $(LP_LOCKED),$(if $(LP_DRY),,1)),)
-lp__swept := $(shell find $(R) -type f \( -name '*.tmp' -o -name '*.tmp2' \) -links 1 -delete 2>/dev/null)
-endif
 
 # Settings given on the command line are recorded in $(R)/vars/NAME, so a
 # later "make RUN=..." without them re-uses them; NAME= clears one.  A value
