@@ -73,7 +73,7 @@ LIBSRC := $(filter-out tools/lib/fuzztrack.c,$(wildcard tools/lib/*.c))
 LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(LIBSRC))
 UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all deps check test check-gpu bench bench-ranks bench-traces bench-aten demo install uninstall clean help
+.PHONY: all deps check test check-gpu bench bench-ranks bench-traces bench-aten demo install uninstall clean help settings man
 # Objects and test binaries are kept between builds, not deleted as
 # intermediates of the pattern rules.
 .SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS)) \
@@ -256,20 +256,26 @@ check-gpu: $(BINS) bin/tinyllm
 LP_DEMO_FILES := $(wildcard tests/fixtures/h200-torch-v2/torch_*.csv)
 LP_DEMO_EAGER := $(wildcard tests/fixtures/h100-graphs/e1_*.csv)
 LP_DEMO_GRAPHED := $(wildcard tests/fixtures/h100-graphs/g2_*.csv)
-# The goals and the settings a user types; the settings' list is the one
-# tools/mk/cmdline.mk checks the command line against (LP_SETTINGS).
+# The goals and the settings a user types; the settings and what each does
+# are tools/mk/cmdline.mk's (LP_SETTINGS, the list the command line is
+# checked against, and lp_doc.NAME); make settings prints them as TSV.
 help:
 	@printf '%s\n' 'lp: deep LLM profiling on NVIDIA GPUs (man lp, tools/lp.7)' '' \
 	  'Goals:' \
 	  '  make demo                          the pipeline on the bundled real captures' \
-	  '  make check | test | check-gpu      the tests (all; all but the slowest; on a GPU)' \
+	  '  make check | test | check-gpu      the tests (all; the quick set; on a GPU)' \
 	  '  make RUN=x WORK=cmd MODEL=m stakeholder_summary.md   profile a workload live' \
 	  '  make RUN=x IMPORT="files" MODEL=m stakeholder_summary.md   import nsys/ncu exports' \
 	  '  make RUN=x details.md | kernels.md | brief.json | regions.md | any table .tsv' \
 	  '  make RUN=x BASE=y compare.md | check-regression   two runs compared; the CI gate' \
-	  '  make deps | install PREFIX=... | uninstall | clean | bench' '' \
-	  'Settings (lp(7) says each; SET=key=value overrides conf/):'
-	@printf '  %s\n' $(LP_SETTINGS)
+	  '  make deps | install PREFIX=... | uninstall | clean | bench | settings' '' \
+	  'Settings (lp(7) has them and the SET= keys):'
+	@printf '  %-14s %s\n' $(foreach v,$(LP_SETTINGS),$(v) '$(subst ','\'',$(lp_doc.$(v)))')
+# lp(7)'s tables of settings and SET= keys, made again from what defines them
+man: $(B)/lp-confget
+	$(Q)LP_BIN=$(CURDIR)/$(B) tests/gen-lp7.sh > tools/lp.7.tmp && mv tools/lp.7.tmp tools/lp.7
+settings:
+	$(foreach v,$(LP_SETTINGS),$(info $(v)	$(lp_doc.$(v))))@:
 
 demo:
 	@out=$$($(MAKE) --no-print-directory $(BINS)) || { printf '%s\n' "$$out"; exit 1; }; \

@@ -100,4 +100,14 @@ test_expect_success 'every tool answers --help and --version, exit 0, nothing el
 	done
 '
 
+test_expect_success 'lp(7)'"'"'s tables of the settings and SET= keys are what defines them' '
+	"$ROOT/tests/gen-lp7.sh" >lp.7 2>err &&
+	test_must_be_empty err &&
+	test_cmp "$ROOT/tools/lp.7" lp.7 &&
+	# a setting, a key of the runner and one of a preset, as lp(7) shows them
+	test_grep "^\\\\%\\\\&SET	\\\\&key=value" lp.7 &&
+	test_grep "^\\\\%\\\\&run.cover_pct	\\\\&95$" lp.7 &&
+	test_grep "^\\\\%\\\\&ncu_cli.launches_per_kernel	" lp.7
+'
+
 test_done

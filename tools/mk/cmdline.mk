@@ -24,6 +24,40 @@
 override LP_SETTINGS := RUN WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS \
 	LP_STAGE2_DIR REGRESSION CLAIM REALIZED V SAN VALGRIND WERROR FAULT_KILLS B LP_AUTO_DEPS PREFIX DESTDIR \
 	CC CFLAGS LDFLAGS FUZZ_CC FUZZ_TIME NVCC NVCC_ARCH
+# What each setting does: make help and lp(7)'s table of settings (made by
+# tests/gen-lp7.sh from make settings) print these, and nothing else.
+override lp_doc.RUN := the run: its folder is LP_STAGE2_DIR/RUN
+override lp_doc.WORK := the command to profile live (nsys, then ncu on its top kernels)
+override lp_doc.IMPORT := nsys and ncu exports (files or folders) to import instead of profiling
+override lp_doc.MODEL := conf/model/MODEL.yaml: shapes of the model (MFU, MBU, floors)
+override lp_doc.MODE := deep (ncu preset default) or light (fewer metrics)
+override lp_doc.TOPN := kernels and launch configurations ncu profiles at most (run.top_n_kernels, run.top_n_shapes)
+override lp_doc.COVER := ncu profiles until they carry this percent of the kernel time of the stage (run.cover_pct)
+override lp_doc.NCU_PRESET := the ncu preset: default, light, high or fast
+override lp_doc.STAGE := the stage nsys is gated on and ncu profiles (run.stage)
+override lp_doc.SET := key=value ... : keys of the presets, overridden for this run (the next table)
+override lp_doc.BASE := the run that compare.md and check-regression compare against
+override lp_doc.OPS := aten: GPU time per PyTorch op, from the ATen op ranges
+override lp_doc.LP_STAGE2_DIR := where the run folders are (tmp/stage2)
+override lp_doc.REGRESSION := check-regression: percent slower that fails (5)
+override lp_doc.CLAIM := check-regression: the lp-findings rule the run claims to fix
+override lp_doc.REALIZED := check-regression: percent of the claimed saving it must realize (50)
+override lp_doc.V := 1: the commands; unset or 0: one line a step
+override lp_doc.SAN := 1: build and test with ASan and UBSan, in bin/san
+override lp_doc.VALGRIND := 1: the tests run every tool under valgrind
+override lp_doc.WERROR := -Werror: warnings fail the build (CI)
+override lp_doc.FAULT_KILLS := the fault tests: runs killed per kind (10)
+override lp_doc.B := the build folder (bin)
+override lp_doc.LP_AUTO_DEPS := 0: a missing library is named, never installed with apt-get
+override lp_doc.PREFIX := make install: where (/usr/local)
+override lp_doc.DESTDIR := make install: a staging root
+override lp_doc.CC := the C compiler
+override lp_doc.CFLAGS := its flags
+override lp_doc.LDFLAGS := the flags of the linker
+override lp_doc.FUZZ_CC := the compiler of the fuzzers (clang)
+override lp_doc.FUZZ_TIME := make fuzz: seconds per harness (600)
+override lp_doc.NVCC := the CUDA compiler of the test workload bin/tinyllm
+override lp_doc.NVCC_ARCH := its -arch (native)
 # make's own variables, typed, are refused at once: lp sets some (SHELL)
 # and make the others, which dropping would leave undefined (CURDIR).
 override LP_MAKE_VARS := SHELL .SHELLFLAGS MAKESHELL MAKEFLAGS MFLAGS GNUMAKEFLAGS MAKEOVERRIDES \
