@@ -63,13 +63,13 @@ clean-run:
 $(R)/config.yaml: $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.all \
 		$(LP_BIN)/lp-confmerge | $(R)
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(LP_PRESETS_ALL) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.all $(LP_PRESETS_ALL) $(LP_OUT)
 $(R)/nsys/config.yaml: $(LP_PRESETS_NSYS) $(R)/vars/presets.nsys $(R)/vars/overrides.nsys \
 		$(LP_BIN)/lp-confmerge | $(R)/nsys
-	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(LP_PRESETS_NSYS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.nsys $(LP_PRESETS_NSYS) $(LP_OUT)
 $(R)/ncu/config.yaml: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.ncu \
 		$(LP_BIN)/lp-confmerge | $(R)/ncu
-	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(LP_PRESETS_NCU) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.ncu $(LP_PRESETS_NCU) $(LP_OUT)
 
 # What is profiled: WORK (or IMPORT) as recorded, and the model's identity.
 LP_INPUT_VARS := $(wildcard $(R)/vars/WORK $(R)/vars/IMPORT)
@@ -84,7 +84,7 @@ $(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(R)/vars/presets.model $(R)
 # Provenance, probed once per run (nvidia-smi, nsys, ncu on PATH).
 $(R)/env.json: $(R)/inputs.yaml $(LP_BIN)/lp-env
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-env -r '$(LP_REV)' $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-env -r '$(LP_REV)' $< $(LP_OUT)
 
 ifneq ($(LP_LIVE),)
 # The DRAM bandwidth a device-to-device copy reaches on this machine's GPUs
@@ -145,7 +145,7 @@ $(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/nsys/report.nsys
 $(R)/untraced/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd | $(R)/untraced
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-nsyscmd -u -s -o $(R)/untraced/stats.tmp/report -- $(R)/untraced/report.nsys-rep \
-	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  < $(R)/nsys/config.yaml $(LP_OUT)
 
 # Its one report, the stages' instances: written into a scratch folder
 # (nsys stats exports the report to untraced/report.sqlite first), moved
@@ -180,7 +180,7 @@ ifneq ($(LP_HAVE_STATS),)
 $(R)/nsys/export.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-nsyscmd -e -o $(R)/nsys/report.tmp.sqlite -- $(R)/nsys/report.nsys-rep \
-	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  < $(R)/nsys/config.yaml $(LP_OUT)
 $(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd \
 		$(if $(LP_LIVE),| $(R)/untraced/report_nvtx_pushpop_trace.csv)
 	$(LP_SAY)
@@ -196,7 +196,7 @@ $(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd \
 $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-nsyscmd -s -o $(R)/nsys/stats.tmp/report -- $(R)/nsys/report.sqlite \
-	  < $(R)/nsys/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  < $(R)/nsys/config.yaml $(LP_OUT)
 
 # nsys stats writes one CSV a report into a scratch folder; the reports lp
 # needs must all be there before any is moved into place.  A capture
@@ -263,7 +263,7 @@ $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operat
 	$(Q)$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
 	  $(if $(LP_SHAPES_SEL),-s $(R)/shapes.tsv -S "$$($(LP_BIN)/lp-confget run.top_n_shapes $(R)/ncu/config.yaml)" \
 	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") $(if $(LP_INJ),-i $(LP_INJ)) \
-	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) $(LP_OUT)
 
 ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
@@ -304,7 +304,7 @@ endif
 ifneq ($(or $(LP_LIVE),$(LP_IMP_NCUREP)),)
 $(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-ncucmd -x -- $(R)/ncu/report.ncu-rep < $(R)/ncu/config.yaml > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-ncucmd -x -- $(R)/ncu/report.ncu-rep < $(R)/ncu/config.yaml $(LP_OUT)
 
 # The report as CSV (--page raw): ncu prints it on stdout.
 $(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
@@ -328,7 +328,7 @@ LP_NCU_DEPS := $(if $(word 2,$(LP_IMP_NCUCSV)),$(LP_IMP_STAMP),$(R)/ncu/report.c
 LP_NCU_RANGE := $(if $(LP_LIVE),,$(LP_PER_RANGE))
 $(R)/ncu/metrics.tsv: $(LP_NCU_DEPS) $(R)/nsys/config.yaml $(LP_BIN)/lp-ncu2tsv $(LP_BIN)/lp-nsyscmd | $(R)/ncu
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-ncu2tsv $(if $(LP_NCU_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-ncu2tsv $(if $(LP_NCU_RANGE),-r $(LP_RANGE)) $(LP_NCU_CSVS) $(LP_OUT)
 
 # The stage's kernels: time and calls from nsys, metrics from ncu.
 LP_NCU_LABEL = $(if $(LP_IMP_NCUCSV),"ncu CSV export$(if $(word 2,$(LP_IMP_NCUCSV)),s) $(LP_IMP_NCUCSV)$(if $(word 2,$(LP_IMP_NCUCSV)),, (imported as $(R)/ncu/report.csv))$(if $(LP_NCU_RANGE),$(comma) the launches inside the stage's range)",\
@@ -339,17 +339,17 @@ $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics
 	$(Q)$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) $(LP_PGPU) \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
 	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
-	  $(LP_KSRC) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_KSRC) $(LP_OUT)
 
 # kernels.md: kernels.tsv's rows with each kernel's roofline class
 # (kernels_md.tsv), rendered by lp-summary like every report.
 $(R)/kernels_md.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(R)/vars/rows.kernels_md $(LP_BIN)/lp-kernmd
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-kernmd -n $(LP_KMD_ROWS) -r $(R)/roofline.tsv $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-kernmd -n $(LP_KMD_ROWS) -r $(R)/roofline.tsv $< $(LP_OUT)
 
 $(R)/kernels.md: $(R)/kernels_md.tsv $(LP_BIN)/lp-summary
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-summary -t "Top GPU kernels" $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-summary -t "Top GPU kernels" $< $(LP_OUT)
 
 # ---- the summary's tables: one filter each, exactly its inputs ----
 
@@ -370,12 +370,12 @@ $(R)/procs.tsv: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.devi
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
 	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
-	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_OUT)
 # The processes nsys injected, which one it launched and which made CUDA
 # calls (nsys's own diagnostics in the export).
 $(R)/injected.tsv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-injected
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-injected $(R)/nsys/report.sqlite > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-injected $(R)/nsys/report.sqlite $(LP_OUT)
 LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
 # ... and its GPU, for the kernel tables to say whose kernels they show
 # (empty where procs.tsv names none: lp-kernjoin leaves it out)
@@ -390,7 +390,7 @@ $(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_g
 		$(R)/nsys/config.yaml $(R)/procs.tsv $(R)/hostside.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -H $(R)/hostside.tsv -p $(LP_NS)nvtx_gpu_proj_trace.csv \
-	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.csv $(LP_OUT)
 
 
 # The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
@@ -404,7 +404,7 @@ $(R)/gpu.tsv: $(LP_PRESETS_ALL) $(R)/vars/presets.all $(R)/vars/overrides.gpu $(
 		$(if $(LP_LIVE),,$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE)) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-gpu -c $(R)/config.yaml $(if $(LP_GPU_NCU),-n $(LP_GPU_NCU)) -t conf/gpus.yaml \
-	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(if $(LP_LIVE),,$(call lp_opt,-d,cuda_gpu_trace)) $(R)/env.json $(LP_OUT)
 
 # A table that reads only a few keys of config.yaml is made after it
 # (order-only) but depends on what those keys come from: the presets,
@@ -418,21 +418,21 @@ $(R)/environment.tsv: $(R)/inputs.yaml $(R)/env.json $(R)/gpu.tsv $(LP_BIN)/lp-e
 		$(call lp_confkeys,environment) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-envtab -c $(R)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
-	  $(R)/env.json > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(R)/env.json $(LP_OUT)
 
 # The run at a glance, from the nsys summaries and kernels.tsv.
 $(R)/aggregates.tsv: $(R)/kernels.tsv $(call lp_rep,cuda_gpu_kern_sum) $(LP_STATS_DONE) \
 		$(call lp_rep,cuda_api_sum) $(call lp_rep,cuda_gpu_mem_time_sum) $(LP_BIN)/lp-aggr
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-aggr $(call lp_opt,-g,cuda_gpu_kern_sum) $(call lp_opt,-a,cuda_api_sum) \
-	  $(call lp_opt,-m,cuda_gpu_mem_time_sum) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(call lp_opt,-m,cuda_gpu_mem_time_sum) $(R)/kernels.tsv $(LP_OUT)
 
 # Wall-time statistics and kernel time of every configured stage.
 $(R)/stages.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_sum) $(call lp_rep,nvtx_kern_sum) \
 		$(LP_STATS_DONE) $(LP_BIN)/lp-stages
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-stages -c $(R)/nsys/config.yaml $(if $(LP_LIVE),-L) \
-	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,,nvtx_sum) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(call lp_opt,-k,nvtx_kern_sum) $(call lp_opt,,nvtx_sum) $(LP_OUT)
 
 # Per instance: warm-up, steady state, tokens/s: the workload's own
 # times.  A live run's steps.tsv is the untraced timing run's (lp-steps -u:
@@ -446,25 +446,25 @@ $(R)/nsys/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_p
 		$(LP_STATS_DONE) $(LP_BIN)/lp-steps
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
-	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(call lp_opt,,nvtx_pushpop_trace) $(LP_OUT)
 $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(R)/untraced/report_nvtx_pushpop_trace.csv \
 		$(LP_BIN)/lp-steps
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-steps -u -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
-	  $(R)/untraced/report_nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(R)/untraced/report_nvtx_pushpop_trace.csv $(LP_OUT)
 $(R)/untraced.tsv: $(R)/nsys/steps.tsv $(R)/steps.tsv $(LP_BIN)/lp-untraced
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-untraced $(R)/nsys/steps.tsv $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-untraced $(R)/nsys/steps.tsv $(R)/steps.tsv $(LP_OUT)
 else
 $(R)/steps.tsv: $(R)/nsys/config.yaml $(R)/inputs.yaml $(call lp_rep,nvtx_pushpop_trace) \
 		$(LP_STATS_DONE) $(LP_BIN)/lp-steps
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-steps -c $(R)/nsys/config.yaml -i $(R)/inputs.yaml \
-	  $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(call lp_opt,,nvtx_pushpop_trace) $(LP_OUT)
 $(R)/untraced.tsv: $(R)/steps.tsv $(LP_BIN)/lp-untraced
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-untraced -n "the run is imported: lp did not run the workload untraced" \
-	  $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(R)/steps.tsv $(LP_OUT)
 $(R)/untraced/profile.cmd $(R)/untraced/report.nsys-rep $(R)/untraced/report_nvtx_pushpop_trace.csv \
 $(R)/nsys/steps.tsv:
 	@echo "lp: run $(RUN) imports exports: lp did not run the workload, so it has no untraced timing run (untraced.tsv says so)" >&2; exit 1
@@ -488,11 +488,11 @@ $(R)/hostside.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) $(cal
 $(R)/mfu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mfu
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-mfu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
-	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  -t $(R)/steps.tsv $(LP_OUT)
 $(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mbu
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
-	  -t $(R)/steps.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  -t $(R)/steps.tsv $(LP_OUT)
 
 # What the GPU did in each stage, as nsys's GPU Metrics sampling measured
 # it (tensor active, SMs active, DRAM bandwidth): the samples of the sqlite
@@ -512,7 +512,7 @@ $(R)/gpumetrics.tsv: $(LP_GM_DEP) $(R)/nsys/config.yaml $(R)/gpu.tsv $(call lp_r
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-gpumetrics -n -c $(R)/nsys/config.yaml -g $(R)/gpu.tsv \
 	  $(call lp_opt,-p,nvtx_gpu_proj_trace) $(call lp_opt,-t,nvtx_pushpop_trace) $(LP_GM_DB) \
-	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_OUT)
 else
 $(R)/gpumetrics.tsv:
 	@echo "lp: run $(RUN) has no GPU Metrics samples: it imports no nsys sqlite export with them (nsys profile --gpu-metrics-devices=all, then nsys export --type sqlite; import the .sqlite with the CSVs)" >&2; exit 1
@@ -533,7 +533,7 @@ $(R)/dram_bw.tsv: $(R)/gpu.tsv $(LP_BW_PROBE) $(LP_GM_DEP) \
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-bwceil -g $(R)/gpu.tsv $(if $(LP_LIVE),-p $(R)/bwprobe.tsv -e $(R)/bwprobe.log,-P \
 	  "the run is imported: lp did not run on its machine$(comma) so there is no copy probe of its GPU") \
-	  $(LP_GM_DB) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_GM_DB) $(LP_OUT)
 
 # The top-N tables of a live run show as many kernels as ncu profiles
 # (topn.tsv's "# kernels:": TOPN kernels, or the kernels of its TOPN
@@ -549,21 +549,21 @@ $(R)/roofline.tsv: $(R)/kernels.tsv $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.ya
 		$(if $(LP_HAVE_NCU),$(R)/ncu/metrics.tsv) $(LP_BIN)/lp-roofline
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-roofline -n $(LP_TOPN_NOW) -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml $(if $(LP_SHAPES),-s $(R)/shapes.tsv) \
-	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv) $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv) $(R)/kernels.tsv $(LP_OUT)
 $(R)/roofline.svg: $(R)/roofline.tsv $(R)/gpu.tsv $(LP_BIN)/lp-roofsvg
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-roofsvg -g $(R)/gpu.tsv $(R)/roofline.tsv $(LP_OUT)
 
 # GPU time by operator class; only these classes feed it.
 $(R)/operators.tsv: $(R)/kernels.tsv conf/operators.yaml $(LP_BIN)/lp-ops
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-ops -o conf/operators.yaml $(R)/kernels.tsv $(LP_OUT)
 
 # The top kernels with their roofline class (communication kernels said so).
 $(R)/top_kernels.tsv: $(R)/kernels.tsv $(R)/roofline.tsv $(LP_TOPN_DEP) conf/operators.yaml \
 		$(LP_BIN)/lp-topk
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-topk -n $(LP_TOPN_NOW) -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-topk -n $(LP_TOPN_NOW) -o conf/operators.yaml -r $(R)/roofline.tsv $(R)/kernels.tsv $(LP_OUT)
 
 # Multi-process runs: each stage per process (rank), its communication
 # and the straggler; each GPU's communication against its compute.
@@ -571,19 +571,19 @@ $(R)/ranks.tsv: $(R)/nsys/config.yaml conf/operators.yaml $(call lp_rep,nvtx_pus
 		$(call lp_rep,nvtx_kern_sum) $(if $(LP_PER_RANGE),$(R)/procs.tsv) $(LP_STATS_DONE) $(LP_BIN)/lp-ranks
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -o conf/operators.yaml $(call lp_opt,-k,nvtx_kern_sum) \
-	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace) $(LP_OUT)
 $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.csv \
 	  && echo $(LP_NS)cuda_gpu_trace.csv || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.csv,-x)) \
-	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_OUT)
 
 # What to do next, ranked by the time it could save.
 LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(LP_UT_IN) $(R)/hostside.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(LP_GM) $(R)/roofline.tsv $(R)/top_kernels.tsv $(R)/gpu.tsv $(R)/ranks.tsv $(R)/overlap.tsv
 $(R)/findings.tsv: $(LP_FINDINGS_IN) $(LP_BIN)/lp-findings
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-findings $(if $(LP_LIVE),,-I) $(LP_FINDINGS_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-findings $(if $(LP_LIVE),,-I) $(LP_FINDINGS_IN) $(LP_OUT)
 
 # ---- PyTorch ops (OPS=aten): GPU time per op and input shapes ----
 # nsys profile --pytorch=autograd-shapes-nvtx pushes a range per aten op;
@@ -605,7 +605,7 @@ LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)c
 ifneq ($(LP_HAVE_STATS),)
 $(LP_NS)graph_node_trace.csv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-graphnodes
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-graphnodes $(R)/nsys/report.sqlite > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-graphnodes $(R)/nsys/report.sqlite $(LP_OUT)
 endif
 LP_ATEN_TOP = $(LP_BIN)/lp-tabtop -w stage="$$($(LP_BIN)/lp-confget run.stage $(R)/config.yaml)" -n $(LP_TOPN_NOW)
 LP_ATEN_MISSING := $(strip $(if $(LP_LIVE),,$(foreach r,$(LP_ATEN_REPORTS),$(if $(LP_IMP_$(r)),,$(r)))))
@@ -616,27 +616,27 @@ $(R)/aten_roofline.tsv $(R)/operators_roofline.tsv:
 else
 $(R)/aten_ops.tsv: $(LP_ATEN_DEPS)
 	$(LP_SAY)
-	$(Q)$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.csv $(LP_OUT)
 $(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
 	$(LP_SAY)
-	$(Q)$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv $(LP_OUT)
 # The summary's: the run's stage, its first rows (lp-atenops orders by time)
 $(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(LP_TOPN_DEP) $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
 		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_ATEN_TOP) $(R)/aten_opnames.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_ATEN_TOP) $(R)/aten_opnames.tsv $(LP_OUT)
 $(R)/operators_shapes.tsv: $(R)/aten_ops.tsv $(LP_TOPN_DEP) $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
 		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_ATEN_TOP) $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_ATEN_TOP) $(R)/aten_ops.tsv $(LP_OUT)
 # Each op (and shapes) on the roofline, from its kernels' ncu figures
 $(R)/aten_roofline.tsv: $(R)/aten_ops.tsv $(R)/gpu.tsv $(LP_BIN)/lp-oproof
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-oproof -g $(R)/gpu.tsv $(R)/aten_ops.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-oproof -g $(R)/gpu.tsv $(R)/aten_ops.tsv $(LP_OUT)
 $(R)/operators_roofline.tsv: $(R)/aten_roofline.tsv $(LP_TOPN_DEP) $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
 		$(call lp_confkeys,stage) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_ATEN_TOP) $(R)/aten_roofline.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_ATEN_TOP) $(R)/aten_roofline.tsv $(LP_OUT)
 endif
 # An import whose nvtx_sum has op ranges (lp-import says so) and that
 # brings the three traces gets them without OPS=aten.
@@ -688,7 +688,7 @@ $(R)/capture_audit.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) 
 		$(LP_STATS_DONE) $(LP_BIN)/lp-audit
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-audit -c $(R)/nsys/config.yaml $(call lp_opt,-a,cuda_api_trace) \
-	  $(call lp_opt,-p,nvtx_pushpop_trace) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(call lp_opt,-p,nvtx_pushpop_trace) $(LP_OUT)
 
 # The summary renders the tables, in this order; it computes nothing.
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
@@ -700,7 +700,7 @@ LP_SUMMARY_IN := $(R)/brief.tsv $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregate
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)
 $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details.yaml $(LP_BIN)/lp-summary
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml -t "Details: run $(RUN)" $(LP_SUMMARY_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml -t "Details: run $(RUN)" $(LP_SUMMARY_IN) $(LP_OUT)
 
 # The brief, the one screen a person opens first: a verdict and key numbers
 # (lp-brief), each step against its physical floor (lp-waterfall), the top
@@ -709,7 +709,7 @@ $(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.t
 		$(LP_UT_IN) $(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml) $(LP_BIN)/lp-waterfall
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
-	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) $(LP_OUT)
 # A step run by several ranks, one bar a rank (lp-rankfall): its kernels
 # and communication each split at their floor (the rank's bytes at the
 # DRAM bandwidth, the all-reduces' bytes at the link's), and the idle.
@@ -724,34 +724,34 @@ $(R)/rank_waterfall.tsv: $(R)/ranks.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/steps
 	$(Q)$(LP_BIN)/lp-rankfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -t $(R)/steps.tsv \
 	  $(if $(LP_LIVE),-l $(R)/linkprobe.tsv -e $(R)/linkprobe.log,-P \
 	  "the run is imported: lp did not run on its machine$(comma) so there is no link probe of its GPUs") \
-	  $(R)/ranks.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(R)/ranks.tsv $(LP_OUT)
 # What bounds the step, from its parts (lp-bound): the brief's verdict.
 $(R)/bound.tsv: $(R)/waterfall.tsv $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv $(R)/waterfall.tsv $(LP_OUT)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
 $(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) $(R)/bound.tsv \
 		$(R)/top_kernels.tsv $(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,brief) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -B $(R)/bound.tsv \
-	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) $(LP_OUT)
 # The brief for machines (CI, dashboards): its tables as one JSON object.
 $(R)/brief.json: $(R)/brief.tsv $(R)/bound.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv $(LP_BIN)/lp-briefjson
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-briefjson -b $(R)/brief.tsv -B $(R)/bound.tsv -w $(R)/waterfall.tsv -f $(R)/findings_top.tsv \
-	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_OUT)
 $(R)/findings_top.tsv: $(R)/findings.tsv $(LP_BIN)/lp-tabtop
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-tabtop -q -n 3 -H finding,evidence,next_step -l details.md $(R)/findings.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-tabtop -q -n 3 -H finding,evidence,next_step -l details.md $(R)/findings.tsv $(LP_OUT)
 $(R)/waterfall.svg: $(R)/waterfall.tsv $(LP_BIN)/lp-wfsvg
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-wfsvg $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-wfsvg $(R)/waterfall.tsv $(LP_OUT)
 # Several ranks: one bar a rank (rank_waterfall.tsv) under the waterfall
 # (whose floor is one GPU's); with one process it says "# omit:".
 $(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv \
 		conf/details.yaml $(LP_BIN)/lp-summary | $(R)/details.md $(R)/kernels.md $(R)/roofline.svg $(R)/waterfall.svg
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv $(LP_OUT)
 
 # ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
 
@@ -759,7 +759,7 @@ $(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfa
 # ncu_regions.* and stages.* overrides reach it, nothing else.
 $(R)/ncu/regions/config.yaml: $(LP_PRESETS_REG) $(R)/vars/presets.regions \
 		$(R)/vars/overrides.regions $(LP_BIN)/lp-confmerge | $(R)/ncu/regions
-	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.regions $(LP_PRESETS_REG) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.regions $(LP_PRESETS_REG) $(LP_OUT)
 
 LP_RD := $(R)/ncu/regions
 ifneq ($(LP_LIVE),)
@@ -823,7 +823,7 @@ $(R)/regions.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(call lp_rep,nvtx_
 		$(call lp_rep,nvtx_gpu_proj_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-regions
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-regions -c $(LP_RD)/config.yaml $(call lp_opt,-k,nvtx_kern_sum) \
-	  $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< $(LP_OUT)
 
 # Each region's FLOPs and bytes against the peaks and the model's FLOPs;
 # with kernel replay of a stage, the model math set against tensor-core
@@ -836,25 +836,25 @@ $(R)/region_work.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml $(R)/gpu.tsv $(
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-regwork -c $(LP_RD)/config.yaml -g $(R)/gpu.tsv -i $(R)/inputs.yaml \
 	  $(if $(LP_REGWORK_SPLIT),-k $(R)/kernels.tsv -s $(R)/stages.tsv -o conf/operators.yaml) -l $< \
-	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_OUT)
 
 # Every instance of every region.
 $(R)/region_instances.tsv: $(LP_RD)/exports.list $(LP_RD)/config.yaml \
 		$(call lp_rep,nvtx_gpu_proj_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-reginst
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-reginst -c $(LP_RD)/config.yaml $(call lp_opt,-p,nvtx_gpu_proj_trace) -l $< \
-	  > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(LP_OUT)
 
 # Each region's rows as CSV, Markdown and JSON, and the list of them.
 $(LP_RD)/index.tsv: $(R)/region_instances.tsv $(LP_BIN)/lp-regsplit | $(LP_RD)
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-regsplit -d $(LP_RD) -p ncu/regions/ $< > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-regsplit -d $(LP_RD) -p ncu/regions/ $< $(LP_OUT)
 
 $(R)/regions.md: $(R)/regions.tsv $(R)/region_work.tsv $(R)/region_instances.tsv \
 		$(LP_RD)/index.tsv $(LP_BIN)/lp-summary
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-summary -t "Regions: run $(RUN)" $(R)/regions.tsv $(R)/region_work.tsv \
-	  $(R)/region_instances.tsv $(LP_RD)/index.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(R)/region_instances.tsv $(LP_RD)/index.tsv $(LP_OUT)
 
 # ---- two runs compared (make RUN=b BASE=a compare.md) ----
 
@@ -874,23 +874,23 @@ $(LP_BASE_FILES):
 # Kernels before (BASE) and after (this run).
 $(R)/compare.tsv: $(LP_B)/kernels.tsv $(R)/kernels.tsv $(R)/vars/BASE $(R)/vars/rows.compare $(LP_BIN)/lp-diff
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) $(LP_B)/kernels.tsv $(R)/kernels.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) $(LP_B)/kernels.tsv $(R)/kernels.tsv $(LP_OUT)
 
 # Stages before and after, with the noise rule.
 LP_CMP_IN := $(addprefix $(LP_B)/,$(LP_CMP_STAGES)) $(addprefix $(R)/,$(LP_CMP_STAGES))
 $(R)/compare_stages.tsv: $(LP_CMP_IN) $(R)/vars/BASE $(LP_BIN)/lp-stagediff
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-stagediff $(LP_CMP_IN) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-stagediff $(LP_CMP_IN) $(LP_OUT)
 
 # The verdict that opens compare.md: the largest changes, one sentence each.
 $(R)/compare_verdict.tsv: $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_BIN)/lp-verdict
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-verdict $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-verdict $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_OUT)
 
 # The two runs' step waterfalls side by side: which part of the step moved.
 $(R)/compare_waterfall.tsv: $(LP_B)/waterfall.tsv $(R)/waterfall.tsv $(R)/vars/BASE $(LP_BIN)/lp-wfdiff
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-wfdiff $(LP_B)/waterfall.tsv $(R)/waterfall.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-wfdiff $(LP_B)/waterfall.tsv $(R)/waterfall.tsv $(LP_OUT)
 
 # Whether BASE's advice worked: each of its findings, the saving it
 # predicted a step against the one measured in what it named.
@@ -898,13 +898,13 @@ LP_REAL_IN := $(LP_B)/findings.tsv $(R)/compare_stages.tsv $(R)/compare.tsv $(LP
 lp_realized = $(LP_BIN)/lp-realized -f $(LP_B)/findings.tsv -s $(R)/compare_stages.tsv -k $(R)/compare.tsv -t $(LP_B)/steps.tsv
 $(R)/compare_findings.tsv: $(LP_REAL_IN) $(LP_BIN)/lp-realized
 	$(LP_SAY)
-	$(Q)$(lp_realized) > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(lp_realized) $(LP_OUT)
 
 $(R)/compare.md: $(R)/compare_verdict.tsv $(R)/compare_findings.tsv $(R)/compare_waterfall.tsv $(R)/compare_stages.tsv \
 		$(R)/compare.tsv $(LP_BIN)/lp-summary
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-summary -t "Run $(RUN) against run $(LP_BASE)" $(R)/compare_verdict.tsv \
-	  $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare_stages.tsv $(R)/compare.tsv > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	  $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare_stages.tsv $(R)/compare.tsv $(LP_OUT)
 
 # The CI gate (make exits 2 on any failed recipe, so the gate's own
 # status, 0 passed, 3 regressed or 1 cannot compare, is also written to
@@ -992,6 +992,9 @@ LP_SAY = $(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)'
 	'$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' '$(or $(notdir $(firstword $(filter $(LP_BIN)/lp-%,$^))),$(if \
 	$(filter $(LP_STAGE2_DIR)/%,$<),,$(notdir $<)))')
 LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
+# A tool's stdout made the target: written to $@.tmp, renamed when whole
+# ("$(LP_BIN)/lp-x args $(LP_OUT)" is most of the rules).
+LP_OUT = > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
 
 # A profiling step's wall time, said and kept for profile_cost.tsv: LP_T0
