@@ -105,7 +105,7 @@ for kind in import live; do
 					t[\"ncu/metrics.avail.time\"] = \"ncu/metrics.avail\"; t[\"ncu/profile.time\"] = \"ncu/report.ncu-rep\"
 					t[\"ncu/export.time\"] = \"ncu/report.csv\"; t[\"nsys/export.time\"] = \"nsys/report.sqlite\"
 					t[\"untraced/profile.time\"] = \"untraced/report.nsys-rep\"
-					t[\"bwprobe.log\"] = \"bwprobe.tsv\"
+					t[\"bwprobe.log\"] = \"bwprobe.tsv\"; t[\"linkprobe.log\"] = \"linkprobe.tsv\"
 					t[\"untraced/stats.time\"] = t[\"untraced/stats.log\"] = \"untraced/report_nvtx_pushpop_trace.csv\" }
 				(\$1 in t) && !(t[\$1] in had) { next }
 				\$1 ~ /^nsys\/report_.*\.csv\$/ && live && !sl { next }
