@@ -6,14 +6,11 @@
  * line.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "util.h"
-#include "esc.h"
-#include "prec.h"
 #include "table.h"
 #include "run.h"
 #include "lp-findings/find.h"
@@ -21,95 +18,6 @@
 static const char synopsis[] = "lp-findings [-I] [-n N] file.tsv...";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
-
-static struct f *fs;
-static size_t nf;
-int host_split;	/* a stage's savings split by hostside.tsv */
-
-static char *
-fmt(const char *f, va_list ap)
-{
-	struct lp_sb b = { 0 };
-
-	lp_sb_vprintf(&b, f, ap);
-	return lp_sb_steal(&b);
-}
-
-/* add(rule, save, artifact, next, head-format, ...): the evidence is set
- * by the caller through ev(). */
-struct f *
-add(const char *rule, double save, const char *artifact, const char *next,
-    const char *head, ...)
-{
-	va_list ap;
-	struct f *x;
-
-	fs = lp_xreallocarray(fs, nf + 1, sizeof *fs);
-	x = &fs[nf++];
-	memset(x, 0, sizeof *x);
-	x->order = nf - 1;
-	x->rule = rule;
-	x->save = save;
-	x->artifact = lp_xstrdup(artifact);
-	x->next = lp_xstrdup(next);
-	va_start(ap, head);
-	x->head = fmt(head, ap);
-	va_end(ap);
-	return x;
-}
-
-void
-act(struct f *x, const char *clause)
-{
-	free(x->act);
-	x->act = lp_xstrdup(clause);
-}
-
-void
-ev(struct f *x, const char *f, ...)
-{
-	va_list ap;
-
-	va_start(ap, f);
-	x->evidence = fmt(f, ap);
-	va_end(ap);
-}
-
-double
-ms(double ns)
-{
-	return ns / 1e6;
-}
-
-double
-cell(const struct tab *t, size_t i, const char *col)
-{
-	int c = lp_csv_col(&t->t.hdr, col);
-	double v;
-
-	return c >= 0 && lp_tab_numval(t->path, t->line[i], col, c,
-	    t->row[i * t->ncol + (size_t)c], &v) ? v : NAN;
-}
-
-/* A name as a code span of the sentences lp-summary renders (any name:
- * lp_md_code fences it with more backticks than it holds). */
-const char *
-code(const char *s)
-{
-	static struct lp_sb b;
-
-	lp_sb_reset(&b);
-	lp_md_code(&b, s, 0);
-	return lp_sb_str(&b);
-}
-
-const char *
-text(const struct tab *t, size_t i, const char *col)
-{
-	int c = lp_csv_col(&t->t.hdr, col);
-
-	return c >= 0 ? t->row[i * t->ncol + (size_t)c] : "";
-}
 
 static void
 load(struct tab *t, const char *path)
@@ -131,22 +39,10 @@ load(struct tab *t, const char *path)
 	}
 }
 
-/* The row of a table whose column col is val; -1 if none. */
-long
-row_of(const struct tab *t, const char *col, const char *val)
-{
-	size_t i;
-
-	for (i = 0; t && i < t->n; i++)
-		if (!strcmp(text(t, i, col), val))
-			return (long)i;
-	return -1;
-}
-
 /* Rule missing: what the run lacks, from the tables' "# missing:" and
  * gpu.tsv's "# why:". */
 static void
-missing(const struct tab *tabs, size_t n)
+missing(struct findings *fs, const struct tab *tabs, size_t n)
 {
 	size_t i, j;
 
@@ -157,7 +53,7 @@ missing(const struct tab *tabs, size_t n)
 
 			if (strncmp(c, "missing:", 8) && strncmp(c, "why:", 4))
 				continue;
-			x = add("missing", NAN, tabs[i].path, "Give what it names "
+			x = add(fs, "missing", NAN, tabs[i].path, "Give what it names "
 			    "and re-run make: only the steps that read it run "
 			    "again.", "The run lacks an input.");
 			ev(x, "%s", c + (*c == 'm' ? 9 : 5));
@@ -299,63 +195,65 @@ untraced_walls(struct run *run)
  * "# op_ranges:"), every finding about host time says that the ranges
  * themselves slow the host, and asks for a capture without them first. */
 static void
-op_ranges(const struct tab *st)
+op_ranges(struct findings *fs, const struct tab *st)
 {
 	static const char *const host[] = { "launch-bound", "cold-call",
 		"host-sync", "graph-bound" };
 	const char *c = st ? lp_tsv_comment(&st->t, "op_ranges") : NULL;
 	struct lp_sb b = { 0 };
-	size_t i, j;
+	struct f *x;
+	size_t j;
 
 	if (!c)
 		return;
-	for (i = 0; i < nf; i++)
+	for (x = fs->f; x < fs->f + fs->n; x++)
 		for (j = 0; j < sizeof host / sizeof host[0]; j++) {
-			if (strcmp(fs[i].rule, host[j]))
+			if (strcmp(x->rule, host[j]))
 				continue;
 			lp_sb_reset(&b);
 			lp_sb_printf(&b, "%s The capture's %s PyTorch op ranges "
 			    "(OPS=aten, nsys --pytorch=autograd-shapes-nvtx) slow "
-			    "this host time themselves.", fs[i].head, c);
-			free(fs[i].head);
-			fs[i].head = lp_xstrdup(lp_sb_str(&b));
+			    "this host time themselves.", x->head, c);
+			free(x->head);
+			x->head = lp_xstrdup(lp_sb_str(&b));
 			lp_sb_reset(&b);
 			lp_sb_printf(&b, "Capture the stage again without the op "
 			    "ranges (no OPS=aten) before acting on this: they "
 			    "stretch wall times 1.6 to 1.8x (lp(7)), so the host "
 			    "time and the saving here are the capture's, not the "
-			    "workload's. %s", fs[i].next);
-			free(fs[i].next);
-			fs[i].next = lp_xstrdup(lp_sb_str(&b));
-			free(fs[i].act);	/* that comes first now */
-			fs[i].act = NULL;
+			    "workload's. %s", x->next);
+			free(x->next);
+			x->next = lp_xstrdup(lp_sb_str(&b));
+			free(x->act);	/* that comes first now */
+			x->act = NULL;
 		}
 	lp_sb_free(&b);
 }
 
 /* Each rule over the tables it reads, in the order of lp-findings(1). */
 static void
-apply_rules(const struct run *run, size_t maxk, int imported)
+apply_rules(struct findings *fs, const struct run *run, size_t maxk,
+    int imported)
 {
 	if (run->st)
-		launch_bound(run->st, run->hs, run->sp, run->ut);
+		host_launch_bound(fs, run->st, run->hs, run->sp, run->ut);
 	if (run->sp)
-		warmup(run->sp, run->st, run->hs);
+		host_warmup(fs, run->sp, run->st, run->hs);
 	if (run->rf)
-		kernels(run->rf, run->tk, run->hs, maxk);
-	dominant(run->tk, imported);
+		kern_roof(fs, run->rf, run->tk, run->hs, maxk);
+	kern_dominant(fs, run->tk, imported);
 	if (run->rf && run->have_pk)
-		fp32(run->rf, run->tk, &run->pk);
+		kern_fp32(fs, run->rf, run->tk, &run->pk);
 	if (run->rk)
-		straggler(run->rk);
+		ranks_straggler(fs, run->rk);
 	if (run->ov)
-		communication(run->ov, run->rk);
+		ranks_communication(fs, run->ov, run->rk);
 	if (run->gm && run->mf)
-		measured_tensor(run->gm, run->mf);
+		gm_measured_tensor(fs, run->gm, run->mf);
 	if (run->gm && run->mb)
-		measured_dram(run->gm, run->mb);
-	op_ranges(run->st);
-	missing(run->tabs, run->n);
+		gm_measured_dram(fs, run->gm, run->mb);
+	op_ranges(fs, run->st);
+	missing(fs, run->tabs, run->n);
 }
 
 static void
@@ -407,40 +305,41 @@ emit_meta(int hostside)
 
 /* The findings as ranked, or one row saying that no rule fired. */
 static void
-emit_findings(const struct tab *st, const struct tab *sp, const struct tab *hs)
+emit_findings(const struct findings *fs, const struct tab *st,
+    const struct tab *sp, const struct tab *hs)
 {
 	struct lp_row r = { 0 };
 	struct lp_sb h = { 0 };
-	size_t i;
+	const struct f *x;
 
-	for (i = 0; i < nf; i++) {
-		lp_row_num(&r, (double)(i + 1), 0);
-		lp_row_text(&r, fs[i].rule);
-		if (isnan(fs[i].save))
+	for (x = fs->f; x < fs->f + fs->n; x++) {
+		lp_row_num(&r, (double)(x - fs->f + 1), 0);
+		lp_row_text(&r, x->rule);
+		if (isnan(x->save))
 			lp_row_na(&r, "this finding is not a time");
 		else
-			lp_row_num(&r, fs[i].save > 0 ? fs[i].save : 0, 0);
-		lp_row_text(&r, fs[i].head);
-		lp_row_text(&r, fs[i].evidence ? fs[i].evidence : "");
-		lp_row_text(&r, fs[i].artifact);
-		lp_row_text(&r, fs[i].next);
-		per_step(&r, st, sp, hs, &fs[i]);
-		headline(&h, fs[i].head);
+			lp_row_num(&r, x->save > 0 ? x->save : 0, 0);
+		lp_row_text(&r, x->head);
+		lp_row_text(&r, x->evidence ? x->evidence : "");
+		lp_row_text(&r, x->artifact);
+		lp_row_text(&r, x->next);
+		step_saving(&r, st, sp, hs, x);
+		step_headline(&h, x->head);
 		lp_row_text(&r, lp_sb_str(&h));
 		lp_sb_reset(&h);
-		if (fs[i].act)
-			lp_sb_printf(&h, "%s", fs[i].act);
+		if (x->act)
+			lp_sb_printf(&h, "%s", x->act);
 		else
-			first_clause(&h, fs[i].next);
+			step_first_clause(&h, x->next);
 		lp_row_text(&r, lp_sb_str(&h));
 		/* what it is about, for lp-realized: a kernel, else a stage */
-		lp_row_text(&r, fs[i].kernel ? "kernel" : fs[i].stage ? "stage" :
+		lp_row_text(&r, x->kernel ? "kernel" : x->stage ? "stage" :
 		    "-");
-		lp_row_text(&r, fs[i].kernel ? fs[i].kernel : fs[i].stage ?
-		    fs[i].stage : "-");
+		lp_row_text(&r, x->kernel ? x->kernel : x->stage ?
+		    x->stage : "-");
 		lp_row_end(&r, out);
 	}
-	if (!nf) {
+	if (!fs->n) {
 		lp_row_text(&r, "0");
 		lp_row_text(&r, "none");
 		lp_row_na(&r, "no rule fired");
@@ -463,20 +362,20 @@ emit_findings(const struct tab *st, const struct tab *sp, const struct tab *hs)
 }
 
 static void
-free_findings(void)
+free_findings(struct findings *fs)
 {
-	size_t i;
+	struct f *x;
 
-	for (i = 0; i < nf; i++) {
-		free(fs[i].head);
-		free(fs[i].evidence);
-		free(fs[i].artifact);
-		free(fs[i].next);
-		free(fs[i].act);
-		free(fs[i].kernel);
-		free(fs[i].stage);
+	for (x = fs->f; x < fs->f + fs->n; x++) {
+		free(x->head);
+		free(x->evidence);
+		free(x->artifact);
+		free(x->next);
+		free(x->act);
+		free(x->kernel);
+		free(x->stage);
 	}
-	free(fs);
+	free(fs->f);
 }
 
 static void
@@ -502,6 +401,7 @@ free_run(struct run *run)
 int
 main(int argc, char **argv)
 {
+	struct findings fs = { 0 };
 	struct run run;
 	long maxk = 5;
 	int c, imported = 0;
@@ -522,11 +422,11 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	load_run(&run, argv + optind, (size_t)(argc - optind));
 	untraced_walls(&run);
-	apply_rules(&run, (size_t)maxk, imported);
-	lp_qsort(fs, nf, sizeof *fs, by_save);
-	emit_meta(host_split);
-	emit_findings(run.st, run.sp, run.hs);
-	free_findings();
+	apply_rules(&fs, &run, (size_t)maxk, imported);
+	lp_qsort(fs.f, fs.n, sizeof *fs.f, by_save);
+	emit_meta(fs.host_split);
+	emit_findings(&fs, run.st, run.sp, run.hs);
+	free_findings(&fs);
 	free_run(&run);
 	lp_tab_done(out);
 	return 0;

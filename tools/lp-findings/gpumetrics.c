@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "util.h"
-#include "esc.h"
-#include "prec.h"
 #include "table.h"
 #include "run.h"
 #include "find.h"
@@ -68,7 +66,8 @@ gm_steady(const struct tab *gm, const struct tab *m, size_t i,
 /* Rule measured-tensor (gpumetrics.tsv, mfu.tsv): the tensor pipes'
  * measured activity against the model arithmetic's MFU. */
 void
-measured_tensor(const struct tab *gm, const struct tab *mf)
+gm_measured_tensor(struct findings *fs, const struct tab *gm,
+    const struct tab *mf)
 {
 	struct lp_sb k = { 0 }, b = { 0 };
 	size_t i;
@@ -83,7 +82,7 @@ measured_tensor(const struct tab *gm, const struct tab *mf)
 
 		if (!disagree(t, m))
 			continue;
-		x = add("measured-tensor", NAN, gm->path, t < m ? "Check the "
+		x = add(fs, "measured-tensor", NAN, gm->path, t < m ? "Check the "
 		    "model config against the model (model.* in inputs.yaml: "
 		    "parameters, layers, batch, prompt and decode lengths): "
 		    "MFU counts more FLOPs than the tensor pipes ran. Else the "
@@ -114,7 +113,8 @@ measured_tensor(const struct tab *gm, const struct tab *mf)
 /* Rule measured-dram (gpumetrics.tsv, mbu.tsv): DRAM read + write
  * bandwidth as sampled against the model arithmetic's MBU. */
 void
-measured_dram(const struct tab *gm, const struct tab *mb)
+gm_measured_dram(struct findings *fs, const struct tab *gm,
+    const struct tab *mb)
 {
 	struct lp_sb k = { 0 };
 	size_t i;
@@ -129,7 +129,7 @@ measured_dram(const struct tab *gm, const struct tab *mb)
 
 		if (!disagree(d, m))
 			continue;
-		x = add("measured-dram", NAN, gm->path, d < m ? "Check the "
+		x = add(fs, "measured-dram", NAN, gm->path, d < m ? "Check the "
 		    "model config against the model (model.* in inputs.yaml: "
 		    "parameters, bytes per weight, KV heads, batch, lengths): "
 		    "MBU counts more bytes than DRAM moved. Else the weights "

@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "util.h"
-#include "esc.h"
-#include "prec.h"
 #include "table.h"
 #include "run.h"
 #include "find.h"
@@ -43,6 +41,7 @@ host_rows(const struct tab *hs, const char *stage, long *a, long *b)
  * one that speaks (r: the steady state where there is one), and its idle
  * GPU time. */
 struct host {
+	struct findings *fs;	/* where its findings go */
 	const struct tab *hs;
 	const char *stage;
 	size_t a, r;
@@ -78,7 +77,7 @@ module_loading(const struct host *h)
 	if (h->warm || !(cell(hs, h->a, "api_load_ns") >= 0.1 * h->idle))
 		return 0;
 	load = cell(hs, h->a, "api_load_ns");
-	x = add("module-loading", load < h->avail ? load : h->avail, hs->path,
+	x = add(h->fs, "module-loading", load < h->avail ? load : h->avail, hs->path,
 	    "Load the CUDA modules "
 	    "before the measured work: run the stage once as a warm-up "
 	    "(a throw-away pass of the same shapes) or load them eagerly "
@@ -116,7 +115,7 @@ host_sync(const struct host *h)
 	    blocked) * sc;
 	if (!(sync >= 0.1 * h->idle))
 		return 0;
-	x = add("host-sync", sync < h->avail - h->load ? sync : h->avail -
+	x = add(h->fs, "host-sync", sync < h->avail - h->load ? sync : h->avail -
 	    h->load, hs->path, "Remove these "
 	    "synchronisations and copies to the host from the loop: keep "
 	    "the values on the GPU (no .item(), .cpu(), .tolist() or "
@@ -210,7 +209,7 @@ host_launch(const struct host *h, double busy)
 	out_pct = cell(hs, r, "host_other_pct");
 	launch_pct = 100 * cell(hs, r, "api_launch_ns") / cell(hs, r, "wall_ns");
 	if (p50 < 50e3 && out_pct + launch_pct >= 50) {
-		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
+		x = add(h->fs, "launch-bound", bound, hs->path, "Capture the stage in a "
 		    "CUDA graph: torch.compile(mode=\"reduce-overhead\") or "
 		    "torch.cuda.CUDAGraph (cudaGraphLaunch outside PyTorch) replays "
 		    "its kernels without the framework's per-operation work and "
@@ -223,7 +222,7 @@ host_launch(const struct host *h, double busy)
 		    "(median), so the GPU waits for the host.", h->stage, busy,
 		    out_pct, h->steady ? "steady state" : "stage", p50 / 1e3);
 	} else
-		x = add("launch-bound", bound, hs->path, "Capture the stage in a "
+		x = add(h->fs, "launch-bound", bound, hs->path, "Capture the stage in a "
 		    "CUDA graph (torch.cuda.CUDAGraph, "
 		    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
 		    "its launches go out at once; batch more sequences per step "
@@ -248,14 +247,6 @@ host_launch(const struct host *h, double busy)
 	    "kernel_per_inst_ns")), cell(hs, r, "launches_per_inst"), p50 / 1e3,
 	    p90 / 1e3, lp_sb_str(&e));
 	lp_sb_free(&e);
-}
-
-/* The share of a stage's kernel time its CUDA graphs ran (hostside.tsv,
- * the row that speaks); NAN when not known. */
-double
-graph_pct(const struct tab *hs, size_t r)
-{
-	return cell(hs, r, "graph_kernel_pct");
 }
 
 /* Does hostside.tsv say CUDA graphs ran half the stage's kernel time or
@@ -327,7 +318,7 @@ graph_bound(const struct host *h, double busy)
 		blocked = 0;
 	own = wall - launch - blocked;	/* the host's other work */
 	if (busy >= 50)		/* its kernels take most of it */
-		x = add("graph-bound", bound, hs->path, "The stage is graphed "
+		x = add(h->fs, "graph-bound", bound, hs->path, "The stage is graphed "
 		    "already and its kernels take most of its time: make them "
 		    "faster (the kernel findings: fewer bytes, fuller launches, "
 		    "fusion) first. The rest is the GPU waiting for the host "
@@ -342,7 +333,7 @@ graph_bound(const struct host *h, double busy)
 		    "%s", h->stage, graph_pct(hs, r), busy, waits(&w, h, launch,
 		    own));
 	else
-		x = add("graph-bound", bound, hs->path, launch >= own ?
+		x = add(h->fs, "graph-bound", bound, hs->path, launch >= own ?
 		    "The stage is graphed already: the host's cudaGraphLaunch is what "
 		    "the GPU waits for. Launch the next step's graph before reading "
 		    "this step's result (copy it asynchronously into pinned memory and "
@@ -463,7 +454,7 @@ cold_call(const struct host *h)
 	if (save < 0)
 		save = 0;
 	n = strlen(ref) - 7;
-	x = add("cold-call", save, hs->path, cold_next, cold_head, h->stage,
+	x = add(h->fs, "cold-call", save, hs->path, cold_next, cold_head, h->stage,
 	    pc / 1e3, ps / 1e3, (int)n, ref, pc / ps);
 	act(x, cold_act);
 	at_stage(x, h->stage, 1);
@@ -511,8 +502,8 @@ untraced_of(struct host *h, const struct tab *sp, const struct tab *ut)
  * findings.  Returns 0 when the table has nothing for the stage.
  */
 static int
-host_side(const struct tab *s, size_t i, const struct tab *hs,
-    const struct tab *sp, const struct tab *ut)
+host_side(struct findings *fs, const struct tab *s, size_t i,
+    const struct tab *hs, const struct tab *sp, const struct tab *ut)
 {
 	const char *stage = text(s, i, "stage");
 	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
@@ -522,6 +513,7 @@ host_side(const struct tab *s, size_t i, const struct tab *hs,
 
 	if (!host_rows(hs, stage, &a, &b))
 		return 0;
+	h.fs = fs;
 	h.hs = hs;
 	h.stage = stage;
 	h.warm = is_warm(sp, stage);
@@ -613,7 +605,8 @@ steady_per_launch(const struct tab *s, const struct tab *sp,
  * decode_step's 0.745: module loading and first calls, which a CUDA
  * graph does not remove.  Returns 0 when the rule does not apply. */
 static int
-cold_stage(const struct tab *s, size_t i, const struct tab *sp)
+cold_stage(struct findings *fs, const struct tab *s, size_t i,
+    const struct tab *sp)
 {
 	double wall = cell(s, i, "wall_total_ns"), k = cell(s, i, "kernel_ns");
 	double l = cell(s, i, "launches"), inst = cell(s, i, "instances");
@@ -633,7 +626,7 @@ cold_stage(const struct tab *s, size_t i, const struct tab *sp)
 	    "stage")))
 		return 0;
 	warm_idle = l * ps;
-	x = add("cold-call", wall - k - warm_idle > 0 ? wall - k - warm_idle :
+	x = add(fs, "cold-call", wall - k - warm_idle > 0 ? wall - k - warm_idle :
 	    0, s->path, cold_next, cold_head, text(s, i, "stage"), pc / 1e3,
 	    ps / 1e3, (int)strlen(ref), ref, pc / ps);
 	act(x, cold_act);
@@ -676,7 +669,7 @@ nested_warm(const struct tab *s, size_t i, const struct tab *sp)
  * warm-up's excess (warm), said with its numbers where it is not wall -
  * kernels. */
 static void
-plain_launch(const struct tab *s, size_t i, double warm)
+plain_launch(struct findings *fs, const struct tab *s, size_t i, double warm)
 {
 	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
 	double k = cell(s, i, "kernel_ns"), l = cell(s, i, "launches");
@@ -685,7 +678,7 @@ plain_launch(const struct tab *s, size_t i, double warm)
 	struct lp_sb e = { 0 };
 	struct f *x;
 
-	x = add("launch-bound", wall - k - warm > 0 ? wall - k - warm : 0,
+	x = add(fs, "launch-bound", wall - k - warm > 0 ? wall - k - warm : 0,
 	    s->path, l > 0 && k / l < 20e3 ?
 	    "Capture the stage in a CUDA graph (torch.cuda.CUDAGraph, "
 	    "torch.compile(mode=\"reduce-overhead\"), cudaGraphLaunch) so "
@@ -713,8 +706,8 @@ plain_launch(const struct tab *s, size_t i, double warm)
 
 /* Rule launch-bound: a stage whose GPU is mostly idle. */
 void
-launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp,
-    const struct tab *ut)
+host_launch_bound(struct findings *fs, const struct tab *s,
+    const struct tab *hs, const struct tab *sp, const struct tab *ut)
 {
 	double seen_k = -1, seen_l = -1;
 	size_t i, j;
@@ -744,24 +737,25 @@ launch_bound(const struct tab *s, const struct tab *hs, const struct tab *sp,
 			if (cell(s, j, "instances") > cell(s, best, "instances") &&
 			    host_rows(hs, text(s, j, "stage"), &a, &b))
 				best = j;
-		if (hs && host_side(s, best, hs, sp, ut)) {
-			host_split = 1;
+		if (hs && host_side(fs, s, best, hs, sp, ut)) {
+			fs->host_split = 1;
 			continue;
 		}
 		warm = nested_warm(s, i, sp);
 		/* a stage run once, cold, with no loop inside: first-call
 		 * cost, not launch overhead */
 		if (!warm && (i + 1 >= s->n || cell(s, i + 1, "kernel_ns") != k ||
-		    cell(s, i + 1, "launches") != l) && cold_stage(s, i, sp))
+		    cell(s, i + 1, "launches") != l) && cold_stage(fs, s, i, sp))
 			continue;
-		plain_launch(s, i, warm);
+		plain_launch(fs, s, i, warm);
 	}
 }
 
 /* Rule warm-up: the first instance far above the steady state; with the
  * host side known, the module loading inside it named. */
 void
-warmup(const struct tab *t, const struct tab *s, const struct tab *hs)
+host_warmup(struct findings *fs, const struct tab *t, const struct tab *s,
+    const struct tab *hs)
 {
 	size_t i, j;
 
@@ -786,7 +780,7 @@ warmup(const struct tab *t, const struct tab *s, const struct tab *hs)
 			    (size_t)b, "api_load_ns")) / (cell(hs, (size_t)a,
 			    "instances") - cell(hs, (size_t)b, "instances"));
 		if (load > 0 && load >= 0.05 * (first - st)) {
-			x = add("warm-up", first - st, hs->path, "Load the CUDA "
+			x = add(fs, "warm-up", first - st, hs->path, "Load the CUDA "
 			    "modules before the measured work: run one throw-away "
 			    "generation of the same shapes first, or load them "
 			    "eagerly (CUDA_MODULE_LOADING=EAGER; that alone saves at "
@@ -801,7 +795,7 @@ warmup(const struct tab *t, const struct tab *s, const struct tab *hs)
 			    (size_t)a, "api_load_ns")), ms(cell(hs, (size_t)b,
 			    "api_load_ns")), text(hs, (size_t)a, "load_calls"));
 		} else
-			x = add("warm-up", first - st, t->path, "Run one throw-away "
+			x = add(fs, "warm-up", first - st, t->path, "Run one throw-away "
 			    "generation before the measured one or load CUDA modules "
 			    "eagerly (CUDA_MODULE_LOADING=EAGER), and quote the "
 			    "steady state, not the mean. A CUDA graph does not "

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "util.h"
-#include "esc.h"
 #include "prec.h"
 #include "table.h"
 #include "run.h"
@@ -69,15 +68,16 @@ tiled(const char *op)
  * convolutions are built for an alignment too: of the channels, not of
  * a GEMM's leading dimension. */
 static struct f *
-alignment(const char *path, const struct shape *p, double save)
+alignment(struct findings *fs, const char *path, const struct shape *p,
+    double save)
 {
 	if (p->op && !strncmp(p->op, "Convolution", 11))
-		return add("alignment", save, path, "Pad the channels (input "
+		return add(fs, "alignment", save, path, "Pad the channels (input "
 		    "and output) to a multiple of 8 so cuDNN picks its aligned "
 		    "kernels.", "%s%s is a convolution for unaligned operands "
 		    "at %.3g%% of its %s roof.", code(p->name), p->sh, p->frac,
 		    p->roof);
-	return add("alignment", save, path,
+	return add(fs, "alignment", save, path,
 	    strstr(p->why, "vocab") ? "Pad the vocabulary to a "
 	    "multiple of 64 (model.resize_token_embeddings(n, "
 	    "pad_to_multiple_of=64)) so cuBLAS picks its aligned "
@@ -102,12 +102,13 @@ acted(struct f *x, const char *clause)
 /* Rules memory-bound, compute-bound, alignment, under-filled, below-roof:
  * which one the shape's class says. */
 static struct f *
-roof_finding(const char *path, const struct shape *p, int graphed)
+roof_finding(struct findings *fs, const char *path, const struct shape *p,
+    int graphed)
 {
 	double save = p->tot * (1 - p->frac / 100);
 
 	if (!strcmp(p->cls, "memory-bound"))
-		return acted(add("memory-bound", save, path,
+		return acted(add(fs, "memory-bound", save, path,
 		    "Only fewer bytes help: weight-only int8/fp8 "
 		    "quantisation, a lower-precision KV cache, fusing it "
 		    "with its producer or consumer, or batching decode so "
@@ -117,7 +118,7 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 		    "precision weights or KV cache, fusion, more tokens a "
 		    "weight read.");
 	if (!strcmp(p->cls, "compute-bound"))
-		return acted(add("compute-bound", save, path,
+		return acted(add(fs, "compute-bound", save, path,
 		    "It is near its roof: only less math or a faster "
 		    "precision helps (fp8 tensor cores where accuracy "
 		    "allows, fewer FLOPs through fusion or sparsity).",
@@ -125,9 +126,9 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 		    p->sh, p->frac, p->prec), "Do less math or use a faster "
 		    "precision.");
 	if (!strcmp(p->cls, "alignment-limited"))
-		return alignment(path, p, save);
+		return alignment(fs, path, p, save);
 	if (!strncmp(p->cls, "latency", 7))
-		return acted(add("under-filled", save, path,
+		return acted(add(fs, "under-filled", save, path,
 		    strcmp(p->roof, "memory") ? (tiled(p->op) ? "Compute units "
 		    "idle at this intensity: check occupancy and stall reasons "
 		    "in ncu's sections (NCU_PRESET=high), and tile sizes for the "
@@ -150,7 +151,7 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 	/* roofline.tsv's "below roof" without ", GPU filled": no launch
 	 * statistics, so whether it fills the GPU is not known */
 	if (!strstr(p->cls, "filled"))
-		return add("below-roof", save, path,
+		return add(fs, "below-roof", save, path,
 		    "Profile it with the launch statistics (ncu's LaunchStats "
 		    "and Occupancy sections; lp's default preset has them) to "
 		    "see whether it fills the GPU: under a wave it needs more "
@@ -162,7 +163,7 @@ roof_finding(const char *path, const struct shape *p, int graphed)
 		    "the GPU is not known (waves unknown: the export lacks the "
 		    "launch statistics).", code(p->name), p->sh, p->frac,
 		    p->roof);
-	return acted(add("below-roof", save, path,
+	return acted(add(fs, "below-roof", save, path,
 	    "The GPU is full, yet the kernel is far from its roof: "
 	    "look at its stall reasons and memory access pattern "
 	    "in ncu's sections (NCU_PRESET=high) and at the "
@@ -176,8 +177,8 @@ roof_finding(const char *path, const struct shape *p, int graphed)
  * with their run time from top_kernels.tsv: one of the rules of
  * roof_finding each, for at most max shapes. */
 void
-kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
-    size_t max)
+kern_roof(struct findings *fs, const struct tab *rf, const struct tab *tk,
+    const struct tab *hs, size_t max)
 {
 	size_t i, j, done = 0;
 	int graphed = 0;
@@ -237,7 +238,7 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 		} else
 			lp_sb_adds(&sh, "");
 		p.sh = lp_sb_str(&sh);
-		x = roof_finding(rf->path, &p, graphed);
+		x = roof_finding(fs, rf->path, &p, graphed);
 		at_stage(x, tk ? lp_tsv_comment(&tk->t, "range") : NULL, 0);
 		x->rank = 1;
 		x->kernel = lp_xstrdup(text(rf, i, "kernel"));
@@ -257,7 +258,7 @@ kernels(const struct tab *rf, const struct tab *tk, const struct tab *hs,
 /* Rule dominant: one kernel with a large share and no roofline point.
  * An import selected nothing: raising TOPN would not profile it. */
 void
-dominant(const struct tab *tk, int imported)
+kern_dominant(struct findings *fs, const struct tab *tk, int imported)
 {
 	struct f *x;
 	double share;
@@ -273,7 +274,7 @@ dominant(const struct tab *tk, int imported)
 	if (strncmp(cls, "n/a", 3))
 		return;
 	profiled = !isnan(cell(tk, 0, "sm_pct"));
-	x = add("dominant", NAN, tk->path, profiled && imported ? "Profile it "
+	x = add(fs, "dominant", NAN, tk->path, profiled && imported ? "Profile it "
 	    "again with ncu collecting the tensor-core and SASS FLOP counters "
 	    "and dram__bytes.sum (--set roofline, or lp's own run: make RUN=new "
 	    "WORK=...) and import that export, so it gets a roofline point." :
@@ -296,7 +297,8 @@ dominant(const struct tab *tk, int imported)
  * cores idle: TF32 and bf16 change matmuls only, so a LayerNorm's fp32
  * accumulation is not one (top_kernels.tsv's operator class says). */
 void
-fp32(const struct tab *rf, const struct tab *tk, const struct lp_peaks *pk)
+kern_fp32(struct findings *fs, const struct tab *rf, const struct tab *tk,
+    const struct lp_peaks *pk)
 {
 	double t = 0, tf = lp_peak_of(pk, LP_FP_TC_TF32), f = lp_peak_of(pk,
 	    LP_FP_FP32);
@@ -315,7 +317,7 @@ fp32(const struct tab *rf, const struct tab *tk, const struct lp_peaks *pk)
 				}
 	if (!n || !(tf > 0) || !(f > 0))
 		return;
-	x = add("fp32", t * (1 - f / tf), rf->path, "Enable TF32 "
+	x = add(fs, "fp32", t * (1 - f / tf), rf->path, "Enable TF32 "
 	    "(torch.backends.cuda.matmul.allow_tf32 = True, cublasSetMathMode "
 	    "CUBLAS_TF32_TENSOR_OP_MATH) or run the model in bf16.",
 	    "%zu compute-side top matmul kernels run fp32 on CUDA cores.", n);

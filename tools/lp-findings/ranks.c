@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "util.h"
-#include "esc.h"
-#include "prec.h"
 #include "table.h"
 #include "run.h"
 #include "find.h"
@@ -16,7 +14,7 @@
 /* Rule straggler (ranks.tsv): per process, the stage where it keeps the
  * other ranks waiting longest. */
 void
-straggler(const struct tab *k)
+ranks_straggler(struct findings *fs, const struct tab *k)
 {
 	size_t i, j;
 	int more;
@@ -43,7 +41,7 @@ straggler(const struct tab *k)
 		more = lp_straggler_more_work(cell(k, i, "compute_ns"),
 		    cell(k, f, "compute_ns"), gap, cell(k, i, "launches"),
 		    cell(k, f, "launches"));
-		x = add("straggler", best, k->path, more ? "It does more work "
+		x = add(fs, "straggler", best, k->path, more ? "It does more work "
 		    "than the others (GPU compute, kernel launches): compare the "
 		    "ranks' kernels and balance the shards (an uneven split, work "
 		    "only that rank does)." : "Its GPU is "
@@ -72,7 +70,8 @@ straggler(const struct tab *k)
 /* Rule communication (overlap.tsv): a GPU whose kernel time is mostly
  * communication that compute does not hide. */
 void
-communication(const struct tab *o, const struct tab *k)
+ranks_communication(struct findings *fs, const struct tab *o,
+    const struct tab *k)
 {
 	size_t i, j;
 
@@ -103,7 +102,7 @@ communication(const struct tab *o, const struct tab *k)
 				fj = j;
 			}
 		if (fast > 0 && comm >= 2 * fast) {
-			x = add("communication", ex < fast ? ex : fast, o->path,
+			x = add(fs, "communication", ex < fast ? ex : fast, o->path,
 			    "Find what delays the other ranks before the "
 			    "collectives (the ranks table: a straggler, an "
 			    "uneven shard, host work only they do) and balance "
@@ -127,7 +126,7 @@ communication(const struct tab *o, const struct tab *k)
 			    "device"));
 			continue;
 		}
-		x = add("communication", ex, o->path, "Where the share is far "
+		x = add(fs, "communication", ex, o->path, "Where the share is far "
 		    "above the other GPUs', this one waits for a straggler (the "
 		    "ranks table). Otherwise overlap the collectives with compute "
 		    "(async all-reduce on a side stream, bucketing small "

@@ -18,14 +18,6 @@
 #include "util.h"
 #include "find.h"
 
-void
-at_stage(struct f *x, const char *stage, int once)
-{
-	free(x->stage);
-	x->stage = stage ? lp_xstrdup(stage) : NULL;
-	x->once = once;
-}
-
 /* The row of stages.tsv for a stage named by its name or its range. */
 static long
 stage_row(const struct tab *st, const char *s)
@@ -94,7 +86,7 @@ steady_scale(const struct tab *st, const struct tab *sp,
 /* Two cells: the saving per step (ns) and what a step is ("decode step",
  * "prefill call", "once"), or why there is none. */
 void
-per_step(struct lp_row *r, const struct tab *st, const struct tab *sp,
+step_saving(struct lp_row *r, const struct tab *st, const struct tab *sp,
     const struct tab *hs, const struct f *x)
 {
 	struct lp_sb b = { 0 };
@@ -172,7 +164,7 @@ clause_end(const char *s, int any)
 /* A finding's headline: its first clause, up to a ": " outside a code span
  * (what follows says why, and stays in the finding), with a full stop. */
 void
-headline(struct lp_sb *b, const char *finding)
+step_headline(struct lp_sb *b, const char *finding)
 {
 	const char *p = clause_end(finding, 0);
 
@@ -184,7 +176,7 @@ headline(struct lp_sb *b, const char *finding)
 
 /* The next step's first clause: what to do, before how and why. */
 void
-first_clause(struct lp_sb *b, const char *next)
+step_first_clause(struct lp_sb *b, const char *next)
 {
 	const char *p = clause_end(next, 1);
 
