@@ -297,43 +297,34 @@ waits(struct lp_sb *b, const struct host *h, double launch, double own)
 	return lp_sb_str(b);
 }
 
-/* Rule graph-bound: the stage's kernels run from CUDA graphs, yet the GPU
- * idles.  No graph advice (it has them): what bounds it per instance, the
- * graph launch calls, the host's own work between replays and the time
- * the host waits blocked on the GPU; the saving as launch-bound's. */
-static void
-graph_bound(const struct host *h, double busy)
+/* The graph-bound finding with the advice for what the GPU waits for:
+ * its kernels (busy half its wall time or more), the graph launch calls
+ * (launch, per instance) or the host's own work between replays (own). */
+static struct f *
+graph_advice(const struct host *h, double busy, double launch, double own)
 {
 	const struct tab *hs = h->hs;
 	size_t r = h->r;
-	double bound = h->bound, n = h->rinst, wall = cell(hs, r, "wall_ns") / n;
-	double launch = cell(hs, r, "api_launch_ns") / n;
-	double blocked = cell(hs, r, "blocked_ns") / n;
-	double kern = cell(hs, r, "kernel_per_inst_ns");
-	double own, gl = cell(hs, r, "graph_launches") / n;
-	struct lp_sb e = { 0 }, w = { 0 };
+	struct lp_sb w = { 0 };
 	struct f *x;
 
-	if (isnan(blocked))
-		blocked = 0;
-	own = wall - launch - blocked;	/* the host's other work */
 	if (busy >= 50)		/* its kernels take most of it */
-		x = add(h->fs, "graph-bound", bound, hs->path, "The stage is graphed "
-		    "already and its kernels take most of its time: make them "
-		    "faster (the kernel findings: fewer bytes, fuller launches, "
-		    "fusion) first. The rest is the GPU waiting for the host "
-		    "between replays: launch the next step's graph before reading "
-		    "this step's result (an asynchronous copy into pinned memory, "
-		    "read a step later), or capture several steps in one graph. "
-		    "nsys's node tracing (--cuda-graph-trace=node) lengthens each "
-		    "graph launch itself: the workload timed alone (make RUN=x "
+		x = add(h->fs, "graph-bound", h->bound, hs->path, "The stage "
+		    "is graphed already and its kernels take most of its time: "
+		    "make them faster (the kernel findings: fewer bytes, fuller "
+		    "launches, fusion) first. The rest is the GPU waiting for the "
+		    "host between replays: launch the next step's graph before "
+		    "reading this step's result (an asynchronous copy into pinned "
+		    "memory, read a step later), or capture several steps in one "
+		    "graph. nsys's node tracing (--cuda-graph-trace=node) lengthens "
+		    "each graph launch itself: the workload timed alone (make RUN=x "
 		    "alone.tsv) shows the step without it.",
 		    "%s runs %.3g%% of its kernel time from CUDA graphs and keeps "
 		    "the GPU busy %.3g%% of its wall time: its kernels bound it; "
 		    "%s", h->stage, graph_pct(hs, r), busy, waits(&w, h, launch,
 		    own));
 	else
-		x = add(h->fs, "graph-bound", bound, hs->path, launch >= own ?
+		x = add(h->fs, "graph-bound", h->bound, hs->path, launch >= own ?
 		    "The stage is graphed already: the host's cudaGraphLaunch is what "
 		    "the GPU waits for. Launch the next step's graph before reading "
 		    "this step's result (copy it asynchronously into pinned memory and "
@@ -356,6 +347,31 @@ graph_bound(const struct host *h, double busy)
 	    launch >= own ? "Launch the next step's graph before reading this "
 	    "step's result." : "Move the host's work between replays off the "
 	    "critical path.");
+	lp_sb_free(&w);
+	return x;
+}
+
+/* Rule graph-bound: the stage's kernels run from CUDA graphs, yet the GPU
+ * idles.  No graph advice (it has them): what bounds it per instance, the
+ * graph launch calls, the host's own work between replays and the time
+ * the host waits blocked on the GPU; the saving as launch-bound's. */
+static void
+graph_bound(const struct host *h, double busy)
+{
+	const struct tab *hs = h->hs;
+	size_t r = h->r;
+	double n = h->rinst, wall = cell(hs, r, "wall_ns") / n;
+	double launch = cell(hs, r, "api_launch_ns") / n;
+	double blocked = cell(hs, r, "blocked_ns") / n;
+	double kern = cell(hs, r, "kernel_per_inst_ns");
+	double own, gl = cell(hs, r, "graph_launches") / n;
+	struct lp_sb e = { 0 };
+	struct f *x;
+
+	if (isnan(blocked))
+		blocked = 0;
+	own = wall - launch - blocked;	/* the host's other work */
+	x = graph_advice(h, busy, launch, own);
 	at_stage(x, h->stage, 0);
 	x->pool = h->avail - h->load;
 	untraced_next(x, h);
@@ -370,7 +386,6 @@ graph_bound(const struct host *h, double busy)
 	    "graph_lat_p50_ns") / 1e3, ms(blocked), text(hs, r, "sync_calls"),
 	    ms(own), lp_sb_str(&e));
 	lp_sb_free(&e);
-	lp_sb_free(&w);
 }
 
 /* The warmest steady state of the run (hostside.tsv's STAGE:steady rows):
@@ -489,6 +504,45 @@ untraced_of(struct host *h, const struct tab *sp, const struct tab *ut)
 		h->sidle = 0;
 }
 
+/* The stage's idle GPU time (stages.tsv's row i, or the steady state's
+ * times the instances where the warm-up finding speaks for the first) and
+ * the part of it the findings share (struct host's avail; h's other
+ * fields zero: not capped, no warm-up excess). */
+static void
+idle_of(struct host *h, const struct tab *s, size_t i, const struct tab *sp)
+{
+	double wall = cell(s, i, "wall_total_ns"), k = cell(s, i, "kernel_ns");
+	double kr = cell(h->hs, h->warm && h->steady ? h->r : h->a, "kernel_ns");
+
+	/* untraced: the steady instances as the untraced run times them
+	 * (its median), less the capture's kernels */
+	if (h->warm && h->steady && !isnan(kr) && h->untraced)
+		h->idle = (cell(sp, (size_t)row_of(sp, "stage", h->stage),
+		    "steady_ns") * h->rinst - kr) * h->sc;
+	else if (h->warm && h->steady && !isnan(kr))
+		h->idle = (cell(h->hs, h->r, "wall_ns") - kr) * h->sc;
+	else
+		h->idle = wall - k;
+	if (!(h->idle > 0))
+		h->idle = 0;
+	h->avail = h->idle;
+	h->widle = wall - k;
+	/* the steady state's mean may exceed its median: never more than
+	 * what the warm-up finding leaves of the stage's idle time */
+	if (h->warm) {
+		long w = row_of(sp, "stage", h->stage);
+
+		h->wexcess = cell(sp, (size_t)w, "first_ns") - cell(sp, (size_t)w,
+		    "steady_ns");
+		if (h->widle - h->wexcess < h->avail) {
+			h->avail = h->widle - h->wexcess;
+			h->capped = 1;
+		}
+	}
+	if (!(h->avail > 0))
+		h->avail = 0;
+}
+
 /*
  * Rule launch-bound with the host side of the stage (hostside.tsv): the
  * advice follows where the host time goes.  Module loading: warm up or
@@ -506,56 +560,22 @@ host_side(struct findings *fs, const struct tab *s, size_t i,
     const struct tab *hs, const struct tab *sp, const struct tab *ut)
 {
 	const char *stage = text(s, i, "stage");
-	double busy = cell(s, i, "busy_pct"), wall = cell(s, i, "wall_total_ns");
-	double k = cell(s, i, "kernel_ns"), kr;
+	double busy = cell(s, i, "busy_pct");
 	struct host h;
 	long a, b;
 
 	if (!host_rows(hs, stage, &a, &b))
 		return 0;
-	h.fs = fs;
-	h.hs = hs;
-	h.stage = stage;
-	h.warm = is_warm(sp, stage);
-	h.a = (size_t)a;
-	h.r = (size_t)(b >= 0 ? b : a);
-	h.steady = b >= 0;
+	h = (struct host){ .fs = fs, .hs = hs, .stage = stage, .warm =
+	    is_warm(sp, stage), .a = (size_t)a, .r = (size_t)(b >= 0 ? b : a),
+	    .steady = b >= 0 };
 	h.inst = cell(hs, h.a, "instances");
 	h.rinst = cell(hs, h.r, "instances");
 	/* the steady state per instance, times all instances, when the
 	 * warm-up finding speaks for the first */
 	h.sc = h.warm && h.steady && h.rinst > 0 ? h.inst / h.rinst : 1;
-	kr = cell(hs, h.warm && h.steady ? h.r : h.a, "kernel_ns");
 	untraced_of(&h, sp, ut);
-	/* untraced: the steady instances as the untraced run times them
-	 * (its median), less the capture's kernels */
-	if (h.warm && h.steady && !isnan(kr) && h.untraced)
-		h.idle = (cell(sp, (size_t)row_of(sp, "stage", stage),
-		    "steady_ns") * h.rinst - kr) * h.sc;
-	else if (h.warm && h.steady && !isnan(kr))
-		h.idle = (cell(hs, h.r, "wall_ns") - kr) * h.sc;
-	else
-		h.idle = wall - k;
-	if (!(h.idle > 0))
-		h.idle = 0;
-	h.avail = h.idle;
-	h.capped = 0;
-	h.widle = wall - k;
-	h.wexcess = 0;
-	/* the steady state's mean may exceed its median: never more than
-	 * what the warm-up finding leaves of the stage's idle time */
-	if (h.warm) {
-		long w = row_of(sp, "stage", stage);
-
-		h.wexcess = cell(sp, (size_t)w, "first_ns") - cell(sp, (size_t)w,
-		    "steady_ns");
-		if (h.widle - h.wexcess < h.avail) {
-			h.avail = h.widle - h.wexcess;
-			h.capped = 1;
-		}
-	}
-	if (!(h.avail > 0))
-		h.avail = 0;
+	idle_of(&h, s, i, sp);
 	/* the three share it: none takes more than the others leave */
 	h.load = module_loading(&h);
 	h.sync = host_sync(&h);

@@ -52,6 +52,7 @@ struct shape {
 	const char *op;		/* its operator class (top_kernels.tsv) */
 	double frac, dram, ai, tot, share, part;
 	const char *sh;		/* " (grid ...)" for a kernel of several shapes */
+	int own;		/* tot is its own nsys time (roofline.tsv) */
 };
 
 /* Does a kernel of this operator class run in tiles (a GEMM, a
@@ -97,6 +98,33 @@ acted(struct f *x, const char *clause)
 {
 	act(x, clause);
 	return x;
+}
+
+/* Rule below-roof: far from its roof, for no reason its class names. */
+static struct f *
+below_roof(struct findings *fs, const char *path, const struct shape *p,
+    double save)
+{
+	/* roofline.tsv's "below roof" without ", GPU filled": no launch
+	 * statistics, so whether it fills the GPU is not known */
+	if (!strstr(p->cls, "filled"))
+		return add(fs, "below-roof", save, path, "Profile it with the "
+		    "launch statistics (ncu's LaunchStats and Occupancy sections; "
+		    "lp's default preset has them) to see whether it fills the "
+		    "GPU: under a wave it needs more work per launch (larger batch, "
+		    "fusion, split-K); with a full GPU, look at its stall reasons "
+		    "and memory access pattern (NCU_PRESET=high) and the library's "
+		    "choice of kernel for this shape.", "%s%s reaches only %.3g%% "
+		    "of its %s roof; whether it fills the GPU is not known (waves "
+		    "unknown: the export lacks the launch statistics).",
+		    code(p->name), p->sh, p->frac, p->roof);
+	return acted(add(fs, "below-roof", save, path, "The GPU is full, yet "
+	    "the kernel is far from its roof: look at its stall reasons and "
+	    "memory access pattern in ncu's sections (NCU_PRESET=high) and at "
+	    "the library's choice of kernel for this shape.", "%s%s reaches only "
+	    "%.3g%% of its %s roof with a full GPU.", code(p->name), p->sh,
+	    p->frac, p->roof), "Look at its stall reasons and memory access "
+	    "pattern (NCU_PRESET=high).");
 }
 
 /* Rules memory-bound, compute-bound, alignment, under-filled, below-roof:
@@ -148,29 +176,51 @@ roof_finding(struct findings *fs, const char *path, const struct shape *p,
 		    p->sh, p->frac, p->roof), strcmp(p->roof, "memory") ?
 		    "Check its occupancy and stall reasons (NCU_PRESET=high)." :
 		    "Give each launch more work.");
-	/* roofline.tsv's "below roof" without ", GPU filled": no launch
-	 * statistics, so whether it fills the GPU is not known */
-	if (!strstr(p->cls, "filled"))
-		return add(fs, "below-roof", save, path,
-		    "Profile it with the launch statistics (ncu's LaunchStats "
-		    "and Occupancy sections; lp's default preset has them) to "
-		    "see whether it fills the GPU: under a wave it needs more "
-		    "work per launch (larger batch, fusion, split-K); with a "
-		    "full GPU, look at its stall reasons and memory access "
-		    "pattern (NCU_PRESET=high) and the library's choice of "
-		    "kernel for this shape.",
-		    "%s%s reaches only %.3g%% of its %s roof; whether it fills "
-		    "the GPU is not known (waves unknown: the export lacks the "
-		    "launch statistics).", code(p->name), p->sh, p->frac,
-		    p->roof);
-	return acted(add(fs, "below-roof", save, path,
-	    "The GPU is full, yet the kernel is far from its roof: "
-	    "look at its stall reasons and memory access pattern "
-	    "in ncu's sections (NCU_PRESET=high) and at the "
-	    "library's choice of kernel for this shape.",
-	    "%s%s reaches only %.3g%% of its %s roof with a full "
-	    "GPU.", code(p->name), p->sh, p->frac, p->roof), "Look at its "
-	    "stall reasons and memory access pattern (NCU_PRESET=high).");
+	return below_roof(fs, path, p, save);
+}
+
+/* Shape i of roofline.tsv with its time in the run (top_kernels.tsv), the
+ * shape's part of it where a kernel has several, p->sh written in sh: 0
+ * when it has no roof fraction or is not a top kernel. */
+static int
+shape_at(struct shape *p, const struct tab *rf, size_t i, const struct tab *tk,
+    struct lp_sb *sh)
+{
+	size_t j;
+
+	*p = (struct shape){ .cls = text(rf, i, "class"), .roof = text(rf, i,
+	    "roof"), .name = text(rf, i, "name"), .prec = text(rf, i,
+	    "precision"), .why = text(rf, i, "why"), .grid = text(rf, i, "grid"),
+	    .frac = cell(rf, i, "roof_pct"), .dram = cell(rf, i, "dram_pct"),
+	    .ai = cell(rf, i, "ai"), .tot = NAN, .share = NAN,
+	    .part = shape_share(rf, i) };
+	if (isnan(p->frac))
+		return 0;
+	for (j = 0; tk && j < tk->n; j++)
+		if (!strcmp(text(tk, j, "kernel"), text(rf, i, "kernel"))) {
+			p->tot = cell(tk, j, "total_ns");
+			p->share = cell(tk, j, "share_pct");
+			p->op = text(tk, j, "operator");
+		}
+	if (isnan(p->tot))
+		return 0;
+	/* a kernel of several shapes: this shape's part of its time,
+	 * its own nsys time where roofline.tsv has it */
+	p->own = !isnan(cell(rf, i, "nsys_ns"));
+	if (p->own) {
+		p->tot = cell(rf, i, "nsys_ns");
+		p->share = cell(rf, i, "stage_pct");
+	}
+	if (p->part < 1) {
+		if (!p->own) {
+			p->tot *= p->part;
+			p->share *= p->part;
+		}
+		lp_sb_printf(sh, " (grid %s)", p->grid);
+	} else
+		lp_sb_adds(sh, "");
+	p->sh = lp_sb_str(sh);
+	return 1;
 }
 
 /* The top kernels (each launch shape) against their roof (roofline.tsv),
@@ -180,7 +230,7 @@ void
 kern_roof(struct findings *fs, const struct tab *rf, const struct tab *tk,
     const struct tab *hs, size_t max)
 {
-	size_t i, j, done = 0;
+	size_t i, done = 0;
 	int graphed = 0;
 
 	/* the top kernels' stage (top_kernels.tsv's range) runs from CUDA
@@ -196,48 +246,10 @@ kern_roof(struct findings *fs, const struct tab *rf, const struct tab *tk,
 		struct shape p;
 		struct lp_sb sh = { 0 }, pct = { 0 };
 		struct f *x;
-		int own;
 
-		p.cls = text(rf, i, "class");
-		p.roof = text(rf, i, "roof");
-		p.name = text(rf, i, "name");
-		p.prec = text(rf, i, "precision");
-		p.why = text(rf, i, "why");
-		p.grid = text(rf, i, "grid");
-		p.frac = cell(rf, i, "roof_pct");
-		p.dram = cell(rf, i, "dram_pct");
-		p.ai = cell(rf, i, "ai");
-		p.tot = NAN;
-		p.share = NAN;
-		p.op = NULL;
-		p.part = shape_share(rf, i);
-		if (isnan(p.frac))
-			continue;
-		for (j = 0; tk && j < tk->n; j++)
-			if (!strcmp(text(tk, j, "kernel"), text(rf, i, "kernel"))) {
-				p.tot = cell(tk, j, "total_ns");
-				p.share = cell(tk, j, "share_pct");
-				p.op = text(tk, j, "operator");
-			}
-		if (isnan(p.tot))
+		if (!shape_at(&p, rf, i, tk, &sh))
 			continue;
 		done++;
-		/* a kernel of several shapes: this shape's part of its time,
-		 * its own nsys time where roofline.tsv has it */
-		own = !isnan(cell(rf, i, "nsys_ns"));
-		if (own) {
-			p.tot = cell(rf, i, "nsys_ns");
-			p.share = cell(rf, i, "stage_pct");
-		}
-		if (p.part < 1) {
-			if (!own) {
-				p.tot *= p.part;
-				p.share *= p.part;
-			}
-			lp_sb_printf(&sh, " (grid %s)", p.grid);
-		} else
-			lp_sb_adds(&sh, "");
-		p.sh = lp_sb_str(&sh);
 		x = roof_finding(fs, rf->path, &p, graphed);
 		at_stage(x, tk ? lp_tsv_comment(&tk->t, "range") : NULL, 0);
 		x->rank = 1;
@@ -246,9 +258,9 @@ kern_roof(struct findings *fs, const struct tab *rf, const struct tab *tk,
 		lp_fmt_pct(&pct, p.share);
 		ev(x, "%.3f ms in the stage (%s of its GPU time%s); AI %.4g "
 		    "FLOP/B, %s, %.3g%% of DRAM bandwidth (ncu)%s%s", ms(p.tot),
-		    lp_sb_str(&pct), own ? (p.part < 1 ? ", this launch configuration's "
-		    "own (nsys cuda_gpu_trace)" : "") : p.part < 1 ? ", the "
-		    "shape's part by ncu time" : "", p.ai, p.prec, p.dram,
+		    lp_sb_str(&pct), p.own ? (p.part < 1 ? ", this launch "
+		    "configuration's own (nsys cuda_gpu_trace)" : "") : p.part < 1 ?
+		    ", the shape's part by ncu time" : "", p.ai, p.prec, p.dram,
 		    *p.why ? "; " : "", p.why);
 		lp_sb_free(&sh);
 		lp_sb_free(&pct);

@@ -67,6 +67,47 @@ ranks_straggler(struct findings *fs, const struct tab *k)
 	}
 }
 
+/* The same collectives (as many communication kernels) far faster on
+ * another GPU than on GPU i: this one waits in them for a slower rank,
+ * which overlap cannot remove.  Returns 0 when no other GPU is that fast. */
+static int
+comm_wait(struct findings *fs, const struct tab *o, size_t i)
+{
+	double share = cell(o, i, "comm_pct"), ov = cell(o, i, "overlap_pct");
+	double ex = cell(o, i, "exposed_ns"), comm = cell(o, i, "comm_ns");
+	double fast = NAN;
+	size_t j, fj = 0;
+	struct f *x;
+
+	for (j = 0; j < o->n; j++)
+		if (j != i && cell(o, j, "comm_kernels") == cell(o, i,
+		    "comm_kernels") && cell(o, j, "comm_ns") > 0 &&
+		    (isnan(fast) || cell(o, j, "comm_ns") < fast)) {
+			fast = cell(o, j, "comm_ns");
+			fj = j;
+		}
+	if (!(fast > 0 && comm >= 2 * fast))
+		return 0;
+	x = add(fs, "communication", ex < fast ? ex : fast, o->path, "Find "
+	    "what delays the other ranks before the collectives (the ranks "
+	    "table: a straggler, an uneven shard, host work only they do) and "
+	    "balance it: overlap cannot remove a wait. Overlapping the "
+	    "collectives with compute (async all-reduce on a side stream, "
+	    "bucketing) saves at most the fastest rank's communication time.",
+	    "Communication is %.3g%% of the kernel time on %s, but the same "
+	    "collectives take %.3f ms on %s against %.3f ms here (%.3gx): %s "
+	    "waits in them for a slower rank (load imbalance or a straggler on "
+	    "the other rank), not for the transfer.", share, text(o, i,
+	    "device"), ms(fast), text(o, fj, "device"), ms(comm), comm / fast,
+	    text(o, i, "device"));
+	ev(x, "%.0f communication kernels on each GPU; %.3f ms of communication "
+	    "kernels here, %.3f ms exposed (%.3g%% overlapped), %.3f ms of "
+	    "compute (whole capture); saving: at most the fastest rank's "
+	    "communication time (%s)", cell(o, i, "comm_kernels"), ms(comm),
+	    ms(ex), ov, ms(cell(o, i, "compute_ns")), text(o, fj, "device"));
+	return 1;
+}
+
 /* Rule communication (overlap.tsv): a GPU whose kernel time is mostly
  * communication that compute does not hide. */
 void
@@ -85,47 +126,10 @@ ranks_communication(struct findings *fs, const struct tab *o,
 			continue;
 		double share = cell(o, i, "comm_pct"), ov = cell(o, i,
 		    "overlap_pct"), ex = cell(o, i, "exposed_ns");
-		double comm = cell(o, i, "comm_ns"), fast = NAN;
-		size_t fj = 0;
 		struct f *x;
 
-		if (!(share >= 25) || !(ov < 50))
+		if (!(share >= 25) || !(ov < 50) || comm_wait(fs, o, i))
 			continue;
-		/* the same collectives (as many communication kernels) far
-		 * faster on another GPU: this one waits in them for a slower
-		 * rank, which overlap cannot remove */
-		for (j = 0; j < o->n; j++)
-			if (j != i && cell(o, j, "comm_kernels") == cell(o, i,
-			    "comm_kernels") && cell(o, j, "comm_ns") > 0 &&
-			    (isnan(fast) || cell(o, j, "comm_ns") < fast)) {
-				fast = cell(o, j, "comm_ns");
-				fj = j;
-			}
-		if (fast > 0 && comm >= 2 * fast) {
-			x = add(fs, "communication", ex < fast ? ex : fast, o->path,
-			    "Find what delays the other ranks before the "
-			    "collectives (the ranks table: a straggler, an "
-			    "uneven shard, host work only they do) and balance "
-			    "it: overlap cannot remove a wait. Overlapping the "
-			    "collectives with compute (async all-reduce on a "
-			    "side stream, bucketing) saves at most the fastest "
-			    "rank's communication time.",
-			    "Communication is %.3g%% of the kernel time on %s, "
-			    "but the same collectives take %.3f ms on %s against "
-			    "%.3f ms here (%.3gx): %s waits in them for a slower "
-			    "rank (load imbalance or a straggler on the other "
-			    "rank), not for the transfer.", share, text(o, i,
-			    "device"), ms(fast), text(o, fj, "device"), ms(comm),
-			    comm / fast, text(o, i, "device"));
-			ev(x, "%.0f communication kernels on each GPU; %.3f ms of "
-			    "communication kernels here, %.3f ms exposed (%.3g%% "
-			    "overlapped), %.3f ms of compute (whole capture); "
-			    "saving: at most the fastest rank's communication "
-			    "time (%s)", cell(o, i, "comm_kernels"), ms(comm),
-			    ms(ex), ov, ms(cell(o, i, "compute_ns")), text(o, fj,
-			    "device"));
-			continue;
-		}
 		x = add(fs, "communication", ex, o->path, "Where the share is far "
 		    "above the other GPUs', this one waits for a straggler (the "
 		    "ranks table). Otherwise overlap the collectives with compute "
