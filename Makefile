@@ -168,10 +168,10 @@ $(LP_FAKE_CUDA): tests/fake/libcuda.c | $(B)/.deps-ok
 # ten slowest files, and tests/times.sh bin/check-times.log prints them all.
 LP_JOBS = $(shell nproc 2>/dev/null || echo 2)
 LP_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
-lp_prove = $(Q)rm -f $(B)/$(1)-times.log; LP_TIMES=$(CURDIR)/$(B)/$(1)-times.log \
+lp_prove = $(Q)rm -f $(B)/$(1)-times.log; rc=0; LP_TIMES=$(CURDIR)/$(B)/$(1)-times.log \
 	  LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
-	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec tests/timed $(if $(filter 1,$(V)),-v) $(2); \
-	  rc=$$?; tests/times.sh $(B)/$(1)-times.log | sed -n '1,11p;$$p'; exit $$rc
+	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec tests/timed $(if $(filter 1,$(V)),-v) $(2) \
+	  || rc=$$?; tests/times.sh $(B)/$(1)-times.log | sed -n '1,11p;$$p'; exit $$rc
 check: $(BINS) $(UNITS) $(LP_FAKE_CUDA)
 	$(call lp_prove,check,$(UNITS) $(LP_TESTS))
 # The edit loop: the unit tests and the files that test the tools one by
