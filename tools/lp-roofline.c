@@ -50,19 +50,14 @@ static const struct lp_col cols[] = {
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
-/* The table's # lines: where the numbers come from, how to read them, and
- * how many profiled points lack counters. */
+/* The # lines of how many profiled points lack counters. */
 static void
-emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
-    const struct lp_peaks *pk, const struct shapes *sh)
+counters_meta(const struct points *p)
 {
+	const struct k *ks = p->ks;
 	size_t i, nocount = 0, nobytes = 0, tonly = 0;
-	double launches = 0;
 
-	for (i = 0; i < sh->n; i++)
-		launches += sh->r[i].launches;
-
-	for (i = 0; i < nk; i++) {
+	for (i = 0; i < p->nk; i++) {
 		if (ks[i].metrics && !ks[i].have_flop && ks[i].have_tensor &&
 		    ks[i].tensor > 0)
 			tonly++;
@@ -72,6 +67,38 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 		    !(ks[i].have_tensor && ks[i].tensor > 0))
 			nocount++;
 	}
+	if (tonly)
+		lp_tab_meta(out, "note", "FLOPs: %zu points count tensor-core "
+		    "FLOPs only: their ncu export lacks the SASS counters of "
+		    "CUDA-core work (flop_counters says which)", tonly);
+	if (nobytes)
+		lp_tab_meta(out, "missing", "roofline points for %zu profiled "
+		    "kernels: their ncu export lacks the DRAM-byte counters "
+		    "(dram__bytes.sum); profile them with those counters (lp's "
+		    "default ncu preset has them; ncu --set roofline for an "
+		    "export to import)", nobytes);
+	if (nocount)
+		lp_tab_meta(out, "missing", "roofline points for %zu profiled "
+		    "kernels: their ncu export has their DRAM bytes (the table "
+		    "gives their DRAM figures) but lacks FLOP counters "
+		    "(roofline.tsv's precision column names which); profile "
+		    "them with those counters (lp's default ncu preset has "
+		    "them; ncu --set roofline for an export to import)",
+		    nocount);
+}
+
+/* The table's # lines: where the numbers come from, how to read them, and
+ * how many profiled points lack counters (counters_meta). */
+static void
+emit_meta(const struct points *p, const struct lp_tsv *t, const char *mpath,
+    const char *gpath, const struct lp_peaks *pk, const struct shapes *sh)
+{
+	const struct stage_shapes *ss = &p->ss;
+	double launches = 0;
+	size_t i;
+
+	for (i = 0; i < sh->n; i++)
+		launches += sh->r[i].launches;
 	lp_tab_meta(out, "title", "Roofline");
 	lp_tab_meta(out, "tool", "lp-roofline");
 	lp_tab_meta(out, "source", "per-launch FLOPs (tensor-core and "
@@ -91,47 +118,30 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 	    "alignment-limited for a GEMM kernel built for unaligned operands "
 	    "(align1/2/4), else below roof with a full GPU. ncu replays each "
 	    "kernel alone with locked clocks, so its duration is ncu's, not "
-	    "the run's.", SH.idx ? " with its own nsys time" : " (its nsys "
+	    "the run's.", ss->idx ? " with its own nsys time" : " (its nsys "
 	    "time stays whole in the kernel tables)");
-	if (tonly)
-		lp_tab_meta(out, "note", "FLOPs: %zu points count tensor-core "
-		    "FLOPs only: their ncu export lacks the SASS counters of "
-		    "CUDA-core work (flop_counters says which)", tonly);
-	if (nobytes)
-		lp_tab_meta(out, "missing", "roofline points for %zu profiled "
-		    "kernels: their ncu export lacks the DRAM-byte counters "
-		    "(dram__bytes.sum); profile them with those counters (lp's "
-		    "default ncu preset has them; ncu --set roofline for an "
-		    "export to import)", nobytes);
-	if (nocount)
-		lp_tab_meta(out, "missing", "roofline points for %zu profiled "
-		    "kernels: their ncu export has their DRAM bytes (the table "
-		    "gives their DRAM figures) but lacks FLOP counters "
-		    "(roofline.tsv's precision column names which); profile "
-		    "them with those counters (lp's default ncu preset has "
-		    "them; ncu --set roofline for an export to import)",
-		    nocount);
-	if (SH.idx) {
+	counters_meta(p);
+	if (ss->idx) {
 		double cov = 0;
 		size_t nm = 0;
 
-		for (i = 0; i < SH.n; i++)
-			if (SH.s[i].measured) {
-				cov += SH.s[i].ns;
+		for (i = 0; i < ss->n; i++)
+			if (ss->s[i].measured) {
+				cov += ss->s[i].ns;
 				nm++;
 			}
-		cov = SH.total > 0 ? 100 * cov / SH.total : 0;
+		cov = ss->total > 0 ? 100 * cov / ss->total : 0;
 		lp_tab_meta(out, "coverage", "%.1f %% of %s (%zu of %zu launch "
-		    "configurations; %s)", cov, SH.range, nm, SH.n, SH.path);
+		    "configurations; %s)", cov, ss->range, nm, ss->n, ss->path);
 		lp_tab_meta(out, "note", "ncu measured the launch configurations "
 		    "carrying %.1f %% of %s's kernel time (%zu of its %zu "
 		    "configurations, %.0f launches profiled); the roofline's "
-		    "numbers speak for those.", cov, SH.range, nm, SH.n, launches);
+		    "numbers speak for those.", cov, ss->range, nm, ss->n, launches);
 		lp_tab_meta(out, "note", "A kernel's points are its launch "
 		    "configurations in the stage (nsys cuda_gpu_trace, %s), each "
 		    "with its own nsys time; those ncu did not measure are listed "
 		    "with n/a metrics, so a kernel's points add up to its time.",
-		    SH.path);
+		    ss->path);
 	}
 	if (bwm.path)
 		lp_bwmeas_meta(out, pk, &bwm, "the roofs, ridges and % columns "
@@ -142,7 +152,8 @@ emit_meta(const struct lp_tsv *t, const char *mpath, const char *gpath,
 
 /* A row per point, of the n kernels loaded. */
 static void
-emit_points(size_t n, const struct lp_peaks *pk, const char *mpath)
+emit_points(const struct points *p, size_t n, const struct lp_peaks *pk,
+    const char *mpath)
 {
 	struct lp_row r = { 0 }, sr = { 0 };
 	struct lp_sb w = { 0 };
@@ -152,19 +163,19 @@ emit_points(size_t n, const struct lp_peaks *pk, const char *mpath)
 	/* names unique among the kernels; a kernel's shapes share its name */
 	nm = lp_xcalloc(n, sizeof *nm);
 	shown = lp_xcalloc(n, sizeof *shown);
-	for (i = 0; i < nk; i++)
-		nm[ks[i].rank - 1] = ks[i].kernel;
+	for (i = 0; i < p->nk; i++)
+		nm[p->ks[i].rank - 1] = p->ks[i].kernel;
 	lp_kname_unique(nm, n, LP_KNAME_MAX, shown);
-	for (i = 0; i < nk; i++) {
-		const struct k *k = &ks[i];
+	for (i = 0; i < p->nk; i++) {
+		const struct k *k = &p->ks[i];
 
 		lp_row_num(&r, (double)k->rank, 0);
 		lp_row_text(&r, shown[k->rank - 1]);
 		lp_row_text(&r, k->kernel);
-		roof_cells(&r, k, pk, &w);
+		cells_roof(&r, k, pk, &w);
 		while (r.n < NCOLS - 9)
 			lp_row_text(&r, "n/a");
-		shape_cells(&sr, k, mpath);
+		cells_shape(&sr, k, mpath, &p->ss);
 		lp_sb_addc(&r.b, '\t');
 		lp_sb_adds(&r.b, lp_sb_str(&sr.b));
 		r.n += sr.n;
@@ -182,14 +193,15 @@ emit_points(size_t n, const struct lp_peaks *pk, const char *mpath)
 }
 
 static void
-free_points(struct shapes *sh)
+free_points(struct points *p, struct shapes *sh)
 {
+	struct stage_shapes *ss = &p->ss;
 	size_t i;
 
-	for (i = 0; i < nk; i++) {
-		free(ks[i].kernel);
-		free(ks[i].grid);
-		free(ks[i].block);
+	for (i = 0; i < p->nk; i++) {
+		free(p->ks[i].kernel);
+		free(p->ks[i].grid);
+		free(p->ks[i].block);
 	}
 	for (i = 0; i < sh->n; i++) {
 		free(sh->r[i].kernel);
@@ -197,16 +209,16 @@ free_points(struct shapes *sh)
 		free(sh->r[i].block);
 	}
 	free(sh->r);
-	free(ks);
-	for (i = 0; i < SH.n; i++) {
-		free(SH.s[i].kernel);
-		free(SH.s[i].grid);
-		free(SH.s[i].block);
+	free(p->ks);
+	for (i = 0; i < ss->n; i++) {
+		free(ss->s[i].kernel);
+		free(ss->s[i].grid);
+		free(ss->s[i].block);
 	}
-	free(SH.s);
-	free(SH.why);
-	free(SH.range);
-	lp_map_free(SH.idx);
+	free(ss->s);
+	free(ss->why);
+	free(ss->range);
+	lp_map_free(ss->idx);
 }
 
 int
@@ -217,6 +229,7 @@ main(int argc, char **argv)
 	struct lp_peaks pk;
 	struct lp_tsv t;
 	struct shapes shapes = { 0 };
+	struct points pts = { 0 };
 	long top = 10;
 	size_t n;
 	int c, ck, cnk;
@@ -248,18 +261,18 @@ main(int argc, char **argv)
 	lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
 	cnk = lp_csv_col(&t.hdr, "ncu_kernel");
 	if (mpath)
-		read_shapes(mpath, &shapes);
+		points_read_shapes(mpath, &shapes);
 	if (spath)
-		read_stage_shapes(spath);
-	n = load_points(&t, ck, cnk, &shapes, mpath, top);
+		points_read_stage(spath, &pts.ss);
+	n = points_load(&pts, &t, ck, cnk, &shapes, top);
 	if (!n)
 		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
 	if (ipath)
-		read_model(ipath);
+		cells_read_model(ipath);
 
-	emit_meta(&t, mpath, gpath, &pk, &shapes);
-	emit_points(n, &pk, mpath);
-	free_points(&shapes);
+	emit_meta(&pts, &t, mpath, gpath, &pk, &shapes);
+	emit_points(&pts, n, &pk, mpath);
+	free_points(&pts, &shapes);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
 	lp_peaks_free(&pk);

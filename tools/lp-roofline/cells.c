@@ -28,7 +28,7 @@ static struct { const char *key; double v; } dims[3];
 static double mhidden, mtokens;
 
 void
-read_model(const char *path)
+cells_read_model(const char *path)
 {
 	static const char *const keys[] = { "vocab", "hidden", "ffn" };
 	struct lp_ynode *in = lp_yaml_load_path(path);
@@ -168,7 +168,7 @@ classify(struct lp_sb *w, const struct k *k, double frac, int mem, int dom,
 }
 
 /* The precision that does most of a point's FLOPs, -1 for none. */
-int
+static int
 dominant(const struct k *k)
 {
 	int q, dom = -1;
@@ -180,10 +180,73 @@ dominant(const struct k *k)
 	return dom;
 }
 
+/* A point without FLOP counters: the DRAM bytes are there, so their
+ * figures, n/a only for what needs the FLOPs. */
+static void
+bytes_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk)
+{
+	lp_row_na(r, "the ncu export lacks %s", !k->have_f[LP_FP_TC_FP16] ?
+	    "the tensor-core counters (sm__ops_path_tensor_src_*)" :
+	    "the SASS FLOP counters (sm__sass_thread_inst_executed_"
+	    "op_*)");
+	lp_row_text(r, "n/a");
+	lp_row_num(r, k->bytes, 0);
+	lp_row_num(r, k->ns, 1);
+	lp_row_text(r, "n/a");
+	lp_row_text(r, "n/a");
+	if (!(k->ns > 0)) {
+		lp_row_na(r, "ncu measured no duration");
+		return;
+	}
+	lp_row_g(r, k->bytes / (k->ns * 1e-9));
+	while (r->n < 14)	/* peak_flop_per_s to roof_pct */
+		lp_row_text(r, "n/a");
+	if (pk->bw > 0)
+		dram_pct(r, k->bytes / (k->ns * 1e-9), pk->bw);
+	else
+		lp_row_na(r, "%s (DRAM bandwidth)", pk->why);
+}
+
+/* A point's cells from the ridge to the class's why, the bandwidth
+ * known: the roof that bounds it and how near it came. */
+static void
+bound_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
+    const struct lp_roof *rf, int dom, double flop, struct lp_sb *w)
+{
+	if (rf->peak > 0)
+		lp_row_g(r, rf->ridge);
+	else
+		lp_row_text(r, "n/a");
+	/* below the ridge (or with no FLOPs) the bandwidth roof bounds;
+	 * with no peak for its precision there is no ridge, and which
+	 * roof bounds the kernel is unknown, not "compute" */
+	if (!(dom < 0 || rf->peak > 0)) {
+		lp_row_na(r, "no peak for %s", lp_fp_label(dom));
+		lp_row_na(r, "no peak for %s: which roof bounds it is "
+		    "unknown", lp_fp_label(dom));
+		dram_pct(r, rf->bps, pk->bw);
+		return;
+	}
+	lp_row_text(r, rf->mem ? "memory" : "compute");
+	lp_row_pct(r, 100 * rf->frac, 100, "% of roof", "ncu "
+	    "measured more than gpu.tsv's %s: the GPU's entry "
+	    "(conf/gpus.yaml or SET=gpu.*) is too low", rf->mem ?
+	    "DRAM bandwidth" : "peak");
+	dram_pct(r, rf->bps, pk->bw);
+	if (100 * rf->frac > 100) {
+		lp_row_text(r, "n/a");
+		lp_row_na(r, "above its roof: gpu.tsv's %s is too "
+		    "low", rf->mem ? "DRAM bandwidth" : "peak");
+		return;
+	}
+	lp_row_text(r, classify(w, k, rf->frac, rf->mem, dom, flop));
+	lp_row_text(r, lp_sb_str(w));
+}
+
 /* A point's cells from the dominant precision to the class's why; stops
  * at the first cell it cannot compute (the caller pads with n/a). */
 void
-roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
+cells_roof(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
     struct lp_sb *w)
 {
 	double flop = k->flop;
@@ -207,28 +270,7 @@ roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
 		lp_row_na(r, "the ncu export lacks dram__bytes.sum");
 		return;
 	} else if (!k->have_flop) {
-		/* the DRAM bytes are there: their figures, n/a only for what
-		 * needs the FLOPs */
-		lp_row_na(r, "the ncu export lacks %s", !k->have_f[LP_FP_TC_FP16] ?
-		    "the tensor-core counters (sm__ops_path_tensor_src_*)" :
-		    "the SASS FLOP counters (sm__sass_thread_inst_executed_"
-		    "op_*)");
-		lp_row_text(r, "n/a");
-		lp_row_num(r, k->bytes, 0);
-		lp_row_num(r, k->ns, 1);
-		lp_row_text(r, "n/a");
-		lp_row_text(r, "n/a");
-		if (!(k->ns > 0)) {
-			lp_row_na(r, "ncu measured no duration");
-			return;
-		}
-		lp_row_g(r, k->bytes / (k->ns * 1e-9));
-		while (r->n < 14)	/* peak_flop_per_s to roof_pct */
-			lp_row_text(r, "n/a");
-		if (pk->bw > 0)
-			dram_pct(r, k->bytes / (k->ns * 1e-9), pk->bw);
-		else
-			lp_row_na(r, "%s (DRAM bandwidth)", pk->why);
+		bytes_cells(r, k, pk);
 		return;
 	}
 	dom = dominant(k);
@@ -254,39 +296,13 @@ roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
 		lp_row_na(r, "%s (DRAM bandwidth)", pk->why);
 		return;
 	}
-	if (rf.peak > 0)
-		lp_row_g(r, rf.ridge);
-	else
-		lp_row_text(r, "n/a");
-	/* below the ridge (or with no FLOPs) the bandwidth roof bounds;
-	 * with no peak for its precision there is no ridge, and which
-	 * roof bounds the kernel is unknown, not "compute" */
-	if (!(dom < 0 || rf.peak > 0)) {
-		lp_row_na(r, "no peak for %s", lp_fp_label(dom));
-		lp_row_na(r, "no peak for %s: which roof bounds it is "
-		    "unknown", lp_fp_label(dom));
-		dram_pct(r, rf.bps, pk->bw);
-		return;
-	}
-	lp_row_text(r, rf.mem ? "memory" : "compute");
-	lp_row_pct(r, 100 * rf.frac, 100, "% of roof", "ncu "
-	    "measured more than gpu.tsv's %s: the GPU's entry "
-	    "(conf/gpus.yaml or SET=gpu.*) is too low", rf.mem ?
-	    "DRAM bandwidth" : "peak");
-	dram_pct(r, rf.bps, pk->bw);
-	if (100 * rf.frac > 100) {
-		lp_row_text(r, "n/a");
-		lp_row_na(r, "above its roof: gpu.tsv's %s is too "
-		    "low", rf.mem ? "DRAM bandwidth" : "peak");
-		return;
-	}
-	lp_row_text(r, classify(w, k, rf.frac, rf.mem, dom, flop));
-	lp_row_text(r, lp_sb_str(w));
+	bound_cells(r, k, pk, &rf, dom, flop, w);
 }
 
 /* The launch shape's cells, appended last to the table. */
 void
-shape_cells(struct lp_row *sr, const struct k *k, const char *mpath)
+cells_shape(struct lp_row *sr, const struct k *k, const char *mpath,
+    const struct stage_shapes *ss)
 {
 	if (*k->grid)
 		lp_row_text(sr, k->grid);
@@ -328,7 +344,7 @@ shape_cells(struct lp_row *sr, const struct k *k, const char *mpath)
 		lp_row_g(sr, k->nsys_pct);
 	} else
 		for (int i = 0; i < 3; i++)
-			lp_row_na(sr, "%s", SH.why ? SH.why : !SH.idx ? "no launch "
+			lp_row_na(sr, "%s", ss->why ? ss->why : !ss->idx ? "no launch "
 			    "configurations from nsys (lp-roofline -s shapes.tsv; "
 			    "the run lacks cuda_gpu_trace)" : !*k->grid ? "no launch shape" :
 			    "nsys saw no launch of this configuration in the stage");

@@ -14,16 +14,12 @@
 #include "run.h"
 #include "roofline.h"
 
-struct stage_shapes SH;
-struct k *ks;
-size_t nk;
-
 static struct k *
-knew(void)
+knew(struct points *p)
 {
-	ks = lp_xreallocarray(ks, nk + 1, sizeof *ks);
-	memset(&ks[nk], 0, sizeof ks[nk]);
-	return &ks[nk++];
+	p->ks = lp_xreallocarray(p->ks, p->nk + 1, sizeof *p->ks);
+	memset(&p->ks[p->nk], 0, sizeof p->ks[p->nk]);
+	return &p->ks[p->nk++];
 }
 
 static int
@@ -95,14 +91,13 @@ mix_shape(struct k *k, const struct k *x, double l)
 }
 
 void
-read_shapes(const char *path, struct shapes *sh)
+points_read_shapes(const char *path, struct shapes *sh)
 {
 	struct lp_map *idx = lp_map_new();
 	struct lp_tsv t;
 	const char *name;
 	FILE *fp = lp_open_in(path, &name);
 	int ck, cl, cg, cb, cc, cw, cfn, csm, cps;
-	size_t i;
 
 	lp_tsv_open(&t, fp, name);
 	lp_tab_expect(&t, "lp-ncu2tsv");
@@ -128,6 +123,7 @@ read_shapes(const char *path, struct shapes *sh)
 		memset(&x, 0, sizeof x);
 		read_point(&t, &x, "", l);
 		x.launches = l;
+		x.have_launches = 1;
 		x.have_ctas = lp_tab_num(&t, cc, &x.ctas);
 		x.have_waves = lp_tab_num(&t, cw, &x.waves);
 		/* the column keeps 2 decimals; a kernel of one CTA needs more */
@@ -148,35 +144,32 @@ read_shapes(const char *path, struct shapes *sh)
 			x.block = lp_xstrdup(lp_tsv_get(&t, cb));
 			sh->r[j] = x;
 			lp_map_put(idx, lp_sb_str(&key), j);
-			lp_sb_free(&key);
-			continue;
-		}
+		} else
+			mix_shape(&sh->r[j], &x, l);
 		lp_sb_free(&key);
-		mix_shape(&sh->r[j], &x, l);
 	}
-	for (i = 0; i < sh->n; i++)
-		sh->r[i].have_launches = 1;
 	lp_map_free(idx);
 	lp_tsv_close(&t);
 	lp_close_in(fp);
 }
 
 static long
-stage_shape(const char *kernel, const char *grid, const char *block)
+stage_shape(const struct stage_shapes *ss, const char *kernel,
+    const char *grid, const char *block)
 {
 	struct lp_sb key = { 0 };
 	long i;
 
-	if (!SH.idx)
+	if (!ss->idx)
 		return -1;
 	lp_sb_printf(&key, "%s\x1f%s\x1f%s", kernel, grid, block);
-	i = lp_map_get(SH.idx, lp_sb_str(&key), -1);
+	i = lp_map_get(ss->idx, lp_sb_str(&key), -1);
 	lp_sb_free(&key);
 	return i;
 }
 
 void
-read_stage_shapes(const char *path)
+points_read_stage(const char *path, struct stage_shapes *ss)
 {
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, path, "lp-shapes");
@@ -185,7 +178,7 @@ read_stage_shapes(const char *path)
 
 	lp_tab_expect(&t, "lp-shapes");
 	if (lp_tsv_comment(&t, "unavailable")) {
-		SH.why = lp_xstrdup(lp_tsv_comment(&t, "unavailable"));
+		ss->why = lp_xstrdup(lp_tsv_comment(&t, "unavailable"));
 		lp_tsv_close(&t);
 		fclose(fp);
 		return;
@@ -196,15 +189,15 @@ read_stage_shapes(const char *path)
 	ct = lp_csv_need(&t.hdr, "total_ns", "lp-shapes output");
 	cc = lp_csv_need(&t.hdr, "calls", "lp-shapes output");
 	cp = lp_csv_need(&t.hdr, "pct", "lp-shapes output");
-	SH.idx = lp_map_new();
-	SH.path = path;
-	SH.range = lp_xstrdup(lp_tsv_comment(&t, "range") ?
+	ss->idx = lp_map_new();
+	ss->path = path;
+	ss->range = lp_xstrdup(lp_tsv_comment(&t, "range") ?
 	    lp_tsv_comment(&t, "range") : "the stage");
 	while (lp_tab_next(&t)) {
 		struct sshape *x;
 
-		SH.s = lp_xreallocarray(SH.s, SH.n + 1, sizeof *SH.s);
-		x = &SH.s[SH.n];
+		ss->s = lp_xreallocarray(ss->s, ss->n + 1, sizeof *ss->s);
+		x = &ss->s[ss->n];
 		memset(x, 0, sizeof *x);
 		if (!lp_tab_num(&t, ct, &x->ns) || !lp_tab_num(&t, cc, &x->calls) ||
 		    !lp_tab_num(&t, cp, &x->pct))
@@ -213,13 +206,13 @@ read_stage_shapes(const char *path)
 		x->kernel = lp_xstrdup(lp_tsv_get(&t, ck));
 		x->grid = lp_xstrdup(lp_tsv_get(&t, cg));
 		x->block = lp_xstrdup(lp_tsv_get(&t, cb));
-		if (stage_shape(x->kernel, x->grid, x->block) >= 0)
+		if (stage_shape(ss, x->kernel, x->grid, x->block) >= 0)
 			lp_die_at(LP_EXIT_DATA, path, t.line, ck + 1, "a launch "
 			    "configuration listed twice");
 		lp_sb_reset(&key);
 		lp_sb_printf(&key, "%s\x1f%s\x1f%s", x->kernel, x->grid, x->block);
-		lp_map_put(SH.idx, lp_sb_str(&key), (long)SH.n++);
-		SH.total += x->ns;
+		lp_map_put(ss->idx, lp_sb_str(&key), (long)ss->n++);
+		ss->total += x->ns;
 	}
 	lp_sb_free(&key);
 	lp_tsv_close(&t);
@@ -230,12 +223,14 @@ read_stage_shapes(const char *path)
  * point's launch configuration; where ncu gave one configuration several
  * points (FLOPs per launch differ), split by its launch counts. */
 static void
-nsys_times(size_t from, const char *nsys_name)
+nsys_times(struct points *p, size_t from, const char *nsys_name)
 {
-	size_t i, j;
+	struct k *ks = p->ks;
+	struct sshape *cf = p->ss.s;
+	size_t i, j, nk = p->nk;
 
 	for (i = from; i < nk; i++) {
-		long s = stage_shape(nsys_name, ks[i].grid, ks[i].block);
+		long s = stage_shape(&p->ss, nsys_name, ks[i].grid, ks[i].block);
 		double l = 0;
 
 		if (s < 0)
@@ -245,26 +240,26 @@ nsys_times(size_t from, const char *nsys_name)
 			    ks[i].block))
 				l += ks[j].launches;
 		ks[i].have_nsys = 1;
-		ks[i].nsys_ns = SH.s[s].ns * (l > 0 ? ks[i].launches / l : 1);
-		ks[i].nsys_calls = SH.s[s].calls * (l > 0 ? ks[i].launches / l : 1);
-		ks[i].nsys_pct = SH.s[s].pct * (l > 0 ? ks[i].launches / l : 1);
-		SH.s[s].taken = 1;
+		ks[i].nsys_ns = cf[s].ns * (l > 0 ? ks[i].launches / l : 1);
+		ks[i].nsys_calls = cf[s].calls * (l > 0 ? ks[i].launches / l : 1);
+		ks[i].nsys_pct = cf[s].pct * (l > 0 ? ks[i].launches / l : 1);
+		cf[s].taken = 1;
 	}
 }
 
 /* The configurations ncu measured of a kernel of kernels.tsv (nsys name,
  * ncu name), top or not: the coverage. */
 static void
-mark_measured(const char *nsys_name, const char *ncu_name,
-    const struct shapes *sh)
+mark_measured(struct stage_shapes *ss, const char *nsys_name,
+    const char *ncu_name, const struct shapes *sh)
 {
 	size_t j;
 	long s;
 
 	for (j = 0; *ncu_name && j < sh->n; j++)
-		if (!strcmp(sh->r[j].kernel, ncu_name) && (s = stage_shape(nsys_name,
-		    sh->r[j].grid, sh->r[j].block)) >= 0)
-			SH.s[s].measured = 1;
+		if (!strcmp(sh->r[j].kernel, ncu_name) && (s = stage_shape(ss,
+		    nsys_name, sh->r[j].grid, sh->r[j].block)) >= 0)
+			ss->s[s].measured = 1;
 }
 
 static int
@@ -280,17 +275,18 @@ cmp_nsys(const void *a, const void *b)
 /* -s: the kernel's launch configurations in the stage that ncu did not
  * measure, as points without metrics, so its points add up to its time. */
 static void
-unmeasured(const char *nsys_name, const char *kernel, long rank)
+unmeasured(struct points *p, const char *nsys_name, const char *kernel,
+    long rank)
 {
 	size_t i;
 
-	for (i = 0; i < SH.n; i++) {
-		struct sshape *x = &SH.s[i];
+	for (i = 0; i < p->ss.n; i++) {
+		struct sshape *x = &p->ss.s[i];
 		struct k *k;
 
 		if (x->taken || strcmp(x->kernel, nsys_name))
 			continue;
-		k = knew();
+		k = knew(p);
 		k->rank = rank;
 		k->kernel = lp_xstrdup(kernel);
 		k->grid = lp_xstrdup(x->grid);
@@ -310,8 +306,8 @@ unmeasured(const char *nsys_name, const char *kernel, long rank)
  * one from the kernel's per-launch columns. The rows past the top feed
  * the coverage alone.  Returns the number of kernels. */
 size_t
-load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
-    const char *mpath, long top)
+points_load(struct points *p, struct lp_tsv *t, int ck, int cnk,
+    const struct shapes *sh, long top)
 {
 	int cm = lp_csv_col(&t->hdr, "mangled");
 	size_t n = 0;
@@ -322,33 +318,34 @@ load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
 		/* the name nsys's tables (and shapes.tsv) give it */
 		const char *ns_name = cm >= 0 && *lp_tsv_get(t, cm) ?
 		    lp_tsv_get(t, cm) : lp_tsv_get(t, ck);
-		size_t j, from = nk;
+		size_t j, from = p->nk;
 
-		if (SH.idx && mpath)
-			mark_measured(ns_name, nk_name, sh);
+		if (p->ss.idx)
+			mark_measured(&p->ss, ns_name, nk_name, sh);
 		if (n >= (size_t)top)
 			continue;	/* past the top: the coverage alone */
 		n++;
-		for (j = 0; mpath && *nk_name && j < sh->n; j++) {
+		for (j = 0; *nk_name && j < sh->n; j++) {
 			if (strcmp(sh->r[j].kernel, nk_name))
 				continue;
-			k = knew();
+			k = knew(p);
 			*k = sh->r[j];
 			k->kernel = lp_xstrdup(lp_tsv_get(t, ck));
 			k->grid = lp_xstrdup(k->grid);
 			k->block = lp_xstrdup(k->block);
 			k->rank = (long)n;
 		}
-		if (SH.idx) {
-			nsys_times(from, ns_name);
+		if (p->ss.idx) {
+			nsys_times(p, from, ns_name);
 			/* none yet leaves ks NULL, which qsort may not get */
-			if (nk - from > 1)
-				qsort(ks + from, nk - from, sizeof *ks, cmp_nsys);
-			unmeasured(ns_name, lp_tsv_get(t, ck), (long)n);
+			if (p->nk - from > 1)
+				qsort(p->ks + from, p->nk - from, sizeof *p->ks,
+				    cmp_nsys);
+			unmeasured(p, ns_name, lp_tsv_get(t, ck), (long)n);
 		}
-		if (nk > from)
+		if (p->nk > from)
 			continue;	/* its shapes are its points */
-		k = knew();
+		k = knew(p);
 		k->rank = (long)n;
 		k->kernel = lp_xstrdup(lp_tsv_get(t, ck));
 		k->grid = lp_xstrdup("");

@@ -2,8 +2,8 @@
  * roofline.h: what the parts of lp-roofline share (tools/lp-roofline.c
  * and the files beside this header): the points, the stage's launch
  * configurations (-s), the launch shapes of metrics.tsv (-m), and each
- * part's entry points.  ks, SH and struct shapes own everything they
- * point to (free_points in lp-roofline.c).
+ * part's entry points.  struct points and struct shapes own everything
+ * they point to (free_points in lp-roofline.c).
  */
 #ifndef LP_ROOFLINE_H
 #define LP_ROOFLINE_H
@@ -35,7 +35,7 @@ struct sshape {
 	double ns, calls, pct;
 	int taken, measured;
 };
-extern struct stage_shapes {
+struct stage_shapes {
 	struct lp_map *idx;
 	struct sshape *s;
 	size_t n;
@@ -43,10 +43,15 @@ extern struct stage_shapes {
 	const char *path;
 	char *why;		/* lp-shapes says why it has none */
 	char *range;		/* the stage's range, as lp-shapes names it */
-} SH;
+};
 
-extern struct k *ks;
-extern size_t nk;
+/* The points, ks[0..nk), and the stage's configurations they took (ss),
+ * as points.c loads them for the main to write out. */
+struct points {
+	struct k *ks;
+	size_t nk;
+	struct stage_shapes ss;
+};
 
 /* metrics.tsv (lp-ncu2tsv): a point per kernel and launch shape, devices
  * with the same shape together. */
@@ -56,16 +61,16 @@ struct shapes {
 };
 
 /* points.c */
-void read_shapes(const char *path, struct shapes *sh);
-void read_stage_shapes(const char *path);
-size_t load_points(struct lp_tsv *t, int ck, int cnk, const struct shapes *sh,
-    const char *mpath, long top);
+void points_read_shapes(const char *path, struct shapes *sh);
+void points_read_stage(const char *path, struct stage_shapes *ss);
+size_t points_load(struct points *p, struct lp_tsv *t, int ck, int cnk,
+    const struct shapes *sh, long top);
 
 /* cells.c */
-void read_model(const char *path);
-int dominant(const struct k *k);
-void roof_cells(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
+void cells_read_model(const char *path);
+void cells_roof(struct lp_row *r, const struct k *k, const struct lp_peaks *pk,
     struct lp_sb *w);
-void shape_cells(struct lp_row *sr, const struct k *k, const char *mpath);
+void cells_shape(struct lp_row *sr, const struct k *k, const char *mpath,
+    const struct stage_shapes *ss);
 
 #endif
