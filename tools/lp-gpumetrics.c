@@ -29,26 +29,11 @@
 #include "run.h"
 #include "lp-gpumetrics/gpumetrics.h"
 
-const struct metric metrics[NM] = {
-	{ "GR Active [Throughput %]", M_UNIT_PCT, 0 },
-	{ "SMs Active [Throughput %]", M_UNIT_PCT, 0 },
-	{ "SM Issue [Throughput %]", M_UNIT_PCT, 0 },
-	{ "Tensor Active [Throughput %]", M_UNIT_PCT, 0 },
-	{ "DRAM Read Bandwidth [Throughput %]", M_UNIT_PCT, 1 },
-	{ "DRAM Write Bandwidth [Throughput %]", M_UNIT_PCT, 1 },
-	{ "GPC Clock Frequency [MHz]", M_UNIT_MHZ, 0 },
-	{ "SYS Clock Frequency [MHz]", M_UNIT_MHZ, 0 },
-};
-
 static const char synopsis[] =
     "lp-gpumetrics [-n] -c config.yaml [-g gpu.tsv] [-p nvtx_gpu_proj_trace.csv] "
     "[-t nvtx_pushpop_trace.csv] [-T type-id] report.sqlite";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
-const char *path;	/* the sqlite export */
-sqlite3 *db;
-struct stage *stg;
-size_t nstg;
 
 /* ---- the table ---- */
 
@@ -64,6 +49,11 @@ static const struct lp_col cols[] = {
 #define NCOLS (sizeof cols / sizeof cols[0])
 /* several GPUs: the same with the GPU after the stage */
 static const struct lp_col gpucol = { "gpu", "GPU", "text" };
+
+struct opts {
+	const char *cpath, *gpath, *ppath, *tpath, *want;
+	int none_ok;
+};
 
 /* A source's GPU, for the rows: gpu -1 (one GPU), every instance. */
 struct on {
@@ -152,16 +142,16 @@ has_steady(const struct stage *g, int64_t gpu)
 }
 
 static void
-emit_meta(const char *cpath, const char *ppath, const char *tpath,
-    int64_t src, long used, const char *gname, double bw)
+emit_meta(const char *path, const struct opts *o, int64_t src, long used,
+    const char *gname, double bw)
 {
 	lp_tab_meta(out, "title", "GPU Metrics per Stage");
 	lp_tab_meta(out, "tool", "lp-gpumetrics");
 	lp_tab_meta(out, "source", "nsys GPU Metrics samples (GPU_METRICS of "
 	    "%s, typeId %" PRId64 ", %ld samples of these metrics) inside "
 	    "each instance of the stages of %s: their projection on the GPU "
-	    "(%s), else their host range (%s)%s%s%s", path, src, used, cpath,
-	    ppath ? ppath : "no nvtx_gpu_proj_trace", tpath ? tpath :
+	    "(%s), else their host range (%s)%s%s%s", path, src, used, o->cpath,
+	    o->ppath ? o->ppath : "no nvtx_gpu_proj_trace", o->tpath ? o->tpath :
 	    "no nvtx_pushpop_trace", gname ? "; DRAM bytes/s = % x " : "",
 	    gname ? gname : "", gname ? "'s memoryBandwidth in "
 	    "TARGET_INFO_GPU" : "");
@@ -197,14 +187,9 @@ emit_none(const char *why)
 	lp_tab_done(out);
 }
 
-struct opts {
-	const char *cpath, *gpath, *ppath, *tpath, *want;
-	int none_ok;
-};
-
 /* The stages of the config, each with its range; the config returned. */
 static struct lp_ynode *
-load_stages(const char *cpath)
+load_stages(struct gm *gm, const char *cpath)
 {
 	const char **names;
 	char **ranges;
@@ -212,11 +197,11 @@ load_stages(const char *cpath)
 	size_t i;
 
 	cfg = lp_yaml_load_path(cpath);
-	nstg = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	stg = lp_xcalloc(nstg, sizeof *stg);
-	for (i = 0; i < nstg; i++) {
-		stg[i].name = names[i];
-		stg[i].range = ranges[i];
+	gm->nstg = lp_stage_ranges(cfg, cpath, &names, &ranges);
+	gm->stg = lp_xcalloc(gm->nstg, sizeof *gm->stg);
+	for (i = 0; i < gm->nstg; i++) {
+		gm->stg[i].name = names[i];
+		gm->stg[i].range = ranges[i];
 	}
 	free(names);
 	free(ranges);
@@ -227,55 +212,59 @@ load_stages(const char *cpath)
  * (-T, or the only one), 2 for several (emit_gpus).  With -n, an export
  * without samples gets emit_none's table instead: 0. */
 static int
-pick_source(const struct opts *o, int64_t **t, size_t *n)
+pick_source(const struct gm *gm, const struct opts *o, int64_t **t, size_t *n)
 {
-	if (o->none_ok && !(lp_sql_has_table(db, path, "TARGET_INFO_GPU_METRICS") &&
-	    lp_sql_has_table(db, path, "GPU_METRICS"))) {
+	if (o->none_ok && !(lp_sql_has_table(gm->db, gm->path,
+	    "TARGET_INFO_GPU_METRICS") && lp_sql_has_table(gm->db, gm->path,
+	    "GPU_METRICS"))) {
 		struct lp_sb b = { 0 };
 
 		lp_sb_printf(&b, "%s has no GPU Metrics samples (no table "
 		    "GPU_METRICS): nsys profile ran without "
 		    "--gpu-metrics-devices (nsys_cli.gpu_metrics_frequency: "
-		    "0), or could not sample this GPU", path);
+		    "0), or could not sample this GPU", gm->path);
 		emit_none(lp_sb_str(&b));
 		lp_sb_free(&b);
 		return 0;
 	}
-	need_tables();
-	*n = type_ids(t);
+	export_need_tables(gm);
+	*n = export_type_ids(gm, t);
 	if (!o->want && *n > 1)
 		return 2;
-	(*t)[0] = source_of(*t, *n, o->want);
+	(*t)[0] = export_source_of(gm, *t, *n, o->want);
 	*n = 1;
 	return 1;
 }
 
-/* The datasheet's DRAM bandwidth (-g gpu.tsv), which the export's
- * memoryBandwidth may not exceed twice; 0 without -g or a figure. */
+/* The export's DRAM bandwidth (its GPU's name in *gname), 0 with why:
+ * the datasheet's (-g gpu.tsv; 0 without -g or a figure) is what its
+ * memoryBandwidth may not exceed twice. */
 static double
-datasheet_bw(const char *gpath)
+gpu_bw(const struct gm *gm, const char *gpath, char **gname,
+    struct lp_sb *why)
 {
 	struct lp_peaks pk;
-	double bw;
+	double bw = 0;
 
-	if (!gpath)
-		return 0;
-	lp_peaks_read(&pk, gpath);
-	bw = pk.bw;
-	lp_peaks_free(&pk);
-	return bw;
+	if (gpath) {
+		lp_peaks_read(&pk, gpath);
+		bw = pk.bw;
+		lp_peaks_free(&pk);
+	}
+	return lp_sql_gpu_bw(gm->db, gm->path, bw, gname, why);
 }
 
 /* A GPU's rows (one: all instances): two rows a metric of bytes (%,
  * bytes/s), one a metric else, for each stage and its steady state. */
 static void
-emit_rows(struct lp_row *r, const struct on *on, const int64_t *id,
-    double bw, const char *bw_why)
+emit_rows(const struct gm *gm, struct lp_row *r, const struct on *on,
+    const int64_t *id, double bw, const char *bw_why)
 {
+	const struct stage *stg = gm->stg;
 	size_t i, k;
 	int steady;
 
-	for (i = 0; i < nstg; i++)
+	for (i = 0; i < gm->nstg; i++)
 		for (steady = 0; steady < 1 + has_steady(&stg[i], on->gpu);
 		    steady++)
 			for (k = 0; k < NM; k++) {
@@ -290,7 +279,7 @@ emit_rows(struct lp_row *r, const struct on *on, const int64_t *id,
 /* The samples of source src, read into the stages' instances, and the
  * table. */
 static void
-emit_table(const struct opts *o, int64_t src)
+emit_table(struct gm *gm, const struct opts *o, int64_t src)
 {
 	static const struct on one = { -1, NULL };
 	struct lp_sb why = { 0 };
@@ -301,16 +290,15 @@ emit_table(const struct opts *o, int64_t src)
 	double bw;
 	long used;
 
-	metric_ids(src, id);
-	bw = lp_sql_gpu_bw(db, path, datasheet_bw(o->gpath), &gname, &why);
+	export_metric_ids(gm, src, id);
+	bw = gpu_bw(gm, o->gpath, &gname, &why);
 	bw_why = lp_sb_str(&why);
-	used = read_samples(src, id, -1);
-	check_dram_sum(src, id);
+	used = export_read_samples(gm, src, id, -1);
+	export_check_dram_sum(gm, src, id);
 
-	emit_meta(o->cpath, o->ppath, o->tpath, src, used, bw > 0 ? gname : NULL,
-	    bw);
+	emit_meta(gm->path, o, src, used, bw > 0 ? gname : NULL, bw);
 	lp_tab_header(out, cols, NCOLS);
-	emit_rows(&r, &one, id, bw, bw_why);
+	emit_rows(gm, &r, &one, id, bw, bw_why);
 	free(gname);
 	lp_sb_free(&why);
 	lp_tab_done(out);
@@ -319,23 +307,36 @@ emit_table(const struct opts *o, int64_t src)
 
 /* How many instances of the stages ran on GPU gpu. */
 static size_t
-insts_on(int64_t gpu)
+insts_on(const struct gm *gm, int64_t gpu)
 {
 	size_t i, k, n = 0;
 
-	for (i = 0; i < nstg; i++)
-		for (k = 0; k < stg[i].n; k++)
-			n += stg[i].in[k].gpu == gpu;
+	for (i = 0; i < gm->nstg; i++)
+		for (k = 0; k < gm->stg[i].n; k++)
+			n += gm->stg[i].in[k].gpu == gpu;
 	return n;
 }
 
-/* The # lines of the table of several GPUs: src names each typeId's GPU,
- * idle the GPUs without instances, several the processes on many. */
+/* The # lines of the table of several GPUs and its header, the one-GPU
+ * columns with the GPU after the stage: each typeId's GPU (gs[0..ng)),
+ * those without instances (on[i] 0), several the processes on many. */
 static void
-gpus_meta(const struct opts *o, size_t ng, size_t placed, long used,
-    const char *src, const char *idle, const char *several,
+gpus_meta(const struct gm *gm, const struct opts *o, const struct gsrc *gs,
+    size_t ng, const size_t *on, long used, const char *several,
     const char *gname)
 {
+	struct lp_sb src = { 0 }, idle = { 0 };
+	struct lp_col gcols[NCOLS + 1];
+	size_t i, placed = 0;
+
+	for (i = 0; i < ng; i++) {
+		lp_sb_printf(&src, "%stypeId %" PRId64 ": %s, bus %s", i ? "; " :
+		    "", gs[i].type, gs[i].label, gs[i].bus);
+		if (!on[i])
+			lp_sb_printf(&idle, "%s%s", idle.len ? ", " : "",
+			    gs[i].label);
+		placed += on[i] > 0;
+	}
 	lp_tab_meta(out, "title", "GPU Metrics per Stage");
 	lp_tab_meta(out, "tool", "lp-gpumetrics");
 	lp_tab_meta(out, "source", "nsys GPU Metrics samples of %zu GPUs "
@@ -343,7 +344,8 @@ gpus_meta(const struct opts *o, size_t ng, size_t placed, long used,
 	    "each instance of the stages of %s on its process's GPU (the "
 	    "deviceId of its kernels, CUPTI_ACTIVITY_KIND_KERNEL, through "
 	    "TARGET_INFO_CUDA_DEVICE): their projection on the GPU (%s), else "
-	    "their host range (%s)%s%s%s", ng, path, used, src, o->cpath,
+	    "their host range (%s)%s%s%s", ng, gm->path, used, lp_sb_str(&src),
+	    o->cpath,
 	    o->ppath ? o->ppath : "no nvtx_gpu_proj_trace", o->tpath ?
 	    o->tpath : "no nvtx_pushpop_trace", gname ? "; DRAM bytes/s = % x " :
 	    "", gname ? gname : "", gname ? "'s memoryBandwidth in "
@@ -355,11 +357,18 @@ gpus_meta(const struct opts *o, size_t ng, size_t placed, long used,
 	    "rows' busLocation is the GPU's PCI bus, tests/gpu/README.md). A "
 	    "sample counts for an instance on its GPU when its timestamp is "
 	    "inside it; mean, p50 and p90 as for one GPU (lp-gpumetrics(1)).");
-	if (*idle)
-		lp_tab_meta(out, "note", "Sampled, no instance on it: %s.", idle);
+	if (idle.len)
+		lp_tab_meta(out, "note", "Sampled, no instance on it: %s.",
+		    lp_sb_str(&idle));
 	if (*several)
 		lp_tab_meta(out, "note", "Processes %s ran kernels on several "
 		    "GPUs: their instances are in no GPU's rows.", several);
+	gcols[0] = cols[0];
+	gcols[1] = gpucol;
+	memcpy(gcols + 2, cols + 1, (NCOLS - 1) * sizeof *cols);
+	lp_tab_header(out, gcols, NCOLS + 1);
+	lp_sb_free(&src);
+	lp_sb_free(&idle);
 }
 
 /* Samples of several GPUs (typeIds t[0..n)): each source placed on its
@@ -367,56 +376,46 @@ gpus_meta(const struct opts *o, size_t ng, size_t placed, long used,
  * for the instances on it; rows by GPU.  Where lp cannot tie them: with
  * -n a table that says why (omitted from the reports), else an error. */
 static void
-emit_gpus(const struct opts *o, const int64_t *t, size_t n)
+emit_gpus(struct gm *gm, const struct opts *o, const int64_t *t, size_t n)
 {
-	struct lp_sb why = { 0 }, several = { 0 }, src = { 0 }, idle = { 0 };
-	struct lp_sb bwhy = { 0 };
+	struct lp_sb why = { 0 }, several = { 0 }, bwhy = { 0 };
 	struct lp_row r = { 0 };
-	struct lp_col gcols[NCOLS + 1];
 	struct gsrc *gs;
 	int64_t *id;
-	size_t *on, i, placed = 0;
+	size_t *on, i;
 	char *gname;
 	double bw;
 	long used = 0;
 
-	gpu_sources(t, n, &gs, &why);
+	gpus_sources(gm, t, n, &gs, &why);
 	if (!why.len)
-		place_insts(stg, nstg, &why, &several);
+		gpus_place_insts(gm, &why, &several);
 	if (why.len) {
 		lp_sb_printf(&bwhy, "samples of %zu GPUs and lp cannot tell which "
 		    "GPU each is: %s; lp-gpumetrics -T TYPEID reads one", n,
 		    lp_sb_str(&why));
 		if (!o->none_ok)
-			lp_die(LP_EXIT_DATA, "%s: %s", path, lp_sb_str(&bwhy));
+			lp_die(LP_EXIT_DATA, "%s: %s", gm->path, lp_sb_str(&bwhy));
 		emit_none(lp_sb_str(&bwhy));
 		goto done;
 	}
-	bw = lp_sql_gpu_bw(db, path, datasheet_bw(o->gpath), &gname, &bwhy);
+	bw = gpu_bw(gm, o->gpath, &gname, &bwhy);
 	id = lp_xcalloc(n * NM, sizeof *id);
 	on = lp_xcalloc(n, sizeof *on);
 	for (i = 0; i < n; i++) {
-		metric_ids(gs[i].type, id + i * NM);
-		used += read_samples(gs[i].type, id + i * NM, gs[i].gpu);
-		check_dram_sum(gs[i].type, id + i * NM);
-		lp_sb_printf(&src, "%stypeId %" PRId64 ": %s, bus %s", i ? "; " :
-		    "", gs[i].type, gs[i].label, gs[i].bus);
-		if (!(on[i] = insts_on(gs[i].gpu)))
-			lp_sb_printf(&idle, "%s%s", idle.len ? ", " : "",
-			    gs[i].label);
-		placed += on[i] > 0;
+		export_metric_ids(gm, gs[i].type, id + i * NM);
+		used += export_read_samples(gm, gs[i].type, id + i * NM,
+		    gs[i].gpu);
+		export_check_dram_sum(gm, gs[i].type, id + i * NM);
+		on[i] = insts_on(gm, gs[i].gpu);
 	}
-	gpus_meta(o, n, placed, used, lp_sb_str(&src), lp_sb_str(&idle),
-	    lp_sb_str(&several), bw > 0 ? gname : NULL);
-	gcols[0] = cols[0];
-	gcols[1] = gpucol;
-	memcpy(gcols + 2, cols + 1, (NCOLS - 1) * sizeof *cols);
-	lp_tab_header(out, gcols, NCOLS + 1);
+	gpus_meta(gm, o, gs, n, on, used, lp_sb_str(&several), bw > 0 ? gname :
+	    NULL);
 	for (i = 0; i < n; i++) {
 		struct on g = { gs[i].gpu, gs[i].label };
 
 		if (on[i])
-			emit_rows(&r, &g, id + i * NM, bw, lp_sb_str(&bwhy));
+			emit_rows(gm, &r, &g, id + i * NM, bw, lp_sb_str(&bwhy));
 	}
 	lp_tab_done(out);
 	free(on);
@@ -424,28 +423,26 @@ emit_gpus(const struct opts *o, const int64_t *t, size_t n)
 	free(gname);
 	lp_sb_free(&r.b);
 done:
-	gpu_sources_free(gs, n);
+	gpus_sources_free(gs, n);
 	lp_sb_free(&why);
 	lp_sb_free(&several);
-	lp_sb_free(&src);
-	lp_sb_free(&idle);
 	lp_sb_free(&bwhy);
 }
 
 static void
-free_state(struct lp_ynode *cfg)
+free_state(struct gm *gm, struct lp_ynode *cfg)
 {
 	size_t i, k;
 
-	for (i = 0; i < nstg; i++) {
-		for (k = 0; k < stg[i].n; k++)
-			free(stg[i].in[k].pid);
-		free(stg[i].in);
-		free(stg[i].maxend);
-		free(stg[i].range);
+	for (i = 0; i < gm->nstg; i++) {
+		for (k = 0; k < gm->stg[i].n; k++)
+			free(gm->stg[i].in[k].pid);
+		free(gm->stg[i].in);
+		free(gm->stg[i].maxend);
+		free(gm->stg[i].range);
 	}
-	free(stg);
-	sqlite3_close(db);
+	free(gm->stg);
+	sqlite3_close(gm->db);
 	lp_yaml_free(cfg);
 }
 
@@ -453,6 +450,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { 0 };
+	struct gm gm = { 0 };
 	struct lp_ynode *cfg;
 	int64_t *types = NULL;
 	size_t ntypes = 0;
@@ -476,22 +474,22 @@ main(int argc, char **argv)
 	}
 	if (!o.cpath || (!o.ppath && !o.tpath && !o.none_ok) || argc - optind != 1)
 		lp_usage(synopsis);
-	path = argv[optind];
+	gm.path = argv[optind];
 	if (!o.ppath && !o.tpath) {
 		emit_none("the run has no NVTX range trace to place the samples "
 		    "in (nsys stats --report nvtx_pushpop_trace or "
 		    "nvtx_gpu_proj_trace)");
 		return 0;
 	}
-	cfg = load_stages(o.cpath);
-	read_insts(o.ppath, o.tpath);
+	cfg = load_stages(&gm, o.cpath);
+	insts_read(&gm, o.ppath, o.tpath);
 
-	db = lp_sql_open(path);
-	switch (pick_source(&o, &types, &ntypes)) {
-	case 1: emit_table(&o, types[0]); break;
-	case 2: emit_gpus(&o, types, ntypes); break;
+	gm.db = lp_sql_open(gm.path);
+	switch (pick_source(&gm, &o, &types, &ntypes)) {
+	case 1: emit_table(&gm, &o, types[0]); break;
+	case 2: emit_gpus(&gm, &o, types, ntypes); break;
 	}
 	free(types);
-	free_state(cfg);
+	free_state(&gm, cfg);
 	return 0;
 }

@@ -14,20 +14,26 @@
 #include "gpumetrics.h"
 
 void
-need_tables(void)
+export_need_tables(const struct gm *gm)
 {
-	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU_METRICS") || !lp_sql_has_table(db, path, "GPU_METRICS"))
+	sqlite3 *db = gm->db;
+	const char *path = gm->path;
+
+	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU_METRICS") ||
+	    !lp_sql_has_table(db, path, "GPU_METRICS"))
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "no GPU Metrics samples "
 		    "(no table %s): the capture was made without nsys profile "
-		    "--gpu-metrics-devices", lp_sql_has_table(db, path, "GPU_METRICS") ?
-		    "TARGET_INFO_GPU_METRICS" : "GPU_METRICS");
+		    "--gpu-metrics-devices", lp_sql_has_table(db, path,
+		    "GPU_METRICS") ? "TARGET_INFO_GPU_METRICS" : "GPU_METRICS");
 }
 
 /* The export's metrics sources (typeIds, one a GPU) in *out, ascending;
  * refused where one is not an integer or there is none. */
 size_t
-type_ids(int64_t **out)
+export_type_ids(const struct gm *gm, int64_t **out)
 {
+	sqlite3 *db = gm->db;
+	const char *path = gm->path;
 	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT DISTINCT typeId FROM "
 	    "TARGET_INFO_GPU_METRICS ORDER BY typeId");
 	int64_t *t = NULL;
@@ -52,7 +58,8 @@ type_ids(int64_t **out)
 /* The one metrics source (GPU) to read of t[0..n): -T, else the only one
  * (several without -T are emit_gpus'). */
 int64_t
-source_of(const int64_t *t, size_t n, const char *want)
+export_source_of(const struct gm *gm, const int64_t *t, size_t n,
+    const char *want)
 {
 	struct lp_sb b = { 0 };
 	char buf[32];
@@ -67,34 +74,28 @@ source_of(const int64_t *t, size_t n, const char *want)
 		lp_sb_printf(&b, "%s%s", i ? ", " : "", buf);
 	}
 	lp_die(LP_EXIT_DATA, "-T %s: not a typeId of %s's "
-	    "TARGET_INFO_GPU_METRICS (it has %s)", want, path, lp_sb_str(&b));
+	    "TARGET_INFO_GPU_METRICS (it has %s)", want, gm->path,
+	    lp_sb_str(&b));
 	return 0;
 }
 
 void
-metric_ids(int64_t src, int64_t *id)
+export_metric_ids(const struct gm *gm, int64_t src, int64_t *id)
 {
 	const char *names[NM];
 	size_t k;
 
 	for (k = 0; k < NM; k++)
 		names[k] = metrics[k].name;
-	lp_sql_metric_ids(db, path, src, names, NM, id);
+	lp_sql_metric_ids(gm->db, gm->path, src, names, NM, id);
 }
-
 
 /* ---- the samples ---- */
 
-double
-inst_sum(const struct inst *in, size_t k)
-{
-	return (double)in->sum[k].whole + (double)in->sum[k].hz / 1e6 +
-	    in->sum[k].frac;
-}
-
-/* a + v, refused past int64's range rather than wrapped */
+/* a + v, refused past int64's range rather than wrapped (path: the
+ * export's) */
 static void
-add_whole(int64_t *a, int64_t v, int64_t row)
+add_whole(const char *path, int64_t *a, int64_t v, int64_t row)
 {
 	if ((v > 0 && *a > INT64_MAX - v) || (v < 0 && *a < INT64_MIN - v))
 		lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %" PRId64
@@ -106,8 +107,8 @@ add_whole(int64_t *a, int64_t v, int64_t row)
  * to every instance of g that holds it (start <= t < end): the last that
  * starts by t, and back while an earlier one may still be open. */
 static void
-add_sample(struct stage *g, double t, size_t k, const struct sum *s,
-    int64_t row, int64_t gpu)
+add_sample(const char *path, struct stage *g, double t, size_t k,
+    const struct sum *s, int64_t row, int64_t gpu)
 {
 	size_t lo = 0, hi = g->n, i;
 
@@ -121,18 +122,58 @@ add_sample(struct stage *g, double t, size_t k, const struct sum *s,
 	}
 	for (i = lo; i-- > 0 && g->maxend[i] > t;)
 		if (g->in[i].end > t && (gpu < 0 || g->in[i].gpu == gpu)) {
-			add_whole(&g->in[i].sum[k].whole, s->whole, row);
-			add_whole(&g->in[i].sum[k].hz, s->hz, row);
+			add_whole(path, &g->in[i].sum[k].whole, s->whole, row);
+			add_whole(path, &g->in[i].sum[k].hz, s->hz, row);
 			g->in[i].sum[k].frac += s->frac;
 			g->in[i].n[k]++;
 		}
 }
 
-long
-read_samples(int64_t src, const int64_t *id, int64_t gpu)
+/* The value of row's sample of metric k (st's column 3), checked for its
+ * unit, as the part of a sum it adds to (s). */
+static void
+sample_value(const char *path, sqlite3_stmt *st, int64_t row, size_t k,
+    struct sum *s)
 {
-	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT rowid, timestamp, metricId, value "
-	    "FROM GPU_METRICS WHERE typeId = ?1");
+	int whole;
+	double v;
+
+	if (sqlite3_column_type(st, 3) != SQLITE_INTEGER &&
+	    sqlite3_column_type(st, 3) != SQLITE_FLOAT)
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
+		    PRId64 ": value of \"%s\" is not a number", row,
+		    metrics[k].name);
+	whole = sqlite3_column_type(st, 3) == SQLITE_INTEGER;
+	v = sqlite3_column_double(st, 3);
+	if (metrics[k].unit == M_UNIT_PCT && !(v >= 0 && v <= 100))
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
+		    PRId64 ": \"%s\" is %g, not a percentage from 0 "
+		    "to 100", row, metrics[k].name, v);
+	if (metrics[k].unit == M_UNIT_MHZ && !(v >= 0))
+		lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS "
+		    "row %" PRId64 ": \"%s\" is %g, below 0",
+		    row, metrics[k].name, v);
+	/* nsys 2025.3.1 writes the clocks in Hz under their "[MHz]"
+	 * names (1,980,004,500 for a 1,980 MHz clock); no GPU clock
+	 * reaches 100 GHz */
+	if (metrics[k].unit == M_UNIT_MHZ && v >= 1e5 && whole)
+		s->hz = sqlite3_column_int64(st, 3);
+	else if (metrics[k].unit == M_UNIT_MHZ && v >= 1e5)
+		s->frac = v / 1e6;
+	else if (whole)
+		s->whole = sqlite3_column_int64(st, 3);
+	else
+		s->frac = v;
+}
+
+long
+export_read_samples(struct gm *gm, int64_t src, const int64_t *id,
+    int64_t gpu)
+{
+	sqlite3 *db = gm->db;
+	const char *path = gm->path;
+	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT rowid, timestamp, "
+	    "metricId, value FROM GPU_METRICS WHERE typeId = ?1");
 	long used = 0;
 	size_t k, i;
 
@@ -140,8 +181,7 @@ read_samples(int64_t src, const int64_t *id, int64_t gpu)
 	while (lp_sql_step(db, path, st)) {
 		int64_t row = sqlite3_column_int64(st, 0), mid;
 		struct sum s = { 0, 0, 0 };
-		double t, v;
-		int whole;
+		double t;
 
 		if (sqlite3_column_type(st, 2) != SQLITE_INTEGER)
 			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
@@ -156,35 +196,10 @@ read_samples(int64_t src, const int64_t *id, int64_t gpu)
 			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
 			    PRId64 ": timestamp is not a time in ns", row);
 		t = (double)sqlite3_column_int64(st, 1);
-		if (sqlite3_column_type(st, 3) != SQLITE_INTEGER &&
-		    sqlite3_column_type(st, 3) != SQLITE_FLOAT)
-			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
-			    PRId64 ": value of \"%s\" is not a number", row,
-			    metrics[k].name);
-		whole = sqlite3_column_type(st, 3) == SQLITE_INTEGER;
-		v = sqlite3_column_double(st, 3);
-		if (metrics[k].unit == M_UNIT_PCT && !(v >= 0 && v <= 100))
-			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS row %"
-			    PRId64 ": \"%s\" is %g, not a percentage from 0 "
-			    "to 100", row, metrics[k].name, v);
-		if (metrics[k].unit == M_UNIT_MHZ && !(v >= 0))
-			lp_die_at(LP_EXIT_DATA, path, 0, 0, "GPU_METRICS "
-			    "row %" PRId64 ": \"%s\" is %g, below 0",
-			    row, metrics[k].name, v);
-		/* nsys 2025.3.1 writes the clocks in Hz under their "[MHz]"
-		 * names (1,980,004,500 for a 1,980 MHz clock); no GPU clock
-		 * reaches 100 GHz */
-		if (metrics[k].unit == M_UNIT_MHZ && v >= 1e5 && whole)
-			s.hz = sqlite3_column_int64(st, 3);
-		else if (metrics[k].unit == M_UNIT_MHZ && v >= 1e5)
-			s.frac = v / 1e6;
-		else if (whole)
-			s.whole = sqlite3_column_int64(st, 3);
-		else
-			s.frac = v;
+		sample_value(path, st, row, k, &s);
 		used++;
-		for (i = 0; i < nstg; i++)
-			add_sample(&stg[i], t, k, &s, row, gpu);
+		for (i = 0; i < gm->nstg; i++)
+			add_sample(path, &gm->stg[i], t, k, &s, row, gpu);
 	}
 	sqlite3_finalize(st);
 	return used;
@@ -194,8 +209,8 @@ read_samples(int64_t src, const int64_t *id, int64_t gpu)
  * (lp_sql_dram_sum: 90 % + 90 % made "DRAM (sampled) 180.0 %" and 8.67
  * TB/s on an H200). */
 void
-check_dram_sum(int64_t src, const int64_t *id)
+export_check_dram_sum(const struct gm *gm, int64_t src, const int64_t *id)
 {
-	lp_sql_dram_sum(db, path, src, id[M_DRAM_RD], id[M_DRAM_WR],
+	lp_sql_dram_sum(gm->db, gm->path, src, id[M_DRAM_RD], id[M_DRAM_WR],
 	    metrics[M_DRAM_RD].name, metrics[M_DRAM_WR].name);
 }

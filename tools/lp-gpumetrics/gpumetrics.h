@@ -1,9 +1,9 @@
 /*
  * gpumetrics.h: what the parts of lp-gpumetrics share
  * (tools/lp-gpumetrics.c and the files beside this header): the metrics
- * reported, the stages and their instances, the sqlite export, and each
- * part's entry points.  stg owns everything it points to (free_state in
- * lp-gpumetrics.c).
+ * reported (common.c), the stages and their instances, the sqlite
+ * export, and each part's entry points.  struct gm's stg owns everything
+ * it points to (free_state in lp-gpumetrics.c).
  */
 #ifndef LP_GPUMETRICS_H
 #define LP_GPUMETRICS_H
@@ -14,10 +14,7 @@
 #include "util.h"
 #include "nsql.h"
 
-extern const char *path;	/* the sqlite export */
-extern sqlite3 *db;
-
-/* The metrics lp reports, by nsys's name (lp-gpumetrics.c); bytes: a
+/* The metrics lp reports, by nsys's name (common.c); bytes: a
  * bytes/s row follows, the % of the GPU's DRAM bandwidth
  * (TARGET_INFO_GPU.memoryBandwidth). */
 enum { M_UNIT_PCT, M_UNIT_MHZ };
@@ -46,7 +43,7 @@ struct inst {
 	struct sum sum[NM];
 	long n[NM];
 };
-/* The sum of a metric's samples in one instance, in its unit. */
+/* The sum of a metric's samples in one instance, in its unit (common.c). */
 double inst_sum(const struct inst *in, size_t k);
 
 struct stage {
@@ -58,21 +55,30 @@ struct stage {
 	int proj;		/* instances from the GPU projection */
 };
 
-extern struct stage *stg;
-extern size_t nstg;
+/* The sqlite export and the stages the parts are given (the main's,
+ * passed down: no globals). */
+struct gm {
+	const char *path;	/* the sqlite export */
+	sqlite3 *db;
+	struct stage *stg;
+	size_t nstg;
+};
 
 /* export.c; gpu: the instances a sample counts for, those of processes
  * on that GPU (-1: all) */
-void need_tables(void);
-size_t type_ids(int64_t **out);
-int64_t source_of(const int64_t *t, size_t n, const char *want);
-void metric_ids(int64_t src, int64_t *id);
-long read_samples(int64_t src, const int64_t *id, int64_t gpu);
-void check_dram_sum(int64_t src, const int64_t *id);
+void export_need_tables(const struct gm *gm);
+size_t export_type_ids(const struct gm *gm, int64_t **out);
+int64_t export_source_of(const struct gm *gm, const int64_t *t, size_t n,
+    const char *want);
+void export_metric_ids(const struct gm *gm, int64_t src, int64_t *id);
+long export_read_samples(struct gm *gm, int64_t src, const int64_t *id,
+    int64_t gpu);
+void export_check_dram_sum(const struct gm *gm, int64_t src,
+    const int64_t *id);
 
 /* gpus.c: the metrics sources t[0..n) of a multi-GPU export, each with
  * its GPU (TARGET_INFO_GPU's id, "NAME (id)", its PCI bus), or why not
- * (why); and the GPU of each instance of the stages g[0..ng) from its
+ * (why); and the GPU of each instance of gm's stages from its
  * process's kernels (several: the pids whose kernels ran on more than
  * one, their instances left out).  It reads the export, writes only
  * what it is given. */
@@ -80,13 +86,13 @@ struct gsrc {
 	int64_t type, gpu;
 	char *label, *bus;
 };
-size_t gpu_sources(const int64_t *t, size_t n, struct gsrc **out,
-    struct lp_sb *why);
-void gpu_sources_free(struct gsrc *g, size_t n);
-void place_insts(struct stage *g, size_t ng, struct lp_sb *why,
+size_t gpus_sources(const struct gm *gm, const int64_t *t, size_t n,
+    struct gsrc **out, struct lp_sb *why);
+void gpus_sources_free(struct gsrc *g, size_t n);
+void gpus_place_insts(struct gm *gm, struct lp_sb *why,
     struct lp_sb *several);
 
 /* insts.c */
-void read_insts(const char *ppath, const char *tpath);
+void insts_read(struct gm *gm, const char *ppath, const char *tpath);
 
 #endif

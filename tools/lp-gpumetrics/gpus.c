@@ -25,7 +25,7 @@
 /* TARGET_INFO_GPU's row of id, "NAME (id)" and its bus in *label and
  * *bus; 0 where the table has none. */
 static int
-gpu_row(int64_t id, char **label, char **bus)
+gpu_row(sqlite3 *db, const char *path, int64_t id, char **label, char **bus)
 {
 	sqlite3_stmt *st = lp_sql_query(db, path, "SELECT name, busLocation "
 	    "FROM TARGET_INFO_GPU WHERE id = ?1");
@@ -50,7 +50,8 @@ gpu_row(int64_t id, char **label, char **bus)
 }
 
 size_t
-gpu_sources(const int64_t *t, size_t n, struct gsrc **out, struct lp_sb *why)
+gpus_sources(const struct gm *gm, const int64_t *t, size_t n,
+    struct gsrc **out, struct lp_sb *why)
 {
 	struct gsrc *g = lp_xcalloc(n, sizeof *g);
 	int64_t high = t[0] & ~(int64_t)0xff;
@@ -61,9 +62,9 @@ gpu_sources(const int64_t *t, size_t n, struct gsrc **out, struct lp_sb *why)
 		g[i].type = t[i];
 		g[i].gpu = t[i] & 0xff;
 	}
-	if (!lp_sql_has_table(db, path, "TARGET_INFO_GPU")) {
+	if (!lp_sql_has_table(gm->db, gm->path, "TARGET_INFO_GPU")) {
 		lp_sb_printf(why, "%s has no TARGET_INFO_GPU to tie its samples "
-		    "to GPUs", path);
+		    "to GPUs", gm->path);
 		return n;
 	}
 	for (i = 1; i < n && !why->len; i++)
@@ -73,7 +74,7 @@ gpu_sources(const int64_t *t, size_t n, struct gsrc **out, struct lp_sb *why)
 			    "TARGET_INFO_GPU, as nsys 2025.3.1 writes them)",
 			    t[0], t[i]);
 	for (i = 0; i < n && !why->len; i++)
-		if (!gpu_row(g[i].gpu, &g[i].label, &g[i].bus))
+		if (!gpu_row(gm->db, gm->path, g[i].gpu, &g[i].label, &g[i].bus))
 			lp_sb_printf(why, "typeId %" PRId64 " has no GPU %" PRId64
 			    " in TARGET_INFO_GPU (its low byte, the GPU's id "
 			    "as nsys 2025.3.1 writes them)", g[i].type,
@@ -82,7 +83,7 @@ gpu_sources(const int64_t *t, size_t n, struct gsrc **out, struct lp_sb *why)
 }
 
 void
-gpu_sources_free(struct gsrc *g, size_t n)
+gpus_sources_free(struct gsrc *g, size_t n)
 {
 	size_t i;
 
@@ -96,7 +97,7 @@ gpu_sources_free(struct gsrc *g, size_t n)
 /* The GPU id of process pid's CUDA device dev: TARGET_INFO_CUDA_DEVICE's,
  * else (an export without the table) dev itself. */
 static int64_t
-gpu_of(int64_t pid, int64_t dev, int have_map)
+gpu_of(sqlite3 *db, const char *path, int64_t pid, int64_t dev, int have_map)
 {
 	sqlite3_stmt *st;
 	int64_t g = dev;
@@ -117,10 +118,12 @@ gpu_of(int64_t pid, int64_t dev, int have_map)
 }
 
 void
-place_insts(struct stage *stages, size_t nstages, struct lp_sb *why,
-    struct lp_sb *several)
+gpus_place_insts(struct gm *gm, struct lp_sb *why, struct lp_sb *several)
 {
 	struct lp_map *gpu = lp_map_new();	/* pid -> GPU id + 1, -1: many */
+	struct stage *stages = gm->stg;
+	sqlite3 *db = gm->db;
+	const char *path = gm->path;
 	sqlite3_stmt *st;
 	int have_map;
 	size_t i, k;
@@ -136,7 +139,8 @@ place_insts(struct stage *stages, size_t nstages, struct lp_sb *why,
 	    "16777215, deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL");
 	while (lp_sql_step(db, path, st)) {
 		int64_t pid = sqlite3_column_int64(st, 0);
-		int64_t g = gpu_of(pid, sqlite3_column_int64(st, 1), have_map);
+		int64_t g = gpu_of(db, path, pid, sqlite3_column_int64(st, 1),
+		    have_map);
 		char key[32];
 		long was;
 
@@ -151,7 +155,7 @@ place_insts(struct stage *stages, size_t nstages, struct lp_sb *why,
 		}
 	}
 	sqlite3_finalize(st);
-	for (i = 0; i < nstages; i++)
+	for (i = 0; i < gm->nstg; i++)
 		for (k = 0; k < stages[i].n; k++) {
 			long g = lp_map_get(gpu, stages[i].in[k].pid, 0);
 

@@ -30,6 +30,7 @@ add_inst(struct stage *g, double start, double dur, const char *pid)
 }
 
 struct rd {
+	struct gm *gm;		/* the stages */
 	int proj;		/* reading the projection */
 };
 
@@ -39,8 +40,8 @@ inst_row(const struct lp_rep_row *rr, void *ctx)
 	struct rd *r = ctx;
 	size_t i;
 
-	for (i = 0; i < nstg; i++) {
-		struct stage *g = &stg[i];
+	for (i = 0; i < r->gm->nstg; i++) {
+		struct stage *g = &r->gm->stg[i];
 
 		/* host ranges only for a stage the projection lacks */
 		if (!r->proj && g->proj)
@@ -75,14 +76,15 @@ by_start(const void *x, const void *y)
 }
 
 void
-read_insts(const char *ppath, const char *tpath)
+insts_read(struct gm *gm, const char *ppath, const char *tpath)
 {
 	static const char *const pcols[] = { "Projected Start",
 		"Projected Duration", "Name", "?PID" };
 	static const char *const tcols[] = { "Start", "Duration", "Name",
 		"?PID" };
 	struct lp_map *seen = lp_map_new();
-	struct rd r;
+	struct stage *stg = gm->stg;
+	struct rd r = { gm, 0 };
 	size_t i, k;
 
 	/* nsys stats writes an empty file for a report with no rows */
@@ -90,7 +92,7 @@ read_insts(const char *ppath, const char *tpath)
 		r.proj = 1;
 		lp_rep_file(ppath, "nsys stats --report nvtx_gpu_proj_trace",
 		    pcols, 4, inst_row, &r);
-		for (i = 0; i < nstg; i++)
+		for (i = 0; i < gm->nstg; i++)
 			stg[i].proj = stg[i].n > 0;
 	}
 	if (tpath) {
@@ -98,7 +100,7 @@ read_insts(const char *ppath, const char *tpath)
 		lp_rep_file(tpath, "nsys stats --report nvtx_pushpop_trace",
 		    tcols, 4, inst_row, &r);
 	}
-	for (i = 0; i < nstg; i++) {
+	for (i = 0; i < gm->nstg; i++) {
 		struct stage *g = &stg[i];
 
 		lp_qsort(g->in, g->n, sizeof *g->in, by_start);
