@@ -74,6 +74,27 @@ struct probe {
 	char *how;		/* what the probe did, for the # lines */
 };
 
+/* A GPU's copies into the probe's figures: the lowest best, the GPUs'
+ * name while they are one model, and what the first one's copies were. */
+static void
+probe_add(struct probe *pr, const char *name, double best, double copies,
+    double size)
+{
+	struct lp_sb how = { 0 };
+
+	if (!pr->n++) {
+		pr->gpu = lp_xstrdup(name);
+		lp_sb_printf(&how, "the fastest of %.0f device-to-device "
+		    "copies of %.0f bytes", copies, size);
+		pr->how = lp_sb_steal(&how);
+	} else if (pr->gpu && strcmp(pr->gpu, name)) {
+		free(pr->gpu);
+		pr->gpu = NULL;
+	}
+	if (pr->n == 1 || best < pr->min_best)
+		pr->min_best = best;
+}
+
 static void
 read_probe(const char *ppath, const char *lpath, double datasheet,
     struct probe *pr)
@@ -123,19 +144,8 @@ read_probe(const char *ppath, const char *lpath, double datasheet,
 		    copies);
 		row("copy_median", name, lp_tsv_get(&t, cd), med, datasheet,
 		    lp_sb_str(&how), NULL);
-		if (!pr->n++) {
-			pr->gpu = lp_xstrdup(name);
-			lp_sb_reset(&how);
-			lp_sb_printf(&how, "the fastest of %.0f device-to-device "
-			    "copies of %.0f bytes", copies, size);
-			pr->how = lp_sb_steal(&how);
-		} else if (pr->gpu && strcmp(pr->gpu, name)) {
-			free(pr->gpu);
-			pr->gpu = NULL;
-		}
-		if (pr->n == 1 || best < pr->min_best)
-			pr->min_best = best;
 		lp_sb_free(&how);
+		probe_add(pr, name, best, copies, size);
 	}
 	if (!pr->n)
 		pr->why = lp_xstrdup("lp-bwprobe's table has no GPU");
@@ -157,7 +167,6 @@ struct seen {
 static sqlite3 *db;
 static const char *dbpath;
 
-
 static double
 pct_value(sqlite3_stmt *st, int64_t row)
 {
@@ -175,6 +184,32 @@ pct_value(sqlite3_stmt *st, int64_t row)
 	return v;
 }
 
+/* The last w samples of read % + write % (a ring, with their times): the
+ * best mean of w so far and its window's first and last times. */
+struct win {
+	double *ring, *tr, sum, best, first, last, t0, t1;
+	long w, n;
+};
+
+/* The sample cur at time t into the window. */
+static void
+win_add(struct win *x, double cur, double t)
+{
+	size_t k = (size_t)(x->n % x->w);
+
+	x->sum += cur - x->ring[k];
+	x->ring[k] = cur;
+	x->tr[k] = t;
+	if (!x->n)
+		x->first = t;
+	x->last = t;
+	x->n++;
+	if (x->n >= x->w && x->sum / (double)x->w > x->best) {
+		x->best = x->sum / (double)x->w;
+		x->t0 = x->tr[x->n % x->w];	/* the oldest */
+		x->t1 = t;
+	}
+}
 
 /* The best mean of read % + write % over w consecutive samples (times
  * that have both) of one source, in time order; *t0 and *t1 get the best
@@ -189,13 +224,11 @@ best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
 	sqlite3_stmt *st = lp_sql_query(db, dbpath, "SELECT rowid, timestamp, "
 	    "metricId, value FROM GPU_METRICS WHERE typeId = ?1 AND metricId IN "
 	    "(?2, ?3) ORDER BY timestamp, metricId, value");
-	double *ring = lp_xcalloc((size_t)w, sizeof *ring);
-	double *tr = lp_xcalloc((size_t)w, sizeof *tr);
-	double sum = 0, best = -1, first = 0, last = 0, cur = 0;
+	struct win x = { .ring = lp_xcalloc((size_t)w, sizeof *x.ring),
+	    .tr = lp_xcalloc((size_t)w, sizeof *x.tr), .best = -1, .w = w };
 	double rv = 0, wv = 0;
 	int64_t t = 0;
 	int started = 0, have = 0;	/* have: bit 1 read, 2 write, at t */
-	long n = 0;
 
 	sqlite3_bind_int64(st, 1, src);
 	sqlite3_bind_int64(st, 2, rid);
@@ -211,23 +244,8 @@ best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
 			lp_die_at(LP_EXIT_DATA, dbpath, 0, 0, "GPU_METRICS row %"
 			    PRId64 ": timestamp is not a time in ns", row);
 		if (!more || !started || ts != t) {	/* the sample at t: whole */
-			if (have == 3) {
-				size_t k = (size_t)(n % w);
-
-				cur = rv + wv;
-				sum += cur - ring[k];
-				ring[k] = cur;
-				tr[k] = (double)t;
-				if (!n)
-					first = (double)t;
-				last = (double)t;
-				n++;
-				if (n >= w && sum / (double)w > best) {
-					best = sum / (double)w;
-					*t0 = tr[n % w];	/* the oldest */
-					*t1 = (double)t;
-				}
-			}
+			if (have == 3)
+				win_add(&x, rv + wv, (double)t);
 			if (!more)
 				break;
 			t = ts;
@@ -243,11 +261,71 @@ best_window(int64_t src, int64_t rid, int64_t wid, long w, double *t0,
 		}
 	}
 	sqlite3_finalize(st);
-	free(ring);
-	free(tr);
-	*ns = n;
-	*period = n > 1 ? (last - first) / (double)(n - 1) : 0;
-	return best;
+	free(x.ring);
+	free(x.tr);
+	*t0 = x.t0;
+	*t1 = x.t1;
+	*ns = x.n;
+	*period = x.n > 1 ? (x.last - x.first) / (double)(x.n - 1) : 0;
+	return x.best;
+}
+
+/* One source's (GPU's) row: its best window of samples at the export's
+ * bandwidth bw (bw_why: why none), or why it has none; the best of the
+ * sources so far in sn. */
+static void
+read_source(int64_t src, long w, double datasheet, double bw,
+    const char *bw_why, const char *gname, struct seen *sn)
+{
+	const char *const nm[2] = { rd_name, wr_name };
+	int64_t ids[2], rid, wid;
+	struct lp_sb dev = { 0 }, how = { 0 }, why = { 0 };
+	double t0 = 0, t1 = 0, period = 0, best;
+	long n = 0;
+
+	lp_sql_metric_ids(db, dbpath, src, nm, 2, ids);
+	rid = ids[0];
+	wid = ids[1];
+	lp_sql_dram_sum(db, dbpath, src, rid, wid, rd_name, wr_name);
+	lp_sb_printf(&dev, "typeId %" PRId64, src);
+	if (rid < 0 || wid < 0) {
+		lp_sb_printf(&why, "the export has no metric \"%s\" for "
+		    "this source", rid < 0 ? rd_name : wr_name);
+	} else {
+		best = best_window(src, rid, wid, w, &t0, &t1, &n, &period);
+		if (best < 0)
+			lp_sb_printf(&why, "%ld samples of DRAM read and "
+			    "write, fewer than the window of %ld", n, w);
+		else if (!(bw > 0))
+			lp_sb_adds(&why, bw_why);
+		else {
+			best = best * bw / 100;
+			lp_sb_printf(&how, "nsys GPU Metrics: the best mean "
+			    "of %ld consecutive samples (%.3g ms at one "
+			    "every %.3g ms; from %.6f s to %.6f s of the "
+			    "capture) of (DRAM read %% + write %%) x "
+			    "memoryBandwidth %.6g bytes/s, of %ld samples",
+			    w, (double)w * period / 1e6, period / 1e6,
+			    t0 / 1e9, t1 / 1e9, bw, n);
+			row("sampled_best", gname, lp_sb_str(&dev), best,
+			    datasheet, lp_sb_str(&how), NULL);
+			if (best > sn->best) {
+				sn->best = best;
+				free(sn->how);
+				lp_sb_reset(&how);
+				lp_sb_printf(&how, "the best mean of %ld "
+				    "consecutive GPU Metrics samples (%.3g "
+				    "ms)", w, (double)w * period / 1e6);
+				sn->how = lp_sb_steal(&how);
+			}
+		}
+	}
+	if (why.len)
+		row("sampled_best", gname, lp_sb_str(&dev), 0, 0,
+		    "nsys GPU Metrics", lp_sb_str(&why));
+	lp_sb_free(&dev);
+	lp_sb_free(&how);
+	lp_sb_free(&why);
 }
 
 static void
@@ -283,57 +361,9 @@ read_samples(const char *path, long w, double datasheet, struct seen *sn)
 			lp_die_at(LP_EXIT_DATA, path, 0, 0, "TARGET_INFO_GPU_METRICS"
 			    ".typeId \"%s\" is not an integer",
 			    sqlite3_column_text(st, 0));
-
-		const char *const nm[2] = { rd_name, wr_name };
-		int64_t ids[2], rid, wid;
-		struct lp_sb dev = { 0 }, how = { 0 }, why = { 0 };
-		double t0 = 0, t1 = 0, period = 0, best;
-		long n = 0;
-
 		nsrc++;
-		lp_sql_metric_ids(db, path, src, nm, 2, ids);
-		rid = ids[0];
-		wid = ids[1];
-		lp_sql_dram_sum(db, path, src, rid, wid, rd_name, wr_name);
-		lp_sb_printf(&dev, "typeId %" PRId64, src);
-		if (rid < 0 || wid < 0) {
-			lp_sb_printf(&why, "the export has no metric \"%s\" for "
-			    "this source", rid < 0 ? rd_name : wr_name);
-		} else {
-			best = best_window(src, rid, wid, w, &t0, &t1, &n, &period);
-			if (best < 0)
-				lp_sb_printf(&why, "%ld samples of DRAM read and "
-				    "write, fewer than the window of %ld", n, w);
-			else if (!(bw > 0))
-				lp_sb_adds(&why, lp_sb_str(&bw_why));
-			else {
-				best = best * bw / 100;
-				lp_sb_printf(&how, "nsys GPU Metrics: the best mean "
-				    "of %ld consecutive samples (%.3g ms at one "
-				    "every %.3g ms; from %.6f s to %.6f s of the "
-				    "capture) of (DRAM read %% + write %%) x "
-				    "memoryBandwidth %.6g bytes/s, of %ld samples",
-				    w, (double)w * period / 1e6, period / 1e6,
-				    t0 / 1e9, t1 / 1e9, bw, n);
-				row("sampled_best", gname, lp_sb_str(&dev), best,
-				    datasheet, lp_sb_str(&how), NULL);
-				if (best > sn->best) {
-					sn->best = best;
-					free(sn->how);
-					lp_sb_reset(&how);
-					lp_sb_printf(&how, "the best mean of %ld "
-					    "consecutive GPU Metrics samples (%.3g "
-					    "ms)", w, (double)w * period / 1e6);
-					sn->how = lp_sb_steal(&how);
-				}
-			}
-		}
-		if (why.len)
-			row("sampled_best", gname, lp_sb_str(&dev), 0, 0,
-			    "nsys GPU Metrics", lp_sb_str(&why));
-		lp_sb_free(&dev);
-		lp_sb_free(&how);
-		lp_sb_free(&why);
+		read_source(src, w, datasheet, bw, lp_sb_str(&bw_why), gname,
+		    sn);
 	}
 	sqlite3_finalize(st);
 	if (!nsrc)
