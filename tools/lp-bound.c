@@ -141,6 +141,41 @@ gpus(struct lp_sb *b, const struct lp_rank *r, size_t n)
 			lp_sb_printf(b, "%s%s", i ? ", " : "", r[i].device);
 }
 
+/* The straggler r[slow] of n ranks, whom the others wait for: why (its
+ * cause, in a clause) and the detail of its step against theirs (top: the
+ * rank with the largest share in collectives). */
+static void
+straggler(const struct lp_rank *r, size_t n, size_t slow, size_t top,
+    struct lp_sb *why, struct lp_sb *detail)
+{
+	double kern = 100 * part(&r[slow], K_KERN) / r[slow].step;
+	double idle = 100 * part(&r[slow], K_IDLE) / r[slow].step;
+	double others = 0;
+	size_t i, f = slow;	/* the fastest rank: no gap */
+
+	for (i = 0; i < n; i++) {
+		if (i != slow)
+			others += 100 * part(&r[i], K_KERN) / r[i].step /
+			    (double)(n - 1);
+		if (r[i].gap == 0)
+			f = i;
+	}
+	/* its cause, by lp-findings' rule: more work on its GPU than
+	 * the fastest rank's, else its host */
+	lp_sb_printf(why, "ranks wait for process %s's %s", r[slow].pid,
+	    lp_straggler_more_work(r[slow].compute, r[f].compute,
+	    r[slow].gap, r[slow].launches, r[f].launches) ? "kernels" :
+	    "host");
+	lp_sb_printf(detail, "The straggler, process %s on %s: its own "
+	    "step is %.1f%% kernels "
+	    "other than communication (%.1f%% on the others), %.1f%% "
+	    "communication, %.1f%% GPU idle; process %s spends %.1f%% "
+	    "of its step in collectives.", r[slow].pid, r[slow].device,
+	    kern, others, 100 * part(&r[slow], K_COMM) / r[slow].step,
+	    idle, r[top].pid, 100 * part(&r[top], K_COMM) /
+	    r[top].step);
+}
+
 /* The verdict of a step run by several ranks, and why, in a clause. */
 static const char *
 ranks_verdict(const struct lp_rank *r, size_t n, long pct, struct lp_sb *why,
@@ -172,32 +207,7 @@ ranks_verdict(const struct lp_rank *r, size_t n, long pct, struct lp_sb *why,
 		return "communication-bound";
 	}
 	if (many && slow < n && !any_slow_comm) {
-		double kern = 100 * part(&r[slow], K_KERN) / r[slow].step;
-		double idle = 100 * part(&r[slow], K_IDLE) / r[slow].step;
-		double others = 0;
-		size_t f = slow;	/* the fastest rank: no gap */
-
-		for (i = 0; i < n; i++) {
-			if (i != slow)
-				others += 100 * part(&r[i], K_KERN) / r[i].step /
-				    (double)(n - 1);
-			if (r[i].gap == 0)
-				f = i;
-		}
-		/* its cause, by lp-findings' rule: more work on its GPU than
-		 * the fastest rank's, else its host */
-		lp_sb_printf(why, "ranks wait for process %s's %s", r[slow].pid,
-		    lp_straggler_more_work(r[slow].compute, r[f].compute,
-		    r[slow].gap, r[slow].launches, r[f].launches) ? "kernels" :
-		    "host");
-		lp_sb_printf(detail, "The straggler, process %s on %s: its own "
-		    "step is %.1f%% kernels "
-		    "other than communication (%.1f%% on the others), %.1f%% "
-		    "communication, %.1f%% GPU idle; process %s spends %.1f%% "
-		    "of its step in collectives.", r[slow].pid, r[slow].device,
-		    kern, others, 100 * part(&r[slow], K_COMM) / r[slow].step,
-		    idle, r[top].pid, 100 * part(&r[top], K_COMM) /
-		    r[top].step);
+		straggler(r, n, slow, top, why, detail);
 		return "straggler-bound";
 	}
 	for (k = 0, top = 0; k < NK; k++)
@@ -207,6 +217,39 @@ ranks_verdict(const struct lp_rank *r, size_t n, long pct, struct lp_sb *why,
 	    "%.1f%% communication, %.1f%% GPU idle", mean[K_KERN],
 	    mean[K_COMM], mean[K_IDLE]);
 	return mean[top] >= t ? kword[top] : "mixed";
+}
+
+/* The table's rows: a row a kind for the step (ok: it has numbers), then
+ * one a kind for each of the nr ranks (0: the step not judged per rank). */
+static void
+emit_rows(FILE *out, const struct step *s, int ok, const struct lp_rank *rk,
+    size_t nr)
+{
+	struct lp_row r = { { 0 }, 0 };
+	size_t i, k;
+
+	for (k = 0; k < NK; k++) {
+		lp_row_text(&r, kname[k]);
+		if (ok) {
+			lp_row_num(&r, s->part[k], 1);
+			lp_row_g(&r, 100 * s->part[k] / s->step);
+		} else {
+			lp_row_na(&r, "%s", s->why ? s->why + (strncmp(s->why,
+			    "n/a because ", 12) ? 0 : 12) : "no step");
+			lp_row_text(&r, "n/a");
+		}
+		lp_row_text(&r, "-");
+		lp_row_end(&r, out);
+	}
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < NK; k++) {
+			lp_row_text(&r, kname[k]);
+			lp_row_num(&r, part(&rk[i], k), 1);
+			lp_row_g(&r, 100 * part(&rk[i], k) / rk[i].step);
+			lp_row_text(&r, rk[i].pid);
+			lp_row_end(&r, out);
+		}
+	lp_sb_free(&r.b);
 }
 
 static void
@@ -221,8 +264,7 @@ emit(FILE *out, const char *wpath, const struct step *s, long pct,
 		{ "pct", "Share of the step", "pct" },
 		{ "process", "Process", "text" },
 	};
-	struct lp_row r = { { 0 }, 0 };
-	size_t i, k, top = 0;
+	size_t k, top = 0;
 	int ok = !s->why && s->step > 0;
 
 	for (k = 1; ok && k < NK; k++)
@@ -261,28 +303,7 @@ emit(FILE *out, const char *wpath, const struct step *s, long pct,
 	    "step names the bound (brief.bound_pct); where none does, the "
 	    "step is mixed.", pct);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (k = 0; k < NK; k++) {
-		lp_row_text(&r, kname[k]);
-		if (ok) {
-			lp_row_num(&r, s->part[k], 1);
-			lp_row_g(&r, 100 * s->part[k] / s->step);
-		} else {
-			lp_row_na(&r, "%s", s->why ? s->why + (strncmp(s->why,
-			    "n/a because ", 12) ? 0 : 12) : "no step");
-			lp_row_text(&r, "n/a");
-		}
-		lp_row_text(&r, "-");
-		lp_row_end(&r, out);
-	}
-	for (i = 0; rv && i < nr; i++)
-		for (k = 0; k < NK; k++) {
-			lp_row_text(&r, kname[k]);
-			lp_row_num(&r, part(&rk[i], k), 1);
-			lp_row_g(&r, 100 * part(&rk[i], k) / rk[i].step);
-			lp_row_text(&r, rk[i].pid);
-			lp_row_end(&r, out);
-		}
-	lp_sb_free(&r.b);
+	emit_rows(out, s, ok, rk, rv ? nr : 0);
 	lp_sb_free(&why);
 	lp_sb_free(&g);
 	lp_sb_free(&det);
