@@ -191,6 +191,32 @@ ordinal(struct lp_row *r, const char *dev)
 	lp_sb_free(&b);
 }
 
+/* A row a rank: its step's parts, each kind split at its floor (f). */
+static void
+emit_rows(FILE *out, const struct lp_rank *rk, size_t nr, struct floors *f)
+{
+	struct lp_row r = { { 0 }, 0 };
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		const struct lp_rank *k = &rk[i];
+
+		lp_row_text(&r, k->pid);
+		lp_row_text(&r, k->device);
+		ordinal(&r, k->device);
+		lp_row_num(&r, k->step, 1);
+		lp_row_num(&r, k->compute, 1);
+		floor_cells(&r, k->compute, f->mem, lp_sb_str(&f->why_mem));
+		lp_row_num(&r, k->comm, 1);
+		floor_cells(&r, k->comm, f->comm, lp_sb_str(&f->why_comm));
+		lp_row_num(&r, k->idle, 1);
+		lp_row_g(&r, 100 * k->comm / k->step);
+		lp_row_text(&r, k->straggler ? "yes" : "no");
+		lp_row_end(&r, out);
+	}
+	lp_sb_free(&r.b);
+}
+
 static void
 emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
     struct floors *f, const char *dram, const char *link, int untraced,
@@ -211,8 +237,6 @@ emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
 		{ "comm_pct", "Communication share", "pct" },
 		{ "straggler", "Straggler", "text" },
 	};
-	struct lp_row r = { { 0 }, 0 };
-	size_t i;
 
 	lp_tab_meta(out, "title", "Each Rank's Step (ms)");
 	lp_tab_meta(out, "tool", "lp-rankfall");
@@ -242,23 +266,7 @@ emit(FILE *out, const char *rpath, const struct lp_rank *rk, size_t nr,
 	else
 		lp_tab_meta(out, "latency", "%s", lp_sb_str(&p->how));
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (i = 0; i < nr; i++) {
-		const struct lp_rank *k = &rk[i];
-
-		lp_row_text(&r, k->pid);
-		lp_row_text(&r, k->device);
-		ordinal(&r, k->device);
-		lp_row_num(&r, k->step, 1);
-		lp_row_num(&r, k->compute, 1);
-		floor_cells(&r, k->compute, f->mem, lp_sb_str(&f->why_mem));
-		lp_row_num(&r, k->comm, 1);
-		floor_cells(&r, k->comm, f->comm, lp_sb_str(&f->why_comm));
-		lp_row_num(&r, k->idle, 1);
-		lp_row_g(&r, 100 * k->comm / k->step);
-		lp_row_text(&r, k->straggler ? "yes" : "no");
-		lp_row_end(&r, out);
-	}
-	lp_sb_free(&r.b);
+	emit_rows(out, rk, nr, f);
 }
 
 int
