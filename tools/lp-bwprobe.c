@@ -133,38 +133,15 @@ struct result {
 	double best, median, best_ms, median_ms;
 };
 
-/* One GPU: two buffers of size bytes, a warm-up copy, then reps timed
- * copies, each between two events on the default stream. */
+/* GPU ord's copies of src into dst (size bytes): a warm-up copy, then
+ * reps timed copies, each between two events on the default stream, in
+ * ms[0..reps). */
 static void
-probe(int ord, size_t size, long reps, struct result *res)
+copies(int ord, CUdeviceptr dst, CUdeviceptr src, size_t size, long reps)
 {
-	CUdevice dev;
-	CUcontext ctx;
-	CUdeviceptr src, dst;
 	CUevent e0, e1;
-	size_t fr, total;
 	long i;
 
-	ms = lp_xreallocarray(ms, (size_t)reps, sizeof *ms);
-	check(cu.DeviceGet(&dev, ord), "cuDeviceGet", ord);
-	check(cu.DeviceGetName(res->name, sizeof res->name, dev),
-	    "cuDeviceGetName", ord);
-	res->name[sizeof res->name - 1] = '\0';
-	check(cu.DeviceGetPCIBusId(res->bus, sizeof res->bus, dev),
-	    "cuDeviceGetPCIBusId", ord);
-	res->bus[sizeof res->bus - 1] = '\0';
-	check(cu.DevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain",
-	    ord);
-	check(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent", ord);
-	check(cu.MemGetInfo(&fr, &total), "cuMemGetInfo_v2", ord);
-	if (fr / 2 < size)
-		lp_die(LP_EXIT_USAGE, "GPU %d (%s): two buffers of %zu bytes "
-		    "do not fit in its %zu free bytes: a smaller -s", ord,
-		    res->name, size, fr);
-	check(cu.MemAlloc(&src, size), "cuMemAlloc_v2", ord);
-	check(cu.MemAlloc(&dst, size), "cuMemAlloc_v2", ord);
-	check(cu.MemsetD8(src, 0x5a, size), "cuMemsetD8_v2", ord);
-	check(cu.MemsetD8(dst, 0, size), "cuMemsetD8_v2", ord);
 	check(cu.EventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate", ord);
 	check(cu.EventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate", ord);
 	check(cu.CtxSynchronize(), "cuCtxSynchronize", ord);
@@ -188,6 +165,38 @@ probe(int ord, size_t size, long reps, struct result *res)
 	}
 	check(cu.EventDestroy(e0), "cuEventDestroy_v2", ord);
 	check(cu.EventDestroy(e1), "cuEventDestroy_v2", ord);
+}
+
+/* One GPU: two buffers of size bytes and their copies (copies). */
+static void
+probe(int ord, size_t size, long reps, struct result *res)
+{
+	CUdevice dev;
+	CUcontext ctx;
+	CUdeviceptr src, dst;
+	size_t fr, total;
+
+	ms = lp_xreallocarray(ms, (size_t)reps, sizeof *ms);
+	check(cu.DeviceGet(&dev, ord), "cuDeviceGet", ord);
+	check(cu.DeviceGetName(res->name, sizeof res->name, dev),
+	    "cuDeviceGetName", ord);
+	res->name[sizeof res->name - 1] = '\0';
+	check(cu.DeviceGetPCIBusId(res->bus, sizeof res->bus, dev),
+	    "cuDeviceGetPCIBusId", ord);
+	res->bus[sizeof res->bus - 1] = '\0';
+	check(cu.DevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain",
+	    ord);
+	check(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent", ord);
+	check(cu.MemGetInfo(&fr, &total), "cuMemGetInfo_v2", ord);
+	if (fr / 2 < size)
+		lp_die(LP_EXIT_USAGE, "GPU %d (%s): two buffers of %zu bytes "
+		    "do not fit in its %zu free bytes: a smaller -s", ord,
+		    res->name, size, fr);
+	check(cu.MemAlloc(&src, size), "cuMemAlloc_v2", ord);
+	check(cu.MemAlloc(&dst, size), "cuMemAlloc_v2", ord);
+	check(cu.MemsetD8(src, 0x5a, size), "cuMemsetD8_v2", ord);
+	check(cu.MemsetD8(dst, 0, size), "cuMemsetD8_v2", ord);
+	copies(ord, dst, src, size, reps);
 	check(cu.MemFree(src), "cuMemFree_v2", ord);
 	check(cu.MemFree(dst), "cuMemFree_v2", ord);
 	check(cu.CtxSynchronize(), "cuCtxSynchronize", ord);
