@@ -47,6 +47,8 @@ make -k --no-print-directory LP_STAGE2_DIR=$S RUN=tv2 BASE=tlive compare.md >"$O
 cp -r $S "$OUT/stage2"
 find "$OUT/stage2" -name env.json -exec sed -i -e 's/"created_utc": "[^"]*"/"created_utc": "X"/' -e 's/"lp_revision": "[^"]*"/"lp_revision": "X"/' {} +
 find "$OUT/stage2" -type f \( -name environment.tsv -o -name stakeholder_summary.md \) -exec sed -i 's/^\(|\? \?Recorded (UTC)[ |\t]*\)20[0-9T:Z-]*/\1X/' {} +
+# the imported files' times (a checkout's own; their sizes kept)
+find "$OUT/stage2" -name IMPORT.stamp -exec sed -i 's/ 20[0-9-]* [0-9:.]* [-+][0-9]*/ T/g' {} +
 find "$OUT/stage2" -type f \( -name environment.tsv -o -name stakeholder_summary.md \) -exec sed -i 's/^\(|\? \?lp revision[ |\t]*\)[0-9a-f]\{7,\}\(-dirty\)\?/\1X/' {} +
 # What make and the tools said, without recipe echo, rules.mk line numbers
 # and the lock's waiting line.
