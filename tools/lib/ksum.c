@@ -113,28 +113,74 @@ fp_insert(const char *fp, const char *row)
 	return lp_sb_steal(&b);
 }
 
+/* A line before the header: nsys stats writing to a pipe may print
+ * "Processing [...]" and a title first; the header is the line with the
+ * time. */
+static void
+before_header(struct rd *r, const struct lp_csv_rec *rec)
+{
+	size_t c;
+
+	if (lp_csv_rec_has(rec, "Total Time")) {
+		header(r, rec);
+		return;
+	}
+	if (!r->pre.len)
+		for (c = 0; c < rec->n; c++)
+			lp_sb_printf(&r->pre, "%s%s", c ? "," : "", rec->f[c]);
+}
+
+/* The entry of kernel name, made at its first row, with the row's
+ * fingerprint added. */
+static struct lp_kern *
+kern_of(struct rd *r, const struct lp_csv_rec *rec, const char *name)
+{
+	struct lp_ksum *ks = r->ks;
+	struct lp_kern *k;
+	long i;
+	size_t c;
+
+	/* Every other column: equal in the demangled and mangled variants of
+	 * one report, so it pairs their rows. */
+	lp_sb_reset(&r->fp);
+	for (c = 0; c < rec->n; c++)
+		if ((int)c != r->c_name) {
+			lp_sb_adds(&r->fp, rec->f[c]);
+			lp_sb_addc(&r->fp, '\x1f');
+		}
+	lp_sb_addc(&r->fp, '\x1e');
+	if ((i = lp_map_get(ks->idx, name, -1)) >= 0) {
+		/* several threads ran the range: one kernel, several rows */
+		char *fp = fp_insert(ks->k[i].fp, lp_sb_str(&r->fp));
+
+		free(ks->k[i].fp);
+		ks->k[i].fp = fp;
+		return &ks->k[i];
+	}
+	if (ks->n == ks->cap) {
+		ks->cap = ks->cap ? 2 * ks->cap : 64;
+		ks->k = lp_xreallocarray(ks->k, ks->cap, sizeof *ks->k);
+	}
+	lp_map_put(ks->idx, name, (long)ks->n);
+	k = memset(&ks->k[ks->n++], 0, sizeof *k);
+	k->name = lp_xstrdup(name);
+	k->fp = lp_xstrdup(lp_sb_str(&r->fp));
+	k->min_ns = k->max_ns = NAN;
+	k->spread = r->c_std >= 0;
+	return k;
+}
+
 static int
 row(const struct lp_csv_rec *rec, void *ctx)
 {
 	struct rd *r = ctx;
-	struct lp_ksum *ks = r->ks;
+	struct lp_kern *k;
 	const char *name;
 	double total, calls;
-	long i;
-	size_t c;
 
 	r->last = rec->line;
 	if (!r->have_hdr) {
-		/* nsys stats writing to a pipe may print "Processing [...]"
-		 * and a title first; the header is the line with the time */
-		if (!lp_csv_rec_has(rec, "Total Time")) {
-			if (!r->pre.len)
-				for (c = 0; c < rec->n; c++)
-					lp_sb_printf(&r->pre, "%s%s", c ? "," : "",
-					    rec->f[c]);
-			return 0;
-		}
-		header(r, rec);
+		before_header(r, rec);
 		return 0;
 	}
 	if (rec->n == 1 && !rec->f[0][0])
@@ -158,60 +204,30 @@ row(const struct lp_csv_rec *rec, void *ctx)
 		    "empty kernel name");
 	total = num(r, rec, r->c_total, LP_DIM_TIME, r->tfactor, 0);
 	calls = num(r, rec, r->c_calls, LP_DIM_COUNT, 1, 1);
-	/* Every other column: equal in the demangled and mangled variants of
-	 * one report, so it pairs their rows. */
-	lp_sb_reset(&r->fp);
-	for (c = 0; c < rec->n; c++)
-		if ((int)c != r->c_name) {
-			lp_sb_adds(&r->fp, rec->f[c]);
-			lp_sb_addc(&r->fp, '\x1f');
-		}
-	lp_sb_addc(&r->fp, '\x1e');
-	i = lp_map_get(ks->idx, name, -1);
-	if (i < 0) {
-		if (ks->n == ks->cap) {
-			ks->cap = ks->cap ? 2 * ks->cap : 64;
-			ks->k = lp_xreallocarray(ks->k, ks->cap, sizeof *ks->k);
-		}
-		i = (long)ks->n++;
-		ks->k[i].name = lp_xstrdup(name);
-		ks->k[i].fp = lp_xstrdup(lp_sb_str(&r->fp));
-		ks->k[i].total_ns = 0;
-		ks->k[i].calls = 0;
-		memset(&ks->k[i].sumsq, 0, sizeof ks->k[i].sumsq);
-		ks->k[i].min_ns = ks->k[i].max_ns = NAN;
-		ks->k[i].spread = r->c_std >= 0;
-		lp_map_put(ks->idx, name, i);
-	} else {
-		/* several threads ran the range: one kernel, several rows */
-		char *fp = fp_insert(ks->k[i].fp, lp_sb_str(&r->fp));
-
-		free(ks->k[i].fp);
-		ks->k[i].fp = fp;
-	}
+	k = kern_of(r, rec, name);
 	/* the launches' spread over the rows of one kernel: sums of
 	 * squares add (sample variance: (n - 1) s^2 + n mean^2 each) */
-	if (ks->k[i].spread && r->c_std >= 0 && calls > 0) {
+	if (k->spread && r->c_std >= 0 && calls > 0) {
 		double sd = num(r, rec, r->c_std, LP_DIM_TIME, r->tfactor, 0);
 		double m = total / calls;
 
-		lp_xsum_add(&ks->k[i].sumsq, (calls - 1) * sd * sd + calls * m * m);
+		lp_xsum_add(&k->sumsq, (calls - 1) * sd * sd + calls * m * m);
 		if (r->c_min >= 0) {
 			double lo = num(r, rec, r->c_min, LP_DIM_TIME, r->tfactor, 0);
 			double hi = num(r, rec, r->c_max >= 0 ? r->c_max : r->c_min,
 			    LP_DIM_TIME, r->tfactor, 0);
 
-			if (isnan(ks->k[i].min_ns) || lo < ks->k[i].min_ns)
-				ks->k[i].min_ns = lo;
-			if (isnan(ks->k[i].max_ns) || hi > ks->k[i].max_ns)
-				ks->k[i].max_ns = hi;
+			if (isnan(k->min_ns) || lo < k->min_ns)
+				k->min_ns = lo;
+			if (isnan(k->max_ns) || hi > k->max_ns)
+				k->max_ns = hi;
 		}
 	} else
-		ks->k[i].spread = 0;
-	ks->k[i].total_ns += total;
-	ks->k[i].calls += calls;
-	ks->total_ns += total;
-	ks->calls += calls;
+		k->spread = 0;
+	k->total_ns += total;
+	k->calls += calls;
+	r->ks->total_ns += total;
+	r->ks->calls += calls;
 	return 0;
 }
 

@@ -364,6 +364,43 @@ long_flush(struct st *s)
 	cur_free(s);
 }
 
+/* A result's first row: the result before it written out, its ID
+ * checked, the launch it describes kept. */
+static void
+long_begin(struct st *s, const struct lp_csv_rec *r, const char *id)
+{
+	char key[32];
+	double v;
+	long at;
+
+	long_flush(s);
+	/* one result's rows come together, as ncu prints a result
+	 * whole, the results in any order; a result seen again means
+	 * an export that was edited or concatenated */
+	if (lp_num_parse(id, &v) || lp_num_bad(LP_DIM_COUNT, v, 1) ||
+	    v > 9007199254740992.0)
+		lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
+		    "result ID: expected a whole number from 0, got \"%s\"", id);
+	snprintf(key, sizeof key, "%.0f", v);
+	if (!s->ids)
+		s->ids = lp_map_new();
+	if ((at = lp_map_get(s->ids, key, 0)))
+		lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
+		    "rows of result ID %s are not together (it began on "
+		    "line %ld)", id, at);
+	lp_map_put(s->ids, key, r->line);
+	s->cur.id = lp_xstrdup(id);
+	s->cur.kernel = lp_xstrdup(lp_csv_field(r, s->c_kernel));
+	s->cur.device = lp_xstrdup(opt_field(r, s->c_device));
+	s->cur.nvtx = lp_xstrdup(opt_field(r, s->c_nvtx));
+	s->cur.pid = lp_xstrdup(opt_field(r, s->c_pid));
+	s->cur.grid = lp_xstrdup(opt_field(r, s->c_grid));
+	s->cur.block = lp_xstrdup(opt_field(r, s->c_block));
+	s->cur.devname = "";
+	s->cur.line = r->line;
+	s->have_cur = 1;
+}
+
 static void
 long_row(struct st *s, const struct lp_csv_rec *r)
 {
@@ -389,39 +426,8 @@ long_row(struct st *s, const struct lp_csv_rec *r)
 		    "one after another? Give each export its own file (lp-ncu2tsv "
 		    "and IMPORT= take several)", id, lp_csv_field(r, s->c_kernel),
 		    s->cur.kernel, s->cur.line);
-	if (!s->have_cur || strcmp(id, s->cur.id)) {
-		char key[32];
-		double v;
-		long at;
-
-		long_flush(s);
-		/* one result's rows come together, as ncu prints a result
-		 * whole, the results in any order; a result seen again means
-		 * an export that was edited or concatenated */
-		if (lp_num_parse(id, &v) || lp_num_bad(LP_DIM_COUNT, v, 1) ||
-		    v > 9007199254740992.0)
-			lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
-			    "result ID: expected a whole number from 0, got "
-			    "\"%s\"", id);
-		snprintf(key, sizeof key, "%.0f", v);
-		if (!s->ids)
-			s->ids = lp_map_new();
-		if ((at = lp_map_get(s->ids, key, 0)))
-			lp_die_at(LP_EXIT_DATA, s->file, r->line, s->c_id + 1,
-			    "rows of result ID %s are not together (it began on "
-			    "line %ld)", id, at);
-		lp_map_put(s->ids, key, r->line);
-		s->cur.id = lp_xstrdup(id);
-		s->cur.kernel = lp_xstrdup(lp_csv_field(r, s->c_kernel));
-		s->cur.device = lp_xstrdup(opt_field(r, s->c_device));
-		s->cur.nvtx = lp_xstrdup(opt_field(r, s->c_nvtx));
-		s->cur.pid = lp_xstrdup(opt_field(r, s->c_pid));
-		s->cur.grid = lp_xstrdup(opt_field(r, s->c_grid));
-		s->cur.block = lp_xstrdup(opt_field(r, s->c_block));
-		s->cur.devname = "";
-		s->cur.line = r->line;
-		s->have_cur = 1;
-	}
+	if (!s->have_cur || strcmp(id, s->cur.id))
+		long_begin(s, r, id);
 	if (!*met)
 		return;		/* a rule's row, not a metric */
 	for (d = 0; d < NDEFS; d++)

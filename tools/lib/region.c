@@ -35,43 +35,14 @@ push(struct lp_region **r, size_t *n, const char *name, const char *domain,
 	x->depth = -1;
 }
 
-size_t
-lp_regions_get(const struct lp_ynode *cfg, const char *key,
-    struct lp_region **out, const char *file)
+/* Each region's depth: its parent's + 1, 0 without one; a parent that is
+ * not there or a cycle is refused. */
+static void
+depths(struct lp_region *r, size_t n, const char *file)
 {
-	const struct lp_ynode *stages = lp_yaml_get(cfg, "stages");
-	const struct lp_ynode *extra = key ? lp_yaml_get(cfg, key) : NULL;
-	struct lp_region *r = NULL;
-	size_t n = 0, i, j;
+	size_t i, j;
 	int changed = 1;
 
-	for (i = 0; stages && stages->type == LP_Y_MAP && i < stages->n; i++) {
-		struct lp_stage st;
-
-		lp_stage_get(cfg, stages->keys[i], &st, file);
-		push(&r, &n, st.name, st.domain, st.range, lp_yaml_str(stages->v[i],
-		    "parent", NULL));
-	}
-	if (extra && !(extra->type == LP_Y_SCALAR && !*extra->s) &&
-	    extra->type != LP_Y_SEQ)
-		lp_die_at(LP_EXIT_DATA, file, extra->line, 0, "%s: expected a list "
-		    "of {name, domain, range, parent}", key);
-	for (i = 0; extra && extra->type == LP_Y_SEQ && i < extra->n; i++) {
-		const struct lp_ynode *e = extra->v[i];
-		const char *nm = e->type == LP_Y_MAP ? lp_yaml_str(e, "name", NULL) :
-		    NULL;
-		const char *rg = nm ? lp_yaml_str(e, "range", nm) : NULL;
-
-		if (!nm || !*nm || !*rg)
-			lp_die_at(LP_EXIT_DATA, file, e->line, 0, "%s: each region "
-			    "needs a name (and a range, if it differs)", key);
-		for (j = 0; j < n; j++)
-			if (!strcmp(r[j].name, nm))
-				lp_die_at(LP_EXIT_DATA, file, e->line, 0, "%s: region "
-				    "\"%s\" is already a stage or region", key, nm);
-		push(&r, &n, nm, lp_yaml_str(e, "domain", ""), rg,
-		    lp_yaml_str(e, "parent", NULL));
-	}
 	for (i = 0; i < n; i++) {
 		if (!r[i].parent) {
 			r[i].depth = 0;
@@ -100,6 +71,45 @@ lp_regions_get(const struct lp_ynode *cfg, const char *key,
 		if (r[i].depth < 0 || r[i].depth > (int)n)
 			lp_die_at(LP_EXIT_DATA, file, 0, 0, "region %s: its parents "
 			    "form a cycle", r[i].name);
+}
+
+size_t
+lp_regions_get(const struct lp_ynode *cfg, const char *key,
+    struct lp_region **out, const char *file)
+{
+	const struct lp_ynode *stages = lp_yaml_get(cfg, "stages");
+	const struct lp_ynode *extra = key ? lp_yaml_get(cfg, key) : NULL;
+	struct lp_region *r = NULL;
+	size_t n = 0, i, j;
+
+	for (i = 0; stages && stages->type == LP_Y_MAP && i < stages->n; i++) {
+		struct lp_stage st;
+
+		lp_stage_get(cfg, stages->keys[i], &st, file);
+		push(&r, &n, st.name, st.domain, st.range, lp_yaml_str(stages->v[i],
+		    "parent", NULL));
+	}
+	if (extra && !(extra->type == LP_Y_SCALAR && !*extra->s) &&
+	    extra->type != LP_Y_SEQ)
+		lp_die_at(LP_EXIT_DATA, file, extra->line, 0, "%s: expected a list "
+		    "of {name, domain, range, parent}", key);
+	for (i = 0; extra && extra->type == LP_Y_SEQ && i < extra->n; i++) {
+		const struct lp_ynode *e = extra->v[i];
+		const char *nm = e->type == LP_Y_MAP ? lp_yaml_str(e, "name", NULL) :
+		    NULL;
+		const char *rg = nm ? lp_yaml_str(e, "range", nm) : NULL;
+
+		if (!nm || !*nm || !*rg)
+			lp_die_at(LP_EXIT_DATA, file, e->line, 0, "%s: each region "
+			    "needs a name (and a range, if it differs)", key);
+		for (j = 0; j < n; j++)
+			if (!strcmp(r[j].name, nm))
+				lp_die_at(LP_EXIT_DATA, file, e->line, 0, "%s: region "
+				    "\"%s\" is already a stage or region", key, nm);
+		push(&r, &n, nm, lp_yaml_str(e, "domain", ""), rg,
+		    lp_yaml_str(e, "parent", NULL));
+	}
+	depths(r, n, file);
 	*out = r;
 	return n;
 }

@@ -48,6 +48,25 @@ lp_argv_free(char **argv, size_t argc)
 	free(argv);
 }
 
+/* The double-quoted text at s into w (inside, a backslash quotes only $ `
+ * " \\ and a newline): past the closing quote, NULL if none. */
+static const char *
+dquote(struct lp_sb *w, const char *s)
+{
+	for (s++; *s != '"'; s++) {
+		if (!*s)
+			return NULL;
+		if (*s == '\\' && s[1] && strchr("$`\"\\\n", s[1])) {
+			if (s[1] != '\n')
+				lp_sb_addc(w, s[1]);
+			s++;
+		} else
+			lp_sb_addc(w, *s);
+	}
+	lp_sb_addn(w, "", 0);
+	return s + 1;
+}
+
 int
 lp_sh_split(const char *s, char ***argvp, size_t *argcp, const char **err)
 {
@@ -81,20 +100,10 @@ lp_sh_split(const char *s, char ***argvp, size_t *argcp, const char **err)
 			lp_sb_addn(&w, s + 1, (size_t)(e - s - 1));
 			s = e + 1;
 		} else if (c == '"') {
-			for (s++; *s != '"'; s++) {
-				if (!*s) {
-					*err = "unterminated double quote";
-					goto fail;
-				}
-				if (*s == '\\' && s[1] && strchr("$`\"\\\n", s[1])) {
-					if (s[1] != '\n')
-						lp_sb_addc(&w, s[1]);
-					s++;
-				} else
-					lp_sb_addc(&w, *s);
+			if (!(s = dquote(&w, s))) {
+				*err = "unterminated double quote";
+				goto fail;
 			}
-			s++;
-			lp_sb_addn(&w, "", 0);
 		} else if (c == '\\') {
 			if (!s[1]) {
 				*err = "backslash at the end";
