@@ -45,40 +45,6 @@ static const char synopsis[] =
     "lp-hostside -c config.yaml [-a cuda_api_trace.csv] "
     "[-g cuda_gpu_trace.csv] [-s cuda_api_sum.csv] [nvtx_pushpop_trace.csv]";
 
-FILE *out;	/* the table, written out when whole (lp_tab_out) */
-
-static int
-prefix(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
-/* The kind of a call, by its name without nsys's version suffix
- * ("cudaStreamIsCapturing_v10000"); lp-hostside(1) lists them. */
-int
-kind_of(const char *name)
-{
-	static const char *const copy[] = { "cudaMemcpy", "cuMemcpy",
-		"cudaMemset", "cuMemset", NULL };
-	static const char *const load[] = { "cuModuleLoad", "cuLibraryLoad",
-		"cudaLibraryLoad", "cuLinkCreate", "cuLinkAdd", "cuLinkComplete",
-		"cuModuleGetFunction", "cuLibraryGetKernel", "cuLibraryGetModule",
-		"cuKernelGetFunction", NULL };
-	size_t i;
-
-	if (lp_capi_launch(name))
-		return K_LAUNCH;
-	if (strstr(name, "Synchronize"))
-		return K_SYNC;
-	for (i = 0; copy[i]; i++)
-		if (prefix(name, copy[i]))
-			return K_MEMCPY;
-	for (i = 0; load[i]; i++)
-		if (prefix(name, load[i]))
-			return K_LOAD;
-	return K_OTHER;
-}
-
 static void
 pushpop_row(const struct lp_rep_row *rr, void *ctx)
 {
@@ -184,51 +150,6 @@ order(struct stage *g, const char *file)
 	}
 }
 
-/* Does time t fall inside an instance of g (any process and thread)? */
-int
-inside_any(const struct stage *g, double t)
-{
-	size_t lo = 0, hi = g->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->bystart[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && g->maxend[lo - 1] > t;
-}
-
-/* The instance of g on thread (pid, tid) holding time t, or NULL. */
-struct inst *
-find(struct stage *g, const char *pid, const char *tid, double t)
-{
-	size_t lo = 0, hi = g->n;
-	struct inst *x;
-
-	/* the last instance at or before (pid, tid, t) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct inst *m = &g->in[mid];
-		int c = strcmp(m->pid, pid);
-
-		if (!c)
-			c = strcmp(m->tid, tid);
-		if (c < 0 || (!c && m->start <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	x = &g->in[lo - 1];
-	if (strcmp(x->pid, pid) || strcmp(x->tid, tid) || t >= x->end)
-		return NULL;
-	return x;
-}
-
 /* The stages and their NVTX ranges (config.yaml); names borrow from cfg. */
 static void
 load_stages(struct st *t, const struct lp_ynode *cfg, const char *cpath)
@@ -279,7 +200,7 @@ stop_tracking(struct st *t, struct src *gpu)
 
 	for (x = 0; x < t->nr; x++)
 		if (t->r[x].live)
-			free_slot(t, x);
+			sweep_free_slot(t, x);
 	idle_free(t);
 	t->track = 0;
 	t->nlaunch = t->unmatched = 0;
@@ -323,7 +244,7 @@ sweep(struct st *t, struct src *api, struct src *gpu)
 		/* what the kernels read so far tell: up to the next one */
 		idle_upto(t, gpu->rr ? gpu->t : INFINITY);
 		if (api->rr && (!gpu->rr || api->t <= gpu->t)) {
-			api_row(t, api->rr);
+			sweep_api(t, api->rr);
 			/* several processes: the GPU trace has no process
 			 * column, so a correlation ID could name another
 			 * process's kernel */
@@ -332,7 +253,7 @@ sweep(struct st *t, struct src *api, struct src *gpu)
 			advance(api);
 		} else {
 			if (!t->have_err)
-				gpu_row(t, gpu->rr, gpu->t);
+				sweep_gpu(t, gpu->rr, gpu->t);
 			advance(gpu);
 		}
 	}
@@ -395,7 +316,7 @@ load_traces(struct st *t, const struct paths *p)
 		lp_die_at(LP_EXIT_DATA, t->err_file, t->err_line, t->err_col,
 		    "%s", lp_sb_str(&t->err));
 	if (t->track)
-		all_done(t);
+		sweep_done(t);
 	quantiles(t);
 }
 
@@ -470,6 +391,7 @@ main(int argc, char **argv)
 	struct paths p = { 0 };
 	struct lp_ynode *cfg;
 	struct st t;
+	FILE *out;
 	int c;
 
 	lp_start(argc, argv, synopsis);
@@ -505,8 +427,8 @@ main(int argc, char **argv)
 		load_api_sum(&t, p.spath);
 	load_traces(&t, &p);
 
-	emit_meta(&t, &p);
-	emit_rows(&t, &p);
+	emit_meta(out, &t, &p);
+	emit_rows(out, &t, &p);
 	free_state(&t);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);

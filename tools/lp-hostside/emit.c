@@ -100,7 +100,7 @@ static const struct lp_col cols[] = {
 #define NCOLS (sizeof cols / sizeof cols[0])
 
 void
-emit_meta(const struct st *t, const struct paths *p)
+emit_meta(FILE *out, const struct st *t, const struct paths *p)
 {
 	lp_tab_meta(out, "title", "Host Side of Each Stage");
 	lp_tab_meta(out, "tool", "lp-hostside");
@@ -426,7 +426,7 @@ procs_cell(struct lp_row *r, struct lp_sb *b, const struct stage *g)
 
 /* Two rows a stage: all its instances, and the steady ones. */
 void
-emit_rows(const struct st *t, const struct paths *p)
+emit_rows(FILE *out, const struct st *t, const struct paths *p)
 {
 	struct lp_row r = { 0 };
 	struct lp_sb b = { 0 };

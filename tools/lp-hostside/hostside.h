@@ -15,8 +15,6 @@
 #include "table.h"
 #include "nsight.h"
 
-extern FILE *out;	/* the table, written out when whole (lp_tab_out) */
-
 /* The kinds of CUDA API call, in the table's column order. */
 enum { K_LAUNCH, K_SYNC, K_MEMCPY, K_LOAD, K_OTHER, K_N };
 
@@ -162,7 +160,7 @@ struct paths {
 	const char *cpath, *apath, *gpath, *ppath, *spath;
 };
 
-/* lp-hostside.c: the first pass, the instances of each stage. */
+/* common.c: a call's kind; the instance of a stage that holds a time. */
 int kind_of(const char *name);		/* K_LAUNCH ... K_OTHER */
 /* The instance of stage g on thread pid/tid that holds time t; NULL if
  * none.  Does any instance of g (any thread) hold t? */
@@ -173,10 +171,10 @@ int inside_any(const struct stage *g, double t);
 /* sweep.c: a row of cuda_api_trace, of cuda_gpu_trace (start: its start
  * in ns), the calls still held once both are read; a held call's slot
  * given back. */
-void api_row(struct st *t, const struct lp_rep_row *rr);
-void gpu_row(struct st *t, const struct lp_rep_row *rr, double start);
-void all_done(struct st *t);
-void free_slot(struct st *t, size_t x);
+void sweep_api(struct st *t, const struct lp_rep_row *rr);
+void sweep_gpu(struct st *t, const struct lp_rep_row *rr, double start);
+void sweep_done(struct st *t);
+void sweep_free_slot(struct st *t, size_t x);
 
 /* idle.c: the idle split set up once the instances are read; a kernel
  * (start, end) of cuda_gpu_trace; a call of kind k inside the instances
@@ -189,8 +187,8 @@ void idle_call(struct st *t, int k, double start, double dur,
     const long *inst);
 void idle_upto(struct st *t, double x);
 
-/* emit.c: the table's meta lines and header, then its rows. */
-void emit_meta(const struct st *t, const struct paths *p);
-void emit_rows(const struct st *t, const struct paths *p);
+/* emit.c: the table's meta lines and header, then its rows, to out. */
+void emit_meta(FILE *out, const struct st *t, const struct paths *p);
+void emit_rows(FILE *out, const struct st *t, const struct paths *p);
 
 #endif

@@ -154,6 +154,32 @@ not_this_capture(struct st *t, const struct lp_rep_row *rr, int col,
 	va_end(ap);
 }
 
+/* The age queue: launches and copies, in call order; held call x put
+ * last. */
+static void
+queue(struct st *t, size_t x)
+{
+	if (t->qn == t->capq) {
+		size_t n = t->capq ? 2 * t->capq : 1024, k;
+		size_t *q = lp_xcalloc(n, sizeof *q);
+		double *qs = lp_xcalloc(n, sizeof *qs);
+
+		for (k = 0; k < t->qn; k++) {
+			q[k] = t->q[(t->q0 + k) % t->capq];
+			qs[k] = t->qseq[(t->q0 + k) % t->capq];
+		}
+		free(t->q);
+		free(t->qseq);
+		t->q = q;
+		t->qseq = qs;
+		t->q0 = 0;
+		t->capq = n;
+	}
+	t->q[(t->q0 + t->qn) % t->capq] = x + 1;
+	t->qseq[(t->q0 + t->qn) % t->capq] = t->r[x].seq;
+	t->qn++;
+}
+
 /* A stage call held by its correlation ID while its GPU work may start;
  * an ID held twice is refused.  Returns its slot. */
 static size_t
@@ -205,28 +231,8 @@ keep_call(struct st *t, const struct lp_rep_row *rr, int kind, long id,
 		;
 	t->h[j] = x + 1;
 	t->nh++;
-	/* the age queue: launches and copies, in call order */
-	if (kind != K_SYNC) {
-		if (t->qn == t->capq) {
-			size_t n = t->capq ? 2 * t->capq : 1024, k;
-			size_t *q = lp_xcalloc(n, sizeof *q);
-			double *qs = lp_xcalloc(n, sizeof *qs);
-
-			for (k = 0; k < t->qn; k++) {
-				q[k] = t->q[(t->q0 + k) % t->capq];
-				qs[k] = t->qseq[(t->q0 + k) % t->capq];
-			}
-			free(t->q);
-			free(t->qseq);
-			t->q = q;
-			t->qseq = qs;
-			t->q0 = 0;
-			t->capq = n;
-		}
-		t->q[(t->q0 + t->qn) % t->capq] = x + 1;
-		t->qseq[(t->q0 + t->qn) % t->capq] = rc->seq;
-		t->qn++;
-	}
+	if (kind != K_SYNC)
+		queue(t, x);
 	return x;
 }
 
@@ -238,7 +244,7 @@ keep_call(struct st *t, const struct lp_rep_row *rr, int kind, long id,
 		    ((g) = &(t)->s[(i)]))
 
 void
-free_slot(struct st *t, size_t x)
+sweep_free_slot(struct st *t, size_t x)
 {
 	unhash(t, x + 1);
 	t->r[x].live = 0;
@@ -267,7 +273,7 @@ wait_done(struct st *t, size_t x, double until)
 
 	EACH_INST(t, x, i, g, in)
 		g->in[in].blocked += b;
-	free_slot(t, x);
+	sweep_free_slot(t, x);
 }
 
 /* A launch or copy let go: the syncs waiting for it are done; its thread
@@ -286,7 +292,7 @@ release(struct st *t, size_t x)
 		t->th[rc->thr].last = 0;
 		t->th[rc->thr].kend = rc->kend;
 	}
-	free_slot(t, x);
+	sweep_free_slot(t, x);
 }
 
 /* A launch let go: no more kernels of it will be counted. */
@@ -340,85 +346,59 @@ age_out(struct st *t)
 	}
 }
 
-void
-api_row(struct st *t, const struct lp_rep_row *rr)
+/* The processes whose calls put work on the GPU: only theirs can share a
+ * correlation ID with a row of cuda_gpu_trace (a compile worker's few
+ * cuInit-like calls cannot). */
+static void
+gpu_process(struct st *t, const char *pid)
 {
-	const char *name = rr->v[2], *pid = lp_rep_pid(rr, 4);
-	const char *tid = lp_rep_pid(rr, 5);
-	double start = lp_rep_time(rr, 0), dur = lp_rep_time(rr, 1);
-	int kind = kind_of(name), mine = 0, held = 0;
-	size_t x = 0, i, th;
-	long id = -1;
+	if (!t->pid1) {
+		t->pid1 = lp_xstrdup(pid);
+		t->pids = 1;
+	} else if (strcmp(t->pid1, pid))
+		t->pids = 2;
+}
 
-	/* the processes whose calls put work on the GPU: only theirs can
-	 * share a correlation ID with a row of cuda_gpu_trace (a compile
-	 * worker's few cuInit-like calls cannot) */
-	if (kind == K_LAUNCH || kind == K_MEMCPY) {
-		if (!t->pid1) {
-			t->pid1 = lp_xstrdup(pid);
-			t->pids = 1;
-		} else if (strcmp(t->pid1, pid))
-			t->pids = 2;
+/* A call of kind k starting inside instance in of stage g: its time and
+ * count in the instance and by its name (id, numbered here at the call's
+ * first instance) in the instance's row(s).  The call's id. */
+static long
+inst_call(struct st *t, struct stage *g, struct inst *in,
+    const struct lp_rep_row *rr, int kind, double start, double dur, long id)
+{
+	const char *name = rr->v[2];
+	int row;
+
+	/* the thread pops its range after the call returns: a call
+	 * that ends after the range is another capture's, or cut */
+	if (start + dur > in->end)
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1,
+		    "%s ends %.0f ns after the instance of %s it starts in "
+		    "(nvtx_pushpop_trace line %ld) on its thread: not the "
+		    "traces of one capture", name, start + dur - in->end,
+		    g->range, in->line);
+	in->api[kind] += dur;
+	in->calls++;
+	in->launches += kind == K_LAUNCH;
+	in->glaunches += kind == K_LAUNCH && lp_capi_graph_launch(name);
+	if (id < 0)
+		id = name_id(t, name);
+	for (row = 0; row < 2 - in->first; row++) {
+		struct cstat *c = cstat(g, row, (size_t)id);
+
+		c->n++;
+		c->ns += dur;
 	}
-	mine = lp_map_get(t->ppids, pid, -1) >= 0;
-	t->pidcalls += mine;
-	if (kind == K_LAUNCH || kind == K_MEMCPY || kind == K_SYNC)
-		t->seq++;
-	for (i = 0; i < t->ns; i++) {
-		struct stage *g = &t->s[i];
-		struct inst *in = find(g, pid, tid, start);
-		int row;
+	return id;
+}
 
-		t->cinst[i] = in ? in - g->in : -1;
+/* Held call x of kind k: the thread's last launch or copy, what a later
+ * sync waits for, or a sync waiting for it. */
+static void
+thread_last(struct st *t, size_t x, int kind)
+{
+	size_t th = t->r[x].thr;
 
-		/* a process that pushed none of the stage's instances
-		 * launching while one is open: the stage's kernels may be
-		 * its (an engine core beside a front end that annotates) */
-		if (!in && kind == K_LAUNCH && !mine && inside_any(g, start)) {
-			if (!g->other_pid)
-				g->other_pid = lp_xstrdup(pid);
-			g->other++;
-		}
-		if (!in)
-			continue;
-		/* the thread pops its range after the call returns: a call
-		 * that ends after the range is another capture's, or cut */
-		if (start + dur > in->end)
-			lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1,
-			    "%s ends %.0f ns after the instance of %s it starts in "
-			    "(nvtx_pushpop_trace line %ld) on its thread: not the "
-			    "traces of one capture", name, start + dur - in->end,
-			    g->range, in->line);
-		in->api[kind] += dur;
-		in->calls++;
-		in->launches += kind == K_LAUNCH;
-		in->glaunches += kind == K_LAUNCH && lp_capi_graph_launch(name);
-		if (id < 0)
-			id = name_id(t, name);
-		for (row = 0; row < 2 - in->first; row++) {
-			struct cstat *c = cstat(g, row, (size_t)id);
-
-			c->n++;
-			c->ns += dur;
-		}
-		if (!t->track || (kind != K_LAUNCH && kind != K_MEMCPY &&
-		    kind != K_SYNC))
-			continue;
-		if (!held) {
-			th = thread_of(t, pid, tid);
-			x = keep_call(t, rr, kind, id, start, dur, th);
-			held = 1;
-		}
-		t->inst[x * t->ns + i] = in - g->in;
-	}
-	if (id >= 0)		/* inside an instance: the idle split */
-		idle_call(t, kind, start, dur, t->cinst);
-	if (t->track)
-		age_out(t);
-	if (!held || !t->r[x].live)
-		return;
-	/* the thread's last launch or copy: what a later sync waits for */
-	th = t->r[x].thr;
 	if (kind == K_LAUNCH || kind == K_MEMCPY) {
 		t->th[th].last = x + 1;
 		t->th[th].kend = NAN;
@@ -432,6 +412,55 @@ api_row(struct st *t, const struct lp_rep_row *rr)
 			t->r[l - 1].waits = x + 1;
 		}
 	}
+}
+
+void
+sweep_api(struct st *t, const struct lp_rep_row *rr)
+{
+	const char *name = rr->v[2], *pid = lp_rep_pid(rr, 4);
+	const char *tid = lp_rep_pid(rr, 5);
+	double start = lp_rep_time(rr, 0), dur = lp_rep_time(rr, 1);
+	int kind = kind_of(name), mine = 0;
+	size_t x = 0, i;	/* the call's slot + 1 once held */
+	long id = -1;
+
+	if (kind == K_LAUNCH || kind == K_MEMCPY)
+		gpu_process(t, pid);
+	mine = lp_map_get(t->ppids, pid, -1) >= 0;
+	t->pidcalls += mine;
+	if (kind == K_LAUNCH || kind == K_MEMCPY || kind == K_SYNC)
+		t->seq++;
+	for (i = 0; i < t->ns; i++) {
+		struct stage *g = &t->s[i];
+		struct inst *in = find(g, pid, tid, start);
+
+		t->cinst[i] = in ? in - g->in : -1;
+
+		/* a process that pushed none of the stage's instances
+		 * launching while one is open: the stage's kernels may be
+		 * its (an engine core beside a front end that annotates) */
+		if (!in && kind == K_LAUNCH && !mine && inside_any(g, start)) {
+			if (!g->other_pid)
+				g->other_pid = lp_xstrdup(pid);
+			g->other++;
+		}
+		if (!in)
+			continue;
+		id = inst_call(t, g, in, rr, kind, start, dur, id);
+		if (!t->track || (kind != K_LAUNCH && kind != K_MEMCPY &&
+		    kind != K_SYNC))
+			continue;
+		if (!x)
+			x = 1 + keep_call(t, rr, kind, id, start, dur,
+			    thread_of(t, pid, tid));
+		t->inst[(x - 1) * t->ns + i] = in - g->in;
+	}
+	if (id >= 0)		/* inside an instance: the idle split */
+		idle_call(t, kind, start, dur, t->cinst);
+	if (t->track)
+		age_out(t);
+	if (x && t->r[x - 1].live)
+		thread_last(t, x - 1, kind);
 }
 
 /* Graph launches whose kernels started are let go when a later launch's
@@ -511,8 +540,35 @@ copy_row(struct st *t, const struct lp_rep_row *rr, size_t x, double start,
 		copy_done(t, x, until - rc->t);
 }
 
+/* The first kernel of launch x, at start on stream strm: the launch's
+ * latency to its instances' rows; a graph launch is now known by its
+ * stream, let go when a later launch's kernel starts there. */
+static void
+first_kernel(struct st *t, size_t x, double start, double strm)
+{
+	struct rec *rc = &t->r[x];
+	struct stage *g;
+	size_t i;
+	long in;
+
+	rc->kmin = start;
+	EACH_INST(t, x, i, g, in)
+		lp_vals_add(rc->graph ? &g->glat[!g->in[in].first] :
+		    &g->lat[!g->in[in].first], start - rc->t);
+	if (!rc->graph)
+		return;
+	rc->strm = strm;
+	if (t->ngseen == t->capgseen) {
+		t->capgseen = t->capgseen ? 2 * t->capgseen : 64;
+		t->gseen = lp_xreallocarray(t->gseen, t->capgseen,
+		    sizeof *t->gseen);
+	}
+	t->gseen[t->ngseen].x = x;
+	t->gseen[t->ngseen++].seq = rc->seq;
+}
+
 void
-gpu_row(struct st *t, const struct lp_rep_row *rr, double start)
+sweep_gpu(struct st *t, const struct lp_rep_row *rr, double start)
 {
 	const char *name = rr->v[3];
 	struct rec *rc;
@@ -547,22 +603,8 @@ gpu_row(struct st *t, const struct lp_rep_row *rr, double start)
 		strm = NAN;	/* no stream column: one stream */
 	if (t->ngseen)
 		graphs_done(t, rc->seq, strm);
-	if (isnan(rc->kmin)) {	/* its first kernel: the latency */
-		rc->kmin = start;
-		EACH_INST(t, x, i, g, in)
-			lp_vals_add(rc->graph ? &g->glat[!g->in[in].first] :
-			    &g->lat[!g->in[in].first], start - rc->t);
-		if (rc->graph) {
-			rc->strm = strm;
-			if (t->ngseen == t->capgseen) {
-				t->capgseen = t->capgseen ? 2 * t->capgseen : 64;
-				t->gseen = lp_xreallocarray(t->gseen, t->capgseen,
-				    sizeof *t->gseen);
-			}
-			t->gseen[t->ngseen].x = x;
-			t->gseen[t->ngseen++].seq = rc->seq;
-		}
-	}
+	if (isnan(rc->kmin))	/* its first kernel: the latency */
+		first_kernel(t, x, start, strm);
 	if (isnan(rc->kend) || start + dur > rc->kend)
 		rc->kend = start + dur;
 	EACH_INST(t, x, i, g, in) {
@@ -582,7 +624,7 @@ gpu_row(struct st *t, const struct lp_rep_row *rr, double start)
 /* Every call still held let go (the traces ended): launches and copies,
  * and with the launches the syncs waiting for them. */
 void
-all_done(struct st *t)
+sweep_done(struct st *t)
 {
 	size_t x;
 
