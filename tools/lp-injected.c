@@ -71,6 +71,76 @@ by_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* The processes nsys's diagnostics name, their events and which one nsys
+ * launched (nl of them; launched, the last); 0 for an export without
+ * them. */
+static int
+read_diag(const char *path, struct proc **ps, size_t *n, size_t *nl,
+    int64_t *launched)
+{
+	sqlite3 *db = lp_sql_open(path);
+	sqlite3_stmt *st;
+	struct proc *p;
+	/* an export cut down to some tables (the tests' GPU Metrics one)
+	 * says nothing of its processes: the table says so, as n/a */
+	int have = lp_sql_has_table(db, path, "DIAGNOSTIC_EVENT");
+
+	st = have ? lp_sql_query(db, path, "SELECT globalPid, text FROM "
+	    "DIAGNOSTIC_EVENT WHERE globalPid IS NOT NULL AND globalPid != 0 "
+	    "ORDER BY rowid") : NULL;
+	while (st && lp_sql_step(db, path, st)) {
+		/* globalPid: (hardware << 56) | (vm << 48) | (pid << 24) */
+		int64_t pid = (sqlite3_column_int64(st, 0) >> 24) & 0xffffff;
+		const char *text = (const char *)sqlite3_column_text(st, 1);
+		int64_t v;
+
+		if (!text)
+			continue;
+		p = find(ps, n, pid);
+		if (!strncmp(text, "Process was launched by the profiler", 36)) {
+			if (!p->launched)
+				(*nl)++;
+			p->launched = 1;
+			*launched = pid;
+		} else if ((v = count_of(text, "NVTX")) >= 0) {
+			p->nvtx = v;
+		} else if ((v = count_of(text, "CUDA")) >= 0) {
+			p->cuda = v;
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return have;
+}
+
+/* A row for each process that said something lp reads. */
+static void
+emit_rows(FILE *out, const struct proc *ps, size_t n)
+{
+	struct lp_row r = { { 0 }, 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char b[32];
+
+		if (!ps[i].launched && ps[i].nvtx < 0 && ps[i].cuda < 0)
+			continue;	/* a line about nothing lp reads */
+		snprintf(b, sizeof b, "%" PRId64, ps[i].pid);
+		lp_row_text(&r, b);
+		lp_row_text(&r, ps[i].launched ? "yes" : "no");
+		if (ps[i].nvtx >= 0)
+			lp_row_num(&r, (double)ps[i].nvtx, 0);
+		else
+			lp_row_na(&r, "nsys said nothing of its NVTX events");
+		if (ps[i].cuda >= 0)
+			lp_row_num(&r, (double)ps[i].cuda, 0);
+		else
+			lp_row_na(&r, "nsys said nothing of its CUDA events");
+		lp_row_end(&r, out);
+	}
+	lp_sb_free(&r.b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -81,13 +151,10 @@ main(int argc, char **argv)
 		{ "cuda_events", "CUDA events", "int" },
 	};
 	const char *path;
-	struct proc *ps = NULL, *p;
+	struct proc *ps = NULL;
 	size_t n = 0, i, nl = 0, ncuda = 0;
 	int64_t launched = -1;
 	struct lp_sb cud = { 0 };
-	struct lp_row r = { { 0 }, 0 };
-	sqlite3 *db;
-	sqlite3_stmt *st;
 	FILE *out;
 	int c, have;
 
@@ -101,35 +168,7 @@ main(int argc, char **argv)
 	if (argc - optind != 1)
 		lp_usage(synopsis);
 	path = argv[optind];
-	db = lp_sql_open(path);
-	/* an export cut down to some tables (the tests' GPU Metrics one)
-	 * says nothing of its processes: the table says so, as n/a */
-	have = lp_sql_has_table(db, path, "DIAGNOSTIC_EVENT");
-	st = have ? lp_sql_query(db, path, "SELECT globalPid, text FROM "
-	    "DIAGNOSTIC_EVENT WHERE globalPid IS NOT NULL AND globalPid != 0 "
-	    "ORDER BY rowid") : NULL;
-	while (st && lp_sql_step(db, path, st)) {
-		/* globalPid: (hardware << 56) | (vm << 48) | (pid << 24) */
-		int64_t pid = (sqlite3_column_int64(st, 0) >> 24) & 0xffffff;
-		const char *text = (const char *)sqlite3_column_text(st, 1);
-		int64_t v;
-
-		if (!text)
-			continue;
-		p = find(&ps, &n, pid);
-		if (!strncmp(text, "Process was launched by the profiler", 36)) {
-			if (!p->launched)
-				nl++;
-			p->launched = 1;
-			launched = pid;
-		} else if ((v = count_of(text, "NVTX")) >= 0) {
-			p->nvtx = v;
-		} else if ((v = count_of(text, "CUDA")) >= 0) {
-			p->cuda = v;
-		}
-	}
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+	have = read_diag(path, &ps, &n, &nl, &launched);
 	qsort(ps, n, sizeof *ps, by_pid);
 	for (i = 0; i < n; i++)
 		if (ps[i].cuda > 0) {
@@ -155,25 +194,7 @@ main(int argc, char **argv)
 	    "n/a because no process collected CUDA events" :
 	    "n/a because the export has no DIAGNOSTIC_EVENT table");
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (i = 0; i < n; i++) {
-		char b[32];
-
-		if (!ps[i].launched && ps[i].nvtx < 0 && ps[i].cuda < 0)
-			continue;	/* a line about nothing lp reads */
-		snprintf(b, sizeof b, "%" PRId64, ps[i].pid);
-		lp_row_text(&r, b);
-		lp_row_text(&r, ps[i].launched ? "yes" : "no");
-		if (ps[i].nvtx >= 0)
-			lp_row_num(&r, (double)ps[i].nvtx, 0);
-		else
-			lp_row_na(&r, "nsys said nothing of its NVTX events");
-		if (ps[i].cuda >= 0)
-			lp_row_num(&r, (double)ps[i].cuda, 0);
-		else
-			lp_row_na(&r, "nsys said nothing of its CUDA events");
-		lp_row_end(&r, out);
-	}
-	lp_sb_free(&r.b);
+	emit_rows(out, ps, n);
 	free(ps);
 	lp_sb_free(&cud);
 	lp_tab_done(out);

@@ -173,6 +173,22 @@ emit_tsv(const struct lp_ksum *ks, const struct lp_kern *kept, size_t keep,
 	lp_tab_done(out);
 }
 
+/* With -s: the table's sources and what it selects. */
+static void
+shapes_meta(FILE *out, const struct lp_ksum *ks, const char *name,
+    const struct opts *o)
+{
+	lp_tab_meta(out, "tool", "lp-topn");
+	lp_tab_meta(out, "source", "nsys %s (%s)%s%s%s%s; launch configurations "
+	    "from %s", ks->report, name, o->range ? ", NVTX range " : "",
+	    o->range ? o->range : "", o->pid && *o->pid ? ", process " : "",
+	    o->pid ? o->pid : "", o->spath);
+	lp_tab_meta(out, "select", "the (kernel, launch configuration) pairs "
+	    "with the most GPU time in the stage, until they carry %g %% of it "
+	    "or %ld pairs%s", o->pct > 0 ? o->pct : 100, o->npairs, o->xpath ?
+	    "; communication kernels left out" : "");
+}
+
 /* With -s: the (kernel, launch configuration) pairs of lp-shapes(1)'s
  * table, largest first, of the kernels kept, until -p's share of the
  * stage's kernel time or -n pairs. */
@@ -196,15 +212,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 		lp_map_put(keep, kept[i].name, 1);
 	for (i = 0; i < 7; i++)
 		c[i] = lp_csv_need(&t->hdr, cols[i], "lp-shapes output");
-	lp_tab_meta(out, "tool", "lp-topn");
-	lp_tab_meta(out, "source", "nsys %s (%s)%s%s%s%s; launch configurations "
-	    "from %s", ks->report, name, o->range ? ", NVTX range " : "",
-	    o->range ? o->range : "", o->pid && *o->pid ? ", process " : "",
-	    o->pid ? o->pid : "", o->spath);
-	lp_tab_meta(out, "select", "the (kernel, launch configuration) pairs "
-	    "with the most GPU time in the stage, until they carry %g %% of it "
-	    "or %ld pairs%s", o->pct > 0 ? o->pct : 100, o->npairs, o->xpath ?
-	    "; communication kernels left out" : "");
+	shapes_meta(out, ks, name, o);
 	if (!(body = open_memstream(&buf, &blen)))
 		lp_die(LP_EXIT_USAGE, "open_memstream: %s", strerror(errno));
 	while (lp_tab_next(t)) {

@@ -400,6 +400,35 @@ stage_parts(int stage, double step, const char *step_from,
 	idle_parts(stage, idle, h);
 }
 
+/* Stage st's row in stages.tsv and steps.tsv, or NULL where it can have
+ * no parts (said in its bar: na). */
+static const struct lp_stagerow *
+stage_row(const struct lp_perf *p, int st)
+{
+	const struct lp_stagerow *s = lp_stagetab_get(p->rows, p->n,
+	    stname[st]);
+	double step;
+
+	if (!s) {
+		na(st, "n/a because the run has no stage %s", stname[st]);
+		return NULL;
+	}
+	step = st == 0 ? s->steady : s->mean;
+	if (!isfinite(step) || !(step > 0)) {
+		na(st, "n/a because %s has no steady state (steps.tsv)",
+		    s->stage);
+		return NULL;
+	}
+	if (s->procs > 1) {
+		na(st, "n/a because %s runs in several processes: its floor is one "
+		    "GPU's, not theirs (rank_waterfall.tsv: a bar a rank)",
+		    s->stage);
+		ranked |= st == 0;
+		return NULL;
+	}
+	return s;
+}
+
 /* Each stage's parts: its step, kernel time per step and floor (the
  * larger of the model's bytes over the DRAM bandwidth and its FLOPs over
  * the dense peak), or why it has none; the floors said in floors. */
@@ -424,30 +453,15 @@ stages(const struct lp_perf *p, const char *hpath, const struct opclass *ops,
 			    "gpu.tsv has no DRAM bandwidth");
 	bytes = p->m.missing ? 0 : lp_model_step_bytes(&p->m, &w, &kv);
 	for (st = 0; !p->m.missing && bw > 0 && st < NST; st++) {
-		const struct lp_stagerow *s = lp_stagetab_get(p->rows, p->n,
-		    stname[st]);
+		const struct lp_stagerow *s = stage_row(p, st);
 		struct host h;
 		struct lp_sb key = { 0 };
 		double step, kern, flop, floor_b, floor_f;
 		int decode = st == 0;
 
-		if (!s) {
-			na(st, "n/a because the run has no stage %s", stname[st]);
+		if (!s)
 			continue;
-		}
 		step = decode ? s->steady : s->mean;
-		if (!isfinite(step) || !(step > 0)) {
-			na(st, "n/a because %s has no steady state (steps.tsv)",
-			    s->stage);
-			continue;
-		}
-		if (s->procs > 1) {
-			na(st, "n/a because %s runs in several processes: its floor is one "
-			    "GPU's, not theirs (rank_waterfall.tsv: a bar a rank)",
-			    s->stage);
-			ranked |= decode;
-			continue;
-		}
 		flop = lp_model_flops(&p->m, s->stage);
 		lp_sb_printf(&key, "%s%s", s->stage, decode ? ":steady" : "");
 		host_get(hpath, lp_sb_str(&key), &h);
