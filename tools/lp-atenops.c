@@ -44,9 +44,6 @@ static const char synopsis[] =
     "cuda_gpu_kern_sum_mangled.csv] [-n graph_node_trace.csv] "
     "nvtx_pushpop_trace.csv";
 
-/* GMAX: graph launches held whose kernels may still come */
-struct at A;
-
 /* ---- reading: the three traces merged in time order ---- */
 
 struct src {
@@ -81,7 +78,7 @@ advance(struct src *s)
 }
 
 static void
-load(void)
+load(struct at *a)
 {
 	static const char *const rcols[] = { "Start", "End", "Name", "PID",
 		"TID" };
@@ -92,17 +89,17 @@ load(void)
 	static const char *const gcols[] = { "Start", "Duration", "CorrId",
 		"GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Name", "?Strm" };
 	struct src s[4];
-	int i, k, n = A.npath ? 4 : 3;
+	int i, k, n = a->npath ? 4 : 3;
 
 	/* at one time: ranges, then launches, then graph nodes, then kernels */
-	s[0].p = lp_rep_open(A.rpath, "nsys stats --report nvtx_pushpop_trace",
+	s[0].p = lp_rep_open(a->rpath, "nsys stats --report nvtx_pushpop_trace",
 	    rcols, 5);
-	s[1].p = lp_rep_open(A.apath, "nsys stats --report cuda_api_trace",
+	s[1].p = lp_rep_open(a->apath, "nsys stats --report cuda_api_trace",
 	    acols, 5);
-	s[2].p = lp_rep_open(A.gpath, "nsys stats --report cuda_gpu_trace",
+	s[2].p = lp_rep_open(a->gpath, "nsys stats --report cuda_gpu_trace",
 	    gcols, 11);
-	if (A.npath) {
-		s[3].p = lp_rep_open(A.npath, "lp-graphnodes output", ncols, 6);
+	if (a->npath) {
+		s[3].p = lp_rep_open(a->npath, "lp-graphnodes output", ncols, 6);
 		lp_rep_empty_ok(s[3].p);	/* a capture without graphs */
 	}
 	for (i = 0; i < n; i++) {
@@ -118,22 +115,22 @@ load(void)
 		if (k < 0)
 			break;
 		if (k == 0)
-			on_range(s[0].rr);
+			sweep_range(a, s[0].rr);
 		else if (k == 1)
-			on_launch(s[1].rr, s[1].t);
+			sweep_launch(a, s[1].rr, s[1].t);
 		else if (k == 2)
-			on_kernel(s[2].rr);
-		else if (gkind(s[3].rr))
-			on_gkernel(s[3].rr, s[3].t);
+			sweep_kernel(a, s[2].rr);
+		else if (sweep_gkind(s[3].rr))
+			sweep_gkernel(a, s[3].rr, s[3].t);
 		else
-			on_create(s[3].rr, s[3].t);
+			sweep_create(a, s[3].rr, s[3].t);
 		advance(&s[k]);
 	}
 	for (i = 0; i < n; i++)
 		lp_rep_close(s[i].p);
-	A.gstale += (double)A.ngk;
-	if (!A.nops)
-		lp_die_at(LP_EXIT_DATA, A.rpath, 0, 0, "no PyTorch op ranges (names "
+	a->gstale += (double)a->ngk;
+	if (!a->nops)
+		lp_die_at(LP_EXIT_DATA, a->rpath, 0, 0, "no PyTorch op ranges (names "
 		    "like \":aten::mm, op_id = 7, sizes = [[64, 768], [768, "
 		    "2304]]\"): capture with nsys profile "
 		    "--pytorch=autograd-shapes-nvtx (make ... OPS=aten)");
@@ -141,11 +138,8 @@ load(void)
 
 /* ---- ncu: FLOPs and DRAM bytes per launch of a kernel at a shape ---- */
 
-struct ncu *ncu;		/* by lp_map index of "mangled\x1fgrid\x1fblock" */
-struct lp_map *ncuidx;
-
 static void
-load_names(void)
+load_names(struct at *a)
 {
 	struct lp_ksum d, m;
 	FILE *f;
@@ -153,29 +147,29 @@ load_names(void)
 	long *to;
 	size_t i;
 
-	f = lp_open_in(A.dpath, &name);
+	f = lp_open_in(a->dpath, &name);
 	lp_ksum_read(&d, f, name, NULL, NULL);
 	lp_close_in(f);
-	f = lp_open_in(A.Dpath, &name);
+	f = lp_open_in(a->Dpath, &name);
 	lp_ksum_read(&m, f, name, NULL, NULL);
 	lp_close_in(f);
 	to = lp_ksum_pair(&d, &m);
 	for (i = 0; i < d.n; i++)
 		if (to[i] >= 0)
-			lp_map_put(A.mangled, d.k[i].name, to[i]);
+			lp_map_put(a->mangled, d.k[i].name, to[i]);
 	free(to);
-	A.mangled_names = lp_xcalloc(m.n + 1, sizeof *A.mangled_names);
+	a->mangled_names = lp_xcalloc(m.n + 1, sizeof *a->mangled_names);
 	for (i = 0; i < m.n; i++)
-		A.mangled_names[i] = lp_xstrdup(m.k[i].name);
+		a->mangled_names[i] = lp_xstrdup(m.k[i].name);
 	lp_ksum_free(&d);
 	lp_ksum_free(&m);
 }
 
 static void
-load_ncu(void)
+load_ncu(struct at *a)
 {
 	struct lp_tsv t;
-	FILE *fp = lp_tab_open(&t, A.mpath, "lp-ncu2tsv");
+	FILE *fp = lp_tab_open(&t, a->mpath, "lp-ncu2tsv");
 	int ck, cl, cg, cb, cf, ct, cd, cn, cp[LP_FP_N], q;
 	double l;
 	struct lp_sb k = { 0 };
@@ -193,20 +187,20 @@ load_ncu(void)
 		lp_sb_printf(&k, "flops_%s", lp_fp_names[q]);
 		cp[q] = lp_csv_need(&t.hdr, lp_sb_str(&k), "lp-ncu2tsv output");
 	}
-	ncuidx = lp_map_new();
+	a->ncuidx = lp_map_new();
 	while (lp_tab_next(&t)) {
 		struct ncu *n;
-		size_t i = lp_map_len(ncuidx);
+		size_t i = lp_map_len(a->ncuidx);
 
 		if (!lp_tab_num(&t, cl, &l) || !(l > 0))
-			lp_die_at(LP_EXIT_DATA, A.mpath, t.line, cl + 1,
+			lp_die_at(LP_EXIT_DATA, a->mpath, t.line, cl + 1,
 			    "launches: expected a number above 0");
 		lp_sb_reset(&k);
 		lp_sb_printf(&k, "%s\x1f%s\x1f%s", lp_tsv_get(&t, ck),
 		    lp_tsv_get(&t, cg), lp_tsv_get(&t, cb));
-		lp_map_put(ncuidx, lp_sb_str(&k), (long)i);
-		ncu = lp_xreallocarray(ncu, i + 1, sizeof *ncu);
-		n = &ncu[i];
+		lp_map_put(a->ncuidx, lp_sb_str(&k), (long)i);
+		a->ncu = lp_xreallocarray(a->ncu, i + 1, sizeof *a->ncu);
+		n = &a->ncu[i];
 		memset(n, 0, sizeof *n);
 		if (!lp_tab_num(&t, ct, &n->tflops))
 			n->tflops = NAN;
@@ -234,28 +228,25 @@ load_ncu(void)
 
 /* ---- compute: rows by op name (-N), each stage's total, the order ---- */
 
-double *stage_ns;
-double *cov_ns, *cov_kern;	/* per stage: in ops with shapes; kernels */
-
 static void
-group_by_name(void)
+group_by_name(struct at *a)
 {
 	struct row *g = NULL;
 	size_t ng = 0, i, j;
 	struct lp_map *idx = lp_map_new();
 
-	for (i = 0; i < A.nr; i++) {
-		struct row *r = &A.r[i];
+	for (i = 0; i < a->nr; i++) {
+		struct row *r = &a->r[i];
 		long at;
 
-		lp_sb_reset(&A.key);
-		lp_sb_printf(&A.key, "%d\x1f%s\x1f%d", r->stage, r->op, !r->shapes);
-		if ((at = lp_map_get(idx, lp_sb_str(&A.key), -1)) < 0) {
+		lp_sb_reset(&a->key);
+		lp_sb_printf(&a->key, "%d\x1f%s\x1f%d", r->stage, r->op, !r->shapes);
+		if ((at = lp_map_get(idx, lp_sb_str(&a->key), -1)) < 0) {
 			g = lp_xreallocarray(g, ng + 1, sizeof *g);
 			memset(&g[ng], 0, sizeof *g);
 			g[ng].stage = r->stage;
 			g[ng].op = lp_xstrdup(r->op);
-			lp_map_put(idx, lp_sb_str(&A.key), at = (long)ng++);
+			lp_map_put(idx, lp_sb_str(&a->key), at = (long)ng++);
 		}
 		g[at].calls += r->calls;
 		g[at].host_ns += r->host_ns;
@@ -266,22 +257,22 @@ group_by_name(void)
 		g[at].flops2 += r->flops2;
 		g[at].no2 |= r->no2;
 		for (j = 0; j < r->nsh; j++)
-			add_shape(&g[at], r->sh[j].kid, r->sh[j].grid,
+			sweep_add_shape(&g[at], r->sh[j].kid, r->sh[j].grid,
 			    r->sh[j].block, r->sh[j].n, r->sh[j].ns);
 	}
 	lp_map_free(idx);
-	for (i = 0; i < A.nr; i++) {
-		free(A.r[i].op);
-		free(A.r[i].shapes);
-		for (j = 0; j < A.r[i].nsh; j++) {
-			free(A.r[i].sh[j].grid);
-			free(A.r[i].sh[j].block);
+	for (i = 0; i < a->nr; i++) {
+		free(a->r[i].op);
+		free(a->r[i].shapes);
+		for (j = 0; j < a->r[i].nsh; j++) {
+			free(a->r[i].sh[j].grid);
+			free(a->r[i].sh[j].block);
 		}
-		free(A.r[i].sh);
+		free(a->r[i].sh);
 	}
-	free(A.r);
-	A.r = g;
-	A.nr = ng;
+	free(a->r);
+	a->r = g;
+	a->nr = ng;
 }
 
 static int
@@ -310,93 +301,92 @@ cmp_shape(const void *a, const void *b)
 }
 
 static void
-compute(void)
+compute(struct at *a)
 {
 	size_t i;
 	const char *why;
 
-	cov_ns = lp_xcalloc(A.nst, sizeof *cov_ns);
-	cov_kern = lp_xcalloc(A.nst, sizeof *cov_kern);
-	for (i = 0; i < A.nr; i++) {
-		struct row *r = &A.r[i];
+	a->cov_ns = lp_xcalloc(a->nst, sizeof *a->cov_ns);
+	a->cov_kern = lp_xcalloc(a->nst, sizeof *a->cov_kern);
+	for (i = 0; i < a->nr; i++) {
+		struct row *r = &a->r[i];
 		double f;
 
 		if (r->shapes && *r->shapes)
-			cov_ns[r->stage] += r->kern_ns;
-		cov_kern[r->stage] += r->kernels;
+			a->cov_ns[r->stage] += r->kern_ns;
+		a->cov_kern[r->stage] += r->kernels;
 		r->no2 = !r->shapes || !lp_aten_2mnk(r->op, r->shapes, &f, &why);
 		r->flops2 = r->no2 ? 0 : f * r->calls;
 		r->why2 = r->no2 ? (r->shapes ? why : "kernels launched outside "
 		    "every op range") : NULL;
 	}
-	if (A.byname)
-		group_by_name();
-	stage_ns = lp_xcalloc(A.nst, sizeof *stage_ns);
-	for (i = 0; i < A.nr; i++) {
-		stage_ns[A.r[i].stage] += A.r[i].kern_ns;
-		lp_qsort(A.r[i].sh, A.r[i].nsh, sizeof *A.r[i].sh, cmp_shape);
+	if (a->byname)
+		group_by_name(a);
+	a->stage_ns = lp_xcalloc(a->nst, sizeof *a->stage_ns);
+	for (i = 0; i < a->nr; i++) {
+		a->stage_ns[a->r[i].stage] += a->r[i].kern_ns;
+		lp_qsort(a->r[i].sh, a->r[i].nsh, sizeof *a->r[i].sh, cmp_shape);
 	}
-	lp_qsort(A.r, A.nr, sizeof *A.r, cmp_rows);
+	lp_qsort(a->r, a->nr, sizeof *a->r, cmp_rows);
 }
 
 static void
-stages(void)
+stages(struct at *a)
 {
-	struct lp_ynode *cfg = lp_yaml_load_path(A.cpath);
+	struct lp_ynode *cfg = lp_yaml_load_path(a->cpath);
 	size_t i;
 
-	A.nst = lp_stage_ranges(cfg, A.cpath, &A.stnames, &A.stranges);
-	A.stseen = lp_xcalloc(A.nst, sizeof *A.stseen);
-	for (i = 0; i < A.nst; i++)
-		A.stnames[i] = lp_xstrdup(A.stnames[i]);
+	a->nst = lp_stage_ranges(cfg, a->cpath, &a->stnames, &a->stranges);
+	a->stseen = lp_xcalloc(a->nst, sizeof *a->stseen);
+	for (i = 0; i < a->nst; i++)
+		a->stnames[i] = lp_xstrdup(a->stnames[i]);
 	lp_yaml_free(cfg);
 }
-
-FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 int
 main(int argc, char **argv)
 {
+	static struct at a;	/* never freed: static keeps it reachable */
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	out = lp_tab_out();
+	a.out = lp_tab_out();
 	while ((c = getopt(argc, argv, "a:c:D:d:g:hm:Nn:")) != -1) {
 		switch (c) {
-		case 'a': A.apath = optarg; break;
-		case 'c': A.cpath = optarg; break;
-		case 'D': A.Dpath = optarg; break;
-		case 'd': A.dpath = optarg; break;
-		case 'g': A.gpath = optarg; break;
+		case 'a': a.apath = optarg; break;
+		case 'c': a.cpath = optarg; break;
+		case 'D': a.Dpath = optarg; break;
+		case 'd': a.dpath = optarg; break;
+		case 'g': a.gpath = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
-		case 'm': A.mpath = optarg; break;
-		case 'N': A.byname = 1; break;
-		case 'n': A.npath = optarg; break;
+		case 'm': a.mpath = optarg; break;
+		case 'N': a.byname = 1; break;
+		case 'n': a.npath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!A.apath || !A.cpath || !A.gpath || argc - optind != 1 ||
-	    (A.mpath && (!A.dpath || !A.Dpath)) || (!A.mpath && (A.dpath ||
-	    A.Dpath)))
+	if (!a.apath || !a.cpath || !a.gpath || argc - optind != 1 ||
+	    (a.mpath && (!a.dpath || !a.Dpath)) || (!a.mpath && (a.dpath ||
+	    a.Dpath)))
 		lp_usage(synopsis);
-	A.rpath = argv[optind];
-	A.ridx = lp_map_new();
-	A.tidx = lp_map_new();
-	A.kidx = lp_map_new();
-	A.opidx = lp_map_new();
-	A.gnode = lp_map_new();
-	stages();
-	A.stgraph = lp_xcalloc(A.nst, sizeof *A.stgraph);
-	if (A.mpath) {
-		A.mangled = lp_map_new();
-		load_names();
-		load_ncu();
+	a.rpath = argv[optind];
+	a.ridx = lp_map_new();
+	a.tidx = lp_map_new();
+	a.kidx = lp_map_new();
+	a.opidx = lp_map_new();
+	a.gnode = lp_map_new();
+	stages(&a);
+	a.stgraph = lp_xcalloc(a.nst, sizeof *a.stgraph);
+	if (a.mpath) {
+		a.mangled = lp_map_new();
+		load_names(&a);
+		load_ncu(&a);
 	}
-	load();
-	compute();
-	emit();
-	lp_tab_done(out);
+	load(&a);
+	compute(&a);
+	emit_table(&a);
+	lp_tab_done(a.out);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /*
  * atenops.h: what the parts of lp-atenops share (tools/lp-atenops.c and
- * the files beside this header): the sweep's state A, the rows it makes,
- * the ncu numbers and the stage totals the table reads, and each part's
- * entry points.  A owns everything it points to.
+ * the files beside this header): the sweep's state struct at, the rows
+ * it makes, the ncu numbers and the stage totals the table reads, and
+ * each part's entry points (each given the state).  struct at owns
+ * everything it points to.
  */
 #ifndef LP_ATENOPS_H
 #define LP_ATENOPS_H
@@ -16,6 +17,7 @@
 #include "table.h"
 #include "nsight.h"
 
+/* GMAX: graph launches held whose kernels may still come */
 enum { MAXNAMES = 3, GMAX = 1024 };
 
 struct shape {			/* one kernel at one launch shape, in a row */
@@ -41,7 +43,7 @@ struct ent {			/* an open range on a thread's stack */
 	int stage;		/* a configured stage, or -1: an op */
 	long *rows;		/* op: its row in each stage open, or -1 */
 	long line;
-	long opk;		/* -n: the op and shapes (A.iop), else -1 */
+	long opk;		/* -n: the op and shapes (iop), else -1 */
 	long inst;		/* -n: its graph-capturing instance, or -1 */
 };
 
@@ -109,34 +111,29 @@ struct at {
 	size_t ninst;
 	struct gkern *gk;
 	size_t ngk;
+	struct ncu {
+		double flops, tflops, bytes, ns, f[LP_FP_N];	/* per launch */
+		int have_flops, have_bytes;
+	} *ncu;		/* by lp_map index of "mangled\x1fgrid\x1fblock" */
+	struct lp_map *ncuidx;
+	double *stage_ns;
+	double *cov_ns, *cov_kern;	/* per stage: in ops with shapes; kernels */
+	FILE *out;	/* the table, written out when whole (lp_tab_out) */
 };
-
-extern struct at A;
-
-struct ncu {
-	double flops, tflops, bytes, ns, f[LP_FP_N];	/* per launch */
-	int have_flops, have_bytes;
-};
-
-extern struct ncu *ncu;	/* by lp_map index of "mangled\x1fgrid\x1fblock" */
-extern struct lp_map *ncuidx;
-extern double *stage_ns;
-extern double *cov_ns, *cov_kern;	/* per stage: in ops with shapes; kernels */
-extern FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
 /* sweep.c: a row of each trace, as the reader merges them in time order
- * (at: its start in ns); gkind, which kind of graph_node_trace row it is;
- * add_shape, a kernel at a launch shape into a row. */
-void on_range(const struct lp_rep_row *rr);
-void on_launch(const struct lp_rep_row *rr, double at);
-void on_kernel(const struct lp_rep_row *rr);
-int gkind(const struct lp_rep_row *rr);
-void on_create(const struct lp_rep_row *rr, double at);
-void on_gkernel(const struct lp_rep_row *rr, double at);
-void add_shape(struct row *r, long kid, const char *grid, const char *block,
-    double n, double ns);
+ * (at: its start in ns); sweep_gkind, which kind of graph_node_trace row
+ * it is; sweep_add_shape, a kernel at a launch shape into a row. */
+void sweep_range(struct at *a, const struct lp_rep_row *rr);
+void sweep_launch(struct at *a, const struct lp_rep_row *rr, double at);
+void sweep_kernel(struct at *a, const struct lp_rep_row *rr);
+int sweep_gkind(const struct lp_rep_row *rr);
+void sweep_create(struct at *a, const struct lp_rep_row *rr, double at);
+void sweep_gkernel(struct at *a, const struct lp_rep_row *rr, double at);
+void sweep_add_shape(struct row *r, long kid, const char *grid,
+    const char *block, double n, double ns);
 
 /* emit.c: the table, its meta lines and its rows. */
-void emit(void);
+void emit_table(struct at *a);
 
 #endif

@@ -18,7 +18,7 @@
 /* ---- emit ---- */
 
 static void
-names_cell(struct lp_row *o, const struct row *r)
+names_cell(struct at *a, struct lp_row *o, const struct row *r)
 {
 	struct lp_sb b = { 0 };
 	char *l, *seen[MAXNAMES];
@@ -26,7 +26,7 @@ names_cell(struct lp_row *o, const struct row *r)
 
 	/* the row's kernels by their time, each label once */
 	for (i = 0; i < r->nsh; i++) {
-		l = lp_kname_label(lp_map_key(A.kidx, (size_t)r->sh[i].kid));
+		l = lp_kname_label(lp_map_key(a->kidx, (size_t)r->sh[i].kid));
 		for (j = 0; j < shown && strcmp(seen[j], l); j++)
 			;
 		if (j < shown || shown == MAXNAMES) {
@@ -46,17 +46,17 @@ names_cell(struct lp_row *o, const struct row *r)
 }
 
 static const struct ncu *
-ncu_of(const struct shape *s)
+ncu_of(struct at *a, const struct shape *s)
 {
-	const char *k = lp_map_key(A.kidx, (size_t)s->kid);
-	long m = A.mangled ? lp_map_get(A.mangled, k, -1) : -1;
+	const char *k = lp_map_key(a->kidx, (size_t)s->kid);
+	long m = a->mangled ? lp_map_get(a->mangled, k, -1) : -1;
 	long i;
 
-	lp_sb_reset(&A.key);
-	lp_sb_printf(&A.key, "%s\x1f%s\x1f%s", m >= 0 ? A.mangled_names[m] : k,
+	lp_sb_reset(&a->key);
+	lp_sb_printf(&a->key, "%s\x1f%s\x1f%s", m >= 0 ? a->mangled_names[m] : k,
 	    s->grid, s->block);
-	i = lp_map_get(ncuidx, lp_sb_str(&A.key), -1);
-	return i >= 0 ? &ncu[i] : NULL;
+	i = lp_map_get(a->ncuidx, lp_sb_str(&a->key), -1);
+	return i >= 0 ? &a->ncu[i] : NULL;
 }
 
 enum { NCU_CELLS = 6 };
@@ -65,24 +65,24 @@ enum { NCU_CELLS = 6 };
  * FLOP/byte, the precision of most FLOPs and ncu's time, per call, over the kernels of the row at their shapes
  * (the op's roofline position: lp-oproof) */
 static void
-ncu_cells(struct lp_row *o, const struct row *r)
+ncu_cells(struct at *a, struct lp_row *o, const struct row *r)
 {
 	double f = 0, tf = 0, by = 0, ns = 0, fq[LP_FP_N] = { 0 };
 	size_t i;
 	int q, dom = -1;
 
-	if (!A.mpath || !r->nsh) {
+	if (!a->mpath || !r->nsh) {
 		for (i = 0; i < NCU_CELLS; i++)
 			lp_row_na(o, "%s", !r->nsh ? "no kernel" : "no ncu metrics "
 			    "(metrics.tsv, -m)");
 		return;
 	}
 	for (i = 0; i < r->nsh; i++) {
-		const struct ncu *n = ncu_of(&r->sh[i]);
+		const struct ncu *n = ncu_of(a, &r->sh[i]);
 
 		if (!n || !n->have_flops || !n->have_bytes) {
 			const struct shape *sh = &r->sh[i];
-			char *l = lp_kname_label(lp_map_key(A.kidx,
+			char *l = lp_kname_label(lp_map_key(a->kidx,
 			    (size_t)sh->kid));
 			int c;
 
@@ -124,21 +124,21 @@ ncu_cells(struct lp_row *o, const struct row *r)
 }
 
 static void
-emit_row(const struct row *r)
+emit_row(struct at *a, const struct row *r)
 {
 	struct lp_row o = { 0 };
 	int out_op = !r->shapes && !r->nshapes;
 
-	lp_row_text(&o, A.stnames[r->stage]);
+	lp_row_text(&o, a->stnames[r->stage]);
 	lp_row_text(&o, r->op);
-	if (A.byname)
+	if (a->byname)
 		lp_row_num(&o, r->nshapes, 0);
 	else
 		lp_row_text(&o, r->shapes ? r->shapes : "-");
 	lp_row_num(&o, r->calls, 0);
 	lp_row_num(&o, r->kern_ns, 0);
-	if (stage_ns[r->stage] > 0)
-		lp_row_num(&o, 100 * r->kern_ns / stage_ns[r->stage], 2);
+	if (a->stage_ns[r->stage] > 0)
+		lp_row_num(&o, 100 * r->kern_ns / a->stage_ns[r->stage], 2);
 	else
 		lp_row_na(&o, "no kernel time in the stage");
 	lp_row_num(&o, r->kernels, 0);
@@ -151,85 +151,85 @@ emit_row(const struct row *r)
 		lp_row_num(&o, r->kern_ns / r->calls, 1);
 		lp_row_num(&o, r->host_ns / r->calls, 1);
 	}
-	names_cell(&o, r);
+	names_cell(a, &o, r);
 	if (r->no2)
-		lp_row_na(&o, "%s", A.byname ? "not every shape of it is a "
+		lp_row_na(&o, "%s", a->byname ? "not every shape of it is a "
 		    "matrix product with sizes" : r->why2);
 	else
 		lp_row_num(&o, r->flops2 / r->calls, 0);
-	ncu_cells(&o, r);
-	lp_row_end(&o, out);
+	ncu_cells(a, &o, r);
+	lp_row_end(&o, a->out);
 	lp_sb_free(&o.b);
 }
 
 /* Where the kernels of CUDA graph launches went; nothing for a capture
  * without them. */
 static void
-graph_notes(void)
+graph_notes(struct at *a)
 {
 	struct lp_sb b = { 0 };
 
-	if (A.ngraph > 0 && !A.npath)
-		lp_tab_meta(out, "note", "%.0f kernels ran from CUDA graph "
+	if (a->ngraph > 0 && !a->npath)
+		lp_tab_meta(a->out, "note", "%.0f kernels ran from CUDA graph "
 		    "launches (cudaGraphLaunch): each counts for the op open at "
 		    "the launch call, \"(outside any op)\" when none, not for the "
 		    "op that captured it (PyTorch pushes op ranges when a graph "
 		    "is captured, not when it is replayed). lp-graphnodes(1) on "
 		    "the sqlite export of a capture made with nsys profile "
-		    "--cuda-graph-trace=node gives that op (-n).", A.ngraph);
-	if (A.npath && (A.ngraph > 0 || A.gkrows > 0)) {
+		    "--cuda-graph-trace=node gives that op (-n).", a->ngraph);
+	if (a->npath && (a->ngraph > 0 || a->gkrows > 0)) {
 		lp_sb_printf(&b, "%.0f kernels ran from CUDA graph launches: "
 		    "%.0f counted for the op open on the capturing thread when "
 		    "their graph node was captured, in the stages open at the "
 		    "cudaGraphLaunch (a call: one replay of the op; no host "
-		    "time)", A.ngraph, A.gop);
-		if (A.gnoop > 0)
+		    "time)", a->ngraph, a->gop);
+		if (a->gnoop > 0)
 			lp_sb_printf(&b, "; %.0f whose node was captured outside "
-			    "every op range", A.gnoop);
-		if (A.gnorow > 0)
+			    "every op range", a->gnoop);
+		if (a->gnorow > 0)
 			lp_sb_printf(&b, "; %.0f with no kernel row (Start, "
-			    "CorrId) or no create row in %s", A.gnorow, A.npath);
-		if (A.gnoop > 0 || A.gnorow > 0)
+			    "CorrId) or no create row in %s", a->gnorow, a->npath);
+		if (a->gnoop > 0 || a->gnorow > 0)
 			lp_sb_adds(&b, " (these count for the op open at the "
 			    "launch call, \"(outside any op)\" when none)");
-		if (A.gstale > 0)
+		if (a->gstale > 0)
 			lp_sb_printf(&b, "; %.0f of its %.0f kernel rows matched "
 			    "no kernel of cuda_gpu_trace (another capture's "
-			    "export?)", A.gstale, A.gkrows);
-		lp_tab_meta(out, "note", "%s.", lp_sb_str(&b));
+			    "export?)", a->gstale, a->gkrows);
+		lp_tab_meta(a->out, "note", "%s.", lp_sb_str(&b));
 	}
-	if (A.gdropped > 0)
-		lp_tab_meta(out, "note", "%.0f CUDA graph launches were let go "
+	if (a->gdropped > 0)
+		lp_tab_meta(a->out, "note", "%.0f CUDA graph launches were let go "
 		    "with more than %d held at once: a kernel of theirs that ran "
 		    "later has no launch call (a graph that nsys traced whole, "
 		    "--cuda-graph-trace=graph, has no kernels to wait for)",
-		    A.gdropped, GMAX);
+		    a->gdropped, GMAX);
 	lp_sb_free(&b);
 }
 
 static void
-emit_meta(void)
+emit_meta(struct at *a)
 {
 	size_t i;
 	struct lp_sb b = { 0 };
 
-	lp_tab_meta(out, "title", "%s", A.byname ? "Top Operators (PyTorch ops, "
+	lp_tab_meta(a->out, "title", "%s", a->byname ? "Top Operators (PyTorch ops, "
 	    "by name)" : "Top Operators (PyTorch ops by input shapes)");
-	lp_tab_meta(out, "tool", "lp-atenops");
-	lp_tab_meta(out, "source", "op ranges of nsys profile "
+	lp_tab_meta(a->out, "tool", "lp-atenops");
+	lp_tab_meta(a->out, "source", "op ranges of nsys profile "
 	    "--pytorch=autograd-shapes-nvtx and the stages' ranges from nsys "
 	    "nvtx_pushpop_trace (%s); kernel launch calls from nsys "
 	    "cuda_api_trace (%s); each kernel's GPU time by correlation ID from "
-	    "nsys cuda_gpu_trace (%s); stages from %s%s%s%s%s%s%s%s%s", A.rpath,
-	    A.apath, A.gpath, A.cpath, A.mpath ? "; FLOPs and DRAM bytes per "
-	    "launch shape from ncu (" : "", A.mpath ? A.mpath : "", A.mpath ?
-	    ", kernel names paired by " : "", A.mpath ? A.dpath : "", A.mpath ?
-	    ")" : "", A.npath ? "; the op that captured each CUDA graph "
+	    "nsys cuda_gpu_trace (%s); stages from %s%s%s%s%s%s%s%s%s", a->rpath,
+	    a->apath, a->gpath, a->cpath, a->mpath ? "; FLOPs and DRAM bytes per "
+	    "launch shape from ncu (" : "", a->mpath ? a->mpath : "", a->mpath ?
+	    ", kernel names paired by " : "", a->mpath ? a->dpath : "", a->mpath ?
+	    ")" : "", a->npath ? "; the op that captured each CUDA graph "
 	    "kernel's node from lp-graphnodes' graph_node_trace (" : "",
-	    A.npath ? A.npath : "", A.npath ? ")" : "");
-	lp_tab_meta(out, "link", "%s", A.byname ? "aten_opnames.tsv" :
+	    a->npath ? a->npath : "", a->npath ? ")" : "");
+	lp_tab_meta(a->out, "link", "%s", a->byname ? "aten_opnames.tsv" :
 	    "aten_ops.tsv");
-	lp_tab_meta(out, "note", "A kernel counts for the innermost op range "
+	lp_tab_meta(a->out, "note", "A kernel counts for the innermost op range "
 	    "open on its launching thread when the launch call starts "
 	    "(aten::linear > aten::matmul > aten::mm: the mm), in every stage "
 	    "open there; op_id, seq and input_op_ids are left out of the op, so "
@@ -239,39 +239,39 @@ emit_meta(void)
 	    "ncu's tensor-core FLOPs, which count whole tiles (more than 2MNK "
 	    "where a tile does not divide M or N: 8 rows for 1); ncu's total "
 	    "adds the CUDA-core FLOPs (an addmm's bias: M x N).");
-	lp_tab_meta(out, "note", "%.0f op ranges, %.0f kernel launch calls, "
-	    "%.0f kernels; at most %.0f launches held at once%s", A.nops,
-	    A.nlaunch, A.nkern, A.maxpend, A.nolaunch > 0 ? "" : ".");
-	if (A.nolaunch > 0)
-		lp_tab_meta(out, "note", "%.0f kernels have no launch call in "
+	lp_tab_meta(a->out, "note", "%.0f op ranges, %.0f kernel launch calls, "
+	    "%.0f kernels; at most %.0f launches held at once%s", a->nops,
+	    a->nlaunch, a->nkern, a->maxpend, a->nolaunch > 0 ? "" : ".");
+	if (a->nolaunch > 0)
+		lp_tab_meta(a->out, "note", "%.0f kernels have no launch call in "
 		    "cuda_api_trace before them (CorrId): counted in no row",
-		    A.nolaunch);
-	graph_notes();
-	for (i = 0; i < A.nst; i++)
-		if (!A.stseen[i])
+		    a->nolaunch);
+	graph_notes(a);
+	for (i = 0; i < a->nst; i++)
+		if (!a->stseen[i])
 			lp_sb_printf(&b, "%s%s (%s)", b.len ? ", " : "",
-			    A.stnames[i], A.stranges[i]);
+			    a->stnames[i], a->stranges[i]);
 	if (b.len)
-		lp_tab_meta(out, "note", "Stages with no instance in the trace: "
+		lp_tab_meta(a->out, "note", "Stages with no instance in the trace: "
 		    "%s.", lp_sb_str(&b));
 	lp_sb_free(&b);
-	for (i = 0; i < A.nst; i++) {
-		if (!A.stseen[i])
+	for (i = 0; i < a->nst; i++) {
+		if (!a->stseen[i])
 			continue;
-		if (stage_ns[i] > 0)
-			lp_tab_meta(out, "coverage", "%s: %.1f %% of its kernel "
+		if (a->stage_ns[i] > 0)
+			lp_tab_meta(a->out, "coverage", "%s: %.1f %% of its kernel "
 			    "time (%.0f kernels, of which %.0f from CUDA graphs) in "
-			    "ops with input shapes", A.stnames[i], 100 * cov_ns[i] /
-			    stage_ns[i], cov_kern[i], A.stgraph[i]);
+			    "ops with input shapes", a->stnames[i], 100 * a->cov_ns[i] /
+			    a->stage_ns[i], a->cov_kern[i], a->stgraph[i]);
 		else
-			lp_tab_meta(out, "coverage", "%s: no kernel time (%.0f "
+			lp_tab_meta(a->out, "coverage", "%s: no kernel time (%.0f "
 			    "kernels, of which %.0f from CUDA graphs)",
-			    A.stnames[i], cov_kern[i], A.stgraph[i]);
+			    a->stnames[i], a->cov_kern[i], a->stgraph[i]);
 	}
 }
 
 void
-emit(void)
+emit_table(struct at *a)
 {
 	static const struct lp_col cols[] = {
 		{ "stage", "Stage", "text" }, { "op", "Op", "code" },
@@ -294,11 +294,11 @@ emit(void)
 	size_t i;
 
 	memcpy(c, cols, sizeof c);
-	if (A.byname)
+	if (a->byname)
 		c[2] = (struct lp_col){ "shapes", "Shapes", "int" };
-	emit_meta();
-	lp_tab_meta(out, "key", "%s", A.byname ? "stage op" : "stage op shapes");
-	lp_tab_header(out, c, sizeof c / sizeof c[0]);
-	for (i = 0; i < A.nr; i++)
-		emit_row(&A.r[i]);
+	emit_meta(a);
+	lp_tab_meta(a->out, "key", "%s", a->byname ? "stage op" : "stage op shapes");
+	lp_tab_header(a->out, c, sizeof c / sizeof c[0]);
+	for (i = 0; i < a->nr; i++)
+		emit_row(a, &a->r[i]);
 }

@@ -20,118 +20,119 @@
 /* ---- rows and the held launches ---- */
 
 static long
-row_of(int stage, const char *op, const char *shapes)
+row_of(struct at *a, int stage, const char *op, const char *shapes)
 {
 	long i;
 
-	lp_sb_reset(&A.key);
-	lp_sb_printf(&A.key, "%d\x1f%s\x1f%s", stage, op, shapes ? shapes :
+	lp_sb_reset(&a->key);
+	lp_sb_printf(&a->key, "%d\x1f%s\x1f%s", stage, op, shapes ? shapes :
 	    "\x1e");
-	if ((i = lp_map_get(A.ridx, lp_sb_str(&A.key), -1)) >= 0)
+	if ((i = lp_map_get(a->ridx, lp_sb_str(&a->key), -1)) >= 0)
 		return i;
-	if (A.nr == A.rcap) {
-		A.rcap = A.rcap ? 2 * A.rcap : 64;
-		A.r = lp_xreallocarray(A.r, A.rcap, sizeof *A.r);
+	if (a->nr == a->rcap) {
+		a->rcap = a->rcap ? 2 * a->rcap : 64;
+		a->r = lp_xreallocarray(a->r, a->rcap, sizeof *a->r);
 	}
-	memset(&A.r[A.nr], 0, sizeof A.r[0]);
-	A.r[A.nr].stage = stage;
-	A.r[A.nr].op = lp_xstrdup(op);
-	A.r[A.nr].shapes = shapes ? lp_xstrdup(shapes) : NULL;
-	lp_map_put(A.ridx, lp_sb_str(&A.key), (long)A.nr);
-	return (long)A.nr++;
+	memset(&a->r[a->nr], 0, sizeof a->r[0]);
+	a->r[a->nr].stage = stage;
+	a->r[a->nr].op = lp_xstrdup(op);
+	a->r[a->nr].shapes = shapes ? lp_xstrdup(shapes) : NULL;
+	lp_map_put(a->ridx, lp_sb_str(&a->key), (long)a->nr);
+	return (long)a->nr++;
 }
 
 static size_t
-ph_find(int64_t corr)
+ph_find(struct at *a, int64_t corr)
 {
-	size_t i = (size_t)((uint64_t)corr * 0x9E3779B97F4A7C15u) & (A.phcap - 1);
+	size_t i = (size_t)((uint64_t)corr * 0x9E3779B97F4A7C15u) & (a->phcap - 1);
 
-	while (A.ph[i].corr && A.ph[i].corr != corr)
-		i = (i + 1) & (A.phcap - 1);
+	while (a->ph[i].corr && a->ph[i].corr != corr)
+		i = (i + 1) & (a->phcap - 1);
 	return i;
 }
 
 static void
-ph_grow(void)
+ph_grow(struct at *a)
 {
-	struct pend *old = A.ph;
-	size_t i, n = A.phcap;
+	struct pend *old = a->ph;
+	size_t i, n = a->phcap;
 
-	A.phcap = n ? 2 * n : 1024;
-	A.ph = lp_xcalloc(A.phcap, sizeof *A.ph);
+	a->phcap = n ? 2 * n : 1024;
+	a->ph = lp_xcalloc(a->phcap, sizeof *a->ph);
 	for (i = 0; i < n; i++)
 		if (old[i].corr)
-			A.ph[ph_find(old[i].corr)] = old[i];
+			a->ph[ph_find(a, old[i].corr)] = old[i];
 	free(old);
 }
 
 static long *
-pend_put(int64_t corr, int graph, const struct lp_rep_row *rr, size_t c)
+pend_put(struct at *a, int64_t corr, int graph, const struct lp_rep_row *rr,
+    size_t c)
 {
 	size_t i;
 	long s;
 
-	if (2 * (A.phn + 1) > A.phcap)
-		ph_grow();
-	i = ph_find(corr);
-	if (A.ph[i].corr)
+	if (2 * (a->phn + 1) > a->phcap)
+		ph_grow(a);
+	i = ph_find(a, corr);
+	if (a->ph[i].corr)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[c] + 1,
 		    "CorrID %lld: a second launch call with a correlation ID "
 		    "whose kernel has not started", (long long)corr);
-	if (A.nfree)
-		s = A.freel[--A.nfree];
+	if (a->nfree)
+		s = a->freel[--a->nfree];
 	else {
-		if (A.npool == A.poolcap) {
-			A.poolcap = A.poolcap ? 2 * A.poolcap : 1024;
-			A.pool = lp_xreallocarray(A.pool, A.poolcap * A.nst,
-			    sizeof *A.pool);
-			A.freel = lp_xreallocarray(A.freel, A.poolcap,
-			    sizeof *A.freel);
+		if (a->npool == a->poolcap) {
+			a->poolcap = a->poolcap ? 2 * a->poolcap : 1024;
+			a->pool = lp_xreallocarray(a->pool, a->poolcap * a->nst,
+			    sizeof *a->pool);
+			a->freel = lp_xreallocarray(a->freel, a->poolcap,
+			    sizeof *a->freel);
 		}
-		s = (long)A.npool++;
+		s = (long)a->npool++;
 	}
-	A.ph[i].corr = corr;
-	A.ph[i].slot = s;
-	A.ph[i].seq = (long)A.nlaunch;
-	A.ph[i].graph = graph;
-	if (++A.phn > A.maxpend)
-		A.maxpend = (double)A.phn;
-	return &A.pool[(size_t)s * A.nst];
+	a->ph[i].corr = corr;
+	a->ph[i].slot = s;
+	a->ph[i].seq = (long)a->nlaunch;
+	a->ph[i].graph = graph;
+	if (++a->phn > a->maxpend)
+		a->maxpend = (double)a->phn;
+	return &a->pool[(size_t)s * a->nst];
 }
 
 /* The launch of corr, left in; NULL if none. */
 static const struct pend *
-pend_get(int64_t corr)
+pend_get(struct at *a, int64_t corr)
 {
 	size_t i;
 
-	if (!A.phcap || !A.ph[i = ph_find(corr)].corr)
+	if (!a->phcap || !a->ph[i = ph_find(a, corr)].corr)
 		return NULL;
-	return &A.ph[i];
+	return &a->ph[i];
 }
 
 /* Takes the launch of corr out (backward-shift deletion): its slot, or -1. */
 static long
-pend_take(int64_t corr)
+pend_take(struct at *a, int64_t corr)
 {
 	size_t i, j, k;
 	long s;
 
-	if (!A.phcap || !A.ph[i = ph_find(corr)].corr)
+	if (!a->phcap || !a->ph[i = ph_find(a, corr)].corr)
 		return -1;
-	s = A.ph[i].slot;
-	A.freel[A.nfree++] = s;
-	A.phn--;
+	s = a->ph[i].slot;
+	a->freel[a->nfree++] = s;
+	a->phn--;
 	for (j = i;;) {
-		A.ph[i].corr = 0;
+		a->ph[i].corr = 0;
 		do {
-			j = (j + 1) & (A.phcap - 1);
-			if (!A.ph[j].corr)
+			j = (j + 1) & (a->phcap - 1);
+			if (!a->ph[j].corr)
 				return s;
-			k = (size_t)((uint64_t)A.ph[j].corr *
-			    0x9E3779B97F4A7C15u) & (A.phcap - 1);
+			k = (size_t)((uint64_t)a->ph[j].corr *
+			    0x9E3779B97F4A7C15u) & (a->phcap - 1);
 		} while (i <= j ? (i < k && k <= j) : (i < k || k <= j));
-		A.ph[i] = A.ph[j];
+		a->ph[i] = a->ph[j];
 		i = j;
 	}
 }
@@ -139,18 +140,18 @@ pend_take(int64_t corr)
 /* ---- the sweep ---- */
 
 static struct thr *
-thread_of(const char *pid, const char *tid)
+thread_of(struct at *a, const char *pid, const char *tid)
 {
 	long i;
 
-	lp_sb_reset(&A.key);
-	lp_sb_printf(&A.key, "%s/%s", pid, tid);
-	if ((i = lp_map_get(A.tidx, lp_sb_str(&A.key), -1)) < 0) {
-		A.t = lp_xreallocarray(A.t, A.nt + 1, sizeof *A.t);
-		memset(&A.t[A.nt], 0, sizeof A.t[0]);
-		lp_map_put(A.tidx, lp_sb_str(&A.key), i = (long)A.nt++);
+	lp_sb_reset(&a->key);
+	lp_sb_printf(&a->key, "%s/%s", pid, tid);
+	if ((i = lp_map_get(a->tidx, lp_sb_str(&a->key), -1)) < 0) {
+		a->t = lp_xreallocarray(a->t, a->nt + 1, sizeof *a->t);
+		memset(&a->t[a->nt], 0, sizeof a->t[0]);
+		lp_map_put(a->tidx, lp_sb_str(&a->key), i = (long)a->nt++);
 	}
-	return &A.t[i];
+	return &a->t[i];
 }
 
 /* Ranges of the thread that ended by time t are closed. */
@@ -164,21 +165,21 @@ pop_until(struct thr *t, double at)
 /* -n: the op and shapes of a range, kept once for the graph nodes it may
  * capture */
 static long
-op_key(const char *op, const char *shapes)
+op_key(struct at *a, const char *op, const char *shapes)
 {
 	long i;
 
-	lp_sb_reset(&A.key);
-	lp_sb_printf(&A.key, "%s\x1f%s", op, shapes);
-	if ((i = lp_map_get(A.opidx, lp_sb_str(&A.key), -1)) >= 0)
+	lp_sb_reset(&a->key);
+	lp_sb_printf(&a->key, "%s\x1f%s", op, shapes);
+	if ((i = lp_map_get(a->opidx, lp_sb_str(&a->key), -1)) >= 0)
 		return i;
-	i = (long)lp_map_len(A.opidx);
-	lp_map_put(A.opidx, lp_sb_str(&A.key), i);
-	A.iop = lp_xreallocarray(A.iop, (size_t)i + 1, sizeof *A.iop);
-	A.ishapes = lp_xreallocarray(A.ishapes, (size_t)i + 1,
-	    sizeof *A.ishapes);
-	A.iop[i] = lp_xstrdup(op);
-	A.ishapes[i] = lp_xstrdup(shapes);
+	i = (long)lp_map_len(a->opidx);
+	lp_map_put(a->opidx, lp_sb_str(&a->key), i);
+	a->iop = lp_xreallocarray(a->iop, (size_t)i + 1, sizeof *a->iop);
+	a->ishapes = lp_xreallocarray(a->ishapes, (size_t)i + 1,
+	    sizeof *a->ishapes);
+	a->iop[i] = lp_xstrdup(op);
+	a->ishapes[i] = lp_xstrdup(shapes);
 	return i;
 }
 
@@ -195,34 +196,34 @@ innermost_op(struct thr *t)
 }
 
 static int
-stage_of(const char *name)
+stage_of(struct at *a, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < A.nst; i++)
-		if (lp_nvtx_range_match(A.stranges[i], name))
+	for (i = 0; i < a->nst; i++)
+		if (lp_nvtx_range_match(a->stranges[i], name))
 			return (int)i;
 	return -1;
 }
 
 void
-on_range(const struct lp_rep_row *rr)
+sweep_range(struct at *a, const struct lp_rep_row *rr)
 {
 	double s = lp_rep_time(rr, 0), e = lp_rep_time(rr, 1);
-	struct thr *t = thread_of(lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
-	int st = stage_of(rr->v[2]), isop;
+	struct thr *t = thread_of(a, lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
+	int st = stage_of(a, rr->v[2]), isop;
 	const char *why;
 	struct ent *en;
 	size_t i;
 
-	isop = st < 0 && lp_aten_parse(rr->v[2], &A.op, &A.shapes);
+	isop = st < 0 && lp_aten_parse(rr->v[2], &a->op, &a->shapes);
 	if (st < 0 && !isop)
 		return;
-	if (isop && (why = lp_aten_check(lp_sb_str(&A.op),
-	    lp_sb_str(&A.shapes))))
+	if (isop && (why = lp_aten_check(lp_sb_str(&a->op),
+	    lp_sb_str(&a->shapes))))
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1,
-		    "op range \"%s\", sizes %s: %s", lp_sb_str(&A.op),
-		    lp_sb_str(&A.shapes), why);
+		    "op range \"%s\", sizes %s: %s", lp_sb_str(&a->op),
+		    lp_sb_str(&a->shapes), why);
 	pop_until(t, s);
 	if (t->n && e > t->e[t->n - 1].end)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1, "the "
@@ -238,24 +239,24 @@ on_range(const struct lp_rep_row *rr)
 	en->rows = NULL;
 	en->line = rr->line;
 	en->opk = en->inst = -1;
-	if (st < 0 && A.npath)
-		en->opk = op_key(lp_sb_str(&A.op), lp_sb_str(&A.shapes));
+	if (st < 0 && a->npath)
+		en->opk = op_key(a, lp_sb_str(&a->op), lp_sb_str(&a->shapes));
 	if (st >= 0) {
-		A.stseen[st] = 1;
+		a->stseen[st] = 1;
 		return;
 	}
-	A.nops++;
-	en->rows = lp_xcalloc(A.nst, sizeof *en->rows);
-	for (i = 0; i < A.nst; i++)
+	a->nops++;
+	en->rows = lp_xcalloc(a->nst, sizeof *en->rows);
+	for (i = 0; i < a->nst; i++)
 		en->rows[i] = -1;
 	for (i = 0; i + 1 < t->n; i++)
 		if (t->e[i].stage >= 0) {
-			long k = row_of(t->e[i].stage, lp_sb_str(&A.op),
-			    lp_sb_str(&A.shapes));
+			long k = row_of(a, t->e[i].stage, lp_sb_str(&a->op),
+			    lp_sb_str(&a->shapes));
 
 			en->rows[t->e[i].stage] = k;
-			A.r[k].calls++;
-			A.r[k].host_ns += e - s;
+			a->r[k].calls++;
+			a->r[k].host_ns += e - s;
 		}
 }
 
@@ -275,21 +276,21 @@ corr_of(const struct lp_rep_row *rr, size_t i)
 /* ---- graph launches: held while their kernels may come ---- */
 
 static void
-gl_drop(struct glaunch *g, size_t *n, size_t i)
+gl_drop(struct at *a, struct glaunch *g, size_t *n, size_t i)
 {
-	pend_take(g[i].corr);
+	pend_take(a, g[i].corr);
 	memmove(&g[i], &g[i + 1], (*n - i - 1) * sizeof *g);
 	(*n)--;
 }
 
 static void
-gl_add(struct glaunch **g, size_t *n, const struct glaunch *l)
+gl_add(struct at *a, struct glaunch **g, size_t *n, const struct glaunch *l)
 {
 	if (!*g)
 		*g = lp_xcalloc(GMAX, sizeof **g);
 	if (*n == GMAX) {	/* more in flight than any GPU queues */
-		gl_drop(*g, n, 0);
-		A.gdropped++;
+		gl_drop(a, *g, n, 0);
+		a->gdropped++;
 	}
 	(*g)[(*n)++] = *l;
 }
@@ -300,35 +301,35 @@ gl_add(struct glaunch **g, size_t *n, const struct glaunch *l)
  * graph launch whole before what follows it), so it is let go.
  */
 static void
-gl_retire(long seq, double strm)
+gl_retire(struct at *a, long seq, double strm)
 {
 	size_t i;
 
-	for (i = 0; i < A.nseen; )
-		if (A.gseen[i].seq < seq && A.gseen[i].strm == strm)
-			gl_drop(A.gseen, &A.nseen, i);
+	for (i = 0; i < a->nseen; )
+		if (a->gseen[i].seq < seq && a->gseen[i].strm == strm)
+			gl_drop(a, a->gseen, &a->nseen, i);
 		else
 			i++;
 }
 
 /* The first kernel of a graph launch: it is now known by its stream. */
 static void
-gl_seen(int64_t corr, double strm)
+gl_seen(struct at *a, int64_t corr, double strm)
 {
 	size_t i;
 
-	for (i = 0; i < A.nseen; i++)
-		if (A.gseen[i].corr == corr)
+	for (i = 0; i < a->nseen; i++)
+		if (a->gseen[i].corr == corr)
 			return;
-	for (i = 0; i < A.nwait && A.gwait[i].corr != corr; i++)
+	for (i = 0; i < a->nwait && a->gwait[i].corr != corr; i++)
 		;
-	if (i == A.nwait)
+	if (i == a->nwait)
 		return;
-	A.gwait[i].strm = strm;
-	gl_add(&A.gseen, &A.nseen, &A.gwait[i]);
-	memmove(&A.gwait[i], &A.gwait[i + 1], (A.nwait - i - 1) *
-	    sizeof *A.gwait);
-	A.nwait--;
+	a->gwait[i].strm = strm;
+	gl_add(a, &a->gseen, &a->nseen, &a->gwait[i]);
+	memmove(&a->gwait[i], &a->gwait[i + 1], (a->nwait - i - 1) *
+	    sizeof *a->gwait);
+	a->nwait--;
 }
 
 /*
@@ -356,7 +357,7 @@ check_order(struct thr *t, int64_t corr, const struct lp_rep_row *rr)
 }
 
 void
-on_launch(const struct lp_rep_row *rr, double at)
+sweep_launch(struct at *a, const struct lp_rep_row *rr, double at)
 {
 	struct thr *t;
 	const struct ent *op;
@@ -367,19 +368,19 @@ on_launch(const struct lp_rep_row *rr, double at)
 
 	if (!lp_capi_launch(rr->v[1]))
 		return;
-	t = thread_of(lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
+	t = thread_of(a, lp_rep_pid(rr, 3), lp_rep_pid(rr, 4));
 	pop_until(t, at);
 	graph = lp_capi_graph_launch(rr->v[1]);
 	corr = corr_of(rr, 2);
 	check_order(t, corr, rr);
-	rows = pend_put(corr, graph, rr, 2);
-	A.nlaunch++;
+	rows = pend_put(a, corr, graph, rr, 2);
+	a->nlaunch++;
 	if (graph) {
-		struct glaunch l = { corr, (long)A.nlaunch - 1, -1 };
+		struct glaunch l = { corr, (long)a->nlaunch - 1, -1 };
 
-		gl_add(&A.gwait, &A.nwait, &l);
+		gl_add(a, &a->gwait, &a->nwait, &l);
 	}
-	for (i = 0; i < A.nst; i++)
+	for (i = 0; i < a->nst; i++)
 		rows[i] = -1;
 	op = innermost_op(t);
 	for (i = 0; i < t->n; i++) {
@@ -391,24 +392,24 @@ on_launch(const struct lp_rep_row *rr, double at)
 		/* a graph's kernels may all go to the ops that captured
 		 * them: its row outside ops is made when one does not (-2) */
 		rows[st] = op && op->rows[st] >= 0 ? op->rows[st] : graph ? -2 :
-		    row_of(st, "(outside any op)", NULL);
+		    row_of(a, st, "(outside any op)", NULL);
 	}
 	if (!any)
-		A.outside_stage++;
+		a->outside_stage++;
 }
 
 static long
-kernel_id(const char *name)
+kernel_id(struct at *a, const char *name)
 {
-	long k = lp_map_get(A.kidx, name, -1);
+	long k = lp_map_get(a->kidx, name, -1);
 
 	if (k < 0)
-		lp_map_put(A.kidx, name, k = (long)lp_map_len(A.kidx));
+		lp_map_put(a->kidx, name, k = (long)lp_map_len(a->kidx));
 	return k;
 }
 
 void
-add_shape(struct row *r, long kid, const char *grid, const char *block,
+sweep_add_shape(struct row *r, long kid, const char *grid, const char *block,
     double n, double ns)
 {
 	size_t i;
@@ -433,26 +434,46 @@ add_shape(struct row *r, long kid, const char *grid, const char *block,
  * at t, by its graph_node_trace row; -1 none, -2 no row or no create row.
  * Rows before t had their kernel's turn already: none came. */
 static long
-graph_op(double t, int64_t corr)
+graph_op(struct at *a, double t, int64_t corr)
 {
 	size_t i, j;
 	long in = -2;
 
-	for (i = j = 0; i < A.ngk; i++)
-		if (A.gk[i].t == t && A.gk[i].corr == corr && in == -2)
-			in = A.gk[i].inst;
-		else if (A.gk[i].t < t)
-			A.gstale++;
+	for (i = j = 0; i < a->ngk; i++)
+		if (a->gk[i].t == t && a->gk[i].corr == corr && in == -2)
+			in = a->gk[i].inst;
+		else if (a->gk[i].t < t)
+			a->gstale++;
 		else
-			A.gk[j++] = A.gk[i];
-	A.ngk = j;
+			a->gk[j++] = a->gk[i];
+	a->ngk = j;
+	return in;
+}
+
+/* A kernel of graph launch seq (corr) on stream strm: the launch known by
+ * its stream; with -n, the op instance that captured its node (-1: none;
+ * -2: no row), and in call whether it begins a replay of that op. */
+static long
+graph_kernel(struct at *a, const struct lp_rep_row *rr, int64_t corr,
+    long seq, double strm, int *call)
+{
+	long in = -1;
+
+	gl_seen(a, corr, strm);
+	a->ngraph++;
+	if (a->npath && (in = graph_op(a, lp_rep_time(rr, 0), corr)) >= 0) {
+		a->gop++;
+		*call = a->in[in].last != seq;
+		a->in[in].last = seq;
+	} else if (a->npath)
+		*(in == -1 ? &a->gnoop : &a->gnorow) += 1;
 	return in;
 }
 
 void
-on_kernel(const struct lp_rep_row *rr)
+sweep_kernel(struct at *a, const struct lp_rep_row *rr)
 {
-	double d, t, strm = -1;
+	double d, strm = -1;
 	long s, kid, in = -1;
 	size_t i;
 	char grid[128], block[128];
@@ -463,56 +484,47 @@ on_kernel(const struct lp_rep_row *rr)
 
 	if (!strncmp(rr->v[9], "[CUDA ", 6))
 		return;		/* a copy or a set, not a kernel */
-	A.nkern++;
+	a->nkern++;
 	d = lp_rep_time(rr, 1);
 	corr = corr_of(rr, 2);
-	if (!(p = pend_get(corr))) {
-		A.nolaunch++;
+	if (!(p = pend_get(a, corr))) {
+		a->nolaunch++;
 		return;
 	}
 	s = p->slot;
 	seq = p->seq;
 	graph = p->graph;
-	if (A.nseen || graph) {
+	if (a->nseen || graph) {
 		if (!lp_num_get(rr->v[10], &strm))
 			strm = -1;	/* no stream column: one stream */
-		gl_retire(seq, strm);
+		gl_retire(a, seq, strm);
 	}
 	if (!graph)
-		pend_take(corr);
-	else {
-		gl_seen(corr, strm);
-		A.ngraph++;
-		t = lp_rep_time(rr, 0);
-		if (A.npath && (in = graph_op(t, corr)) >= 0) {
-			A.gop++;
-			call = A.in[in].last != seq;
-			A.in[in].last = seq;
-		} else if (A.npath)
-			*(in == -1 ? &A.gnoop : &A.gnorow) += 1;
-	}
+		pend_take(a, corr);
+	else
+		in = graph_kernel(a, rr, corr, seq, strm, &call);
 	snprintf(grid, sizeof grid, "(%.30s, %.30s, %.30s)", rr->v[3], rr->v[4],
 	    rr->v[5]);
 	snprintf(block, sizeof block, "(%.30s, %.30s, %.30s)", rr->v[6],
 	    rr->v[7], rr->v[8]);
-	kid = kernel_id(rr->v[9]);
-	for (i = 0; i < A.nst; i++) {
-		long k = A.pool[(size_t)s * A.nst + i];
+	kid = kernel_id(a, rr->v[9]);
+	for (i = 0; i < a->nst; i++) {
+		long k = a->pool[(size_t)s * a->nst + i];
 
 		if (k == -1)
 			continue;
 		if (graph)
-			A.stgraph[i]++;
+			a->stgraph[i]++;
 		if (in >= 0) {	/* the op that captured it, replayed */
-			k = row_of((int)i, A.iop[A.in[in].opk],
-			    A.ishapes[A.in[in].opk]);
-			A.r[k].calls += call;
+			k = row_of(a, (int)i, a->iop[a->in[in].opk],
+			    a->ishapes[a->in[in].opk]);
+			a->r[k].calls += call;
 		} else if (k == -2)
-			k = A.pool[(size_t)s * A.nst + i] = row_of((int)i,
+			k = a->pool[(size_t)s * a->nst + i] = row_of(a, (int)i,
 			    "(outside any op)", NULL);
-		A.r[k].kern_ns += d;
-		A.r[k].kernels++;
-		add_shape(&A.r[k], kid, grid, block, 1, d);
+		a->r[k].kern_ns += d;
+		a->r[k].kernels++;
+		sweep_add_shape(&a->r[k], kid, grid, block, 1, d);
 	}
 }
 
@@ -528,7 +540,7 @@ digits(const char *s, size_t max)
 
 /* The row's Event and Graph Node ID, checked: 1 for a kernel row. */
 int
-gkind(const struct lp_rep_row *rr)
+sweep_gkind(const struct lp_rep_row *rr)
 {
 	if (strcmp(rr->v[1], "create") && strcmp(rr->v[1], "kernel"))
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1, "Event: "
@@ -541,13 +553,13 @@ gkind(const struct lp_rep_row *rr)
 
 /* A node made by stream capture: the op open on its thread then made it. */
 void
-on_create(const struct lp_rep_row *rr, double at)
+sweep_create(struct at *a, const struct lp_rep_row *rr, double at)
 {
 	const char *pid = lp_rep_pid(rr, 4), *tid = lp_rep_pid(rr, 5);
 	struct ent *op = NULL;
 	long in = -1;
 
-	if (lp_map_get(A.gnode, rr->v[2], -3) != -3)
+	if (lp_map_get(a->gnode, rr->v[2], -3) != -3)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[2] + 1, "graph "
 		    "node %s: a second create row", rr->v[2]);
 	if (*pid || *tid) {
@@ -557,45 +569,45 @@ on_create(const struct lp_rep_row *rr, double at)
 			lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[*pid ? 5 :
 			    4] + 1, "Pid, Tid: a process and a thread ID, or "
 			    "neither");
-		t = thread_of(pid, tid);
+		t = thread_of(a, pid, tid);
 		pop_until(t, at);
 		op = innermost_op(t);
 	}
 	if (op) {
 		if (op->inst < 0) {
-			A.in = lp_xreallocarray(A.in, A.ninst + 1, sizeof *A.in);
-			A.in[A.ninst].opk = op->opk;
-			A.in[A.ninst].last = -1;
-			op->inst = (long)A.ninst++;
+			a->in = lp_xreallocarray(a->in, a->ninst + 1, sizeof *a->in);
+			a->in[a->ninst].opk = op->opk;
+			a->in[a->ninst].last = -1;
+			op->inst = (long)a->ninst++;
 		}
 		in = op->inst;
 	}
-	lp_map_put(A.gnode, rr->v[2], in);
+	lp_map_put(a->gnode, rr->v[2], in);
 }
 
 /* A replayed kernel: held until cuda_gpu_trace's row of it (same Start
  * and CorrId) comes, at the same time. */
 void
-on_gkernel(const struct lp_rep_row *rr, double at)
+sweep_gkernel(struct at *a, const struct lp_rep_row *rr, double at)
 {
 	int64_t corr;
 	size_t i, j;
 
-	A.gkrows++;
+	a->gkrows++;
 	if (!lp_rep_has(rr, 3)) {	/* nsys knew no CorrId: nothing to pair */
-		A.gstale++;
+		a->gstale++;
 		return;
 	}
 	corr = corr_of(rr, 3);
-	for (i = j = 0; i < A.ngk; i++)	/* kernels before t had their turn */
-		if (A.gk[i].t < at)
-			A.gstale++;
+	for (i = j = 0; i < a->ngk; i++)	/* kernels before t had their turn */
+		if (a->gk[i].t < at)
+			a->gstale++;
 		else
-			A.gk[j++] = A.gk[i];
-	A.ngk = j;
-	A.gk = lp_xreallocarray(A.gk, A.ngk + 1, sizeof *A.gk);
-	A.gk[A.ngk].t = at;
-	A.gk[A.ngk].corr = corr;
-	A.gk[A.ngk].inst = lp_map_get(A.gnode, rr->v[2], -2);
-	A.ngk++;
+			a->gk[j++] = a->gk[i];
+	a->ngk = j;
+	a->gk = lp_xreallocarray(a->gk, a->ngk + 1, sizeof *a->gk);
+	a->gk[a->ngk].t = at;
+	a->gk[a->ngk].corr = corr;
+	a->gk[a->ngk].inst = lp_map_get(a->gnode, rr->v[2], -2);
+	a->ngk++;
 }
