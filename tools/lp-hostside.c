@@ -395,7 +395,6 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "a:c:g:hs:")) != -1) {
 		switch (c) {
 		case 'a': p.apath = optarg; break;
@@ -427,6 +426,7 @@ main(int argc, char **argv)
 		load_api_sum(&t, p.spath);
 	load_traces(&t, &p);
 
+	out = lp_tab_out();
 	emit_meta(out, &t, &p);
 	emit_rows(out, &t, &p);
 	free_state(&t);

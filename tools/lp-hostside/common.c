@@ -4,9 +4,6 @@
  */
 #include <string.h>
 
-#include "util.h"
-#include "table.h"
-#include "nsight.h"
 #include "hostside.h"
 
 static int
