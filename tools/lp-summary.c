@@ -18,11 +18,6 @@
 static const char synopsis[] =
     "lp-summary [-c details.yaml] [-t title] file.tsv...";
 
-FILE *out;	/* the document, written out when whole (lp_tab_out) */
-int brief;	/* a brief (lp-brief's verdict): one screen, short headings */
-struct lp_ynode *dcfg;	/* -c: the columns of a wide table, by tool */
-const char *dpath;
-
 /* The tab-separated list of a "# key:" line, split in place. */
 static size_t
 split(char *s, char ***words)
@@ -42,14 +37,6 @@ split(char *s, char ***words)
 	return n;
 }
 
-const char *
-base(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 static int plain(const char *f);
 
 /* A row's anchor or link: "NAME-RANK" where the table names its anchor
@@ -61,21 +48,66 @@ slug(const char *a, const char *rank)
 	    *rank && strspn(rank, "0123456789") == strlen(rank);
 }
 
+/* The columns of a list table (-1: none). */
+struct lcols {
+	int f, e, a, n, s, p, w, r, x;
+};
+
+/* A list item's text: the finding, its evidence and artifact, the next
+ * step and what it could save. */
 static void
-list(struct lp_tsv *t, char **show, size_t ns)
+item(struct lp_sb *b, const struct lp_tsv *t, const struct lcols *c)
 {
-	int cf = lp_csv_need(&t->hdr, "finding", "a list table");
-	int ce = lp_csv_col(&t->hdr, "evidence"), ca = lp_csv_col(&t->hdr,
-	    "artifact"), cn = lp_csv_col(&t->hdr, "next_step");
-	int cs = lp_csv_col(&t->hdr, "saving_ns");
-	int cp = lp_csv_col(&t->hdr, "per_step_ns"), cw = lp_csv_col(&t->hdr,
-	    "step");
-	struct lp_sb b = { 0 };
 	double v, p;
+
+	lp_sb_adds(b, "**");
+	lp_md_inline(b, lp_tsv_get(t, c->f), 0);
+	lp_sb_adds(b, "**");
+	if (*lp_tsv_get(t, c->e)) {
+		lp_sb_addc(b, ' ');
+		lp_md_inline(b, lp_tsv_get(t, c->e), 0);
+	}
+	if (*lp_tsv_get(t, c->a) && strcmp(lp_tsv_get(t, c->a), "-")) {
+		lp_sb_adds(b, " (");
+		sum_file(b, lp_tsv_get(t, c->a));
+		lp_sb_adds(b, ")");
+	}
+	lp_sb_adds(b, ".");
+	if (*lp_tsv_get(t, c->n) && strcmp(lp_tsv_get(t, c->n), "-")) {
+		lp_sb_adds(b, " Next: ");
+		lp_md_inline(b, lp_tsv_get(t, c->n), 0);
+	} else if (c->n < 0 && *lp_tsv_get(t, c->x) && strcmp(lp_tsv_get(t,
+	    c->x), "-")) {	/* the short list: the step in a clause */
+		lp_sb_adds(b, " **Next:** ");
+		lp_md_inline(b, lp_tsv_get(t, c->x), 0);
+	}
+	if (lp_tab_num(t, c->s, &v) && v > 0) {
+		lp_sb_adds(b, " *Could save up to ");
+		lp_fmt_num(b, v / 1e6, 3);
+		lp_sb_adds(b, " ms");
+		if (lp_tab_num(t, c->p, &p) && *lp_tsv_get(t, c->w)) {
+			lp_sb_adds(b, ", ");
+			lp_fmt_num(b, p / 1e6, 3);
+			lp_sb_adds(b, " ms a ");
+			lp_md_text(b, lp_tsv_get(t, c->w));
+		} else if (!strcmp(lp_tsv_get(t, c->w), "once"))
+			lp_sb_adds(b, ", once");
+		lp_sb_adds(b, ".*");
+	}
+}
+
+static void
+list(const struct sum *s, struct lp_tsv *t, char **show, size_t ns)
+{
+	struct lcols c = { lp_csv_need(&t->hdr, "finding", "a list table"),
+	    lp_csv_col(&t->hdr, "evidence"), lp_csv_col(&t->hdr, "artifact"),
+	    lp_csv_col(&t->hdr, "next_step"), lp_csv_col(&t->hdr, "saving_ns"),
+	    lp_csv_col(&t->hdr, "per_step_ns"), lp_csv_col(&t->hdr, "step"),
+	    lp_csv_col(&t->hdr, "rank"), lp_csv_col(&t->hdr, "action") };
+	struct lp_sb b = { 0 };
 	int k = 0;
 
 	int ch = lp_csv_col(&t->hdr, "headline");
-	int cr = lp_csv_col(&t->hdr, "rank"), cx = lp_csv_col(&t->hdr, "action");
 	const char *anchor = lp_tsv_comment(t, "anchor");
 	const char *rowlink = lp_tsv_comment(t, "rowlink");
 	char *rl = NULL, *hash;
@@ -100,60 +132,27 @@ list(struct lp_tsv *t, char **show, size_t ns)
 
 	/* a column the table hides (a brief's short list) is left out; a
 	 * hidden finding gives way to its headline */
-	if (ch >= 0 && (size_t)cf < ns && !strcmp(show[cf], "hide"))
-		cf = ch;
-	if (ce >= 0 && (size_t)ce < ns && !strcmp(show[ce], "hide"))
-		ce = -1;
-	if (cn >= 0 && (size_t)cn < ns && !strcmp(show[cn], "hide"))
-		cn = -1;
+	if (ch >= 0 && (size_t)c.f < ns && !strcmp(show[c.f], "hide"))
+		c.f = ch;
+	if (c.e >= 0 && (size_t)c.e < ns && !strcmp(show[c.e], "hide"))
+		c.e = -1;
+	if (c.n >= 0 && (size_t)c.n < ns && !strcmp(show[c.n], "hide"))
+		c.n = -1;
 
 	while (lp_tab_next(t)) {
-		const char *rank = cr >= 0 ? lp_tsv_get(t, cr) : "";
+		const char *rank = c.r >= 0 ? lp_tsv_get(t, c.r) : "";
 
 		lp_sb_printf(&b, "%d. ", ++k);
-		if (!brief && anchor && slug(anchor, rank))
+		if (!s->brief && anchor && slug(anchor, rank))
 			lp_sb_printf(&b, "<a id=\"%s-%s\"></a>", anchor, rank);
-		lp_sb_adds(&b, "**");
-		lp_md_inline(&b, lp_tsv_get(t, cf), 0);
-		lp_sb_adds(&b, "**");
-		if (*lp_tsv_get(t, ce)) {
-			lp_sb_addc(&b, ' ');
-			lp_md_inline(&b, lp_tsv_get(t, ce), 0);
-		}
-		if (*lp_tsv_get(t, ca) && strcmp(lp_tsv_get(t, ca), "-")) {
-			lp_sb_adds(&b, " (");
-			lp_md_code(&b, base(lp_tsv_get(t, ca)), 0);
-			lp_sb_adds(&b, ")");
-		}
-		lp_sb_adds(&b, ".");
-		if (*lp_tsv_get(t, cn) && strcmp(lp_tsv_get(t, cn), "-")) {
-			lp_sb_adds(&b, " Next: ");
-			lp_md_inline(&b, lp_tsv_get(t, cn), 0);
-		} else if (cn < 0 && *lp_tsv_get(t, cx) && strcmp(lp_tsv_get(t,
-		    cx), "-")) {	/* the short list: the step in a clause */
-			lp_sb_adds(&b, " **Next:** ");
-			lp_md_inline(&b, lp_tsv_get(t, cx), 0);
-		}
-		if (lp_tab_num(t, cs, &v) && v > 0) {
-			lp_sb_adds(&b, " *Could save up to ");
-			lp_fmt_num(&b, v / 1e6, 3);
-			lp_sb_adds(&b, " ms");
-			if (lp_tab_num(t, cp, &p) && *lp_tsv_get(t, cw)) {
-				lp_sb_adds(&b, ", ");
-				lp_fmt_num(&b, p / 1e6, 3);
-				lp_sb_adds(&b, " ms a ");
-				lp_md_text(&b, lp_tsv_get(t, cw));
-			} else if (!strcmp(lp_tsv_get(t, cw), "once"))
-				lp_sb_adds(&b, ", once");
-			lp_sb_adds(&b, ".*");
-		}
+		item(&b, t, &c);
 		if (rl && slug(hash + 1, rank))
 			lp_sb_printf(&b, " [Details](%s#%s-%s)", rl, hash + 1,
 			    rank);
-		fprintf(out, "%s\n", lp_sb_str(&b));
+		fprintf(s->out, "%s\n", lp_sb_str(&b));
 		lp_sb_reset(&b);
 	}
-	putc_out('\n');
+	fputc('\n', s->out);
 	lp_sb_free(&b);
 	free(rl);
 }
@@ -215,54 +214,64 @@ source(struct lp_sb *b, const char *path, const char *src)
 	lp_sb_free(&s);
 }
 
+/* The heading's first line: in a brief the table's file, else its title
+ * and where its numbers come from. */
+static void
+origin(const struct sum *s, struct lp_sb *b, const char *path,
+    const struct lp_tsv *t, const char *title, const char *tool)
+{
+	const char *src = lp_tsv_comment(t, "source");
+	size_t j;
+
+	if (s->brief && lp_tsv_comment(t, "verdict")) {
+		/* the brief's own table: under the title, its file and links */
+		lp_sb_adds(b, "From ");
+		sum_file(b, path);
+		lp_sb_adds(b, ".");
+		return;
+	}
+	if (s->brief) {	/* one line: the table's file says where from */
+		lp_sb_adds(b, "**");
+		lp_md_inline(b, title, 0);
+		lp_sb_adds(b, "** (");
+	} else {
+		lp_sb_adds(b, "## ");
+		lp_md_inline(b, title, 0);
+		lp_sb_adds(b, "\n\nSource: ");
+		if (src)
+			source(b, path, src);
+		else
+			lp_sb_adds(b, "not said");
+		lp_sb_adds(b, " (");
+	}
+	sum_file(b, path);
+	lp_sb_adds(b, s->brief ? ", by " : ", made by ");
+	lp_md_text(b, tool);
+	lp_sb_adds(b, s->brief ? ")" : ").");
+	/* a list's notes ("5 more rows in details.md.") end this
+	 * line, so the list keeps the screen */
+	if (s->brief && lp_tsv_comment(t, "style"))
+		for (j = 0; j < t->ncomments; j++)
+			if (!strncmp(t->comments[j], "note: ", 6)) {
+				lp_sb_addc(b, ' ');
+				lp_md_inline(b, t->comments[j] + 6, 0);
+			}
+}
+
 /* The section's heading, where its numbers come from, its links (the
  * table's "# link:" lines) and its images ("# image:"). */
 static void
-heading(const char *path, const struct lp_tsv *t, const char *title,
-    const char *tool, const char *src)
+heading(const struct sum *s, const char *path, const struct lp_tsv *t,
+    const char *title, const char *tool)
 {
 	struct lp_sb b = { 0 };
 	size_t j;
 	int nl = 0, own;
 
-	if (brief && lp_tsv_comment(t, "verdict")) {
-		/* the brief's own table: under the title, its file and links */
-		lp_sb_adds(&b, "From ");
-		lp_md_code(&b, base(path), 0);
-		lp_sb_adds(&b, ".");
-	} else if (brief) {	/* one line: the table's file says where from */
-		lp_sb_adds(&b, "**");
-		lp_md_inline(&b, title, 0);
-		lp_sb_adds(&b, "** (");
-		lp_md_code(&b, base(path), 0);
-		lp_sb_adds(&b, ", by ");
-		lp_md_text(&b, tool);
-		lp_sb_adds(&b, ")");
-		/* a list's notes ("5 more rows in details.md.") end this
-		 * line, so the list keeps the screen */
-		if (lp_tsv_comment(t, "style"))
-			for (j = 0; j < t->ncomments; j++)
-				if (!strncmp(t->comments[j], "note: ", 6)) {
-					lp_sb_addc(&b, ' ');
-					lp_md_inline(&b, t->comments[j] + 6, 0);
-				}
-	} else {
-		lp_sb_adds(&b, "## ");
-		lp_md_inline(&b, title, 0);
-		lp_sb_adds(&b, "\n\nSource: ");
-		if (src)
-			source(&b, path, src);
-		else
-			lp_sb_adds(&b, "not said");
-		lp_sb_adds(&b, " (");
-		lp_md_code(&b, base(path), 0);
-		lp_sb_adds(&b, ", made by ");
-		lp_md_text(&b, tool);
-		lp_sb_adds(&b, ").");
-	}
+	origin(s, &b, path, t, title, tool);
 	/* the brief's own table in a details page: its links and image
 	 * are the brief's, the page they would point to or its roofline */
-	own = !brief && lp_tsv_comment(t, "verdict");
+	own = !s->brief && lp_tsv_comment(t, "verdict");
 	for (j = 0; j < t->ncomments && !own; j++) {
 		const char *c = t->comments[j];
 
@@ -270,30 +279,30 @@ heading(const char *path, const struct lp_tsv *t, const char *title,
 		 * is too small to read and narrows the list it floats by */
 		if (!strncmp(c, "link: ", 6) && plain(c + 6))
 			c += 6;
-		else if (brief && !strncmp(c, "image: ", 7) && plain(c + 7))
+		else if (s->brief && !strncmp(c, "image: ", 7) && plain(c + 7))
 			c += 7;
 		else
 			continue;
 		lp_sb_printf(&b, "%s[%s](%s)", nl++ ? ", " : !b.len ? "See " :
-		    brief ? " See " : "\n\nSee ", c, c);
+		    s->brief ? " See " : "\n\nSee ", c, c);
 	}
 	lp_sb_adds(&b, nl ? ".\n\n" : "\n\n");
 	for (j = 0; j < t->ncomments && !own; j++) {
 		const char *c = t->comments[j];
 
-		if (!brief && !strncmp(c, "image: ", 7) && plain(c + 7))
+		if (!s->brief && !strncmp(c, "image: ", 7) && plain(c + 7))
 			lp_sb_printf(&b, "<a href=\"%s\"><img "
 			    "src=\"%s\" alt=\"%s\" height=\"170\" align=\"right\">"
 			    "</a>\n\n", c + 7, c + 7, c + 7);
 	}
-	fputs(lp_sb_str(&b), out);
+	fputs(lp_sb_str(&b), s->out);
 	lp_sb_free(&b);
 }
 
 /* A brief's figure, its alt text what it shows ("# alt:", else the
  * table's title), for a reader who cannot see it. */
 static void
-figure(const struct lp_tsv *t, const char *fig, const char *title)
+figure(FILE *out, const struct lp_tsv *t, const char *fig, const char *title)
 {
 	struct lp_sb b = { 0 };
 	const char *alt = lp_tsv_comment(t, "alt");
@@ -307,7 +316,7 @@ figure(const struct lp_tsv *t, const char *fig, const char *title)
 
 /* Each "# note:" line, a paragraph of its own. */
 static void
-notes(const struct lp_tsv *t)
+notes(FILE *out, const struct lp_tsv *t)
 {
 	struct lp_sb b = { 0 };
 	size_t j;
@@ -324,7 +333,7 @@ notes(const struct lp_tsv *t)
 /* One table: its heading and source, its rows (a table or a list) and its
  * notes; nothing when its tool says it adds nothing. */
 static void
-section(const char *path)
+section(const struct sum *s, const char *path)
 {
 	struct lp_tsv t;
 	FILE *fp = lp_tab_open(&t, path, "its lp tool");
@@ -345,18 +354,18 @@ section(const char *path)
 		const char *fig = lp_tsv_comment(&t, "figure");
 
 		check_columns(path, &t, show, ns, nl);
-		heading(path, &t, title, tool, lp_tsv_comment(&t, "source"));
-		if (brief && fig && plain(fig))	/* the rows are in the TSV */
-			figure(&t, fig, title);
+		heading(s, path, &t, title, tool);
+		if (s->brief && fig && plain(fig))	/* the rows are in the TSV */
+			figure(s->out, &t, fig, title);
 		else {
 			if (style && !strcmp(style, "list"))
-				list(&t, show, ns);
+				list(s, &t, show, ns);
 			else
-				table(path, &t, labels, nl, show);
-			if (!brief || !style)	/* else said in the heading */
-				notes(&t);
-			if (!brief)
-				definitions(&t, labels, nl);
+				table(s, path, &t, labels, nl, show);
+			if (!s->brief || !style)	/* else said in the heading */
+				notes(s->out, &t);
+			if (!s->brief)
+				table_definitions(s, &t, labels, nl);
 		}
 	}
 	free(labels);
@@ -370,7 +379,7 @@ section(const char *path)
 /* The document's title and what it is made of: -t's title, or the first
  * table's verdict ("# verdict:", lp-brief) with its "# identity:" line. */
 static void
-preamble(const char *title, const char *first)
+preamble(struct sum *s, const char *title, const char *first)
 {
 	struct lp_sb b = { 0 };
 	const char *verdict = NULL, *ident = NULL;
@@ -386,11 +395,11 @@ preamble(const char *title, const char *first)
 		lp_md_text(&b, title ? title : "Stakeholder summary");
 	else
 		lp_md_inline(&b, verdict, 0);
-	fprintf(out, "# %s\n\n", lp_sb_str(&b));
+	fprintf(s->out, "# %s\n\n", lp_sb_str(&b));
 	lp_sb_reset(&b);
 	if (ident) {	/* the first table's links end this paragraph */
 		lp_md_para(&b, ident);	/* it starts with the model's name */
-		fprintf(out, "%s. ", lp_sb_str(&b));
+		fprintf(s->out, "%s. ", lp_sb_str(&b));
 	}
 	lp_sb_free(&b);
 	if (fp) {
@@ -398,10 +407,10 @@ preamble(const char *title, const char *first)
 		fclose(fp);
 	}
 	if (verdict) {	/* a brief: each table says where it comes from */
-		brief = 1;
+		s->brief = 1;
 		return;
 	}
-	fprintf(out, "Made by lp-summary from the run's tables; every number below "
+	fprintf(s->out, "Made by lp-summary from the run's tables; every number below "
 	    "is in the table file each section names (base units there: ns, "
 	    "bytes, FLOP), with where it came from.\n\n");
 }
@@ -410,14 +419,14 @@ int
 main(int argc, char **argv)
 {
 	const char *title = NULL;
+	struct sum s = { 0 };
 	int c, i;
 
 	lp_start(argc, argv, synopsis);
-	out = lp_tab_out();
 	while ((c = getopt(argc, argv, "c:ht:")) != -1) {
 		switch (c) {
 		case 'c':
-			dpath = optarg;
+			s.dpath = optarg;
 			break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
@@ -428,12 +437,13 @@ main(int argc, char **argv)
 	}
 	if (optind == argc)
 		lp_usage(synopsis);
-	if (dpath)
-		dcfg = lp_yaml_load_path(dpath);
-	preamble(title, argv[optind]);
+	s.out = lp_tab_out();	/* after the options: -h leaves nothing open */
+	if (s.dpath)
+		s.dcfg = lp_yaml_load_path(s.dpath);
+	preamble(&s, title, argv[optind]);
 	for (i = optind; i < argc; i++)
-		section(argv[i]);
-	lp_yaml_free(dcfg);
-	lp_tab_done(out);
+		section(&s, argv[i]);
+	lp_yaml_free(s.dcfg);
+	lp_tab_done(s.out);
 	return 0;
 }
