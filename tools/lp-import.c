@@ -25,88 +25,6 @@
 
 static const char synopsis[] = "lp-import file ...";
 
-const char *const rep_var[R_N] = {
-	"cuda_gpu_kern_sum", "cuda_gpu_kern_sum_mangled", "nvtx_sum",
-	"nvtx_kern_sum", "nvtx_kern_sum_mangled", "cuda_api_sum",
-	"cuda_gpu_mem_time_sum", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace",
-	"cuda_gpu_trace", "cuda_gpu_trace_mangled", "cuda_api_trace",
-	"graph_node_trace",
-};
-
-const char *const kind_name[] = {
-	"not an export lp knows", "nsys cuda_gpu_kern_sum", "nsys nvtx_sum",
-	"nsys nvtx_kern_sum", "nsys cuda_api_sum", "nsys cuda_gpu_mem_time_sum",
-	"nsys nvtx_pushpop_trace", "nsys nvtx_gpu_proj_trace",
-	"nsys nvtx_gpu_proj_sum (not read)",
-	"an empty file (not read: nsys stats writes one for a report without "
-	"rows)",
-	"an nsys summary of calls that are not CUDA API calls (not read: "
-	"osrt_sum, or another report lp does not read)", "nsys cuda_gpu_trace",
-	"nsys cuda_api_trace", "lp-graphnodes graph_node_trace",
-	"ncu kernel export",
-	"ncu range export (regions)", "nsys report", "ncu report",
-	"ncu report of regions",
-	"nsys sqlite export with GPU Metrics samples (GPU_METRICS)",
-	"nsys sqlite export without GPU Metrics samples (not read: no table "
-	"GPU_METRICS)",
-};
-
-void
-counts_add(struct counts *c, const char *key, double n, double t, int mode)
-{
-	long i = lp_map_get(c->idx, key, -1);
-
-	if (i < 0) {
-		if (c->len == c->cap) {
-			c->cap = c->cap ? 2 * c->cap : 64;
-			c->n = lp_xreallocarray(c->n, c->cap, sizeof *c->n);
-			c->t = lp_xreallocarray(c->t, c->cap, sizeof *c->t);
-			c->lo = lp_xreallocarray(c->lo, c->cap, sizeof *c->lo);
-			c->hi = lp_xreallocarray(c->hi, c->cap, sizeof *c->hi);
-		}
-		i = (long)c->len++;
-		c->n[i] = c->t[i] = 0;
-		c->lo[i] = c->hi[i] = t;
-		lp_map_put(c->idx, key, i);
-	}
-	if (mode == C_SUM) {
-		c->n[i] += n;
-		c->t[i] += t;
-		return;
-	}
-	if (n > c->n[i]) {
-		c->n[i] = n;
-		c->lo[i] = c->hi[i] = t;
-	} else if (n == c->n[i]) {
-		c->lo[i] = t < c->lo[i] ? t : c->lo[i];
-		c->hi[i] = t > c->hi[i] ? t : c->hi[i];
-	}
-	c->t[i] = t > c->t[i] ? t : c->t[i];
-}
-
-double
-counts_get(const struct counts *c, const char *key)
-{
-	long i = lp_map_get(c->idx, key, -1);
-
-	return i < 0 ? -1 : c->n[i];
-}
-
-double
-counts_time(const struct counts *c, const char *key)
-{
-	long i = lp_map_get(c->idx, key, -1);
-
-	return i < 0 ? -1 : c->t[i];
-}
-
-/* Most names decide: one odd name does not turn an export around. */
-int
-variant(const struct file *f)
-{
-	return f->mang > f->dem ? 1 : f->dem ? 0 : -1;
-}
-
 /* Which report variable each nsys export fills. */
 static void
 assign(struct file *fs, size_t n)
@@ -119,13 +37,13 @@ assign(struct file *fs, size_t n)
 
 		switch (f->kind) {
 		case K_KSUM:
-			f->rep = variant(f) == 1 ? R_KSUM_M : R_KSUM;
+			f->rep = imp_variant(f) == 1 ? R_KSUM_M : R_KSUM;
 			break;
 		case K_NVTX_KSUM:
-			f->rep = variant(f) == 1 ? R_NVTX_KSUM_M : R_NVTX_KSUM;
+			f->rep = imp_variant(f) == 1 ? R_NVTX_KSUM_M : R_NVTX_KSUM;
 			break;
 		case K_GPU_TRACE:
-			f->rep = variant(f) == 1 ? R_GPU_TRACE_M : R_GPU_TRACE;
+			f->rep = imp_variant(f) == 1 ? R_GPU_TRACE_M : R_GPU_TRACE;
 			break;
 		case K_NVTX_SUM: f->rep = R_NVTX_SUM; break;
 		case K_API_SUM: f->rep = R_API_SUM; break;
@@ -136,7 +54,7 @@ assign(struct file *fs, size_t n)
 		case K_GRAPH_NODES: f->rep = R_GRAPH_NODES; break;
 		default: break;
 		}
-		if (f->rep >= 0 && variant(f) != -1)
+		if (f->rep >= 0 && imp_variant(f) != -1)
 			seen[f->rep]++;
 	}
 	/* names that read the same both ways (extern "C" kernels only) fill
@@ -144,35 +62,12 @@ assign(struct file *fs, size_t n)
 	for (i = 0; i < n; i++) {
 		struct file *f = &fs[i];
 
-		if (variant(f) != -1 || f->rep < 0)
+		if (imp_variant(f) != -1 || f->rep < 0)
 			continue;
 		if ((f->rep == R_KSUM && seen[R_KSUM] && !seen[R_KSUM_M]) ||
 		    (f->rep == R_NVTX_KSUM && seen[R_NVTX_KSUM] &&
 		    !seen[R_NVTX_KSUM_M]))
 			f->rep++;
-	}
-}
-
-void
-counts_free(struct counts *c)
-{
-	lp_map_free(c->idx);
-	free(c->n);
-	free(c->t);
-	free(c->lo);
-	free(c->hi);
-	memset(c, 0, sizeof *c);
-}
-
-void
-counts_total(const struct counts *c, double *n, double *t)
-{
-	size_t i;
-
-	*n = *t = 0;
-	for (i = 0; i < c->len; i++) {
-		*n += c->n[i];
-		*t += c->t[i];
 	}
 }
 
@@ -354,11 +249,11 @@ main(int argc, char **argv)
 			    "one capture's samples (import one)", fs[i].path);
 	assign(fs, n);
 	for (r = 0; r < R_N; r++)
-		check_join(fs, n, r);
-	check_together(fs, n);
+		join_check_report(fs, n, r);
+	join_check_together(fs, n);
 	/* ncu exports: of this capture's program, no result given twice */
-	check_ncu_program(fs, n);
-	check_ncu_twice(fs, n);
+	ncu_check_program(fs, n);
+	ncu_check_twice(fs, n);
 	emit(fs, n);
 	for (i = 0; i < n; i++)
 		file_free(&fs[i]);

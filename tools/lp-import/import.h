@@ -70,30 +70,30 @@ struct file {
 	struct lp_map *sq_pids;
 };
 
+/* common.c */
 void counts_add(struct counts *c, const char *key, double n, double t,
     int mode);
 double counts_get(const struct counts *c, const char *key);	/* -1: none */
 double counts_time(const struct counts *c, const char *key);	/* -1: none */
 void counts_total(const struct counts *c, double *n, double *t);
 void counts_free(struct counts *c);
-
 /* Most names decide: 1 mangled, 0 demangled, -1 neither seen. */
-int variant(const struct file *f);
+int imp_variant(const struct file *f);
+/* A key into the set m, once; an empty key is none. */
+void imp_put(struct lp_map *m, const char *key);
+/* The first key of a found in b; NULL if none (or either is NULL). */
+const char *imp_shared(const struct lp_map *a, const struct lp_map *b);
+/* A GPU's model from cuda_gpu_trace's Device ("NVIDIA H200 (1)": its
+ * model, less the CUDA device number); the caller frees it. */
+char *imp_gpu_model(const char *dev);
 
 /* read.c: the file's kind and what it holds; dies on bad data. */
 void read_file(struct file *f);
-/* A key into the set m, once; an empty key is none. */
-void put(struct lp_map *m, const char *key);
 /* join.c */
-void check_join(const struct file *fs, size_t n, int rep);
-/* A GPU's model from cuda_gpu_trace's Device ("NVIDIA H200 (1)": its
- * model, less the CUDA device number); the caller frees it. */
-char *gpu_model(const char *dev);
-void check_together(const struct file *fs, size_t n);
-/* The first key of a found in b; NULL if none (or either is NULL). */
-const char *shared(const struct lp_map *a, const struct lp_map *b);
+void join_check_report(const struct file *fs, size_t n, int rep);
+void join_check_together(const struct file *fs, size_t n);
 /* ncu.c */
-void check_ncu_program(const struct file *fs, size_t n);
-void check_ncu_twice(const struct file *fs, size_t n);
+void ncu_check_program(const struct file *fs, size_t n);
+void ncu_check_twice(const struct file *fs, size_t n);
 
 #endif

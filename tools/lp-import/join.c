@@ -54,19 +54,6 @@ devs_of(const struct file *fs, size_t n, const struct file *f)
 	return NULL;
 }
 
-const char *
-shared(const struct lp_map *a, const struct lp_map *b)
-{
-	size_t i;
-
-	if (!a || !b)
-		return NULL;
-	for (i = 0; i < lp_map_len(a); i++)
-		if (lp_map_get(b, lp_map_key(a, i), -1) >= 0)
-			return lp_map_key(a, i);
-	return NULL;
-}
-
 static void
 list_files(struct lp_sb *b, const struct file *fs, size_t n, int rep)
 {
@@ -79,7 +66,7 @@ list_files(struct lp_sb *b, const struct file *fs, size_t n, int rep)
 
 /* Several exports of one report: joined only as disjoint processes. */
 void
-check_join(const struct file *fs, size_t n, int rep)
+join_check_report(const struct file *fs, size_t n, int rep)
 {
 	size_t i, j, k = 0;
 	struct lp_sb b = { 0 };
@@ -118,7 +105,7 @@ check_join(const struct file *fs, size_t n, int rep)
 				continue;
 			p = procs_of(fs, n, &fs[i]);
 			q = procs_of(fs, n, &fs[j]);
-			if ((s = shared(p, q)))
+			if ((s = imp_shared(p, q)))
 				lp_die(LP_EXIT_DATA, "IMPORT: %s and %s both hold "
 				    "process %s (%s): the same capture twice, or a "
 				    "whole capture and a part of it (a merged "
@@ -128,7 +115,7 @@ check_join(const struct file *fs, size_t n, int rep)
 				    rep_var[rep]);
 			p = devs_of(fs, n, &fs[i]);
 			q = devs_of(fs, n, &fs[j]);
-			if (p && q && (s = shared(p, q)))
+			if (p && q && (s = imp_shared(p, q)))
 				lp_die(LP_EXIT_DATA, "IMPORT: %s and %s ran on the "
 				    "same GPU (%s): per-rank exports of one job "
 				    "run on one GPU each; two runs are compared, "
@@ -382,12 +369,6 @@ check_ranges(const struct counts *c, const struct counts *sub,
 		}
 }
 
-char *
-gpu_model(const char *dev)
-{
-	return lp_xstrndup(dev, lp_gpu_model_len(dev));
-}
-
 /* The processes of the push/pop trace are those of the sqlite export's
  * push/pop ranges, each way. */
 static void
@@ -435,7 +416,7 @@ sqlite_gpus(const struct file *fs, size_t n, const struct file *sq)
 
 			if (fs[i].kind != K_GPU_TRACE)
 				break;
-			m = gpu_model(lp_map_key(fs[i].devs, j));
+			m = imp_gpu_model(lp_map_key(fs[i].devs, j));
 			if (*m && lp_map_get(sq->gpus, m, -1) < 0)
 				apart_sqlite(fs[i].path, sq->path, "the first ran "
 				    "on an %s, the second lists the GPUs %s%s "
@@ -525,7 +506,7 @@ check_sqlite(const struct file *fs, size_t n, const struct counts *c,
 
 /* Exports of different reports agree where they overlap. */
 void
-check_together(const struct file *fs, size_t n)
+join_check_together(const struct file *fs, size_t n)
 {
 	struct counts c[R_N], sub = { 0 };
 	const char *p[R_N];

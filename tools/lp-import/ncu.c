@@ -51,12 +51,12 @@ put_spellings(const struct file *f, struct lp_map *exact, struct lp_map *keys,
 		const char *k = lp_map_key(f->names.idx, j);
 		char *s;
 
-		put(exact, k);
+		imp_put(exact, k);
 		s = lp_kname_key(k);
-		put(keys, s);
+		imp_put(keys, s);
 		free(s);
 		s = lp_kname_base(k);
-		put(bases, s);
+		imp_put(bases, s);
 		free(s);
 	}
 }
@@ -76,7 +76,7 @@ capture_kernels(const struct file *fs, size_t n, struct lp_map *exact,
 		if (fs[i].kind != K_KSUM && fs[i].kind != K_NVTX_KSUM)
 			continue;
 		nsys = 1;
-		*mangled |= variant(&fs[i]) == 1;
+		*mangled |= imp_variant(&fs[i]) == 1;
 		put_spellings(&fs[i], exact, keys, bases);
 	}
 	return nsys;
@@ -86,7 +86,7 @@ capture_kernels(const struct file *fs, size_t n, struct lp_map *exact,
 static int
 same_ncu(const struct file *fs, size_t i, size_t j)
 {
-	return fs[j].kind == K_NCU_KERN && (i == j || shared(fs[i].pids,
+	return fs[j].kind == K_NCU_KERN && (i == j || imp_shared(fs[i].pids,
 	    fs[j].pids));
 }
 
@@ -144,16 +144,14 @@ capture_gpus(const struct file *fs, size_t n, struct lp_map *m,
 	for (i = 0; i < n; i++) {
 		if (fs[i].kind == K_GPU_TRACE)
 			for (j = 0; j < lp_map_len(fs[i].devs); j++) {
-				char *g = gpu_model(lp_map_key(fs[i].devs, j));
+				char *g = imp_gpu_model(lp_map_key(fs[i].devs, j));
 
-				if (*g && lp_map_get(m, g, -1) < 0)
-					lp_map_put(m, g, 1);
+				imp_put(m, g);
 				free(g);
 			}
 		if (fs[i].kind == K_SQLITE_GM)
 			for (j = 0; j < lp_map_len(fs[i].gpus); j++)
-				if (lp_map_get(m, lp_map_key(fs[i].gpus, j), -1) < 0)
-					lp_map_put(m, lp_map_key(fs[i].gpus, j), 1);
+				imp_put(m, lp_map_key(fs[i].gpus, j));
 		if (!*from && lp_map_len(m))
 			*from = fs[i].path;
 	}
@@ -214,7 +212,7 @@ check_ncu_gpu(const struct file *fs, size_t n)
  * An export whose kernels miss where another export of the same ncu
  * process matches is judged with that one (a demangled name can miss). */
 void
-check_ncu_program(const struct file *fs, size_t n)
+ncu_check_program(const struct file *fs, size_t n)
 {
 	struct lp_map *exact = lp_map_new(), *keys = lp_map_new(),
 	    *bases = lp_map_new();
@@ -231,11 +229,11 @@ check_ncu_program(const struct file *fs, size_t n)
 			continue;
 		for (j = 0; j < f->names.len; j++)
 			hit[i] += known_kernel(lp_map_key(f->names.idx, j), exact,
-			    keys, variant(f) == 1 && !nsys_mangled ? bases : NULL);
+			    keys, imp_variant(f) == 1 && !nsys_mangled ? bases : NULL);
 	}
 	for (i = 0; i < n && nsys; i++) {
 		const struct file *f = &fs[i];
-		int by_base = variant(f) == 1 && !nsys_mangled, ok = 0;
+		int by_base = imp_variant(f) == 1 && !nsys_mangled, ok = 0;
 		const char *other = NULL;
 		struct lp_sb why = { 0 };
 		double share;
@@ -286,7 +284,7 @@ check_ncu_program(const struct file *fs, size_t n)
 /* The same result in two exports: raw and details pages of one report,
  * or one export given twice. */
 void
-check_ncu_twice(const struct file *fs, size_t n)
+ncu_check_twice(const struct file *fs, size_t n)
 {
 	size_t i, j, a, b;
 

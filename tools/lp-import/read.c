@@ -193,13 +193,6 @@ pid_at(struct rd *d, const struct lp_csv_rec *r, int c)
 	return s;
 }
 
-void
-put(struct lp_map *m, const char *key)
-{
-	if (*key && lp_map_get(m, key, -1) < 0)
-		lp_map_put(m, key, 1);
-}
-
 /* FNV-1a over what makes an ncu result itself: its process, its ID and
  * its kernel's function (one report exported with mangled names and with
  * demangled ones is the same results). */
@@ -242,13 +235,12 @@ ncu_row(struct rd *d, const struct lp_csv_rec *r)
 	else
 		d->kern++;
 	/* the GPU it ran on (--page raw; the details page does not say) */
-	if (d->c[6] >= 0 && *lp_csv_field(r, d->c[6]) &&
-	    lp_map_get(f->gpus, lp_csv_field(r, d->c[6]), -1) < 0)
-		lp_map_put(f->gpus, lp_csv_field(r, d->c[6]), 1);
+	if (d->c[6] >= 0)
+		imp_put(f->gpus, lp_csv_field(r, d->c[6]));
 
 	if (!f->procname && d->c[5] >= 0 && *lp_csv_field(r, d->c[5]))
 		f->procname = lp_xstrdup(lp_csv_field(r, d->c[5]));
-	put(f->pids, pid);
+	imp_put(f->pids, pid);
 	spelling(f, k);
 	counts_add(&f->names, k, 1, 0, C_SUM);
 	f->keys = lp_xreallocarray(f->keys, f->nkeys + 1, sizeof *f->keys);
@@ -301,20 +293,20 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 		break;
 	case K_NVTX_KSUM:
 		spelling(f, name);
-		put(f->pids, pid_at(d, r, d->c[4]));
+		imp_put(f->pids, pid_at(d, r, d->c[4]));
 		counts_add(&f->names, name, num(d, r, d->c[1]),
 		    num(d, r, d->c[2]) * d->tf, C_ROW);
 		counts_add(&f->sub, range_key(d, lp_csv_field(r, d->c[3])),
 		    num(d, r, d->c[5]), 0, C_ROW);
 		break;
 	case K_PUSHPOP:
-		put(f->pids, pid_at(d, r, d->c[4]));
+		imp_put(f->pids, pid_at(d, r, d->c[4]));
 		counts_add(&f->names, range_key(d, name), 1, (num(d, r,
 		    d->c[6]) - num(d, r, d->c[2])) * d->tf, C_SUM);
 		break;
 	case K_PROJ:
 	case K_API_TRACE:
-		put(f->pids, pid_at(d, r, d->c[4]));
+		imp_put(f->pids, pid_at(d, r, d->c[4]));
 		break;
 	case K_API_SUM:	/* CUDA API calls are cuda* and cu* */
 		if (strncmp(name, "cu", 2) && !f->notcu)
@@ -322,10 +314,10 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 		break;
 	case K_GRAPH_NODES:	/* a create row may name no process */
 		if (*lp_csv_field(r, d->c[4]))
-			put(f->pids, pid_at(d, r, d->c[4]));
+			imp_put(f->pids, pid_at(d, r, d->c[4]));
 		break;
 	case K_GPU_TRACE:
-		put(f->devs, lp_csv_field(r, d->c[5]));
+		imp_put(f->devs, lp_csv_field(r, d->c[5]));
 		if (*lp_csv_field(r, d->c[6])) {	/* a kernel, not a copy */
 			spelling(f, name);
 			f->launches++;
@@ -406,8 +398,7 @@ sqlite_ranges(struct file *f, sqlite3 *db)
 		f->sq_ranges++;
 		f->sq_range_ns += t1 - t0;
 		snprintf(pid, sizeof pid, "%" PRId64, (tid >> 24) & 0xffffff);
-		if (lp_map_get(f->sq_pids, pid, -1) < 0)
-			lp_map_put(f->sq_pids, pid, 1);
+		imp_put(f->sq_pids, pid);
 	}
 	sqlite3_finalize(st);
 }
@@ -439,13 +430,9 @@ read_capture(struct file *f, sqlite3 *db)
 	if (!lp_sql_has_table(db, f->path, "TARGET_INFO_GPU"))
 		return;
 	st = lp_sql_query(db, f->path, "SELECT name FROM TARGET_INFO_GPU");
-	while (lp_sql_step(db, f->path, st)) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-
-		if (sqlite3_column_type(st, 0) == SQLITE_TEXT && *name &&
-		    lp_map_get(f->gpus, name, -1) < 0)
-			lp_map_put(f->gpus, name, 1);
-	}
+	while (lp_sql_step(db, f->path, st))
+		if (sqlite3_column_type(st, 0) == SQLITE_TEXT)
+			imp_put(f->gpus, (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 }
 
