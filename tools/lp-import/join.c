@@ -64,6 +64,29 @@ list_files(struct lp_sb *b, const struct file *fs, size_t n, int rep)
 			lp_sb_printf(b, " %s", fs[i].path);
 }
 
+/* Two exports of one report: no process, no GPU in both. */
+static void
+disjoint(const struct file *fs, size_t n, size_t i, size_t j, int rep)
+{
+	const struct lp_map *p = procs_of(fs, n, &fs[i]);
+	const struct lp_map *q = procs_of(fs, n, &fs[j]);
+	const char *s;
+
+	if ((s = imp_shared(p, q)))
+		lp_die(LP_EXIT_DATA, "IMPORT: %s and %s both hold process %s "
+		    "(%s): the same capture twice, or a whole capture and a "
+		    "part of it (a merged export and its per-rank exports, a "
+		    "capture and its per-stage subsets); import one of them",
+		    fs[i].path, fs[j].path, s, rep_var[rep]);
+	p = devs_of(fs, n, &fs[i]);
+	q = devs_of(fs, n, &fs[j]);
+	if (p && q && (s = imp_shared(p, q)))
+		lp_die(LP_EXIT_DATA, "IMPORT: %s and %s ran on the same GPU "
+		    "(%s): per-rank exports of one job run on one GPU each; "
+		    "two runs are compared, not joined (make RUN=b BASE=a "
+		    "compare.md)", fs[i].path, fs[j].path, s);
+}
+
 /* Several exports of one report: joined only as disjoint processes. */
 void
 join_check_report(const struct file *fs, size_t n, int rep)
@@ -94,35 +117,10 @@ join_check_report(const struct file *fs, size_t n, int rep)
 			    "look at one stage of one capture", k, rep_var[rep],
 			    lp_sb_str(&b), fs[i].path);
 	}
-	for (i = 0; i < n; i++) {
-		if (fs[i].rep != rep)
-			continue;
-		for (j = i + 1; j < n; j++) {
-			const struct lp_map *p, *q;
-			const char *s;
-
-			if (fs[j].rep != rep)
-				continue;
-			p = procs_of(fs, n, &fs[i]);
-			q = procs_of(fs, n, &fs[j]);
-			if ((s = imp_shared(p, q)))
-				lp_die(LP_EXIT_DATA, "IMPORT: %s and %s both hold "
-				    "process %s (%s): the same capture twice, or a "
-				    "whole capture and a part of it (a merged "
-				    "export and its per-rank exports, a capture "
-				    "and its per-stage subsets); import one of "
-				    "them", fs[i].path, fs[j].path, s,
-				    rep_var[rep]);
-			p = devs_of(fs, n, &fs[i]);
-			q = devs_of(fs, n, &fs[j]);
-			if (p && q && (s = imp_shared(p, q)))
-				lp_die(LP_EXIT_DATA, "IMPORT: %s and %s ran on the "
-				    "same GPU (%s): per-rank exports of one job "
-				    "run on one GPU each; two runs are compared, "
-				    "not joined (make RUN=b BASE=a compare.md)",
-				    fs[i].path, fs[j].path, s);
-		}
-	}
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (fs[i].rep == rep && fs[j].rep == rep)
+				disjoint(fs, n, i, j, rep);
 	/* Processes apart are not yet one job: two single-GPU captures have
 	 * processes apart too.  Their time bases cannot show it (nsys stats
 	 * times count from each capture's own start), their GPUs can: each
@@ -253,6 +251,36 @@ check_trace(const struct file *fs, size_t n, const struct counts *c,
 		}
 }
 
+/* A kernel's time in the ranges of nk's files against its time in the
+ * summary ks (its path): no more, and the whole where they hold every
+ * launch. */
+static void
+range_time(const struct file *fs, size_t n, const struct counts *ks,
+    const char *path, int nk, const char *name)
+{
+	double all = counts_get(ks, name), allt = counts_time(ks, name), t;
+	size_t j;
+	long x;
+
+	for (j = 0; j < n; j++) {
+		const struct counts *f = &fs[j].names;
+
+		if (fs[j].rep != nk || (x = lp_map_get(f->idx, name, -1)) < 0)
+			continue;
+		if (f->t[x] > allt && !same_time(f->t[x], allt))
+			apart(path, fs[j].path, "kernel %s: %.0f ns in the whole "
+			    "capture, %.0f ns in one range", name, allt, f->t[x]);
+		/* the rows holding every launch, the one farthest from the
+		 * summary's time */
+		t = allt - f->lo[x] > f->hi[x] - allt ? f->lo[x] : f->hi[x];
+		if (f->n[x] == all && !same_time(t, allt))
+			apart(path, fs[j].path, "kernel %s: its %.0f launches "
+			    "take %.0f ns in the first and %.0f ns in a range of "
+			    "the second that holds them all (the same launches, "
+			    "their times differ: two runs)", name, all, allt, t);
+	}
+}
+
 /* A range's kernels are among the capture's kernels, and take no more
  * time there; a range that holds every launch of a kernel holds its whole
  * time (two captures of one workload agree on launches, not on time). */
@@ -291,37 +319,9 @@ check_range_kernels(const struct file *fs, size_t n, const struct counts *c,
 				    all, most);
 		}
 		/* then times: counts say more */
-		for (i = 0; i < c[nk].len; i++) {
-			const char *name = lp_map_key(c[nk].idx, i);
-			double all = counts_get(&c[ks], name);
-			double allt = counts_time(&c[ks], name);
-			size_t j;
-
-			for (j = 0; j < n; j++) {
-				const struct counts *f = &fs[j].names;
-				double t;
-				long x;
-
-				if (fs[j].rep != nk ||
-				    (x = lp_map_get(f->idx, name, -1)) < 0)
-					continue;
-				if (f->t[x] > allt && !same_time(f->t[x], allt))
-					apart(p[ks], fs[j].path, "kernel %s: %.0f ns "
-					    "in the whole capture, %.0f ns in one "
-					    "range", name, allt, f->t[x]);
-				/* the rows holding every launch, the one
-				 * farthest from the summary's time */
-				t = allt - f->lo[x] > f->hi[x] - allt ? f->lo[x] :
-				    f->hi[x];
-				if (f->n[x] == all && !same_time(t, allt))
-					apart(p[ks], fs[j].path, "kernel %s: its %.0f "
-					    "launches take %.0f ns in the first and "
-					    "%.0f ns in a range of the second that "
-					    "holds them all (the same launches, "
-					    "their times differ: two runs)", name,
-					    all, allt, t);
-			}
-		}
+		for (i = 0; i < c[nk].len; i++)
+			range_time(fs, n, &c[ks], p[ks], nk,
+			    lp_map_key(c[nk].idx, i));
 	}
 }
 

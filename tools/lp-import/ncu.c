@@ -196,6 +196,32 @@ check_ncu_gpu(const struct file *fs, size_t n)
 	lp_map_free(m);
 }
 
+/* An ncu export refused: the hit kernels it shares with the capture, of
+ * that share of its kernel time (-1: unknown), are library kernels; other
+ * is one that never ran there. */
+static _Noreturn void
+refuse_shared(const struct file *f, size_t hit, double share,
+    const char *other)
+{
+	struct lp_sb why = { 0 };
+
+	if (share >= 0)
+		lp_sb_printf(&why, "hold %.1f %% of the capture's kernel "
+		    "time", 100 * share);
+	else
+		lp_sb_printf(&why, "cannot be weighed (no kernel summary "
+		    "gives the capture's kernel time)");
+	lp_die(LP_EXIT_DATA, "IMPORT: %s: %zu of its %zu ncu kernels "
+	    "(process %s) never ran in the nsys capture (%s ...), and "
+	    "the %zu it shares with it %s: kernels that many programs "
+	    "run, not evidence of one program.  An ncu export of the "
+	    "capture's program profiles only the capture's kernels, or "
+	    "its costliest (half its kernel time or more).  Import the "
+	    "ncu export of this capture, or none", f->path,
+	    f->names.len - hit, f->names.len, f->procname ? f->procname :
+	    "unnamed", other, hit, lp_sb_str(&why));
+}
+
 /* An ncu kernel export is of the capture's program when the kernels it
  * shares with the capture show it.  A shared name alone does not: every
  * PyTorch program runs at::native's elementwise, layer-norm and argmax
@@ -235,7 +261,6 @@ ncu_check_program(const struct file *fs, size_t n)
 		const struct file *f = &fs[i];
 		int by_base = imp_variant(f) == 1 && !nsys_mangled, ok = 0;
 		const char *other = NULL;
-		struct lp_sb why = { 0 };
 		double share;
 		size_t miss = f->names.len - hit[i];
 
@@ -259,21 +284,7 @@ ncu_check_program(const struct file *fs, size_t n)
 			if (!known_kernel(lp_map_key(f->names.idx, j), exact, keys,
 			    by_base ? bases : NULL))
 				other = lp_map_key(f->names.idx, j);
-		if (share >= 0)
-			lp_sb_printf(&why, "hold %.1f %% of the capture's kernel "
-			    "time", 100 * share);
-		else
-			lp_sb_printf(&why, "cannot be weighed (no kernel summary "
-			    "gives the capture's kernel time)");
-		lp_die(LP_EXIT_DATA, "IMPORT: %s: %zu of its %zu ncu kernels "
-		    "(process %s) never ran in the nsys capture (%s ...), and "
-		    "the %zu it shares with it %s: kernels that many programs "
-		    "run, not evidence of one program.  An ncu export of the "
-		    "capture's program profiles only the capture's kernels, or "
-		    "its costliest (half its kernel time or more).  Import the "
-		    "ncu export of this capture, or none", f->path, miss,
-		    f->names.len, f->procname ? f->procname : "unnamed", other,
-		    hit[i], lp_sb_str(&why));
+		refuse_shared(f, hit[i], share, other);
 	}
 	free(hit);
 	lp_map_free(exact);

@@ -249,33 +249,13 @@ ncu_row(struct rd *d, const struct lp_csv_rec *r)
 	free(base);
 }
 
-static int
-on_rec(const struct lp_csv_rec *r, void *ctx)
+/* A row of an nsys report: its names counted, its processes and GPUs. */
+static void
+nsys_row(struct rd *d, const struct lp_csv_rec *r)
 {
-	struct rd *d = ctx;
 	struct file *f = d->f;
-	const struct sig *s;
 	const char *name;
 
-	d->last = r->line;
-	if (!d->have) {
-		s = classify(r, &f->details);
-		f->kind = s ? s->kind : K_NONE;
-		if (s) {
-			header(d, r, s);
-			return 0;
-		}
-		/* nsys stats may print a title above its header */
-		if (++d->skipped > 8)
-			return 1;
-		return 0;
-	}
-	if (r->n == 1 && !r->f[0][0])
-		return 0;
-	if (f->kind == K_NCU_KERN) {
-		ncu_row(d, r);
-		return 0;
-	}
 	lp_csv_width(&d->hdr, r->n, r->line);
 	name = d->c[0] >= 0 ? lp_csv_field(r, d->c[0]) : "";
 	switch (f->kind) {
@@ -306,15 +286,12 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 		break;
 	case K_PROJ:
 	case K_API_TRACE:
+	case K_GRAPH_NODES:	/* a create row may name no process */
 		imp_put(f->pids, pid_at(d, r, d->c[4]));
 		break;
 	case K_API_SUM:	/* CUDA API calls are cuda* and cu* */
 		if (strncmp(name, "cu", 2) && !f->notcu)
 			f->notcu = lp_xstrdup(name);
-		break;
-	case K_GRAPH_NODES:	/* a create row may name no process */
-		if (*lp_csv_field(r, d->c[4]))
-			imp_put(f->pids, pid_at(d, r, d->c[4]));
 		break;
 	case K_GPU_TRACE:
 		imp_put(f->devs, lp_csv_field(r, d->c[5]));
@@ -327,6 +304,34 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 	default:
 		break;
 	}
+}
+
+static int
+on_rec(const struct lp_csv_rec *r, void *ctx)
+{
+	struct rd *d = ctx;
+	struct file *f = d->f;
+	const struct sig *s;
+
+	d->last = r->line;
+	if (!d->have) {
+		s = classify(r, &f->details);
+		f->kind = s ? s->kind : K_NONE;
+		if (s) {
+			header(d, r, s);
+			return 0;
+		}
+		/* nsys stats may print a title above its header */
+		if (++d->skipped > 8)
+			return 1;
+		return 0;
+	}
+	if (r->n == 1 && !r->f[0][0])
+		return 0;
+	if (f->kind == K_NCU_KERN)
+		ncu_row(d, r);
+	else
+		nsys_row(d, r);
 	return 0;
 }
 
@@ -474,8 +479,9 @@ need_regular(const char *path)
 		    "exports as regular files (copy it to one)", path, what);
 }
 
-void
-read_file(struct file *f)
+/* A CSV export: the report or ncu export its header says, its rows read. */
+static void
+read_csv(struct file *f)
 {
 	struct rd d;
 	const char *name;
@@ -483,29 +489,6 @@ read_file(struct file *f)
 
 	memset(&d, 0, sizeof d);
 	d.f = f;
-	f->pids = lp_map_new();
-	f->devs = lp_map_new();
-	f->gpus = lp_map_new();
-	f->sq_pids = lp_map_new();
-	f->names.idx = lp_map_new();
-	f->sub.idx = lp_map_new();
-	f->rep = -1;
-	f->base = set_of(f->path);
-	if (strcmp(f->path, "-"))
-		need_regular(f->path);
-	if (ends(f->path, ".nsys-rep")) {
-		f->kind = K_NSYS_REP;
-		return;
-	}
-	/* a report is binary: only ncu can read it, so its name says
-	 * which replay it holds (NAME_regions.ncu-rep) */
-	if (ends(f->path, ".ncu-rep")) {
-		f->kind = ends(f->path, "_regions.ncu-rep") ? K_NCU_REP_RANGE :
-		    K_NCU_REP;
-		return;
-	}
-	if (strcmp(f->path, "-") && read_sqlite(f))
-		return;
 	fp = lp_open_in(f->path, &name);
 	if (fp == stdin)
 		lp_die(LP_EXIT_USAGE, "IMPORT: \"-\" is not a file");
@@ -548,4 +531,33 @@ read_file(struct file *f)
 	lp_sb_free(&d.op);
 	lp_sb_free(&d.shapes);
 	lp_csv_hdr_free(&d.hdr);
+}
+
+void
+read_file(struct file *f)
+{
+	f->pids = lp_map_new();
+	f->devs = lp_map_new();
+	f->gpus = lp_map_new();
+	f->sq_pids = lp_map_new();
+	f->names.idx = lp_map_new();
+	f->sub.idx = lp_map_new();
+	f->rep = -1;
+	f->base = set_of(f->path);
+	if (strcmp(f->path, "-"))
+		need_regular(f->path);
+	if (ends(f->path, ".nsys-rep")) {
+		f->kind = K_NSYS_REP;
+		return;
+	}
+	/* a report is binary: only ncu can read it, so its name says
+	 * which replay it holds (NAME_regions.ncu-rep) */
+	if (ends(f->path, ".ncu-rep")) {
+		f->kind = ends(f->path, "_regions.ncu-rep") ? K_NCU_REP_RANGE :
+		    K_NCU_REP;
+		return;
+	}
+	if (strcmp(f->path, "-") && read_sqlite(f))
+		return;
+	read_csv(f);
 }
