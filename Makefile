@@ -177,7 +177,7 @@ check: $(BINS) $(UNITS) $(LP_FAKE_CUDA)
 # The edit loop: the unit tests and the files that test the tools one by
 # one and a whole import, within a minute of CPU (make check has the make
 # DAG, faults, hostile inputs, every fixture and the reports' checks):
-# measured 2026-11-28 on this 2-core machine (tests/gpu/README.md).
+# measured 2026-11-28 on this 2-core machine (tests/README.md, "Test times").
 LP_QUICK_TESTS := $(addprefix tests/,t0001-topn.sh t0002-ncu2tsv.sh t0003-join-md.sh \
 	t0004-cmd.sh t0005-config.sh t0006-inputs-env.sh t0007-summary.sh t0009-tools.sh \
 	t0010-live-exports.sh t0011-tables.sh t0013-regions.sh t0014-compare.sh t0015-h200-runs.sh t0021-escape.sh t0024-readers.sh \
@@ -268,7 +268,7 @@ help:
 	  '  make RUN=x IMPORT="files" MODEL=m stakeholder_summary.md   import nsys/ncu exports' \
 	  '  make RUN=x details.md | kernels.md | brief.json | regions.md | any table .tsv' \
 	  '  make RUN=x BASE=y compare.md | check-regression   two runs compared; the CI gate' \
-	  '  make deps | install PREFIX=... | uninstall | clean | bench | settings' '' \
+	  '  make deps | install PREFIX=... | uninstall | clean | bench | settings | man' '' \
 	  'Settings (lp(7) has them and the SET= keys):'
 	@printf '  %-14s %s\n' $(foreach v,$(LP_SETTINGS),$(v) '$(subst ','\'',$(lp_doc.$(v)))')
 # lp(7)'s tables of settings and SET= keys, made again from what defines them
