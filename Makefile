@@ -175,7 +175,7 @@ lp_prove = $(Q)rm -f $(B)/$(1)-times.log; rc=0; LP_TIMES=$(CURDIR)/$(B)/$(1)-tim
 # What the tests run, built a core each at once unless make was given -j
 # (a fresh clone's make test: 73 -> 55 s wall).
 lp-tests-built:
-	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(LP_JOBS)) $(BINS) $(UNITS) $(LP_FAKE_CUDA)
+	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(value MAKEFLAGS)),,-j$(LP_JOBS)) $(BINS) $(UNITS) $(LP_FAKE_CUDA)
 check: lp-tests-built
 	$(call lp_prove,check,$(UNITS) $(LP_TESTS))
 # The edit loop: the unit tests and the files that test the tools one by
@@ -282,7 +282,7 @@ settings:
 	$(foreach v,$(LP_SETTINGS),$(info $(v)	$(lp_doc.$(v))))@:
 
 demo:
-	@out=$$($(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(LP_JOBS)) $(BINS)) || { printf '%s\n' "$$out"; exit 1; }; \
+	@out=$$($(MAKE) --no-print-directory $(if $(findstring -j,$(value MAKEFLAGS)),,-j$(LP_JOBS)) $(BINS)) || { printf '%s\n' "$$out"; exit 1; }; \
 	  n=$$(printf '%s\n' "$$out" | grep -c '^  CC ' || :); [ "$$n" = 0 ] || echo "  BUILD $$n files into $(B)/"
 	@out=$$($(MAKE) --no-print-directory RUN=demo IMPORT='$(LP_DEMO_FILES)' MODEL=torch-decoder \
 	  topn.tsv kernels.md stakeholder_summary.md brief.json regions.md 2>&1) || { printf '%s\n' "$$out"; exit 1; }; \
