@@ -279,7 +279,7 @@ help:
 man: $(B)/lp-confget
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/gen-lp7.sh > tools/lp.7.tmp && mv tools/lp.7.tmp tools/lp.7
 settings:
-	$(foreach v,$(LP_SETTINGS),$(info $(v)	$(lp_doc.$(v))))@:
+	$(lp_settings_info)@:
 
 demo:
 	@out=$$($(MAKE) --no-print-directory $(if $(findstring -j,$(value MAKEFLAGS)),,-j$(LP_JOBS)) $(BINS)) || { printf '%s\n' "$$out"; exit 1; }; \

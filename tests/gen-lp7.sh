@@ -21,7 +21,7 @@ $3 != f { if (f != "") print ".TE"; f = $3; printf ".PP\n%s\n.TS\nlb lx.\n", f =
 END { if (f != "") print ".TE" }'
 # (cmdline.mk alone: the Makefile would record the build's flags)
 make -s --no-print-directory -f tools/mk/cmdline.mk \
-	--eval 'lp__settings: ; $(foreach v,$(LP_SETTINGS),$(info $(v)	$(lp_doc.$(v))))@:' lp__settings >"$tmp/settings.tsv"
+	--eval 'lp__settings: ; $(lp_settings_info)@:' lp__settings >"$tmp/settings.tsv"
 awk -F'\t' '$2 == "" { print "tests/gen-lp7.sh: setting " $1 " has no lp_doc." $1 " in tools/mk/cmdline.mk" > "/dev/stderr"; bad = 1 } END { exit bad }' "$tmp/settings.tsv"
 sed 's/$/	tools\/mk\/cmdline.mk (make settings)/' "$tmp/settings.tsv" | awk -F'\t' "$table" >"$tmp/settings.roff"
 
