@@ -59,7 +59,7 @@ override lp_doc.FUZZ_TIME := make fuzz: seconds per harness (600)
 override lp_doc.NVCC := the CUDA compiler of the test workload bin/tinyllm
 override lp_doc.NVCC_ARCH := its -arch (native)
 # The settings as TSV, NAME<tab>what it does (make settings, tests/gen-lp7.sh)
-lp_settings_info = $(foreach v,$(LP_SETTINGS),$(info $(v)	$(lp_doc.$(v))))
+override lp_settings_info = $(foreach v,$(LP_SETTINGS),$(info $(v)	$(lp_doc.$(v))))
 # make's own variables, typed, are refused at once: lp sets some (SHELL)
 # and make the others, which dropping would leave undefined (CURDIR).
 override LP_MAKE_VARS := SHELL .SHELLFLAGS MAKESHELL MAKEFLAGS MFLAGS GNUMAKEFLAGS MAKEOVERRIDES \
