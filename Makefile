@@ -73,7 +73,7 @@ LIBSRC := $(filter-out tools/lib/fuzztrack.c,$(wildcard tools/lib/*.c))
 LIBOBJ := $(patsubst tools/lib/%.c,$(B)/obj/lib/%.o,$(LIBSRC))
 UNITS := $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
 
-.PHONY: all deps check test check-gpu bench bench-ranks bench-traces bench-aten demo install uninstall clean help settings man lp-tests-built
+.PHONY: all deps check test check-gpu bench bench-run bench-ranks bench-traces bench-aten demo install uninstall clean help settings man lp-tests-built
 # Objects and test binaries are kept between builds, not deleted as
 # intermediates of the pattern rules.
 .SECONDARY: $(TOOLS:%=$(B)/obj/%.o) $(patsubst $(B)/test/%,$(B)/obj/test/%.o,$(UNITS)) \
@@ -187,7 +187,7 @@ LP_QUICK_TESTS := $(addprefix tests/,t0001-topn.sh t0002-ncu2tsv.sh t0003-join-m
 	t0010-live-exports.sh t0011-tables.sh t0013-regions.sh t0014-compare.sh t0015-h200-runs.sh t0021-escape.sh t0024-readers.sh \
 	t0033-tool-lines.sh t0035-cost.sh t0036-profile-cost.sh t0041-run-folder.sh t0043-values.sh \
 	t0044-joins.sh t0047-gpumetrics.sh t0050-dram-bw.sh t0052-crashes.sh t0060-empty-capture.sh \
-	t0064-briefjson.sh t0065-injected.sh t0066-window.sh t0067-rankfall.sh t0068-linkprobe.sh)
+	t0064-briefjson.sh t0065-injected.sh t0066-window.sh t0067-rankfall.sh t0068-linkprobe.sh t0070-pack.sh)
 test: lp-tests-built
 	$(call lp_prove,test,$(UNITS) $(LP_QUICK_TESTS))
 
@@ -199,6 +199,9 @@ bench: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-traces.sh
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-import.sh
+	$(Q)tests/bench-run.sh
+bench-run: $(BINS)
+	$(Q)tests/bench-run.sh
 bench-ranks: $(BINS)
 	$(Q)LP_BIN=$(CURDIR)/$(B) tests/bench-ranks.sh
 # lp-hostside, lp-regions, lp-reginst on 1 GB traces: time and peak RSS

@@ -172,6 +172,13 @@ endif
 # does not promise row order, so lp-tracesort puts them in time order, in
 # bounded memory, as they come in (from nsys stats or IMPORT).
 LP_TRACES := cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace graph_node_trace
+# The two traces of every launch (millions of rows in a long capture) are
+# parsed once, by lp-tracesort -p, into a packed trace (report_NAME.lpt,
+# lp-tracesort(1)) that every filter reads instead of the CSV: the CSV
+# stays as nsys wrote it, or is not copied (IMPORT).
+LP_PACKED := cuda_api_trace cuda_gpu_trace
+lp_ext = $(if $(filter $(1),$(LP_PACKED)),lpt,csv)
+LP_PACKS_NEEDED := $(patsubst %,$(LP_NS)%.lpt,$(filter $(LP_PACKED),$(LP_NSYS_NEEDED)))
 
 ifneq ($(LP_HAVE_STATS),)
 # The report's sqlite export, made once: the only file with the GPU Metrics
@@ -207,7 +214,7 @@ LP_EMPTY_CAPTURE = the capture holds no $$d data (nsys stats: \"does not contain
   is not traced by nsys, and with --trace-fork-before-exec=true nsys 2025.3.1 still recorded none of its CUDA work (lp(7): forked workers). \
   Start such a worker with spawn (multiprocessing.set_start_method(\"spawn\"), or the engine's own setting) and re-run make; \
   else check that the workload pushes the stages' ranges inside the capture (make RUN=$(RUN) config.yaml: stages, nsys_cli.capture_range)
-$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
+$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) $(LP_PACKS_NEEDED) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
 		| $(LP_BIN)/lp-tracesort
 	$(LP_SAY)
 	$(Q)$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=))
@@ -219,9 +226,11 @@ $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite
 	$(Q)for r in $(LP_NSYS_NEEDED); do [ -f $(R)/nsys/stats.tmp/report_$$r.csv ] || \
 	  { grep -i -e skip -e error $(R)/nsys/stats.tmp/log >&2; echo "lp: nsys stats wrote no $$r report (log: $(R)/nsys/stats.log)" >&2; \
 	    mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log.failed; exit 1; }; done
-	$(Q)for r in $(LP_TRACES); do f=$(R)/nsys/stats.tmp/report_$$r.csv; [ ! -f $$f ] || \
+	$(Q)for r in $(filter-out $(LP_PACKED),$(LP_TRACES)); do f=$(R)/nsys/stats.tmp/report_$$r.csv; [ ! -f $$f ] || \
 	  { $(LP_BIN)/lp-tracesort $$f > $$f.sorted && mv $$f.sorted $$f; }; done
-	$(Q)rm -f $(LP_NS)*.csv && mv $(R)/nsys/stats.tmp/report_*.csv $(R)/nsys/
+	$(Q)rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(R)/nsys/stats.tmp/report_*.csv $(R)/nsys/
+	$(Q)for r in $(LP_PACKED); do f=$(LP_NS)$$r; [ ! -f $$f.csv ] || \
+	  { $(LP_BIN)/lp-tracesort -p $$f.csv > $$f.lpt.tmp && mv $$f.lpt.tmp $$f.lpt; }; done
 	$(Q)mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log && rm -rf $(R)/nsys/stats.tmp
 else
 # Imported exports are copied in under the names nsys stats would use;
@@ -233,8 +242,8 @@ $(foreach r,$(filter-out $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(LP_NS)$(r).cs
 	$$(Q)$(if $(word 2,$(LP_IMP_$(r))),awk '$$(LP_JOIN_AWK)' $$(LP_IMP_$(r)) > $$@.tmp && mv $$@.tmp $$@,\
 	cp $$(LP_IMP_$(r)) $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP))))
 define lp_trace_rule
-$(LP_NS)$(1).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_BIN)/lp-tracesort | $(R)/nsys
-	$$(Q)$$(LP_BIN)/lp-tracesort $$(LP_IMP_$(1)) > $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP)
+$(LP_NS)$(1).$(call lp_ext,$(1)): $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_BIN)/lp-tracesort | $(R)/nsys
+	$$(Q)$$(LP_BIN)/lp-tracesort $(if $(filter $(1),$(LP_PACKED)),-p) $$(LP_IMP_$(1)) > $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP)
 endef
 $(foreach r,$(filter $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(call lp_trace_rule,$(r))))
 endif
@@ -355,8 +364,8 @@ $(R)/kernels.md: $(R)/kernels_md.tsv $(LP_BIN)/lp-summary
 
 # The reports a table reads: after nsys stats they are all there (the
 # optional ones, by the recipe's test); imported, only those given.
-lp_rep = $(if $(LP_HAVE_STATS),$(if $(filter $(1),$(LP_NSYS_NEEDED)),$(LP_NS)$(1).csv),$(if $(LP_IMP_$(1)),$(LP_NS)$(1).csv))
-lp_opt = $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)$(2).csv && echo "$(1) $(LP_NS)$(2).csv"),$(if $(LP_IMP_$(2)),$(1) $(LP_NS)$(2).csv))
+lp_rep = $(if $(LP_HAVE_STATS),$(if $(filter $(1),$(LP_NSYS_NEEDED)),$(LP_NS)$(1).$(call lp_ext,$(1))),$(if $(LP_IMP_$(1)),$(LP_NS)$(1).$(call lp_ext,$(1))))
+lp_opt = $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)$(2).$(call lp_ext,$(2)) && echo "$(1) $(LP_NS)$(2).$(call lp_ext,$(2))"),$(if $(LP_IMP_$(2)),$(1) $(LP_NS)$(2).$(call lp_ext,$(2))))
 LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 
 # The processes that ran kernels and the GPU of each (read once here from
@@ -390,7 +399,7 @@ $(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_g
 		$(R)/nsys/config.yaml $(R)/procs.tsv $(R)/hostside.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -H $(R)/hostside.tsv -p $(LP_NS)nvtx_gpu_proj_trace.csv \
-	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.csv $(LP_OUT)
+	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.lpt $(LP_OUT)
 
 
 # The GPU's dense peaks: conf/gpus.yaml by the name nvidia-smi (or ncu)
@@ -574,8 +583,8 @@ $(R)/ranks.tsv: $(R)/nsys/config.yaml conf/operators.yaml $(call lp_rep,nvtx_pus
 	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace) $(LP_OUT)
 $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.csv \
-	  && echo $(LP_NS)cuda_gpu_trace.csv || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.csv,-x)) \
+	$(Q)$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.lpt \
+	  && echo $(LP_NS)cuda_gpu_trace.lpt || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.lpt,-x)) \
 	  $(LP_OUT)
 
 # What to do next, ranked by the time it could save.
@@ -596,8 +605,8 @@ LP_ATEN_NCU := $(and $(LP_HAVE_NCU),$(call lp_rep,cuda_gpu_kern_sum),$(call lp_r
 # (lp-graphnodes: nsys's sqlite export, the one nsys stats read; imported,
 # lp-graphnodes' CSV of it).
 LP_GRAPHNODES := $(if $(or $(LP_HAVE_STATS),$(LP_IMP_graph_node_trace)),$(LP_NS)graph_node_trace.csv)
-LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trace.csv \
-	  -g $(LP_NS)cuda_gpu_trace.csv $(if $(LP_ATEN_NCU),-m $(R)/ncu/metrics.tsv \
+LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trace.lpt \
+	  -g $(LP_NS)cuda_gpu_trace.lpt $(if $(LP_ATEN_NCU),-m $(R)/ncu/metrics.tsv \
 	  -d $(LP_NS)cuda_gpu_kern_sum.csv -D $(LP_NS)cuda_gpu_kern_sum_mangled.csv) \
 	  $(if $(LP_GRAPHNODES),-n $(LP_GRAPHNODES))
 LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)cuda_gpu_kern_sum.csv \

@@ -264,7 +264,7 @@ sweep(struct st *t, struct src *api, struct src *gpu)
  * the GPU trace's kernels and copies, in time order (at one time, calls
  * first: a kernel starts after its launch call). */
 static void
-load_traces(struct st *t, const struct paths *p)
+load_traces(struct st *t, struct paths *p)
 {
 	static const char *const pp_cols[] = { "Start", "End", "Name", "PID",
 		"TID" };
@@ -286,6 +286,7 @@ load_traces(struct st *t, const struct paths *p)
 	t->cinst = lp_xcalloc(t->ns + 1, sizeof *t->cinst);
 	api.p = lp_rep_open(p->apath, "nsys stats --report cuda_api_trace",
 	    api_cols, 7);
+	p->aname = lp_xstrdup(lp_rep_name(api.p));
 	api.last = gpu.last = -1;
 	if (p->gpath) {
 		gpu.p = lp_rep_open(p->gpath, "nsys stats --report cuda_gpu_trace",
@@ -309,7 +310,7 @@ load_traces(struct st *t, const struct paths *p)
 		if (!other)
 			lp_die(LP_EXIT_DATA, "%s: no CUDA API call of process %s, "
 			    "whose NVTX ranges %s holds: not the API trace of "
-			    "that capture", p->apath, lp_map_key(t->ppids, 0),
+			    "that capture", p->aname, lp_map_key(t->ppids, 0),
 			    p->ppath);
 	}
 	if (t->have_err)
@@ -378,6 +379,7 @@ free_state(struct st *t)
 	lp_map_free(t->names);
 	lp_map_free(t->ppids);
 	lp_map_free(t->thrs);
+	lp_map_free(t->kinds);
 	lp_map_free(t->strms);
 	free(t->sbusy);
 	lp_sb_free(&t->skey);
@@ -418,6 +420,7 @@ main(int argc, char **argv)
 	t.names = lp_map_new();
 	t.ppids = lp_map_new();
 	t.thrs = lp_map_new();
+	t.kinds = lp_map_new();
 	t.strms = lp_map_new();
 	t.cap_graphs = -1;
 	cfg = lp_yaml_load_path(p.cpath);
@@ -430,6 +433,7 @@ main(int argc, char **argv)
 	emit_meta(out, &t, &p);
 	emit_rows(out, &t, &p);
 	free_state(&t);
+	free(p.aname);
 	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;

@@ -22,15 +22,18 @@
 #include "table.h"
 #include "nsight.h"
 
-static const char synopsis[] = "lp-tracesort [file ...]";
+static const char synopsis[] = "lp-tracesort [-p] [file ...]";
 
 #define RUN_BYTES (8u << 20)
 #define FANIN 64
 
 struct rec {
 	double start, dur;
+	long line;		/* where the row was, in file src */
+	size_t src;
 	size_t len;
-	char *s;		/* the row as CSV, its newline included */
+	char *s;		/* the row as CSV, its newline included; with
+				 * -p its fields, each ending in a NUL */
 };
 
 struct st {
@@ -42,6 +45,12 @@ struct st {
 	char **hdr;		/* the first file's header */
 	size_t nhdr;
 	const char *hfile;
+	long hline;
+	int pack;		/* -p: the packed form (pack.c) */
+	const char **srcs;	/* the files, in order */
+	size_t nsrc;
+	struct lp_pack_w *pw;
+	const char **fv;	/* a row's fields, for the pack */
 };
 
 static int
@@ -83,12 +92,20 @@ tmp_open(void)
 	return fp;
 }
 
+/* A row's place in a run file: its key and where it came from, then its
+ * bytes. */
+struct key {
+	double start, dur;
+	long line;
+	size_t src, len;
+};
+
 static void
 put_rec(FILE *fp, const struct rec *r)
 {
-	if (fwrite(&r->start, sizeof r->start, 1, fp) != 1 ||
-	    fwrite(&r->dur, sizeof r->dur, 1, fp) != 1 ||
-	    fwrite(&r->len, sizeof r->len, 1, fp) != 1 ||
+	struct key k = { r->start, r->dur, r->line, r->src, r->len };
+
+	if (fwrite(&k, sizeof k, 1, fp) != 1 ||
 	    fwrite(r->s, 1, r->len, fp) != r->len)
 		lp_die_sys("writing a temporary file");
 }
@@ -97,14 +114,18 @@ put_rec(FILE *fp, const struct rec *r)
 static int
 get_rec(FILE *fp, struct rec *r, size_t *cap)
 {
-	if (fread(&r->start, sizeof r->start, 1, fp) != 1) {
+	struct key k;
+
+	if (fread(&k, sizeof k, 1, fp) != 1) {
 		if (ferror(fp))
 			lp_die_sys("reading a temporary file");
 		return 0;
 	}
-	if (fread(&r->dur, sizeof r->dur, 1, fp) != 1 ||
-	    fread(&r->len, sizeof r->len, 1, fp) != 1)
-		lp_die_sys("reading a temporary file");
+	r->start = k.start;
+	r->dur = k.dur;
+	r->line = k.line;
+	r->src = k.src;
+	r->len = k.len;
 	if (r->len > *cap) {
 		*cap = r->len;
 		r->s = lp_xrealloc(r->s, *cap);
@@ -137,9 +158,29 @@ spill(struct st *t)
 	t->n = t->bytes = 0;
 }
 
-/* Runs run[0..n) merged into out: CSV rows, or another run (as_run). */
+/* A row out: as CSV, or into the pack (its fields split at their NULs). */
 static void
-merge(FILE **run, size_t n, FILE *out, int as_run)
+out_rec(struct st *t, const struct rec *r)
+{
+	const char *p = r->s;
+	size_t i;
+
+	if (!t->pack) {
+		if (fwrite(r->s, 1, r->len, stdout) != r->len)
+			lp_die_sys("writing standard output");
+		return;
+	}
+	for (i = 0; i < t->nhdr; i++) {
+		t->fv[i] = p;
+		p += strlen(p) + 1;
+	}
+	lp_pack_row(t->pw, r->src, r->line, t->fv);
+}
+
+/* Runs run[0..n) merged into out: rows out (out_rec), or another run
+ * (out set). */
+static void
+merge(struct st *t, FILE **run, size_t n, FILE *out)
 {
 	struct rec *r = lp_xcalloc(n, sizeof *r);
 	size_t *cap = lp_xcalloc(n, sizeof *cap), *live = lp_xcalloc(n,
@@ -154,10 +195,10 @@ merge(FILE **run, size_t n, FILE *out, int as_run)
 			if (cmp_rec(&r[live[i]], &r[live[best]]) < 0)
 				best = i;
 		i = live[best];
-		if (as_run)
+		if (out)
 			put_rec(out, &r[i]);
-		else if (fwrite(r[i].s, 1, r[i].len, out) != r[i].len)
-			lp_die_sys("writing standard output");
+		else
+			out_rec(t, &r[i]);
 		if (!get_rec(run[i], &r[i], &cap[i]))
 			live[best] = live[--nl];
 	}
@@ -181,10 +222,13 @@ check_header(struct st *t, const struct lp_csv_hdr *h, const char *file)
 		t->hdr = lp_xcalloc(h->n, sizeof *t->hdr);
 		for (i = 0; i < h->n; i++) {
 			t->hdr[i] = lp_xstrdup(h->names[i]);
+			if (t->pack)
+				continue;
 			lp_csv_put(stdout, h->names[i], 0);
 			putchar(i + 1 < h->n ? ',' : '\n');
 		}
 		t->hfile = file;
+		t->hline = h->line;
 		return;
 	}
 	for (i = 0; i < h->n && i < t->nhdr; i++)
@@ -210,8 +254,12 @@ add_row(struct st *t, const struct lp_rep_row *rr)
 	r = &t->r[t->n++];
 	r->start = lp_rep_time(rr, 0);
 	r->dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
+	r->line = rr->line;
+	r->src = t->nsrc - 1;
 	lp_sb_reset(&t->b);
-	for (i = 0; i < rr->rec->n; i++) {
+	for (i = 0; t->pack && i < rr->rec->n; i++)
+		lp_sb_addn(&t->b, rr->rec->f[i], strlen(rr->rec->f[i]) + 1);
+	for (i = 0; !t->pack && i < rr->rec->n; i++) {
 		const char *f = rr->rec->f[i];
 
 		if (strpbrk(f, ",\"\r\n")) {
@@ -253,6 +301,8 @@ read_file(struct st *t, const char *path)
 		return;
 	}
 	ungetc(c, fp);
+	t->srcs = lp_xreallocarray(t->srcs, t->nsrc + 1, sizeof *t->srcs);
+	t->srcs[t->nsrc++] = name;
 	in = lp_rep_from(fp, name, "an nsys trace", cols, 2);
 	lp_rep_empty_ok(in);
 	while ((rr = lp_rep_next(in)))
@@ -271,9 +321,7 @@ emit(struct st *t)
 	if (!t->nrun) {
 		lp_qsort(t->r, t->n, sizeof *t->r, cmp_qsort);
 		for (i = 0; i < t->n; i++) {
-			if (fwrite(t->r[i].s, 1, t->r[i].len, stdout) !=
-			    t->r[i].len)
-				lp_die_sys("writing standard output");
+			out_rec(t, &t->r[i]);
 			free(t->r[i].s);
 		}
 		return;
@@ -285,14 +333,14 @@ emit(struct st *t)
 			size_t m = t->nrun - i < FANIN ? t->nrun - i : FANIN;
 			FILE *fp = tmp_open();
 
-			merge(t->run + i, m, fp, 1);
+			merge(t, t->run + i, m, fp);
 			if (fflush(fp) == EOF || fseek(fp, 0, SEEK_SET) == -1)
 				lp_die_sys("writing a temporary file");
 			t->run[k] = fp;
 		}
 		t->nrun = k;
 	}
-	merge(t->run, t->nrun, stdout, 0);
+	merge(t, t->run, t->nrun, NULL);
 }
 
 int
@@ -303,8 +351,11 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "h")) != -1) {
+	while ((c = getopt(argc, argv, "hp")) != -1) {
 		switch (c) {
+		case 'p':
+			t.pack = 1;
+			break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
 			return 0;
@@ -315,7 +366,18 @@ main(int argc, char **argv)
 		read_file(&t, "-");
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		read_file(&t, argv[i]);
+	/* no header: every file empty, as nsys writes a report without
+	 * rows; the pack is then empty too */
+	if (t.pack && t.hdr) {
+		t.fv = lp_xcalloc(t.nhdr, sizeof *t.fv);
+		t.pw = lp_pack_wopen(stdout, t.srcs, t.nsrc,
+		    (const char *const *)t.hdr, t.nhdr, t.hline);
+	}
 	emit(&t);
+	if (t.pw)
+		lp_pack_wend(t.pw);
+	free(t.fv);
+	free(t.srcs);
 	for (i = 0; i < t.nhdr; i++)
 		free(t.hdr[i]);
 	free(t.hdr);

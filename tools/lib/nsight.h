@@ -77,6 +77,9 @@ struct lp_rep_in *lp_rep_open(const char *path, const char *what,
 struct lp_rep_in *lp_rep_from(FILE *fp, const char *file, const char *what,
     const char *const *cols, size_t n);
 const struct lp_rep_row *lp_rep_next(struct lp_rep_in *in);
+/* The file the rows come from, as the user knows it: a packed trace's
+ * (first) CSV, else the path given (valid until lp_rep_close). */
+const char *lp_rep_name(const struct lp_rep_in *in);
 /* The header once lp_rep_next has found it, else NULL. */
 const struct lp_csv_hdr *lp_rep_header(const struct lp_rep_in *in);
 /* A header without rows is a whole report, not a cut one (lp-graphnodes'
@@ -92,6 +95,26 @@ const char *lp_rep_pid(const struct lp_rep_row *r, size_t i);
  * never a number spelt otherwise ("1e3", "1000.0") that would join rows
  * nsys never joined. */
 int64_t lp_rep_id(const struct lp_rep_row *r, size_t i);
+/* pack.c: an nsys trace in lp's packed form (lp-tracesort -p): rows
+ * already read and checked, long repeated fields written once.  rep.c
+ * reads a pack wherever it reads a trace's CSV. */
+struct lp_pack_w;
+struct lp_pack_w *lp_pack_wopen(FILE *fp, const char *const *srcs,
+    size_t nsrc, const char *const *names, size_t ncols, long hline);
+void lp_pack_row(struct lp_pack_w *w, size_t src, long line,
+    const char *const *f);	/* ncols fields */
+void lp_pack_wend(struct lp_pack_w *w);
+struct lp_pack_r;
+int lp_pack_is(FILE *fp);	/* by its first byte, put back */
+struct lp_pack_r *lp_pack_ropen(FILE *fp, const char *file);
+size_t lp_pack_cols(const struct lp_pack_r *r, char ***names, long *hline);
+const char *lp_pack_src(const struct lp_pack_r *r, size_t i);
+/* The next row's fields (valid until the next call), its file and line
+ * there; 0 at the end. */
+int lp_pack_next(struct lp_pack_r *r, const char *const **f, size_t *src,
+    long *line);
+void lp_pack_rclose(struct lp_pack_r *r);
+
 /* Columns of an nsys report's row that must agree (End - Start = Duration,
  * no Total Time without Instances, Avg x Instances = Total Time, Min <= Avg
  * <= Max), found by name; lp_agree_row dies naming the row that breaks

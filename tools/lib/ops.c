@@ -74,6 +74,7 @@ lp_ops_load(struct lp_ops *o, const char *path)
 		o->nre++;
 	}
 	o->names[o->n] = "Other";
+	o->memo = lp_map_new();
 }
 
 /* The name a class pattern is matched against. */
@@ -97,8 +98,8 @@ base_for(const struct lp_ops *o, const char *kernel)
 /* A PyTorch elementwise template's base name says "elementwise", not
  * what it does: its operation (lp_kname_op: "direct_copy", "bfloat16_copy",
  * "silu") is matched too, so a copy or a cast is not an activation. */
-size_t
-lp_ops_class(const struct lp_ops *o, const char *kernel)
+static size_t
+classify(const struct lp_ops *o, const char *kernel)
 {
 	char *b = base_for(o, kernel), *op = lp_kname_op(kernel);
 	size_t j;
@@ -110,6 +111,20 @@ lp_ops_class(const struct lp_ops *o, const char *kernel)
 	free(b);
 	free(op);
 	return j;
+}
+
+/* A trace names a few hundred kernels in millions of launches: each
+ * name's class is found once (memo: name to class). */
+size_t
+lp_ops_class(const struct lp_ops *o, const char *kernel)
+{
+	long c = lp_map_get(o->memo, kernel, -1);
+
+	if (c < 0) {
+		c = (long)classify(o, kernel);
+		lp_map_put(o->memo, kernel, c);
+	}
+	return (size_t)c;
 }
 
 int
@@ -129,6 +144,7 @@ lp_ops_free(struct lp_ops *o)
 	free(o->names);
 	free(o->comm);
 	free(o->floor);
+	lp_map_free(o->memo);
 	lp_yaml_free(o->conf);
 	memset(o, 0, sizeof *o);
 }

@@ -26,6 +26,7 @@ struct lp_rep_in {
 	int have;
 	FILE *fp;		/* opened here (lp_rep_open), or the caller's */
 	struct lp_csv_in *csv;
+	struct lp_pack_r *pk;	/* a packed trace (pack.c) instead */
 	struct lp_rep_row rr;
 	struct lp_csv_rec rec;	/* the row rr is, whole */
 	long rows, last;	/* data rows; the line of the last record */
@@ -228,6 +229,51 @@ lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec)
 	}
 }
 
+/* A packed trace: its header is known at once; its rows were checked
+ * (width, the columns that agree) when lp-tracesort packed them, and name
+ * the CSV file and line they came from. */
+static void
+pack_open(struct lp_rep_in *r, FILE *fp)
+{
+	struct lp_csv_rec rec = { 0 };
+
+	r->pk = lp_pack_ropen(fp, r->file);
+	rec.n = lp_pack_cols(r->pk, &rec.f, &rec.line);
+	r->file = lp_pack_src(r->pk, 0);
+	header(r, &rec);
+	r->last = rec.line;
+}
+
+static const struct lp_rep_row *
+pack_next(struct lp_rep_in *r)
+{
+	const char *const *f;
+	size_t i, src;
+	long line;
+
+	if (!lp_pack_next(r->pk, &f, &src, &line)) {
+		if (!r->rows && !r->empty_ok)
+			lp_die_at(LP_EXIT_DATA, r->file, r->last, 0, "no rows "
+			    "after the header (cut off?)");
+		return NULL;
+	}
+	r->rows++;
+	for (i = 0; i < r->n; i++)
+		r->v[i] = r->idx[i] >= 0 ? f[r->idx[i]] : "";
+	r->rr.v = r->v;
+	r->rr.factor = r->factor;
+	r->rr.col = r->idx;
+	r->rr.names = r->cols;
+	r->rr.line = line;
+	r->rr.file = lp_pack_src(r->pk, src);
+	r->rec.n = r->hdr.n;
+	r->rec.f = (char **)f;
+	r->rec.line = line;
+	r->rec.rd = NULL;
+	r->rr.rec = &r->rec;
+	return &r->rr;
+}
+
 struct lp_rep_in *
 lp_rep_from(FILE *fp, const char *file, const char *what,
     const char *const *cols, size_t n)
@@ -241,7 +287,10 @@ lp_rep_from(FILE *fp, const char *file, const char *what,
 	r->idx = lp_xcalloc(n, sizeof *r->idx);
 	r->factor = lp_xcalloc(n, sizeof *r->factor);
 	r->v = lp_xcalloc(n, sizeof *r->v);
-	r->csv = lp_csv_open(fp, file, NULL, NULL);
+	if (lp_pack_is(fp))
+		pack_open(r, fp);
+	else
+		r->csv = lp_csv_open(fp, file, NULL, NULL);
 	return r;
 }
 
@@ -264,6 +313,8 @@ lp_rep_next(struct lp_rep_in *r)
 	size_t i;
 	double f;
 
+	if (r->pk)
+		return pack_next(r);
 	while (lp_csv_next(r->csv, &rec)) {
 		r->last = rec.line;
 		if (!r->have) {
@@ -308,6 +359,12 @@ lp_rep_next(struct lp_rep_in *r)
 	return NULL;
 }
 
+const char *
+lp_rep_name(const struct lp_rep_in *r)
+{
+	return r->file;
+}
+
 const struct lp_csv_hdr *
 lp_rep_header(const struct lp_rep_in *r)
 {
@@ -325,7 +382,9 @@ lp_rep_close(struct lp_rep_in *r)
 {
 	if (!r)
 		return;
-	lp_csv_close(r->csv);
+	if (r->csv)
+		lp_csv_close(r->csv);
+	lp_pack_rclose(r->pk);
 	if (r->fp)
 		lp_close_in(r->fp);
 	lp_csv_hdr_free(&r->hdr);

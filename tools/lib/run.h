@@ -54,6 +54,7 @@ struct lp_ops {
 	size_t nre;
 	struct lp_ynode *conf;
 	const struct lp_ynode *wrappers;
+	struct lp_map *memo;	/* kernel name -> class, as found */
 };
 void lp_ops_load(struct lp_ops *o, const char *path);	/* dies on bad */
 /* Is the class of that name marked floor: true (GEMMs, attention: the

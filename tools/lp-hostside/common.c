@@ -55,26 +55,41 @@ inside_any(const struct stage *g, double t)
 	return lo && g->maxend[lo - 1] > t;
 }
 
-/* The instance of g on thread (pid, tid) holding time t, or NULL. */
+/* Does instance m come at or before (pid, tid, t) in g's order? */
+static int
+at_or_before(const struct inst *m, const char *pid, const char *tid,
+    double t)
+{
+	int c = strcmp(m->pid, pid);
+
+	if (!c)
+		c = strcmp(m->tid, tid);
+	return c < 0 || (!c && m->start <= t);
+}
+
+/* The instance of g on thread (pid, tid) holding time t, or NULL.  The
+ * last answer's place is tried first: calls come in time order, so it is
+ * nearly always where the next one lies. */
 struct inst *
 find(struct stage *g, const char *pid, const char *tid, double t)
 {
-	size_t lo = 0, hi = g->n;
+	size_t lo = g->hint, hi = g->n;
 	struct inst *x;
 
 	/* the last instance at or before (pid, tid, t) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct inst *m = &g->in[mid];
-		int c = strcmp(m->pid, pid);
+	if (lo > g->n || (lo && !at_or_before(&g->in[lo - 1], pid, tid, t)) ||
+	    (lo < g->n && at_or_before(&g->in[lo], pid, tid, t))) {
+		lo = 0;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (!c)
-			c = strcmp(m->tid, tid);
-		if (c < 0 || (!c && m->start <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (at_or_before(&g->in[mid], pid, tid, t))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 	}
+	g->hint = lo;
 	if (!lo)
 		return NULL;
 	x = &g->in[lo - 1];

@@ -369,7 +369,7 @@ check_cells(struct lp_row *r, struct lp_sb *b, const struct st *t,
 		    "ncu selection would miss them. Profile again with "
 		    "--cuda-graph-trace=node (lp's default: "
 		    "SET=nsys_cli.cuda_graph_trace=node), or import exports of "
-		    "a capture made with it", g->name, s.glaunches, p->apath);
+		    "a capture made with it", g->name, s.glaunches, p->aname);
 	} else if (!s.launches && g->other > 0) {
 		lp_row_text(r, "kernels in another process");
 		lp_sb_printf(b, "process %s pushed %s's range (%s) and launched no "

@@ -53,6 +53,8 @@ struct stage {
 	double *maxend;		/* end up to each (any thread): who else ran */
 	double other;		/* launch calls of other processes inside */
 	char *other_pid;	/* the first of those processes */
+	size_t hint;		/* find's last answer, where the next one
+				 * usually is (calls come in time order) */
 };
 
 /* Calls held at most this many launch, copy and synchronisation calls
@@ -137,6 +139,7 @@ struct st {
 	long pids;		/* such processes: 1, or 2 for several */
 	double nlaunch, unmatched;	/* the stages' launch calls; without a kernel */
 	struct lp_map *thrs;	/* "pid\037tid" -> struct thr index */
+	struct lp_map *kinds;	/* call name -> kind_of, as met */
 	struct thr *th;
 	size_t nth;
 	/* the first reason the GPU trace is not of the API trace's capture,
@@ -158,6 +161,7 @@ struct st {
 /* The input files; NULL for a trace the run lacks. */
 struct paths {
 	const char *cpath, *apath, *gpath, *ppath, *spath;
+	char *aname;		/* the API trace's CSV (a pack's source) */
 };
 
 /* common.c: a call's kind; the instance of a stage that holds a time. */

@@ -124,7 +124,9 @@ thread_of(struct st *t, const char *pid, const char *tid)
 	struct lp_sb key = { 0 };
 	long i;
 
-	lp_sb_printf(&key, "%s\037%s", pid, tid);
+	lp_sb_adds(&key, pid);
+	lp_sb_addc(&key, '\037');
+	lp_sb_adds(&key, tid);
 	if ((i = lp_map_get(t->thrs, lp_sb_str(&key), -1)) < 0) {
 		t->th = lp_xreallocarray(t->th, t->nth + 1, sizeof *t->th);
 		t->th[t->nth].last = 0;
@@ -420,10 +422,12 @@ sweep_api(struct st *t, const struct lp_rep_row *rr)
 	const char *name = rr->v[2], *pid = lp_rep_pid(rr, 4);
 	const char *tid = lp_rep_pid(rr, 5);
 	double start = lp_rep_time(rr, 0), dur = lp_rep_time(rr, 1);
-	int kind = kind_of(name), mine = 0;
+	int kind = (int)lp_map_get(t->kinds, name, -1), mine = 0;
 	size_t x = 0, i;	/* the call's slot + 1 once held */
 	long id = -1;
 
+	if (kind < 0)		/* a few dozen names in millions of calls */
+		lp_map_put(t->kinds, name, kind = kind_of(name));
 	if (kind == K_LAUNCH || kind == K_MEMCPY)
 		gpu_process(t, pid);
 	mine = lp_map_get(t->ppids, pid, -1) >= 0;

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Packed traces (issue 42, item 1): lp-tracesort -p parses an nsys trace
+# once and every filter reads the pack instead of the CSV.  On the real
+# Llama and GPT-2 captures of tests/fixtures/h100-hostside: the pack
+# unpacks to the sorted CSV byte for byte; each filter's table from the
+# pack is its table from the CSV but for the file it names; a row's fault
+# names the CSV and line it came from, as read from the CSV; a cut pack is
+# refused with no table; a kernel's name is in the pack once.
+. "$(dirname "$0")/lib.sh"
+
+HS=$FIX/h100-hostside
+lp-confmerge "$ROOT/conf/runner/stage2.yaml" "$ROOT/conf/profiling/nsys/nsys.default.yaml" \
+	"$ROOT/conf/model/torch-decoder.yaml" >"$TRASH/cfg.yaml"
+
+test_expect_success 'a packed trace unpacks to the sorted CSV, byte for byte (Llama, GPT-2: API and GPU traces)' '
+	for c in llama gpt2; do
+		for r in cuda_api_trace cuda_gpu_trace; do
+			lp-tracesort "$HS/${c}_$r.csv" >sorted.csv &&
+			lp-tracesort -p "$HS/${c}_$r.csv" >p.lpt &&
+			lp-tracesort p.lpt >back.csv &&
+			test_cmp sorted.csv back.csv || return 1
+		done
+	done
+'
+
+test_expect_success 'the rows in any order give the same pack' '
+	lp-tracesort -p "$HS/llama_cuda_gpu_trace.csv" >a.lpt &&
+	{ head -n 1 "$HS/llama_cuda_gpu_trace.csv" && tail -n +2 "$HS/llama_cuda_gpu_trace.csv" | tac; } >rev.csv &&
+	lp-tracesort -p rev.csv >b.lpt &&
+	lp-tracesort a.lpt >a.csv && lp-tracesort b.lpt >b.csv && test_cmp a.csv b.csv
+'
+
+test_expect_success 'a kernel name is in the pack once, in the CSV at each launch' '
+	lp-tracesort -p "$HS/llama_cuda_gpu_trace.csv" >g.lpt &&
+	test "$(grep -c nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT "$HS/llama_cuda_gpu_trace.csv")" = 1408 &&
+	test "$(grep -a -o nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT g.lpt | wc -l)" = 1 &&
+	test $(wc -c <g.lpt) -lt $(($(wc -c <"$HS/llama_cuda_gpu_trace.csv") / 3))
+'
+
+# same TABLE-FROM-CSV TABLE-FROM-PACK: the same but the source line
+same() {
+	grep -v "^# source" "$1" >a.tsv && grep -v "^# source" "$2" >b.tsv && test_cmp a.tsv b.tsv
+}
+
+test_expect_success 'lp-overlap, lp-hostside, lp-audit: the table from the pack is the one from the CSV' '
+	for c in llama gpt2; do
+		lp-tracesort "$HS/${c}_cuda_gpu_trace.csv" >g.csv && lp-tracesort -p g.csv >g.lpt &&
+		lp-tracesort "$HS/${c}_cuda_api_trace.csv" >a.csv && lp-tracesort -p a.csv >a.lpt &&
+		lp-overlap -o "$ROOT/conf/operators.yaml" g.csv >o1 && lp-overlap -o "$ROOT/conf/operators.yaml" g.lpt >o2 &&
+		same o1 o2 &&
+		lp-hostside -c "$TRASH/cfg.yaml" -a a.csv -g g.csv "$HS/${c}_nvtx_pushpop_trace.csv" >h1 &&
+		lp-hostside -c "$TRASH/cfg.yaml" -a a.lpt -g g.lpt "$HS/${c}_nvtx_pushpop_trace.csv" >h2 &&
+		same h1 h2 &&
+		lp-audit -c "$TRASH/cfg.yaml" -a a.csv -p "$HS/${c}_nvtx_pushpop_trace.csv" >u1 &&
+		lp-audit -c "$TRASH/cfg.yaml" -a a.lpt -p "$HS/${c}_nvtx_pushpop_trace.csv" >u2 &&
+		same u1 u2 || return 1
+	done &&
+	grep -q "^# source.*g.lpt" o2
+'
+
+test_expect_success 'a fault in a packed row names the CSV and its line, as the CSV read does' '
+	awk -F, -v OFS=, "NR == 40 { \$6 = \"85x\" } { print }" "$HS/llama_cuda_api_trace.csv" >bad.csv &&
+	lp-tracesort -p bad.csv >bad.lpt &&
+	test_must_fail lp-hostside -c "$TRASH/cfg.yaml" -a bad.csv "$HS/llama_nvtx_pushpop_trace.csv" >out1 2>err1 &&
+	test_must_fail lp-hostside -c "$TRASH/cfg.yaml" -a bad.lpt "$HS/llama_nvtx_pushpop_trace.csv" >out2 2>err2 &&
+	test_grep "bad.csv:40:6: Pid" err1 && test_cmp err1 err2 && ! test -s out2
+'
+
+test_expect_success 'a cut or foreign pack is refused, naming it and the byte, with no table' '
+	lp-tracesort -p "$HS/llama_cuda_gpu_trace.csv" >g.lpt &&
+	head -c 100000 g.lpt >cut.lpt &&
+	test_must_fail lp-overlap -o "$ROOT/conf/operators.yaml" cut.lpt >out 2>err &&
+	test_grep "cut.lpt: not a whole packed trace (byte [0-9]*: cut inside" err && ! test -s out &&
+	{ printf "\177LPTRACE 1\n\001\003a.c\001\005Start\000\007"; } >junk.lpt &&
+	test_must_fail lp-tracesort junk.lpt >out 2>err &&
+	test_grep "junk.lpt: not a whole packed trace (byte 25: an item of no known kind)" err && ! test -s out
+'
+
+test_expect_success 'an empty trace (nsys: no rows) packs to an empty file, refused as the empty CSV is' '
+	: >empty.csv && lp-tracesort -p empty.csv >e.lpt && ! test -s e.lpt &&
+	test_must_fail lp-overlap -o "$ROOT/conf/operators.yaml" empty.csv 2>err1 &&
+	test_must_fail lp-overlap -o "$ROOT/conf/operators.yaml" e.lpt 2>err2 &&
+	sed "s/empty.csv/X/" err1 >e1 && sed "s/e.lpt/X/" err2 >e2 && test_cmp e1 e2
+'
+
+test_done
