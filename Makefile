@@ -187,7 +187,7 @@ LP_QUICK_TESTS := $(addprefix tests/,t0001-topn.sh t0002-ncu2tsv.sh t0003-join-m
 	t0010-live-exports.sh t0011-tables.sh t0013-regions.sh t0014-compare.sh t0015-h200-runs.sh t0021-escape.sh t0024-readers.sh \
 	t0033-tool-lines.sh t0035-cost.sh t0036-profile-cost.sh t0041-run-folder.sh t0043-values.sh \
 	t0044-joins.sh t0047-gpumetrics.sh t0050-dram-bw.sh t0052-crashes.sh t0060-empty-capture.sh \
-	t0064-briefjson.sh t0065-injected.sh t0066-window.sh t0067-rankfall.sh t0068-linkprobe.sh t0070-pack.sh)
+	t0064-briefjson.sh t0065-injected.sh t0066-window.sh t0067-rankfall.sh t0068-linkprobe.sh t0070-pack.sh t0071-ncustop.sh)
 test: lp-tests-built
 	$(call lp_prove,test,$(UNITS) $(LP_QUICK_TESTS))
 

@@ -276,11 +276,19 @@ $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operat
 
 ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
-# said (in profile.cmd and the summary), never left to fail the run.
+# said (in profile.cmd and the summary), never left to fail the run.  The
+# query (1 to 2 s) is made once per ncu version and set of GPUs (their
+# models and driver, by nvidia-smi) and kept in LP_MCACHE for later runs;
+# without nvidia-smi's answer it is made each time.
+LP_MCACHE := $(LP_STAGE2_DIR)/.cache/ncu-metrics
 $(R)/ncu/metrics.avail: | $(R)/ncu
 	$(LP_SAY)
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_T0) ncu --query-metrics > $@.tmp $(LP_UNTMP); \
+	$(Q)$(LP_T0) g=$$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sort -u); \
+	c=$(LP_MCACHE)/$$({ ncu --version; echo "$$g"; } | md5sum | cut -c1-16).avail; \
+	if [ -n "$$g" ] && [ -s $$c ]; then cp $$c $@.tmp; \
+	else ncu --query-metrics > $@.tmp $(LP_UNTMP); \
+	  [ -z "$$g" ] || { mkdir -p $(LP_MCACHE) && cp $@.tmp $$c.$$$$ && mv $$c.$$$$ $$c; }; fi; \
 	$(call lp_took,ncu metric query,0,$(R)/ncu/metrics.avail.time); mv $@.tmp $@
 
 $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/ncu/metrics.avail \
@@ -293,13 +301,18 @@ $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/n
 
 # ncu on exactly the top-N kernels inside the stage.  ncu exits 0 when its
 # filters match nothing; that is an error here, with the filters shown.
-$(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd
+# lp-ncustop passes ncu's output on and, where ncu cannot stop the
+# workload itself (per launch configuration: lp-ncucmd -n), stops it once
+# every configuration is profiled; it times the replay (profile.stop.tsv).
+$(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd $(R)/topn.tsv $(R)/ncu/config.yaml $(LP_BIN)/lp-ncustop
 	$(LP_SAY)
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
 	$(call lp_need,ncu,install Nsight Compute); \
-	rm -f $@ $@.cmd $(R)/ncu/report.tmp.*; \
+	rm -f $@ $@.cmd $(R)/ncu/report.tmp.* $(R)/ncu/profile.stop.tsv; \
 	echo "lp: profiling with ncu: $$(cat $<)"; \
-	$(LP_T0) sh $< || { rc=$$?; echo "lp: ncu failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
+	n=$$($(LP_BIN)/lp-ncucmd -n -k $(R)/topn.tsv < $(R)/ncu/config.yaml) || exit 1; \
+	$(LP_T0) $(LP_BIN)/lp-ncustop -n "$$n" -t $(R)/ncu/profile.stop.tsv -- sh $< || \
+	  { rc=$$?; echo "lp: ncu failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
 	[ -s $(R)/ncu/report.tmp.ncu-rep ] || { echo "lp: ncu profiled no kernel (no report written). Filters used:" >&2; \
 	  $(LP_BIN)/lp-ncucmd -d -k $(R)/topn.tsv < $(R)/ncu/config.yaml >&2; exit 1; }; \
 	$(call lp_took,ncu profile,1,$(R)/ncu/profile.time); \

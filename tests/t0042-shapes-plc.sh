@@ -73,6 +73,19 @@ test_expect_success 'lp-ncucmd: the pairs become ncu'"'"'s per-launch-config fil
 	test_grep "selected kernels: 19, in 23 launch configurations" d
 '
 
+test_expect_success 'lp-topn -s: # configs: every configuration of the kept kernels in the stage (awk); lp-ncucmd -n stops there' '
+	table "$TRASH/topn.tsv" kernel | sort -u >kept &&
+	table "$TRASH/shapes.tsv" kernel | awk "NR == FNR { k[\$0] = 1; next } \$0 in k { n++ } END { print n }" kept - >expect &&
+	sed -n "s/^# configs: //p" "$TRASH/topn.tsv" >got &&
+	test_cmp expect got && test "$(cat got)" -gt 23 &&
+	printf "run:\n  stage: decode_all\nstages:\n  decode_all: {domain: \"\", range: LLM@decode_all}\nncu_cli:\n  launches_per_kernel: 1\n  stop_when_done: true\n" >ncu.yaml &&
+	lp-ncucmd -n -k "$TRASH/topn.tsv" <ncu.yaml >n && test_cmp expect n &&
+	sed "s/stop_when_done: true/stop_when_done: false/" ncu.yaml >nostop.yaml &&
+	test "$(lp-ncucmd -n -k "$TRASH/topn.tsv" <nostop.yaml)" = 0 &&
+	lp-topn -r "$R" -n 5 "$I/llama_nvtx_kern_sum_mangled.csv" >kern.tsv &&
+	test "$(lp-ncucmd -n -k kern.tsv <ncu.yaml)" = 0
+'
+
 test_expect_success 'an import of the run: a roofline point per launch configuration with its own nsys time' '
 	lpmake RUN=plc "IMPORT=$(echo "$I"/*.csv)" MODEL=hf-llama stakeholder_summary.md >out 2>err || { cat err; false; } &&
 	r=$S2/plc &&

@@ -15,7 +15,7 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-ncucmd [-0R] [-a metrics.avail] [-d | -x] [-k topn.tsv] [-o base] "
+    "lp-ncucmd [-0R] [-a metrics.avail] [-d | -n | -x] [-k topn.tsv] [-o base] "
     "[-p key] [-- workload-or-report...]";
 
 /* The config key the settings are under: ncu_cli, or ncu_regions. */
@@ -65,7 +65,31 @@ struct sel {
 	char **names;
 	size_t n;
 	size_t pairs;	/* (kernel, launch configuration) rows; 0: kernels */
+	long configs;	/* "# configs:": every configuration of them, or -1 */
 };
+
+/* lp-topn's "# configs: N" (the launch configurations of the kept kernels
+ * in the stage, lp-topn(1)), or -1 without one. */
+static long
+topn_configs(const struct lp_tsv *t, const char *name)
+{
+	size_t i;
+	char *end;
+	long n;
+
+	for (i = 0; i < t->ncomments; i++) {
+		const char *c = t->comments[i];
+
+		if (strncmp(c, "configs: ", 9))
+			continue;
+		n = strtol(c + 9, &end, 10);
+		if (end == c + 9 || *end || n < 1 || n > 1000000)
+			lp_die_at(LP_EXIT_DATA, name, 0, 0, "# %s: expected a "
+			    "count of launch configurations", c);
+		return n;
+	}
+	return -1;
+}
 
 /* The kernel column of lp-topn's TSV. */
 static void
@@ -79,6 +103,7 @@ read_sel(struct sel *s, const char *path)
 
 	lp_tsv_open(&t, fp, name);
 	lp_tab_expect(&t, "lp-topn");
+	s->configs = topn_configs(&t, name);
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-topn output");
 	seen = lp_map_new();
 	cg = lp_csv_col(&t.hdr, "grid");
@@ -510,12 +535,30 @@ kernels(const struct lp_ynode *cfg, const char *file, const char *base,
 }
 
 /* Which of the four commands, and what it needs. */
+/* -n: after how many profiled launches lp-ncustop(1) may stop the
+ * workload.  The per-launch-config filter profiles each configuration of
+ * the selected kernels (lp-topn's "# configs:") per times and never knows
+ * it is done, so ncu cannot --kill; 0 where ncu stops the workload itself
+ * (--kill), where it must not (stop_when_done: false) or where the count
+ * is not known. */
+static void
+stop_count(const struct lp_ynode *cfg, const char *file, const struct sel *s)
+{
+	long per = lp_cfg_long(cfg, K("launches_per_kernel"), 1, 1, 1000,
+	    file);
+	int stop = !strcmp(lp_cfg_enum(cfg, K("stop_when_done"), "false", bools,
+	    file), "true");
+
+	printf("%ld\n", stop && s->pairs && s->configs > 0 ? per *
+	    s->configs : 0);
+}
+
 static void
 check_modes(int dmode, int xmode, int rmode, const char *topn,
     const char *base)
 {
 	if (dmode && xmode)
-		lp_die(LP_EXIT_USAGE, "-d and -x do not go together");
+		lp_die(LP_EXIT_USAGE, "-d, -n and -x do not go together");
 	if (rmode && (xmode || topn))
 		lp_die(LP_EXIT_USAGE, "-R (regions) takes neither -x nor -k");
 	if (!xmode && !rmode && !topn)
@@ -536,10 +579,10 @@ main(int argc, char **argv)
 	struct lp_sb dropped = { 0 };
 	char **work;
 	size_t nwork;
-	int c, nul = 0, dmode = 0, xmode = 0, rmode = 0;
+	int c, nul = 0, dmode = 0, xmode = 0, rmode = 0, nmode = 0;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "0a:dhk:o:p:Rx")) != -1) {
+	while ((c = getopt(argc, argv, "0a:dhk:no:p:Rx")) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
 		case 'p': pfx = optarg; break;
@@ -550,6 +593,7 @@ main(int argc, char **argv)
 			printf("usage: %s\n", synopsis);
 			return 0;
 		case 'k': topn = optarg; break;
+		case 'n': nmode = dmode = 1; break;
 		case 'o': base = optarg; break;
 		case 'x': xmode = 1; break;
 		default: lp_usage(synopsis);
@@ -568,7 +612,9 @@ main(int argc, char **argv)
 	else if (xmode) {
 		export(cfg, name, work, nwork, &av);
 		lp_av_print(stdout, &av, nul);
-	} else if (dmode)
+	} else if (nmode)
+		stop_count(cfg, name, &s);
+	else if (dmode)
 		describe(cfg, name, &s, topn);
 	else
 		kernels(cfg, name, base, &s, work, nwork, avail, nul);

@@ -189,6 +189,19 @@ shapes_meta(FILE *out, const struct lp_ksum *ks, const char *name,
 	    "; communication kernels left out" : "");
 }
 
+/* The launch configurations of the kept kernels in the stage, kept or
+ * not: what ncu's per-launch-config filter profiles, once each. */
+static long
+configs(const struct lp_map *kerns, const struct lp_map *ncfg)
+{
+	long n = 0;
+	size_t i;
+
+	for (i = 0; i < lp_map_len(kerns); i++)
+		n += lp_map_get(ncfg, lp_map_key(kerns, i), 0);
+	return n;
+}
+
 /* With -s: the (kernel, launch configuration) pairs of lp-shapes(1)'s
  * table, largest first, of the kernels kept, until -p's share of the
  * stage's kernel time or -n pairs. */
@@ -201,6 +214,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 	char *buf = NULL;
 	size_t blen = 0;
 	struct lp_map *keep = lp_map_new(), *kerns = lp_map_new();
+	struct lp_map *ncfg = lp_map_new();	/* kernel -> its configurations */
 	struct lp_row r = { 0 };
 	double cum = 0, v[5], all = 0;
 	size_t i, n = 0;
@@ -223,6 +237,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 				lp_die_at(LP_EXIT_DATA, o->spath, t->line, c[3 + i] + 1,
 				    "%s: expected a number", cols[3 + i]);
 		all += v[0];
+		lp_map_put(ncfg, k, lp_map_get(ncfg, k, 0) + 1);
 		if (!lp_map_get(keep, k, 0) || (o->npairs && n >= (size_t)o->npairs) ||
 		    (o->pct > 0 && cum >= o->pct - 1e-9))
 			continue;
@@ -248,6 +263,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 		lp_die_at(LP_EXIT_DATA, o->spath, 0, 0, "no launch configuration "
 		    "of a kept kernel");
 	lp_tab_meta(out, "kernels", "%zu", lp_map_len(kerns));
+	lp_tab_meta(out, "configs", "%ld", configs(kerns, ncfg));
 	lp_tab_meta(out, "cover", "%.2f", fmin(cum, 100.0));
 	fputs("rank\tkernel\tgrid\tblock\ttotal_ns\tcalls\tavg_ns\tpct\t"
 	    "cum_pct\n", out);
@@ -255,6 +271,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 	free(buf);
 	lp_map_free(keep);
 	lp_map_free(kerns);
+	lp_map_free(ncfg);
 	lp_sb_free(&r.b);
 	lp_tab_done(out);
 }

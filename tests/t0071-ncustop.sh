@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# lp-ncustop (issue 42, item 3): ncu's per-launch-config filter never ends
+# the workload, so lp stops it once every launch configuration is
+# profiled.  With the test stand-in for ncu (tests/fake/ncu, which prints
+# ncu's "==PROF== Profiling" lines as the real one does and, like ncu
+# 2025.3.1, writes its report and exits 0 when its workload is ended by
+# SIGTERM): a 30 s workload stopped once N launches are done, the report
+# whole; -n 0 and a count never reached leave the workload its whole run;
+# the output passes through unchanged, stdout and stderr apart; the
+# workload's exit code comes back when it ran to its end.
+. "$(dirname "$0")/lib.sh"
+
+export PATH=$ROOT/tests/fake:$PATH
+
+test_expect_success 'stopped once the 3 launches are profiled: the report written, exit 0, in well under the 30 s' '
+	start=$(date +%s) &&
+	LP_FAKE_NCU_PROF=3 lp-ncustop -n 3 -t t.tsv -- sh -c "ncu --export r -- sleep 30" >out 2>err &&
+	test $(($(date +%s) - start)) -lt 10 &&
+	test $(grep -c "^==PROF== Profiling" out) = 3 &&
+	test_grep "^lp-ncustop: 3 launches profiled, all that were asked: the workload is stopped (SIGTERM to 1 processes below ncu)" err &&
+	test_grep "^ncu report of: sleep 30" r.ncu-rep &&
+	table t.tsv launches stopped >got && printf "3\tyes\n" >expect && test_cmp expect got
+'
+
+test_expect_success 'a count not reached, or -n 0: the workload runs to its end, its exit code comes back' '
+	LP_FAKE_NCU_PROF=2 lp-ncustop -n 5 -t t.tsv -- sh -c "ncu --export r -- sh -c \"sleep 1; exit 3\"" >out 2>err;
+	test $? = 3 && ! test -s err &&
+	table t.tsv launches stopped >got && printf "2\tno\n" >expect && test_cmp expect got &&
+	LP_FAKE_NCU_PROF=2 lp-ncustop -n 0 -- ncu --export r -- true >out &&
+	test $(grep -c "^==PROF== Profiling" out) = 2
+'
+
+test_expect_success 'the output passes through unchanged, stdout and stderr apart, a line cut anywhere' '
+	printf "a\nb" >o.want && printf "==PROF== Profi" >e.want &&
+	lp-ncustop -n 1 -- sh -c "printf \"a\\nb\"; printf \"==PROF== Profi\" >&2" >o.got 2>e.got &&
+	test_cmp o.want o.got && test_cmp e.want e.got
+'
+
+test_expect_success 'usage: a count that is not one, no command' '
+	test_expect_code 2 lp-ncustop -n x -- true 2>err && test_grep "expected a count" err &&
+	test_expect_code 2 lp-ncustop -n 1 2>err
+'
+
+test_done
