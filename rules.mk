@@ -42,7 +42,7 @@ LP_TABLES := environment.tsv gpu.tsv aggregates.tsv stages.tsv steps.tsv hostsid
 	operators_roofline.tsv waterfall.tsv brief.tsv findings_top.tsv gpumetrics.tsv kernels_md.tsv dram_bw.tsv \
 	untraced.tsv capture_audit.tsv bound.tsv rank_waterfall.tsv
 LP_ARTIFACTS := config.yaml inputs.yaml import.mk env.json brief.json topn.tsv procs.tsv injected.tsv kernels.tsv kernels.md bwprobe.tsv linkprobe.tsv \
-	stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
+	stakeholder_summary.md first/stakeholder_summary.md details.md nsys/report.nsys-rep nsys/report.sqlite nsys/stats.log ncu/report.ncu-rep \
 	untraced/profile.cmd untraced/report.nsys-rep untraced/report_nvtx_pushpop_trace.csv nsys/steps.tsv \
 	ncu/report.csv ncu/metrics.tsv $(LP_TABLES) roofline.svg waterfall.svg regions.md \
 	compare.tsv compare_stages.tsv compare_verdict.tsv compare_waterfall.tsv compare_findings.tsv compare.md
@@ -770,10 +770,43 @@ $(R)/waterfall.svg: $(R)/waterfall.tsv $(LP_BIN)/lp-wfsvg
 	$(Q)$(LP_BIN)/lp-wfsvg $(R)/waterfall.tsv $(LP_OUT)
 # Several ranks: one bar a rank (rank_waterfall.tsv) under the waterfall
 # (whose floor is one GPU's); with one process it says "# omit:".
-$(R)/stakeholder_summary.md: $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv \
+# (the first answer, made first in a live run: below)
+LP_FIRST := $(if $(LP_LIVE),$(R)/first/stakeholder_summary.md)
+$(R)/stakeholder_summary.md: $(LP_FIRST) $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv \
 		conf/details.yaml $(LP_BIN)/lp-summary | $(R)/details.md $(R)/kernels.md $(R)/roofline.svg $(R)/waterfall.svg
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv $(LP_OUT)
+
+# ---- the first answer: what the nsys passes know, before ncu ----
+
+# A live run's brief from its untraced and traced nsys runs alone: the
+# verdict, the key numbers, the waterfall (without its split by operator
+# class, which comes from kernels.tsv and so waits for ncu), each rank's
+# bars; marked as the first answer (lp-brief -W).  It is the first
+# prerequisite of stakeholder_summary.md, so make writes it before ncu
+# starts, and says where; stakeholder_summary.md is the whole brief.
+$(R)/first/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv \
+		$(R)/hostside.tsv $(LP_UT_IN) $(LP_BIN)/lp-waterfall | $(R)/first
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
+	  -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(LP_OUT)
+$(R)/first/waterfall.svg: $(R)/first/waterfall.tsv $(LP_BIN)/lp-wfsvg
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-wfsvg $< $(LP_OUT)
+$(R)/first/bound.tsv: $(R)/first/waterfall.tsv $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) \
+		| $(R)/config.yaml
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv $< $(LP_OUT)
+$(R)/first/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) $(R)/first/bound.tsv \
+		$(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,brief) | $(R)/config.yaml
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-brief -W -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	  $(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -B $(R)/first/bound.tsv -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) $(LP_OUT)
+$(R)/first/stakeholder_summary.md: $(R)/first/brief.tsv $(R)/first/waterfall.tsv $(R)/rank_waterfall.tsv \
+		conf/details.yaml $(LP_BIN)/lp-summary | $(R)/first/waterfall.svg
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(R)/first/brief.tsv $(R)/first/waterfall.tsv $(R)/rank_waterfall.tsv $(LP_OUT)
+	$(Q)echo "lp: the first answer, from the nsys passes (ncu runs next; the whole brief: $(R)/stakeholder_summary.md): $@"
 
 # ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
 
@@ -985,7 +1018,7 @@ endif
 LP_REV = $(shell git describe --always --dirty 2>/dev/null)
 lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
 
-$(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions $(R)/untraced:
+$(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions $(R)/untraced $(R)/first:
 	$(Q)mkdir -p $@
 
 # A step that fails takes its half-written $@.tmp with it (make removes

@@ -110,7 +110,8 @@ test_expect_success 'live: capture_audit.tsv made after the capture, in details.
 	rm "$S2/g/capture_audit.tsv" &&
 	PATH=$ROOT/tests/fake:$PATH lpmake -n RUN=g stakeholder_summary.md >n.out &&
 	grep -oE "^[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort >steps &&
-	printf "%s\n" lp-audit lp-brief lp-summary lp-summary >want && test_cmp want steps
+	# the audit, the brief and the first answer'"'"'s, the pages
+	printf "%s\n" lp-audit lp-brief lp-brief lp-summary lp-summary lp-summary >want && test_cmp want steps
 '
 
 test_expect_success 'live: a graphed decode with an eager step says so in the brief'"'"'s identity line' '

@@ -24,7 +24,7 @@
 static const char synopsis[] = "lp-brief -c config.yaml -e environment.tsv "
     "-s stages.tsv -t steps.tsv [-u untraced.tsv] [-A capture_audit.tsv] "
     "[-B bound.tsv] "
-    "[-b mbu.tsv] [-G gpumetrics.tsv] [-k top_kernels.tsv] "
+    "[-b mbu.tsv] [-G gpumetrics.tsv] [-k top_kernels.tsv | -W] "
     "[-I image] [-L link]...";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
@@ -196,6 +196,7 @@ struct opts {
 	const char *image;
 	const char **links;	/* -L, nlinks of them */
 	size_t nlinks;
+	int waiting;		/* -W: the nsys pass's brief, ncu to come */
 };
 
 /* What the brief copies: the stage's row of stages.tsv (st), the steady
@@ -567,6 +568,11 @@ emit_meta(const struct opts *o, struct in *in)
 	verdict(&v, in);
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
 	identity(in);
+	if (o->waiting)
+		lp_tab_meta(out, "note", "The first answer, from the nsys passes "
+		    "alone: ncu is still measuring the kernels. The whole brief, "
+		    "with the top kernels and the findings, will be "
+		    "stakeholder_summary.md.");
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
 	    "from %s%s; GPU busy from %s%s; MBU from %s;%s%s%s top kernel from %s",
 	    o->tpath, in->untraced ? " (untraced)" : "", o->spath,
@@ -641,8 +647,9 @@ emit_row(const struct opts *o, struct in *in)
 		freecells(in->tk, 4);
 	} else
 		for (i = 0; i < 3; i++)
-			lp_row_text(&r, "n/a because the run has no "
-			    "top_kernels.tsv");
+			lp_row_text(&r, o->waiting ? "n/a because ncu is still "
+			    "measuring the kernels" : "n/a because the run has "
+			    "no top_kernels.tsv");
 	lp_row_end(&r, out);
 	lp_sb_free(&r.b);
 	lp_sb_free(&l1);
@@ -678,7 +685,7 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "A:B:G:I:L:b:c:e:hk:s:t:u:")) != -1) {
+	while ((c = getopt(argc, argv, "A:B:G:I:L:Wb:c:e:hk:s:t:u:")) != -1) {
 		switch (c) {
 		case 'A': o.apath = optarg; break;
 		case 'B': o.wpath = optarg; break;
@@ -696,6 +703,7 @@ main(int argc, char **argv)
 			printf("usage: %s\n", synopsis);
 			return LP_EXIT_OK;
 		case 'k': o.kpath = optarg; break;
+		case 'W': o.waiting = 1; break;
 		case 's': o.spath = optarg; break;
 		case 't': o.tpath = optarg; break;
 		case 'u': o.upath = optarg; break;
@@ -704,6 +712,9 @@ main(int argc, char **argv)
 	}
 	if (!o.cpath || !o.epath || !o.spath || !o.tpath || optind != argc)
 		lp_usage(synopsis);
+	if (o.waiting && o.kpath)
+		lp_die(LP_EXIT_USAGE, "-W (ncu to come) and -k (its top kernels) "
+		    "do not go together");
 	out = lp_tab_out();
 	read_inputs(&o, &in);
 	emit_meta(&o, &in);
