@@ -1,5 +1,7 @@
 /* The nsys readers: kernel summaries (ksum.c) and reports by column name
- * (rep.c) as lp-stages, lp-steps and lp-regions read them. */
+ * (rep.c) as lp-stages, lp-steps and lp-regions read them; a trace as
+ * lp-overlap and lp-hostside read it, CSV or packed (pack.c: an input
+ * that starts with the pack's first byte is read as one). */
 #include <string.h>
 
 #include "fuzz.h"
@@ -62,6 +64,15 @@ proj_trace(FILE *fp)
 	lp_rep_read(fp, "in", "nvtx_gpu_proj_trace", cols, 5, trace_row, NULL);
 }
 
+static void
+gpu_trace(FILE *fp)
+{
+	static const char *const cols[] = { "Start", "Duration", "Name",
+		"?CorrId", "?Device" };
+
+	lp_rep_read(fp, "in", "cuda_gpu_trace", cols, 5, trace_row, NULL);
+}
+
 int
 LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
@@ -69,5 +80,6 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	fuzz_run(ksum_range, data, size);
 	fuzz_run(nvtx_sum, data, size);
 	fuzz_run(proj_trace, data, size);
+	fuzz_run(gpu_trace, data, size);
 	return 0;
 }

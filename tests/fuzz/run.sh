@@ -23,6 +23,12 @@ seed() {	# seed RUN DIR: the fixtures of that reader, cut short
 	nsys)
 		for f in $fix/*/*_sum.csv $fix/*/*_sum_mangled.csv $fix/*/*_trace.csv; do
 			head -n 12 "$f" >"$d/$(echo "$f" | tr / _)"
+		done
+		# packed traces (lp-tracesort -p), cut short the same way
+		make -s bin/lp-tracesort >/dev/null
+		for f in $fix/h100-hostside/*_cuda_*_trace.csv $fix/h100-graphs/*_cuda_gpu_trace.csv; do
+			[ -f "$f" ] || continue
+			head -n 12 "$f" | bin/lp-tracesort -p >"$d/$(echo "$f" | tr / _).lpt" || exit 2
 		done ;;
 	ncu-wide)
 		for f in $fix/*/*_ncu_raw.csv $fix/h200-tinyllm/dec_raw.csv $fix/*/*_regions.csv \

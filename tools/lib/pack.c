@@ -31,7 +31,7 @@
 #define MAGIC "\177LPTRACE 1\n"
 #define MAGIC_LEN 11
 #define DICT_MAX (1u << 20)		/* long fields kept by number */
-#define DICT_BYTES (64u << 20)
+#define DICT_BYTES (32u << 20)
 
 /* ---- writing ---- */
 
@@ -362,6 +362,8 @@ lp_pack_next(struct lp_pack_r *r, const char *const **f, size_t *src,
 			return 0;
 		}
 		if (t == 1) {
+			if (r->ndict >= DICT_MAX)
+				bad(r, "more long fields than a pack holds");
 			if (r->ndict == r->dcap) {
 				r->dcap = r->dcap ? 2 * r->dcap : 256;
 				r->dict = lp_xreallocarray(r->dict, r->dcap,
