@@ -24,8 +24,8 @@
 
 static const char synopsis[] = "lp-tracesort [-p] [file ...]";
 
-#define RUN_BYTES (8u << 20)
-#define FANIN 64
+#define RUN_BYTES (32u << 20)
+#define FANIN 256
 
 struct rec {
 	double start, dur;
@@ -135,6 +135,49 @@ get_rec(FILE *fp, struct rec *r, size_t *cap)
 	return 1;
 }
 
+/* Is run a's head before run b's?  Equal rows by their run, so that the
+ * merge is the same whatever the heap's shape. */
+static int
+before(const struct rec *r, size_t a, size_t b)
+{
+	int c = cmp_rec(&r[a], &r[b]);
+
+	return c < 0 || (!c && a < b);
+}
+
+static void
+sift(size_t *h, size_t n, size_t i, const struct rec *r)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i, x;
+
+		if (l < n && before(r, h[l], h[m]))
+			m = l;
+		if (l + 1 < n && before(r, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+/* Rows already in order (an export that kept its time order) need no
+ * sort. */
+static void
+sort_run(struct rec *r, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp_rec(&r[i - 1], &r[i]) > 0) {
+			lp_qsort(r, n, sizeof *r, cmp_qsort);
+			return;
+		}
+}
+
 /* The run in memory, sorted, to a temporary file. */
 static void
 spill(struct st *t)
@@ -142,7 +185,7 @@ spill(struct st *t)
 	FILE *fp;
 	size_t i;
 
-	lp_qsort(t->r, t->n, sizeof *t->r, cmp_qsort);
+	sort_run(t->r, t->n);
 	fp = tmp_open();
 	for (i = 0; i < t->n; i++) {
 		put_rec(fp, &t->r[i]);
@@ -183,24 +226,25 @@ static void
 merge(struct st *t, FILE **run, size_t n, FILE *out)
 {
 	struct rec *r = lp_xcalloc(n, sizeof *r);
-	size_t *cap = lp_xcalloc(n, sizeof *cap), *live = lp_xcalloc(n,
-	    sizeof *live), nl = 0, i, best;
+	size_t *cap = lp_xcalloc(n, sizeof *cap), *h = lp_xcalloc(n,
+	    sizeof *h), nl = 0, i;
 
+	/* the runs' heads in a heap, least first: a few hundred runs cost
+	 * a few comparisons a row, not one a run */
 	for (i = 0; i < n; i++)
 		if (get_rec(run[i], &r[i], &cap[i]))
-			live[nl++] = i;
+			h[nl++] = i;
+	for (i = nl / 2; i-- > 0;)
+		sift(h, nl, i, r);
 	while (nl) {
-		/* a few dozen runs: a linear scan is cheap beside the I/O */
-		for (best = 0, i = 1; i < nl; i++)
-			if (cmp_rec(&r[live[i]], &r[live[best]]) < 0)
-				best = i;
-		i = live[best];
+		i = h[0];
 		if (out)
 			put_rec(out, &r[i]);
 		else
 			out_rec(t, &r[i]);
 		if (!get_rec(run[i], &r[i], &cap[i]))
-			live[best] = live[--nl];
+			h[0] = h[--nl];
+		sift(h, nl, 0, r);
 	}
 	for (i = 0; i < n; i++) {
 		free(r[i].s);
@@ -208,7 +252,7 @@ merge(struct st *t, FILE **run, size_t n, FILE *out)
 	}
 	free(r);
 	free(cap);
-	free(live);
+	free(h);
 }
 
 /* The header once; every other file's must be the same. */
@@ -319,7 +363,7 @@ emit(struct st *t)
 	size_t i, k;
 
 	if (!t->nrun) {
-		lp_qsort(t->r, t->n, sizeof *t->r, cmp_qsort);
+		sort_run(t->r, t->n);
 		for (i = 0; i < t->n; i++) {
 			out_rec(t, &t->r[i]);
 			free(t->r[i].s);
