@@ -61,15 +61,6 @@ find_in_path(const char *name, const char *path)
 	return NULL;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Starts argv (no shell) in its own process group, its stdout on *fd and
  * its stderr on /dev/null; -1, with a note saying why, if it could not. */
 static pid_t
@@ -119,10 +110,10 @@ read_until_exit(pid_t pid, int fd, struct lp_sb *out, int *st)
 	int done = 0, eof = 0;
 	char buf[4096];
 	ssize_t n;
-	double end = now_s() + (double)limit_s;
+	double end = lp_now_s() + (double)limit_s;
 
 	while (!done) {
-		double left = end - now_s();
+		double left = end - lp_now_s();
 		struct pollfd pf = { fd, POLLIN, 0 };
 
 		if (left <= 0)

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -47,30 +46,33 @@ struct st {
 	int stopped, killed;
 };
 
-static double
-now(void)
+/* The parent of a process (0 when it is gone), and its name. */
+/* /proc/PID/WHAT into buf, NUL-ended; its length, or -1 when it is gone. */
+static long
+proc_read(pid_t pid, const char *what, char *buf, size_t cap)
 {
-	struct timespec ts;
+	char path[64];
+	FILE *fp;
+	size_t n;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	snprintf(path, sizeof path, "/proc/%ld/%s", (long)pid, what);
+	if (!(fp = fopen(path, "r")))
+		return -1;
+	n = fread(buf, 1, cap - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	return (long)n;
 }
 
-/* The parent of a process (0 when it is gone), and its name. */
 static pid_t
 parent_of(pid_t pid, char *comm, size_t cap)
 {
-	char path[64], buf[512], *rp;
-	FILE *fp;
+	char buf[512], *rp;
 	size_t n;
 	long pp;
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if (!(fp = fopen(path, "r")))
+	if (proc_read(pid, "stat", buf, sizeof buf) < 0)
 		return 0;
-	n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
 	/* pid (comm) state ppid ...: comm may hold blanks and ')' */
 	if (!(rp = strrchr(buf, ')')) || sscanf(rp + 1, " %*c %ld", &pp) != 1)
 		return 0;
@@ -102,18 +104,14 @@ below(pid_t pid, pid_t top)
 static int
 is_ncu(pid_t pid, const char *comm)
 {
-	char path[64], buf[4096], *w, *b;
-	FILE *fp;
-	size_t n, k;
+	char buf[4096], *w, *b;
+	long n;
+	size_t k;
 
 	if (!strcmp(comm, "ncu"))
 		return 1;
-	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
-	if (!(fp = fopen(path, "r")))
+	if ((n = proc_read(pid, "cmdline", buf, sizeof buf)) < 0)
 		return 0;
-	n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
 	for (w = buf, k = 0; k < 2 && w < buf + n; k++, w += strlen(w) + 1) {
 		b = strrchr(w, '/');
 		if (!strcmp(b ? b + 1 : w, "ncu"))
@@ -162,7 +160,7 @@ stop(struct st *s)
 	int n = signal_workload(s->child, SIGTERM);
 
 	s->stopped = 1;
-	s->t_stop = now();
+	s->t_stop = lp_now_s();
 	fprintf(stderr, "lp-ncustop: %ld launches profiled, all that were "
 	    "asked: the workload is stopped (SIGTERM to %d processes below "
 	    "ncu) so that ncu writes its report now\n", s->done, n);
@@ -179,13 +177,13 @@ scan(struct st *s, struct stream *m, const char *b, size_t n)
 			m->bol = 0;
 			m->hn = 0;
 			m->prof = 0;
-			m->t0 = now();
+			m->t0 = lp_now_s();
 			memset(m->tail, 0, sizeof m->tail);
 		}
 		if (b[i] == '\n') {
 			if (m->prof && !memcmp(m->tail, "passes", 6)) {
 				s->done++;
-				s->replay += now() - m->t0;
+				s->replay += lp_now_s() - m->t0;
 			}
 			m->bol = 1;
 			continue;
@@ -250,7 +248,7 @@ relay(struct st *s, struct stream *m)
 			pass(m[i].out, buf, (size_t)r);
 			scan(s, &m[i], buf, (size_t)r);
 		}
-		if (s->stopped && !s->killed && now() - s->t_stop > GRACE) {
+		if (s->stopped && !s->killed && lp_now_s() - s->t_stop > GRACE) {
 			s->killed = 1;
 			signal_workload(s->child, SIGKILL);
 		}
@@ -308,7 +306,7 @@ main(int argc, char **argv)
 	if (pipe(fo) == -1 || pipe(fe) == -1)
 		lp_die_sys("pipe");
 	fflush(NULL);
-	s.t_start = now();
+	s.t_start = lp_now_s();
 	if ((s.child = fork()) == -1)
 		lp_die_sys("fork");
 	if (!s.child) {
@@ -330,7 +328,7 @@ main(int argc, char **argv)
 		if (errno != EINTR)
 			lp_die_sys("waitpid");
 	if (tpath)
-		times(tpath, &s, now() - s.t_start);
+		times(tpath, &s, lp_now_s() - s.t_start);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -366,4 +367,13 @@ lp_close_stdout(void)
 		lp_die_sys("<stdout>");
 	if (fclose(stdout) == EOF)
 		lp_die_sys("<stdout>");
+}
+
+double
+lp_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }

@@ -63,6 +63,8 @@ void lp_close_in(FILE *fp);
 const char *lp_file_nonregular(const char *path, long long *size);
 const char *lp_fd_nonregular(int fd);	/* the same of an open file */
 void lp_close_stdout(void);	/* flush, check, close: a failed write dies */
+/* Seconds on the monotonic clock: for spans of time, never dates. */
+double lp_now_s(void);
 /* qsort(3) that takes an empty array (NULL, 0) too. */
 void lp_qsort(void *base, size_t n, size_t size,
     int (*cmp)(const void *, const void *));
