@@ -685,6 +685,7 @@ $(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/untraced/report_nvtx_pushp
 	$(Q)$(LP_TRAP)set -- $(foreach f,$(LP_COST_TIMES),$$([ -f $(f) ] && echo $(f))) \
 	  $(if $(LP_COST_REG),$$(sed 's/\.csv$$/.time/' $(LP_COST_REG))); \
 	$(LP_BIN)/lp-cost $$([ -f $(R)/ncu/profile.time ] && echo -k $(R)/ncu/report.csv -c $(R)/roofline.tsv) \
+	  $$([ -f $(R)/ncu/profile.stop.tsv ] && echo -s $(R)/ncu/profile.stop.tsv) \
 	  $(if $(LP_COST_REG),-r $(LP_COST_REG) -m "$$($(LP_BIN)/lp-confget ncu_regions.replay_mode $(R)/ncu/regions/config.yaml)") \
 	  $(if $(wildcard $(R)/alone.tsv),-a $(R)/alone.tsv) "$$@" > $@.tmp && mv $@.tmp $@
 

@@ -48,7 +48,7 @@ args_q() {	# the args, quoted for eval
 digest() {
 	(cd "$S2/$1" && find . -type f | sort | R=$1 D=$S2/$1 perl -MDigest::MD5=md5_hex -lne '
 		my $f = $_; my ($r, $d) = (quotemeta $ENV{R}, quotemeta $ENV{D}); my $s = "";
-		my @keep = $f =~ m{(\.time|/alone\.tsv)$} ? (0, 2) : $f =~ m{/profile_cost\.tsv$} ? (0, 2, 3) : ();
+		my @keep = $f =~ m{(\.time|/alone\.tsv|/profile\.stop\.tsv)$} ? (0, 2) : $f =~ m{/profile_cost\.tsv$} ? (0, 2, 3) : ();
 		open(my $h, "<", $f) or die "$f: $!\n";
 		while (my $l = <$h>) {
 			$l =~ s{$d}{RUN}g; $l =~ s{RUN=$r\b}{RUN=RUN}g; $l =~ s{run $r\b}{run RUN}g;
@@ -103,6 +103,7 @@ for kind in import live; do
 				BEGIN { n = split(had_list, h, \" \"); for (i = 1; i <= n; i++) had[h[i]] = 1
 					t[\"nsys/profile.time\"] = \"nsys/report.nsys-rep\"; t[\"nsys/stats.time\"] = \"nsys/stats.log\"
 					t[\"ncu/metrics.avail.time\"] = \"ncu/metrics.avail\"; t[\"ncu/profile.time\"] = \"ncu/report.ncu-rep\"
+					t[\"ncu/profile.stop.tsv\"] = \"ncu/report.ncu-rep\"
 					t[\"ncu/export.time\"] = \"ncu/report.csv\"; t[\"nsys/export.time\"] = \"nsys/report.sqlite\"
 					t[\"untraced/profile.time\"] = \"untraced/report.nsys-rep\"
 					t[\"bwprobe.log\"] = \"bwprobe.tsv\"; t[\"linkprobe.log\"] = \"linkprobe.tsv\"

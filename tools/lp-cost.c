@@ -16,7 +16,8 @@
 
 static const char synopsis[] =
     "lp-cost [-a alone.tsv] [-c roofline.tsv] [-k kernels.csv] "
-    "[-m app-range|range] [-r exports.list] timing.tsv...";
+    "[-m app-range|range] [-r exports.list] [-s profile.stop.tsv] "
+    "timing.tsv...";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -197,6 +198,49 @@ emit_meta(const struct cost *c)
 	lp_sb_free(&b);
 }
 
+static const struct step *
+step_named(const struct cost *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->st[i].name, name))
+			return &c->st[i];
+	return NULL;
+}
+
+/* ncu profile split into its replay and the application under ncu (-s),
+ * and the floor: the two profiled application runs, nsys's and ncu's
+ * (with the replay), which no deep profile of one nsys and one ncu run
+ * goes under; the rest is lp's own steps and its untraced timing run. */
+static void
+floor_notes(const struct cost *c)
+{
+	const struct step *ns = step_named(c, "nsys profile");
+	const struct step *nc = step_named(c, "ncu profile");
+	double all = 0, fl;
+	size_t i;
+
+	if (c->spath && nc)
+		lp_tab_meta(out, "note", "ncu profile: %.2f s replaying its %.0f "
+		    "launches (each timed by lp-ncustop), %.2f s the application "
+		    "under ncu; %s.", c->replay, c->launches, fmax(nc->wall -
+		    c->replay, 0), c->stopped ? "the workload was stopped once "
+		    "the last launch was profiled (lp-ncustop(1))" : "the "
+		    "workload ran to its end");
+	if (!ns || !nc)
+		return;
+	for (i = 0; i < c->n; i++)
+		all += c->st[i].wall;
+	fl = ns->wall + nc->wall;
+	if (fl > 0)
+		lp_tab_meta(out, "note", "floor: %.2f s, the two profiled "
+		    "application runs (nsys profile %.2f s, ncu profile %.2f s "
+		    "with its replay); the whole profile is %.2fx its floor, "
+		    "the rest lp's own steps and the untraced timing run.", fl,
+		    ns->wall, nc->wall, all / fl);
+}
+
 static void
 emit_notes(const struct cost *c)
 {
@@ -222,6 +266,7 @@ emit_notes(const struct cost *c)
 	if (c->apath)
 		lp_tab_meta(out, "note", "x_alone: the step's wall time over the "
 		    "workload's alone, %.3f s.", c->alone.wall);
+	floor_notes(c);
 	lp_sb_free(&b);
 }
 
@@ -266,7 +311,7 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((ch = getopt(argc, argv, "a:c:hk:m:r:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:c:hk:m:r:s:")) != -1) {
 		switch (ch) {
 		case 'a': c.apath = optarg; break;
 		case 'c': c.cpath = optarg; break;
@@ -276,6 +321,7 @@ main(int argc, char **argv)
 		case 'k': c.kpath = optarg; break;
 		case 'm': c.mode = optarg; break;
 		case 'r': c.rpath = optarg; break;
+		case 's': c.spath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
@@ -298,6 +344,8 @@ main(int argc, char **argv)
 		load_alone(&c);
 	if (c.cpath)
 		load_coverage(&c);
+	if (c.spath)
+		load_stop(&c);
 	check_join(&c);
 	emit_table(&c);
 	free_cost(&c);

@@ -50,8 +50,11 @@ struct cost {
 	struct passes *reg;	/* one per depth, in list order */
 	size_t nreg;
 	struct step alone;
-	const char *apath, *kpath, *mode, *rpath, *cpath;
+	const char *apath, *kpath, *mode, *rpath, *cpath, *spath;
 	char *coverage;		/* -c: roofline.tsv's "# coverage:" */
+	/* -s: what lp-ncustop saw of ncu profile */
+	double launches, replay;
+	int stopped;
 };
 
 #define REGION_PREFIX "ncu regions depth "
@@ -62,6 +65,7 @@ void load_step(struct step *s, const char *path);
 void load_passes(struct passes *p, const char *path, long listline);
 void load_regions(struct cost *c);
 void check_join(const struct cost *c);
+void load_stop(struct cost *c);
 void load_alone(struct cost *c);
 void load_coverage(struct cost *c);
 

@@ -273,3 +273,27 @@ load_coverage(struct cost *c)
 	lp_tsv_close(&t);
 	fclose(fp);
 }
+
+/* lp-ncustop's table (-s): the launches ncu profiled, the seconds their
+ * replay took, whether the workload was stopped after the last. */
+void
+load_stop(struct cost *c)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, c->spath, "lp-ncustop");
+	int cl, cr, cs;
+
+	lp_tab_expect(&t, "lp-ncustop");
+	cl = lp_csv_need(&t.hdr, "launches", "lp-ncustop output");
+	cr = lp_csv_need(&t.hdr, "replay_s", "lp-ncustop output");
+	cs = lp_csv_need(&t.hdr, "stopped", "lp-ncustop output");
+	if (!lp_tab_next(&t))
+		lp_die_at(LP_EXIT_DATA, c->spath, t.line, 0, "no row");
+	if (!lp_tab_num(&t, cl, &c->launches) || !lp_tab_num(&t, cr,
+	    &c->replay))
+		lp_die_at(LP_EXIT_DATA, c->spath, t.line, 0, "launches and "
+		    "replay_s: expected numbers");
+	c->stopped = !strcmp(lp_tsv_get(&t, cs), "yes");
+	lp_tsv_close(&t);
+	fclose(fp);
+}
