@@ -253,24 +253,32 @@ lp_md_inline(struct lp_sb *b, const char *s, int table)
 	}
 }
 
+/* A paragraph: its inline text, then what would start another block at
+ * its start escaped.  The text as written is what decides: a span of code
+ * too long to fence comes out as text (code_n), so "``...`` # x" begins
+ * with the '#' of a heading, not with a backtick. */
 void
 lp_md_para(struct lp_sb *b, const char *s)
 {
+	struct lp_sb t = { 0 };
+	const char *o;
 	size_t n;
 
-	while (space(*s))
-		s++;
-	n = strspn(s, "0123456789");
-	if (*s == '#' || *s == '-' || *s == '+' || *s == '=') {
+	lp_md_inline(&t, s, 0);
+	for (o = lp_sb_str(&t); space(*o); o++)
+		;
+	n = strspn(o, "0123456789");
+	if (*o && strchr("#-+=>~", *o)) {
 		lp_sb_addc(b, '\\');
-		lp_sb_addc(b, *s++);
-	} else if (n && n < 10 && (s[n] == '.' || s[n] == ')')) {
-		lp_sb_addn(b, s, n);
+		lp_sb_addc(b, *o++);
+	} else if (n && n < 10 && (o[n] == '.' || o[n] == ')')) {
+		lp_sb_addn(b, o, n);
 		lp_sb_addc(b, '\\');
-		lp_sb_addc(b, s[n]);
-		s += n + 1;
+		lp_sb_addc(b, o[n]);
+		o += n + 1;
 	}
-	lp_md_inline(b, s, 0);
+	lp_sb_adds(b, o);
+	lp_sb_free(&t);
 }
 
 void
