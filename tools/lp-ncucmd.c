@@ -156,6 +156,22 @@ nvtx(const struct lp_ynode *cfg, const char *file, struct lp_av *out)
 	}
 }
 
+/* How many launches of what the preset says: launches_per_kernel,
+ * launch_skip, stop_when_done (kfilter's and stop_count's one reading). */
+struct counts {
+	long per, skip;
+	int stop;
+};
+
+static void
+read_counts(const struct lp_ynode *cfg, const char *file, struct counts *c)
+{
+	c->per = lp_cfg_long(cfg, K("launches_per_kernel"), 1, 1, 1000, file);
+	c->skip = lp_cfg_long(cfg, K("launch_skip"), 0, 0, 100000000, file);
+	c->stop = !strcmp(lp_cfg_enum(cfg, K("stop_when_done"), "false", bools,
+	    file), "true");
+}
+
 /* The kernel filter: exactly one launch of each selected kernel, or a
  * count that ncu applies to all of them together. */
 static void
@@ -163,14 +179,16 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
     struct lp_av *av)
 {
 	struct lp_sb re = { 0 };
+	struct counts c;
 	size_t i;
 	int colon = 0;
-	long per = lp_cfg_long(cfg, K("launches_per_kernel"), 1, 1, 1000,
-	    file);
-	long skip = lp_cfg_long(cfg, K("launch_skip"), 0, 0, 100000000,
-	    file);
-	int stop = !strcmp(lp_cfg_enum(cfg, K("stop_when_done"), "false", bools,
-	    file), "true");
+	long per, skip;
+	int stop;
+
+	read_counts(cfg, file, &c);
+	per = c.per;
+	skip = c.skip;
+	stop = c.stop;
 
 	opt(av, "--kernel-name-base", "%s", lp_cfg_enum(cfg,
 	    K("kernel_name_base"), "mangled", bases, file));
@@ -544,12 +562,10 @@ kernels(const struct lp_ynode *cfg, const char *file, const char *base,
 static void
 stop_count(const struct lp_ynode *cfg, const char *file, const struct sel *s)
 {
-	long per = lp_cfg_long(cfg, K("launches_per_kernel"), 1, 1, 1000,
-	    file);
-	int stop = !strcmp(lp_cfg_enum(cfg, K("stop_when_done"), "false", bools,
-	    file), "true");
+	struct counts c;
 
-	printf("%ld\n", stop && s->pairs && s->configs > 0 ? per *
+	read_counts(cfg, file, &c);
+	printf("%ld\n", c.stop && s->pairs && s->configs > 0 ? c.per *
 	    s->configs : 0);
 }
 

@@ -256,7 +256,7 @@ relay(struct st *s, struct stream *m)
 }
 
 static void
-times(const char *path, const struct st *s, double wall)
+write_times(const char *path, const struct st *s, double wall)
 {
 	FILE *fp = fopen(path, "w");
 
@@ -328,7 +328,7 @@ main(int argc, char **argv)
 		if (errno != EINTR)
 			lp_die_sys("waitpid");
 	if (tpath)
-		times(tpath, &s, lp_now_s() - s.t_start);
+		write_times(tpath, &s, lp_now_s() - s.t_start);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
