@@ -728,11 +728,22 @@ $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details
 # The brief, the one screen a person opens first: a verdict and key numbers
 # (lp-brief), each step against its physical floor (lp-waterfall), the top
 # three findings (lp-tabtop), the roofline as an image, links to the rest.
-$(R)/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
-		$(LP_UT_IN) $(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml) $(LP_BIN)/lp-waterfall
+# The waterfall, its verdict (bound.tsv) and the brief: their inputs and
+# words, the same for the whole brief and for the first answer (below),
+# which leaves out what comes of ncu (the operator classes, the top kernels).
+LP_WF_IN = $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
+	$(LP_UT_IN) $(LP_BIN)/lp-waterfall
+LP_WF = $(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
+	-t $(R)/steps.tsv $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv
+LP_BOUND_IN = $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief)
+LP_BOUND = $(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv
+LP_BRIEF_IN = $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) $(LP_GM) $(LP_AUDIT) \
+	$(LP_BIN)/lp-brief $(call lp_confkeys,brief)
+LP_BRIEF = $(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	$(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv)
+$(R)/waterfall.tsv: $(LP_WF_IN) $(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml)
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(R)/steps.tsv \
-	  $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) $(LP_OUT)
+	$(Q)$(LP_WF) $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) $(LP_OUT)
 # A step run by several ranks, one bar a rank (lp-rankfall): its kernels
 # and communication each split at their floor (the rank's bytes at the
 # DRAM bandwidth, the all-reduces' bytes at the link's), and the idle.
@@ -749,15 +760,13 @@ $(R)/rank_waterfall.tsv: $(R)/ranks.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/steps
 	  "the run is imported: lp did not run on its machine$(comma) so there is no link probe of its GPUs") \
 	  $(R)/ranks.tsv $(LP_OUT)
 # What bounds the step, from its parts (lp-bound): the brief's verdict.
-$(R)/bound.tsv: $(R)/waterfall.tsv $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) | $(R)/config.yaml
+$(R)/bound.tsv: $(R)/waterfall.tsv $(LP_BOUND_IN) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv $(R)/waterfall.tsv $(LP_OUT)
+	$(Q)$(LP_BOUND) $(R)/waterfall.tsv $(LP_OUT)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
-$(R)/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) $(R)/bound.tsv \
-		$(R)/top_kernels.tsv $(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,brief) | $(R)/config.yaml
+$(R)/brief.tsv: $(LP_BRIEF_IN) $(R)/bound.tsv $(R)/top_kernels.tsv | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -B $(R)/bound.tsv \
-	  -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) $(LP_OUT)
+	$(Q)$(LP_BRIEF) -B $(R)/bound.tsv -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) $(LP_OUT)
 # The brief for machines (CI, dashboards): its tables as one JSON object.
 $(R)/brief.json: $(R)/brief.tsv $(R)/bound.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv $(LP_BIN)/lp-briefjson
 	$(LP_SAY)
@@ -786,23 +795,18 @@ $(R)/stakeholder_summary.md: $(LP_FIRST) $(R)/brief.tsv $(R)/waterfall.tsv $(R)/
 # bars; marked as the first answer (lp-brief -W).  It is the first
 # prerequisite of stakeholder_summary.md, so make writes it before ncu
 # starts, and says where; stakeholder_summary.md is the whole brief.
-$(R)/first/waterfall.tsv: $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv \
-		$(R)/hostside.tsv $(LP_UT_IN) $(LP_BIN)/lp-waterfall | $(R)/first
+$(R)/first/waterfall.tsv: $(LP_WF_IN) | $(R)/first
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
-	  -t $(R)/steps.tsv $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv $(LP_OUT)
+	$(Q)$(LP_WF) $(LP_OUT)
 $(R)/first/waterfall.svg: $(R)/first/waterfall.tsv $(LP_BIN)/lp-wfsvg
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-wfsvg $< $(LP_OUT)
-$(R)/first/bound.tsv: $(R)/first/waterfall.tsv $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief) \
-		| $(R)/config.yaml
+$(R)/first/bound.tsv: $(R)/first/waterfall.tsv $(LP_BOUND_IN) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv $< $(LP_OUT)
-$(R)/first/brief.tsv: $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) $(R)/first/bound.tsv \
-		$(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,brief) | $(R)/config.yaml
+	$(Q)$(LP_BOUND) $(R)/first/waterfall.tsv $(LP_OUT)
+$(R)/first/brief.tsv: $(LP_BRIEF_IN) $(R)/first/bound.tsv | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-brief -W -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
-	  $(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -B $(R)/first/bound.tsv -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv) $(LP_OUT)
+	$(Q)$(LP_BRIEF) -W -B $(R)/first/bound.tsv $(LP_OUT)
 $(R)/first/stakeholder_summary.md: $(R)/first/brief.tsv $(R)/first/waterfall.tsv $(R)/rank_waterfall.tsv \
 		conf/details.yaml $(LP_BIN)/lp-summary | $(R)/first/waterfall.svg
 	$(LP_SAY)
