@@ -737,8 +737,11 @@ LP_WF = $(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.
 	-t $(R)/steps.tsv $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv
 LP_BOUND_IN = $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief)
 LP_BOUND = $(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv
-LP_BRIEF_IN = $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN) $(LP_GM) $(LP_AUDIT) \
-	$(LP_BIN)/lp-brief $(call lp_confkeys,brief)
+# (the brief's inputs in two parts, its verdict between them: make goes in
+# this order, so a stage whose kernels are elsewhere is said by lp-hostside,
+# which names both processes, before lp-audit)
+LP_BRIEF_IN = $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN)
+LP_BRIEF_IN2 = $(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,brief)
 LP_BRIEF = $(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
 	$(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv)
 $(R)/waterfall.tsv: $(LP_WF_IN) $(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml)
@@ -764,7 +767,7 @@ $(R)/bound.tsv: $(R)/waterfall.tsv $(LP_BOUND_IN) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BOUND) $(R)/waterfall.tsv $(LP_OUT)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
-$(R)/brief.tsv: $(LP_BRIEF_IN) $(R)/bound.tsv $(R)/top_kernels.tsv | $(R)/config.yaml
+$(R)/brief.tsv: $(LP_BRIEF_IN) $(R)/bound.tsv $(R)/top_kernels.tsv $(LP_BRIEF_IN2) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BRIEF) -B $(R)/bound.tsv -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) $(LP_OUT)
 # The brief for machines (CI, dashboards): its tables as one JSON object.
@@ -804,7 +807,7 @@ $(R)/first/waterfall.svg: $(R)/first/waterfall.tsv $(LP_BIN)/lp-wfsvg
 $(R)/first/bound.tsv: $(R)/first/waterfall.tsv $(LP_BOUND_IN) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BOUND) $(R)/first/waterfall.tsv $(LP_OUT)
-$(R)/first/brief.tsv: $(LP_BRIEF_IN) $(R)/first/bound.tsv | $(R)/config.yaml
+$(R)/first/brief.tsv: $(LP_BRIEF_IN) $(R)/first/bound.tsv $(LP_BRIEF_IN2) | $(R)/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BRIEF) -W -B $(R)/first/bound.tsv $(LP_OUT)
 $(R)/first/stakeholder_summary.md: $(R)/first/brief.tsv $(R)/first/waterfall.tsv $(R)/rank_waterfall.tsv \
