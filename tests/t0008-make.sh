@@ -366,10 +366,18 @@ test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
 	PATH=$FAKE:$PATH lpmake RUN=intr "WORK=$W" topn.tsv >/dev/null 2>&1 &&
 	# a background job of a script ignores SIGINT; perl puts it back,
 	# so make gets the signal a terminal would send it
-	( LP_FAKE_NCU_SLEEP=30 PATH=$FAKE:$PATH setsid perl -e "\$SIG{INT} = q(DEFAULT); exec @ARGV" \
+	# (in braces: a bare "&" would put the whole && list before it, the
+	# make of topn.tsv included, in the background, and under load the
+	# wait below ran out before ncu started: CI, SAN)
+	{ ( LP_FAKE_NCU_SLEEP=30 PATH=$FAKE:$PATH setsid perl -e "\$SIG{INT} = q(DEFAULT); exec @ARGV" \
 		make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
-		LP_STAGE2_DIR="$S2" RUN=intr stakeholder_summary.md >out 2>err & echo $! >pid; wait ) &
-	for i in $(seq 1200); do grep -q "^ncu --target" "$LP_FAKE_LOG" && break; sleep 0.1; done &&
+		LP_STAGE2_DIR="$S2" RUN=intr stakeholder_summary.md >out 2>err & echo $! >pid; wait ) & } &&
+	# until ncu runs (the first answer is made before it), or make ended
+	until test -s pid; do sleep 0.05; done &&
+	until grep -q "^ncu --target" "$LP_FAKE_LOG"; do
+		kill -0 "$(cat pid)" 2>/dev/null || { cat err; exit 1; }
+		sleep 0.1
+	done &&
 	sleep 0.3 &&
 	kill -INT -- -"$(cat pid)" &&
 	wait &&

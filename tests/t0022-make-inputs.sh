@@ -240,7 +240,10 @@ test_expect_success 'two makes of one RUN at once: the second waits, both succee
 test_expect_success 'a make killed while it holds the lock does not stop the next one' '
 	( setsid make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" RUN=killed \
 		"IMPORT=$IMPORT" MODEL=torch-decoder stakeholder_summary.md >/dev/null 2>&1 & echo $! >pid; wait ) &
-	for i in $(seq 200); do test -e "$S2/killed/config.yaml" && break; sleep 0.05; done &&
+	# until it holds the lock (config.yaml is made under it), however
+	# loaded the machine
+	until test -s pid; do sleep 0.05; done &&
+	until test -e "$S2/killed/config.yaml"; do kill -0 "$(cat pid)" || exit 1; sleep 0.05; done &&
 	kill -9 -- -"$(cat pid)" && { wait; true; } &&
 	timeout 120 make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
 		RUN=killed stakeholder_summary.md >/dev/null 2>err || { cat err; return 1; }
