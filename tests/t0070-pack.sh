@@ -30,6 +30,23 @@ test_expect_success 'the rows in any order give the same pack' '
 	lp-tracesort a.lpt >a.csv && lp-tracesort b.lpt >b.csv && test_cmp a.csv b.csv
 '
 
+test_expect_success 'rows in order are packed as read; one out of order at the end or the start turns it back to the sort: the same rows, lines and faults' '
+	f="$HS/llama_cuda_api_trace.csv" &&
+	lp-tracesort "$f" >sorted.csv && test_cmp "$f" sorted.csv &&
+	{ cat "$f" && sed -n 2p "$f"; } >late.csv &&
+	{ head -n 1 "$f" && sed -n "3p;2p" "$f" && tail -n +4 "$f"; } >early.csv &&
+	for c in late early; do
+		lp-tracesort $c.csv >want.csv &&
+		lp-tracesort -p $c.csv >$c.lpt && lp-tracesort $c.lpt >got.csv &&
+		test_cmp want.csv got.csv || return 1
+	done &&
+	# a fault in a row packed before the turn names its line in the CSV
+	{ awk -F, -v OFS=, "NR == 40 { \$6 = \"85x\" } { print }" "$f" && sed -n 2p "$f"; } >bad.csv &&
+	lp-tracesort -p bad.csv >bad.lpt &&
+	test_must_fail lp-hostside -c "$TRASH/cfg.yaml" -a bad.lpt "$HS/llama_nvtx_pushpop_trace.csv" >out 2>err &&
+	test_grep "bad.csv:40:6: Pid" err
+'
+
 test_expect_success 'a kernel name is in the pack once, in the CSV at each launch' '
 	lp-tracesort -p "$HS/llama_cuda_gpu_trace.csv" >g.lpt &&
 	test "$(grep -c nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT "$HS/llama_cuda_gpu_trace.csv")" = 1408 &&

@@ -12,6 +12,12 @@
  * one trace, the header written once.  Rows are sorted in runs of at most
  * RUN_BYTES, each written to a temporary file (in TMPDIR) and merged, up
  * to FANIN at a time: memory is bounded whatever the trace's size.
+ *
+ * One file packed (-p) whose rows come in order (nsys stats of a capture
+ * that kept its time order, most imports) is packed as it is read, into a
+ * temporary pack copied out at the end: no run, no merge.  The first row
+ * out of order turns it back: the rows packed so far are read back into
+ * the run, and the sort goes on as above.  Either way the same bytes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,6 +57,12 @@ struct st {
 	size_t nsrc;
 	struct lp_pack_w *pw;
 	const char **fv;	/* a row's fields, for the pack */
+	int stream;		/* -p, one file: packing rows as they come */
+	FILE *sfp;		/* ... into this temporary pack */
+	struct lp_pack_w *spw;
+	struct rec last;	/* the last row packed (its fields in lb) */
+	struct lp_sb lb;
+	int have_last;
 };
 
 static int
@@ -325,13 +337,88 @@ add_row(struct st *t, const struct lp_rep_row *rr)
 		spill(t);
 }
 
+static const char *const trace_cols[] = { "Start", "?Duration" };
+
+/* A row's fields end to end, each with its NUL: the bytes the order
+ * compares last (as add_row keeps them with -p). */
+static void
+fields_into(struct lp_sb *b, const struct lp_csv_rec *rec)
+{
+	size_t i;
+
+	lp_sb_reset(b);
+	for (i = 0; i < rec->n; i++)
+		lp_sb_addn(b, rec->f[i], strlen(rec->f[i]) + 1);
+}
+
+/* Out of order after all: the rows packed so far back into the run, to
+ * be sorted with the rest. */
+static void
+unstream(struct st *t, const char *name)
+{
+	const struct lp_rep_row *rr;
+	struct lp_rep_in *in;
+
+	lp_pack_wend(t->spw);
+	t->spw = NULL;
+	t->stream = 0;
+	if (fflush(t->sfp) == EOF || fseek(t->sfp, 0, SEEK_SET) == -1)
+		lp_die_sys("writing a temporary file");
+	in = lp_rep_from(t->sfp, name, "an nsys trace", trace_cols, 2);
+	while ((rr = lp_rep_next(in)))
+		add_row(t, rr);
+	lp_rep_close(in);
+	fclose(t->sfp);
+	t->sfp = NULL;
+}
+
+/* A row packed as it comes while the rows keep their order; else the
+ * sort takes over. */
+static void
+stream_row(struct st *t, const struct lp_rep_in *in,
+    const struct lp_rep_row *rr, const char *name)
+{
+	struct rec r;
+	size_t i;
+
+	if (!t->spw) {
+		check_header(t, lp_rep_header(in), name);
+		t->fv = lp_xcalloc(t->nhdr, sizeof *t->fv);
+		t->sfp = tmp_open();
+		t->spw = lp_pack_wopen(t->sfp, t->srcs, t->nsrc,
+		    (const char *const *)t->hdr, t->nhdr, t->hline);
+	}
+	r.start = lp_rep_time(rr, 0);
+	r.dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
+	if (t->have_last && (r.start < t->last.start || (r.start ==
+	    t->last.start && r.dur >= t->last.dur))) {
+		/* a tie of start and duration is settled by the bytes */
+		fields_into(&t->b, rr->rec);
+		r.s = t->b.s;
+		r.len = t->b.len;
+		if (cmp_rec(&t->last, &r) > 0) {
+			unstream(t, name);
+			add_row(t, rr);
+			return;
+		}
+	}
+	for (i = 0; i < rr->rec->n; i++)
+		t->fv[i] = rr->rec->f[i];
+	lp_pack_row(t->spw, t->nsrc - 1, rr->line, t->fv);
+	t->last.start = r.start;
+	t->last.dur = r.dur;
+	t->have_last = 1;
+	fields_into(&t->lb, rr->rec);
+	t->last.s = t->lb.s;
+	t->last.len = t->lb.len;
+}
+
 /* One file's rows; an empty file is a report without rows (nsys writes
  * no header then), a header alone one too (lp-graphnodes' of a capture
  * without graphs). */
 static void
 read_file(struct st *t, const char *path)
 {
-	static const char *const cols[] = { "Start", "?Duration" };
 	const struct lp_rep_row *rr;
 	struct lp_rep_in *in;
 	const char *name;
@@ -347,10 +434,13 @@ read_file(struct st *t, const char *path)
 	ungetc(c, fp);
 	t->srcs = lp_xreallocarray(t->srcs, t->nsrc + 1, sizeof *t->srcs);
 	t->srcs[t->nsrc++] = name;
-	in = lp_rep_from(fp, name, "an nsys trace", cols, 2);
+	in = lp_rep_from(fp, name, "an nsys trace", trace_cols, 2);
 	lp_rep_empty_ok(in);
 	while ((rr = lp_rep_next(in)))
-		add_row(t, rr);
+		if (t->stream)
+			stream_row(t, in, rr, name);
+		else
+			add_row(t, rr);
 	check_header(t, lp_rep_header(in), name);
 	lp_rep_close(in);
 	lp_close_in(fp);
@@ -387,6 +477,25 @@ emit(struct st *t)
 	merge(t, t->run, t->nrun, NULL);
 }
 
+/* The rows kept their order: the temporary pack is the output. */
+static void
+stream_out(struct st *t)
+{
+	char buf[1 << 16];
+	size_t n;
+
+	lp_pack_wend(t->spw);
+	t->spw = NULL;
+	if (fflush(t->sfp) == EOF || fseek(t->sfp, 0, SEEK_SET) == -1)
+		lp_die_sys("writing a temporary file");
+	while ((n = fread(buf, 1, sizeof buf, t->sfp)))
+		if (fwrite(buf, 1, n, stdout) != n)
+			lp_die_sys("writing standard output");
+	if (ferror(t->sfp))
+		lp_die_sys("reading a temporary file");
+	fclose(t->sfp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -406,21 +515,29 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
+	t.stream = t.pack && argc - optind <= 1;
 	if (optind == argc)
 		read_file(&t, "-");
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		read_file(&t, argv[i]);
+	if (t.spw) {
+		stream_out(&t);
+		goto done;
+	}
 	/* no header: every file empty, as nsys writes a report without
 	 * rows; the pack is then empty too */
 	if (t.pack && t.hdr) {
-		t.fv = lp_xcalloc(t.nhdr, sizeof *t.fv);
+		if (!t.fv)
+			t.fv = lp_xcalloc(t.nhdr, sizeof *t.fv);
 		t.pw = lp_pack_wopen(stdout, t.srcs, t.nsrc,
 		    (const char *const *)t.hdr, t.nhdr, t.hline);
 	}
 	emit(&t);
 	if (t.pw)
 		lp_pack_wend(t.pw);
+done:
 	free(t.fv);
+	lp_sb_free(&t.lb);
 	free(t.srcs);
 	for (i = 0; i < t.nhdr; i++)
 		free(t.hdr[i]);
