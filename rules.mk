@@ -835,47 +835,19 @@ $(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.ava
 	  -- < $(LP_RD)/config.yaml > $@.tmp $(LP_UNTMP)
 	$(Q)mv $@.tmp $@
 
-# ncu over the regions, a depth at a time; a depth whose command did not
-# change keeps its report.  Each report is written under tmp.dN and
-# renamed when whole, then exported (--page raw) to dN.csv.
-$(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncucmd
+# ncu over the regions, a depth at a time (lp-ncuregions: a depth whose
+# command did not change keeps its report; each report exported to dN.csv).
+$(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd
 	$(LP_SAY)
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_TRAP)n=0; : > $@.tmp; \
-	while IFS= read -r cmd <&3; do \
-	  if ! { [ -f $(LP_RD)/d$$n.ncu-rep ] && [ "$$(cat $(LP_RD)/d$$n.cmd 2>/dev/null)" = "$$cmd" ]; }; then \
-	    rm -f $(LP_RD)/tmp.d$$n.* $(LP_RD)/d$$n.ncu-rep $(LP_RD)/d$$n.cmd; \
-	    echo "lp: profiling regions (depth $$n) with ncu: $$cmd"; \
-	    $(LP_T0) sh -c "$$cmd" </dev/null >$(LP_RD)/d$$n.log 2>&1 || { rc=$$?; grep '==ERROR==' $(LP_RD)/d$$n.log >&2; \
-	      if grep -q -e 'Unsupported API during capture' -e 'invalid capture range' $(LP_RD)/d$$n.log; then \
-	        echo "lp: ncu could not replay a region with replay mode range (an API the range calls cannot be captured); app-range replay can: SET=ncu_regions.replay_mode=app-range" >&2; fi; \
-	      echo "lp: ncu (regions, depth $$n) failed with exit code $$rc (log: $(LP_RD)/d$$n.log); fix it and re-run make" >&2; exit $$rc; }; \
-	    [ -s $(LP_RD)/tmp.d$$n.ncu-rep ] || { echo "lp: ncu profiled no region at depth $$n (no report written). Filters used:" >&2; \
-	      $(LP_BIN)/lp-ncucmd -p ncu_regions -R -d < $(LP_RD)/config.yaml | sed -n "$$((n + 1))p" >&2; exit 1; }; \
-	    $(call lp_took,ncu regions depth $$n,-,$(LP_RD)/d$$n.time); \
-	    printf '%s\n' "$$cmd" > $(LP_RD)/d$$n.cmd && mv $(LP_RD)/tmp.d$$n.ncu-rep $(LP_RD)/d$$n.ncu-rep; \
-	  fi; \
-	  sh -c "$$($(LP_BIN)/lp-ncucmd -p ncu_regions -x -- $(LP_RD)/d$$n.ncu-rep < $(LP_RD)/config.yaml)" \
-	    > $(LP_RD)/d$$n.csv.tmp 2>$(LP_RD)/d$$n.export.log || { cat $(LP_RD)/d$$n.export.log >&2; exit 1; }; \
-	  if ! grep -q '"range"' $(LP_RD)/d$$n.csv.tmp; then \
-	    echo "lp: ncu's report of depth $$n holds no range (the NVTX filters matched nothing). Filters used:" >&2; \
-	    $(LP_BIN)/lp-ncucmd -p ncu_regions -R -d < $(LP_RD)/config.yaml | sed -n "$$((n + 1))p" >&2; \
-	    rm -f $(LP_RD)/d$$n.ncu-rep $(LP_RD)/d$$n.csv.tmp; exit 1; fi; \
-	  mv $(LP_RD)/d$$n.csv.tmp $(LP_RD)/d$$n.csv; echo $(LP_RD)/d$$n.csv >> $@.tmp; n=$$((n + 1)); \
-	done 3< <(grep -v '^#' $<); \
-	mv $@.tmp $@
+	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) < $< $(LP_OUT)
 else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 # Imported region exports: CSVs copied, reports exported with local ncu.
 $(LP_RD)/exports.list: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
-		$(LP_BIN)/lp-ncucmd | $(LP_RD)
+		$(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd | $(LP_RD)
 	$(LP_SAY)
-	$(Q)$(LP_TRAP)n=0; : > $@.tmp; \
-	for f in $(LP_IMP_REGCSV); do cp "$$f" $(LP_RD)/imp$$n.csv.tmp && mv $(LP_RD)/imp$$n.csv.tmp $(LP_RD)/imp$$n.csv; \
-	  echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \
-	for f in $(LP_IMP_REGREP); do $(call lp_need,ncu,install Nsight Compute to export $$f); \
-	  sh -c "$$($(LP_BIN)/lp-ncucmd -p ncu_regions -x -- "$$f" < $(LP_RD)/config.yaml)" > $(LP_RD)/imp$$n.csv.tmp && \
-	  mv $(LP_RD)/imp$$n.csv.tmp $(LP_RD)/imp$$n.csv && echo $(LP_RD)/imp$$n.csv >> $@.tmp; n=$$((n + 1)); done; \
-	mv $@.tmp $@
+	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) $(addprefix -C ,$(LP_IMP_REGCSV)) \
+	  $(addprefix -r ,$(LP_IMP_REGREP)) < /dev/null $(LP_OUT)
 else
 $(LP_RD)/exports.list:
 	@echo "lp: run $(RUN) has no region profile: it imports exports without one (give an ncu export of range or app-range replay in IMPORT=: a CSV export, or a report named *_regions.ncu-rep)" >&2; exit 1
