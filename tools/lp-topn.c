@@ -202,6 +202,25 @@ configs(const struct lp_map *kerns, const struct lp_map *ncfg)
 	return n;
 }
 
+/* A pair kept: its rank, kernel, grid and block (columns c[0..2]), its
+ * numbers v and the cumulative share. */
+static void
+shape_row(struct lp_row *r, FILE *body, size_t rank, struct lp_tsv *t,
+    const int *c, const double *v, double cum)
+{
+	size_t i;
+
+	lp_row_num(r, (double)rank, 0);
+	for (i = 0; i < 3; i++)
+		lp_row_text(r, lp_tsv_get(t, c[i]));
+	lp_row_num(r, v[0], 0);
+	lp_row_num(r, v[1], 0);
+	lp_row_num(r, v[2], 1);
+	lp_row_num(r, v[3], 2);
+	lp_row_num(r, fmin(cum, 100.0), 2);
+	lp_row_end(r, body);
+}
+
 /* With -s: the (kernel, launch configuration) pairs of lp-shapes(1)'s
  * table, largest first, of the kernels kept, until -p's share of the
  * stage's kernel time or -n pairs. */
@@ -243,16 +262,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 			continue;
 		cum += v[3];
 		lp_map_put(kerns, k, 1);
-		lp_row_num(&r, (double)++n, 0);
-		lp_row_text(&r, k);
-		lp_row_text(&r, lp_tsv_get(t, c[1]));
-		lp_row_text(&r, lp_tsv_get(t, c[2]));
-		lp_row_num(&r, v[0], 0);
-		lp_row_num(&r, v[1], 0);
-		lp_row_num(&r, v[2], 1);
-		lp_row_num(&r, v[3], 2);
-		lp_row_num(&r, fmin(cum, 100.0), 2);
-		lp_row_end(&r, body);
+		shape_row(&r, body, ++n, t, c, v, cum);
 	}
 	if (fclose(body))
 		lp_die(LP_EXIT_USAGE, "open_memstream: %s", strerror(errno));

@@ -19,23 +19,31 @@ lp_num_isna(const char *s)
 	return !*s || !strcmp(s, "n/a") || !strcmp(s, "N/A") || !strcmp(s, "-");
 }
 
+/* The common case, a trace's times and IDs: up to 15 digits alone, exact
+ * in a double, strtod's value without strtod. */
+static int
+plain_digits(const char *s, double *out)
+{
+	uint64_t v = 0;
+	size_t n;
+
+	for (n = 0; n < 16 && s[n] >= '0' && s[n] <= '9'; n++)
+		v = v * 10 + (uint64_t)(s[n] - '0');
+	if (!n || n >= 16 || s[n])
+		return 0;
+	*out = (double)v;
+	return 1;
+}
+
 int
 lp_num_parse(const char *s, double *out)
 {
 	char buf[128], *end;
 	size_t n = 0, digits = 0, group = 0;
 	int commas = 0;
-	uint64_t v = 0;
 
-	/* the common case, a trace's times and IDs: up to 15 digits alone,
-	 * exact in a double, strtod's value without strtod */
-	for (n = 0; n < 16 && s[n] >= '0' && s[n] <= '9'; n++)
-		v = v * 10 + (uint64_t)(s[n] - '0');
-	if (n && n < 16 && !s[n]) {
-		*out = (double)v;
+	if (plain_digits(s, out))
 		return 0;
-	}
-	n = 0;
 	while (isspace((unsigned char)*s))
 		s++;
 	if (*s == '+' || *s == '-')
