@@ -970,23 +970,13 @@ endif
 endif
 endif
 .PHONY: check-regression
-check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv \
+check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv $(LP_BIN)/lp-gate \
 		$(LP_BIN)/lp-stagediff $(LP_BIN)/lp-diff $(if $(CLAIM),$(LP_REAL_IN) $(LP_BIN)/lp-realized)
 	$(LP_SAY)
-	$(Q)rc=0; \
-	$(LP_BIN)/lp-stagediff -r '$(REGRESSION)' $(LP_CMP_IN) > /dev/null || rc=$$?; \
-	if [ $$rc = 0 ] || [ $$rc = 3 ]; then \
-	  $(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv \
-	    $(R)/kernels.tsv > /dev/null || { r=$$?; [ $$rc = 3 ] && [ $$r != 1 ] && [ $$r != 2 ] || rc=$$r; }; fi; \
-	if [ -n "$(CLAIM)" ] && { [ $$rc = 0 ] || [ $$rc = 3 ]; }; then \
-	  $(lp_realized) -c $(CLAIM) -m $(REALIZED) > /dev/null || { r=$$?; [ $$r = 3 ] && \
-	    echo "lp: run $(LP_BASE)'s $(CLAIM) advice realized under $(REALIZED) % of its prediction in run $(RUN)" >&2; rc=$$r; }; fi; \
-	if [ $$rc = 3 ]; then echo "lp: run $(RUN) regressed against run $(LP_BASE) (REGRESSION=$(REGRESSION) %)" >&2; \
-	elif [ $$rc = 0 ]; then echo "lp: run $(RUN) against run $(LP_BASE): no regression beyond $(REGRESSION) %"; \
-	else echo "lp: run $(RUN) against run $(LP_BASE): cannot compare (above); the gate did not pass" >&2; fi; \
-	case $$rc in 0) w=passed;; 3) w=regressed;; *) w="cannot compare";; esac; \
-	printf '%s\t%s\t%s\n' $$rc "$$w" '$(LP_BASE)' > $(R)/check-regression.rc; \
-	exit $$rc
+	$(Q)$(LP_BIN)/lp-gate -R $(RUN) -B $(LP_BASE) -t '$(REGRESSION)' $(if $(CLAIM),-c $(CLAIM) -m $(REALIZED)) \
+	  -o $(R)/check-regression.rc -- $(LP_BIN)/lp-stagediff -r '$(REGRESSION)' $(LP_CMP_IN) \
+	  -- $(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv \
+	  $(if $(CLAIM),-- $(lp_realized) -c $(CLAIM) -m $(REALIZED))
 else
 $(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare.md check-regression:
 	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other $(if $(filter check-regression,$@),check-regression,compare.md)" >&2; exit 1

@@ -76,4 +76,33 @@ test_expect_success 'lp-diff -S needs -r; the spread columns are in kernels.tsv'
 	awk -F"\t" "{ exit !(\$2 > 0 && \$3 > 0 && \$4 >= \$3) }" row
 '
 
+test_expect_success 'lp-gate: the gates codes as one (stages, kernels, advice), said once and written to its .rc' '
+	g() { printf "sh -c \"touch ran%s; exit %s\"" "$1" "$2"; } &&
+	for c in "0 0 - 0" "3 0 - 3" "0 3 - 3" "3 3 - 3" "3 1 - 1" "3 2 - 2" "0 1 - 1" "1 0 - 1" "2 3 - 2" \
+		"0 0 3 3" "3 0 1 1" "0 0 0 0" "1 0 3 1"; do
+		set -- $c && rm -f ran* &&
+		if test "$3" = -; then
+			eval "lp-gate -R n -B o -t 5 -o rc -- $(g 1 $1) -- $(g 2 $2)" >out 2>err
+		else
+			eval "lp-gate -R n -B o -t 5 -c launch-bound -m 50 -o rc -- $(g 1 $1) -- $(g 2 $2) -- $(g 3 $3)" >out 2>err
+		fi
+		rc=$? &&
+		test "$rc" = "$4" || { echo "$c: exit $rc"; return 1; }
+		case $4 in 0) w=passed ;; 3) w=regressed ;; *) w="cannot compare" ;; esac &&
+		printf "%s\t%s\to\n" "$4" "$w" >expect && test_cmp expect rc &&
+		# the kernels gate runs only where the stages one judged
+		case $1 in 0|3) test -e ran2 ;; *) ! test -e ran2 ;; esac || { echo "$c: ran2"; return 1; }
+		case $4 in
+		0) test_grep "^lp: run n against run o: no regression beyond 5 %$" out && test_must_be_empty err ;;
+		3) test_grep "^lp: run n regressed against run o (REGRESSION=5 %)$" err ;;
+		*) test_grep "^lp: run n against run o: cannot compare (above); the gate did not pass$" err ;;
+		esac || return 1
+		# the advice gate where both judged; its 3 said
+		if test -e ran3; then test "$3" != 3 || test_grep "^lp: run o.s launch-bound advice realized under 50 % of its prediction in run n$" err
+		else ! grep -q "advice realized" err; fi || return 1
+	done &&
+	test_expect_code 2 lp-gate -R n -B o -t 5 -o rc -- true 2>err &&
+	test_expect_code 2 lp-gate -R n -B o -t 5 -c x -m 50 -o rc -- true -- true 2>err
+'
+
 test_done

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -61,40 +60,13 @@ slurp(const char *path)
 	return lp_sb_steal(&b);
 }
 
-/* argv started with stdin from in (NULL: /dev/null), stdout to out and
- * stderr to err (file descriptors). */
-static pid_t
-spawn(char *const *argv, const char *in, int out, int err)
+/* A pipe whose own ends are not passed on to what is spawned. */
+static void
+pipe_cloexec(int p[2])
 {
-	pid_t pid;
-	int fd;
-
-	fflush(NULL);
-	if ((pid = fork()) == -1)
-		lp_die_sys("fork");
-	if (!pid) {
-		if ((fd = open(in ? in : "/dev/null", O_RDONLY)) == -1 ||
-		    dup2(fd, 0) == -1 || dup2(out, 1) == -1 ||
-		    dup2(err, 2) == -1)
-			_exit(126);
-		execvp(argv[0], argv);
-		fprintf(stderr, "lp-ncuregions: %s: %s\n", argv[0],
-		    strerror(errno));
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Its exit code, 128 + the signal that ended it. */
-static int
-reap(pid_t pid)
-{
-	int st;
-
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			lp_die_sys("waitpid");
-	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	if (pipe(p) == -1 || fcntl(p[0], F_SETFD, FD_CLOEXEC) == -1 ||
+	    fcntl(p[1], F_SETFD, FD_CLOEXEC) == -1)
+		lp_die_sys("pipe");
 }
 
 /* What lp-ncucmd ARGS prints, the config on its stdin, into b. */
@@ -112,9 +84,8 @@ ncucmd(const struct ctx *x, const char *const *args, struct lp_sb *b)
 		lp_av_push(&av, *args);
 	av.w = lp_xreallocarray(av.w, av.n + 1, sizeof *av.w);
 	av.w[av.n] = NULL;	/* for execvp */
-	if (pipe(p) == -1)
-		lp_die_sys("pipe");
-	pid = spawn(av.w, x->cfg, p[1], 2);
+	pipe_cloexec(p);
+	pid = lp_spawn(av.w, x->cfg, p[1], 2);
 	close(p[1]);
 	lp_sb_reset(b);
 	while ((n = read(p[0], buf, sizeof buf)) != 0) {
@@ -124,7 +95,7 @@ ncucmd(const struct ctx *x, const char *const *args, struct lp_sb *b)
 			lp_sb_addn(b, buf, (size_t)n);
 	}
 	close(p[0]);
-	if ((rc = reap(pid)))
+	if ((rc = lp_reap(pid)))
 		lp_die(LP_EXIT_DATA, "%s %s failed with exit code %d",
 		    x->ncucmd, av.w[1], rc);
 	if (!b->s)
@@ -189,9 +160,8 @@ profile_run(const char *cmd, const char *log, long depth)
 
 	if (!out)
 		lp_die_sys("%s", log);
-	if (pipe(p) == -1)
-		lp_die_sys("pipe");
-	pid = spawn(argv, NULL, p[1], p[1]);
+	pipe_cloexec(p);
+	pid = lp_spawn(argv, NULL, p[1], p[1]);
 	close(p[1]);
 	if (!(in = fdopen(p[0], "r")))
 		lp_die_sys("pipe");
@@ -205,7 +175,7 @@ profile_run(const char *cmd, const char *log, long depth)
 	fclose(in);
 	if (fclose(out) == EOF)
 		lp_die_sys("%s", log);
-	return reap(pid);
+	return lp_reap(pid);
 }
 
 /* ncu failed: its errors, what to do about range replay, out. */
@@ -338,7 +308,7 @@ export_rep(const struct ctx *x, const char *rep, const char *csv,
 	    (elog && (efd = open(elog, O_WRONLY | O_CREAT | O_TRUNC,
 	    0666)) == -1))
 		lp_die_sys("%s", fd == -1 ? csv : elog);
-	rc = reap(spawn(argv, NULL, fd, efd));
+	rc = lp_reap(lp_spawn(argv, NULL, fd, efd));
 	close(fd);
 	if (efd != 2)
 		close(efd);
