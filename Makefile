@@ -263,20 +263,11 @@ check-gpu: $(BINS) bin/tinyllm
 LP_DEMO_FILES := $(wildcard tests/fixtures/h200-torch-v2/torch_*.csv)
 LP_DEMO_EAGER := $(wildcard tests/fixtures/h100-graphs/e1_*.csv)
 LP_DEMO_GRAPHED := $(wildcard tests/fixtures/h100-graphs/g2_*.csv)
-# The goals and the settings a user types; the settings and what each does
+# The goals (tools/mk/help.txt) and the settings a user types; the settings and what each does
 # are tools/mk/cmdline.mk's (LP_SETTINGS, the list the command line is
 # checked against, and lp_doc.NAME); make settings prints them as TSV.
 help:
-	@printf '%s\n' 'lp: deep LLM profiling on NVIDIA GPUs (man lp, tools/lp.7)' '' \
-	  'Goals:' \
-	  '  make demo                          the pipeline on the bundled real captures' \
-	  '  make check | test | check-gpu      the tests (all; the quick set; on a GPU)' \
-	  '  make RUN=x WORK=cmd MODEL=m stakeholder_summary.md   profile a workload live' \
-	  '  make RUN=x IMPORT="files" MODEL=m stakeholder_summary.md   import nsys/ncu exports' \
-	  '  make RUN=x details.md | kernels.md | brief.json | regions.md | any table .tsv' \
-	  '  make RUN=x BASE=y compare.md | check-regression   two runs compared; the CI gate' \
-	  '  make deps | install PREFIX=... | uninstall | clean | bench | settings | man' '' \
-	  'Settings (lp(7) has them and the SET= keys):'
+	@cat tools/mk/help.txt
 	@printf '  %-14s %s\n' $(foreach v,$(LP_SETTINGS),$(v) '$(subst ','\'',$(lp_doc.$(v)))')
 # lp(7)'s tables of settings and SET= keys, made again from what defines them
 man: $(B)/lp-confget
