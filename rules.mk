@@ -673,21 +673,15 @@ $(R)/details.md: $(if $(LP_OPS_NOW),$(R)/aten_ops.tsv $(R)/aten_opnames.tsv \
 # its recipe said and recorded it (*.time), the application runs and the
 # ncu replay passes (from the exports), and each against the workload run
 # alone once that is timed (make RUN=x alone.tsv: one more run of it).
+# lp-cost -R finds the *.time files in the run's folder (lp-cost(1)).
 ifneq ($(LP_LIVE),)
-LP_COST_TIMES := $(R)/nsys/profile.time $(R)/untraced/profile.time $(R)/untraced/stats.time \
-	$(R)/nsys/export.time $(R)/nsys/stats.time $(R)/ncu/metrics.avail.time $(R)/ncu/profile.time $(R)/ncu/export.time
 LP_COST_REG := $(wildcard $(R)/ncu/regions/exports.list)
 $(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/untraced/report_nvtx_pushpop_trace.csv \
 		$(R)/nsys/report.sqlite $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
 		$(R)/ncu/report.ncu-rep $(R)/ncu/report.csv $(R)/roofline.tsv $(LP_COST_REG) $(wildcard $(R)/alone.tsv) \
-		$(LP_BIN)/lp-cost $(LP_BIN)/lp-confget
+		$(LP_BIN)/lp-cost
 	$(LP_SAY)
-	$(Q)$(LP_TRAP)set -- $(foreach f,$(LP_COST_TIMES),$$([ -f $(f) ] && echo $(f))) \
-	  $(if $(LP_COST_REG),$$(sed 's/\.csv$$/.time/' $(LP_COST_REG))); \
-	$(LP_BIN)/lp-cost $$([ -f $(R)/ncu/profile.time ] && echo -k $(R)/ncu/report.csv -c $(R)/roofline.tsv) \
-	  $$([ -f $(R)/ncu/profile.stop.tsv ] && echo -s $(R)/ncu/profile.stop.tsv) \
-	  $(if $(LP_COST_REG),-r $(LP_COST_REG) -m "$$($(LP_BIN)/lp-confget ncu_regions.replay_mode $(R)/ncu/regions/config.yaml)") \
-	  $(if $(wildcard $(R)/alone.tsv),-a $(R)/alone.tsv) "$$@" > $@.tmp && mv $@.tmp $@
+	$(Q)$(LP_BIN)/lp-cost -R $(R) $(if $(LP_COST_REG),-r $(LP_COST_REG)) $(if $(wildcard $(R)/alone.tsv),-a $(R)/alone.tsv) $(LP_OUT)
 
 # The workload alone, timed once, as the profiles ran it.
 $(R)/alone.tsv: $(R)/inputs.yaml $(LP_BIN)/lp-confget
@@ -840,14 +834,14 @@ $(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.ava
 $(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd
 	$(LP_SAY)
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) < $< $(LP_OUT)
+	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp < $< && mv $@.tmp $@ $(LP_UNTMP)
 else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 # Imported region exports: CSVs copied, reports exported with local ncu.
 $(LP_RD)/exports.list: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
 		$(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd | $(LP_RD)
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) $(addprefix -C ,$(LP_IMP_REGCSV)) \
-	  $(addprefix -r ,$(LP_IMP_REGREP)) < /dev/null $(LP_OUT)
+	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp $(addprefix -C ,$(LP_IMP_REGCSV)) \
+	  $(addprefix -r ,$(LP_IMP_REGREP)) < /dev/null && mv $@.tmp $@ $(LP_UNTMP)
 else
 $(LP_RD)/exports.list:
 	@echo "lp: run $(RUN) has no region profile: it imports exports without one (give an ncu export of range or app-range replay in IMPORT=: a CSV export, or a report named *_regions.ncu-rep)" >&2; exit 1

@@ -213,10 +213,10 @@ test_expect_success 'a region step cut off resumes: a finished depth is not prof
 test_expect_success 'lp-ncuregions says each region ncu profiles as it comes (depth, count), and keeps what ncu said in dN.log' '
 	PATH=$FAKE:$PATH lpmake RUN=prog "WORK=$WK" MODEL=tinyllm SET=nsys_cli.capture_range=none topn.tsv >/dev/null 2>&1 &&
 	LP_FAKE_NCU_PROF=2 PATH=$FAKE:$PATH lpmake RUN=prog regions.md >out 2>err &&
-	grep "^lp: regions depth" err >got &&
+	grep "^lp: regions depth" out >got &&
 	printf "lp: regions depth %s profiled: \"r%s\": 0%%....50%%....100%% - 3 passes\n" "0, 1" 0 "0, 2" 1 "1, 1" 0 "1, 2" 1 >expect &&
 	test_cmp expect got &&
-	test_grep "^lp: ncu regions depth 1 took [0-9.]* s$" err &&
+	test_grep "^lp: ncu regions depth 1 took [0-9.]* s$" out &&
 	test "$(grep -c "^==PROF== Profiling" "$S2/prog/ncu/regions/d0.log")" = 2 &&
 	printf "%s\n" "$S2/prog/ncu/regions/d0.csv" "$S2/prog/ncu/regions/d1.csv" >expect &&
 	test_cmp expect "$S2/prog/ncu/regions/exports.list"
@@ -225,14 +225,15 @@ test_expect_success 'lp-ncuregions says each region ncu profiles as it comes (de
 test_expect_success 'imported region exports: a CSV copied, a report exported with the local ncu; without ncu, said and nothing written' '
 	cfg=$S2/imp/ncu/regions/config.yaml && mkdir -p rd &&
 	echo "regions: $TRASH/fr/d1.csv" >x_regions.ncu-rep &&
-	PATH=$FAKE:$PATH lp-ncuregions -c "$cfg" -o rd -C "$TRASH/fr/d0.csv" -r x_regions.ncu-rep </dev/null >list &&
+	PATH=$FAKE:$PATH lp-ncuregions -c "$cfg" -o rd -l list -C "$TRASH/fr/d0.csv" -r x_regions.ncu-rep </dev/null >out &&
+	test_must_be_empty out &&
 	printf "rd/imp0.csv\nrd/imp1.csv\n" >expect && test_cmp expect list &&
 	test_cmp "$TRASH/fr/d0.csv" rd/imp0.csv && test_cmp "$TRASH/fr/d1.csv" rd/imp1.csv &&
 	mkdir rd2 &&
-	test_expect_code 127 env PATH=/usr/bin:/bin "$LP_BIN/lp-ncuregions" -c "$cfg" -o rd2 -C "$TRASH/fr/d0.csv" \
-		-r x_regions.ncu-rep </dev/null >list2 2>err &&
+	test_expect_code 127 env PATH=/usr/bin:/bin "$LP_BIN/lp-ncuregions" -c "$cfg" -o rd2 -l list2 -C "$TRASH/fr/d0.csv" \
+		-r x_regions.ncu-rep </dev/null 2>err &&
 	test_grep "^lp: ncu not found on PATH (/usr/bin:/bin): install Nsight Compute to export x_regions.ncu-rep$" err &&
-	test_must_be_empty list2 && ! test -e rd2/imp0.csv
+	! test -s list2 && ! test -e rd2/imp0.csv
 '
 
 test_done

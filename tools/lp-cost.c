@@ -16,8 +16,8 @@
 
 static const char synopsis[] =
     "lp-cost [-a alone.tsv] [-c roofline.tsv] [-k kernels.csv] "
-    "[-m app-range|range] [-r exports.list] [-s profile.stop.tsv] "
-    "timing.tsv...";
+    "[-m app-range|range] [-R run] [-r exports.list] [-s profile.stop.tsv] "
+    "[timing.tsv ...]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -303,15 +303,65 @@ free_cost(struct cost *c)
 	free(c->coverage);
 }
 
+static int
+there(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* -R: a live run's folder, its files found as lp's make rule names them:
+ * the timing files there (then each region depth's with -r), ncu's
+ * export and roofline.tsv when ncu profiled, what lp-ncustop saw, and
+ * with -r the regions' replay mode (ncu/regions/config.yaml). */
+static void
+run_dir(struct cost *c, const char *dir, struct lp_av *tv)
+{
+	static const char *const times[] = { "nsys/profile.time",
+		"untraced/profile.time", "untraced/stats.time",
+		"nsys/export.time", "nsys/stats.time",
+		"ncu/metrics.avail.time", "ncu/profile.time", "ncu/export.time" };
+	struct lp_av p = { 0 };
+	struct lp_ynode *cfg;
+	size_t i;
+
+	for (i = 0; i < sizeof times / sizeof *times; i++) {
+		lp_av_pushf(&p, "%s/%s", dir, times[i]);
+		if (there(p.w[p.n - 1]))
+			lp_av_push(tv, p.w[p.n - 1]);
+	}
+	if (c->rpath && !c->mode) {
+		lp_av_pushf(&p, "%s/ncu/regions/config.yaml", dir);
+		cfg = lp_yaml_load_path(p.w[p.n - 1]);
+		lp_av_push(&p, lp_yaml_str(cfg, "ncu_regions.replay_mode", ""));
+		c->mode = p.w[p.n - 1];
+		lp_yaml_free(cfg);
+	}
+	if (c->rpath)
+		region_times(c->rpath, tv);
+	lp_av_pushf(&p, "%s/ncu/profile.time", dir);
+	if (there(p.w[p.n - 1]) && !c->kpath) {
+		lp_av_pushf(&p, "%s/ncu/report.csv", dir);
+		c->kpath = p.w[p.n - 1];
+		lp_av_pushf(&p, "%s/roofline.tsv", dir);
+		c->cpath = p.w[p.n - 1];
+	}
+	lp_av_pushf(&p, "%s/ncu/profile.stop.tsv", dir);
+	if (there(p.w[p.n - 1]) && !c->spath)
+		c->spath = p.w[p.n - 1];
+	/* the paths live as long as the run: p is not freed */
+}
+
 int
 main(int argc, char **argv)
 {
 	struct cost c = { 0 };
+	struct lp_av tv = { 0 };
+	const char *rdir = NULL;
 	int ch, i;
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((ch = getopt(argc, argv, "a:c:hk:m:r:s:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:c:hk:m:R:r:s:")) != -1) {
 		switch (ch) {
 		case 'a': c.apath = optarg; break;
 		case 'c': c.cpath = optarg; break;
@@ -320,20 +370,25 @@ main(int argc, char **argv)
 			return 0;
 		case 'k': c.kpath = optarg; break;
 		case 'm': c.mode = optarg; break;
+		case 'R': rdir = optarg; break;
 		case 'r': c.rpath = optarg; break;
 		case 's': c.spath = optarg; break;
 		default: lp_usage(synopsis);
 		}
 	}
-	if (optind == argc || !c.rpath != !c.mode)
+	for (i = optind; i < argc; i++)
+		lp_av_push(&tv, argv[i]);
+	if (rdir)
+		run_dir(&c, rdir, &tv);
+	if (!tv.n || !c.rpath != !c.mode)
 		lp_usage(synopsis);
 	if (c.mode && strcmp(c.mode, "app-range") && strcmp(c.mode, "range"))
 		lp_die(LP_EXIT_USAGE, "-m: expected app-range or range, got "
 		    "\"%s\"", c.mode);
-	c.n = (size_t)(argc - optind);
+	c.n = tv.n;
 	c.st = lp_xcalloc(c.n, sizeof *c.st);
-	for (i = 0; i < argc - optind; i++) {
-		load_step(&c.st[i], argv[optind + i]);
+	for (i = 0; i < (int)tv.n; i++) {
+		load_step(&c.st[i], tv.w[i]);
 		classify(&c.st[i]);
 	}
 	if (c.kpath)

@@ -5,12 +5,12 @@
  * whole, beside dN.cmd (the command that made it), dN.log (what ncu said)
  * and dN.time (lp-cost); a depth whose command did not change keeps its
  * report.  Each report is exported (lp-ncucmd -x: --page raw) to dN.csv,
- * which must hold a range.  Prints the exports, a line each: what
- * exports.list holds.  With -C and -r, imported region exports instead:
+ * which must hold a range.  Writes the exports to -l, a line each
+ * (exports.list); what it does, on standard output as make's steps do.  With -C and -r, imported region exports instead:
  * a CSV copied (impN.csv), an ncu report exported with the local ncu.
  *
- * Region replay is long: each "==PROF== Profiling" line of ncu is said on
- * standard error as it comes, with its depth and count.
+ * Region replay is long: each "==PROF== Profiling" line of ncu is said as
+ * it comes, with its depth and count.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,13 +22,14 @@
 #include "util.h"
 
 static const char synopsis[] =
-    "lp-ncuregions -c config.yaml -o dir [-C export.csv | -r report.ncu-rep "
-    "...] < profile.cmd";
+    "lp-ncuregions -c config.yaml -l exports.list -o dir "
+    "[-C export.csv | -r report.ncu-rep ...] < profile.cmd";
 
 #define PROF "==PROF== Profiling"
 
 struct ctx {
 	const char *cfg, *dir;
+	FILE *list;		/* -l: the exports, a line each */
 	char *ncucmd;		/* lp-ncucmd beside this tool, or on PATH */
 };
 
@@ -137,11 +138,11 @@ progress(long depth, long k, const char *line)
 {
 	const char *p = line + sizeof PROF - 1;
 
-	fprintf(stderr, "lp: regions depth %ld, %ld profiled:", depth, k);
+	printf("lp: regions depth %ld, %ld profiled:", depth, k);
 	for (; *p && *p != '\n'; p++)
-		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p,
-		    stderr);
-	fputc('\n', stderr);
+		putchar((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+	putchar('\n');
+	fflush(stdout);
 }
 
 /* sh -c cmd, its output into log as it comes (progress said); its exit
@@ -255,7 +256,7 @@ profile_depth(const struct ctx *x, long n, const char *cmd)
 	if ((unlink(tmp) && errno != ENOENT) || (unlink(rep) && errno !=
 	    ENOENT) || (unlink(cpath) && errno != ENOENT))
 		lp_die_sys("%s: clearing depth %ld", x->dir, n);
-	fprintf(stderr, "lp: profiling regions (depth %ld) with ncu: %s\n", n,
+	printf("lp: profiling regions (depth %ld) with ncu: %s\n", n,
 	    cmd);
 	t0 = lp_now_s();
 	if ((rc = profile_run(cmd, log, n)))
@@ -269,7 +270,7 @@ profile_depth(const struct ctx *x, long n, const char *cmd)
 	secs = lp_now_s() - t0;
 	lp_sb_printf(&b, "ncu regions depth %ld\t%.2f\t-\n", n, secs);
 	put_file(tpath, b.s);
-	fprintf(stderr, "lp: ncu regions depth %ld took %.2f s\n", n, secs);
+	printf("lp: ncu regions depth %ld took %.2f s\n", n, secs);
 	put_file(cpath, want.s);
 	move(tmp, rep);
 done:
@@ -363,7 +364,7 @@ live(const struct ctx *x)
 			continue;
 		profile_depth(x, n, line);
 		csv = export_depth(x, n++);
-		printf("%s\n", csv);
+		fprintf(x->list, "%s\n", csv);
 		free(csv);
 	}
 	if (ferror(stdin))
@@ -387,7 +388,7 @@ import(const struct ctx *x, const char *kinds, char **files, size_t nf)
 		else
 			copy_file(files[i], tmp);
 		move(tmp, csv);
-		printf("%s\n", csv);
+		fprintf(x->list, "%s\n", csv);
 		free(tmp);
 		free(csv);
 	}
@@ -433,11 +434,12 @@ main(int argc, char **argv)
 {
 	struct ctx x = { 0 };
 	char **files = NULL, *kinds = NULL;
+	const char *lpath = NULL;
 	size_t nf = 0;
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "C:c:ho:r:")) != -1) {
+	while ((c = getopt(argc, argv, "C:c:hl:o:r:")) != -1) {
 		switch (c) {
 		case 'C':
 		case 'r':
@@ -447,6 +449,7 @@ main(int argc, char **argv)
 			files[nf++] = optarg;
 			break;
 		case 'c': x.cfg = optarg; break;
+		case 'l': lpath = optarg; break;
 		case 'o': x.dir = optarg; break;
 		case 'h':
 			printf("usage: %s\n", synopsis);
@@ -454,18 +457,20 @@ main(int argc, char **argv)
 		default: lp_usage(synopsis);
 		}
 	}
-	if (!x.cfg || !x.dir || optind != argc)
+	if (!x.cfg || !x.dir || !lpath || optind != argc)
 		lp_usage(synopsis);
+	for (c = 0; c < (int)nf; c++)
+		if (kinds[c] == 'r')
+			need_ncu(files[c]);
+	if (!(x.list = fopen(lpath, "w")))
+		lp_die_sys("%s", lpath);
 	x.ncucmd = sibling(argv[0]);
-	if (nf) {
-		size_t i;
-
-		for (i = 0; i < nf; i++)
-			if (kinds[i] == 'r')
-				need_ncu(files[i]);
+	if (nf)
 		import(&x, kinds, files, nf);
-	} else
+	else
 		live(&x);
+	if (fclose(x.list) == EOF)
+		lp_die_sys("%s", lpath);
 	free(files);
 	free(kinds);
 	free(x.ncucmd);
