@@ -257,15 +257,11 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "a:g:hm:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "a:g:m:", synopsis)) != -1) {
 		switch (c) {
 		case 'a': apath = optarg; break;
 		case 'g': gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'm': mpath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1)

@@ -351,20 +351,16 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	a.out = lp_tab_out();
-	while ((c = getopt(argc, argv, "a:c:D:d:g:hm:Nn:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "a:c:D:d:g:m:Nn:", synopsis)) != -1) {
 		switch (c) {
 		case 'a': a.apath = optarg; break;
 		case 'c': a.cpath = optarg; break;
 		case 'D': a.Dpath = optarg; break;
 		case 'd': a.dpath = optarg; break;
 		case 'g': a.gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'm': a.mpath = optarg; break;
 		case 'N': a.byname = 1; break;
 		case 'n': a.npath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!a.apath || !a.cpath || !a.gpath || argc - optind != 1 ||

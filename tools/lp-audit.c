@@ -469,15 +469,11 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "a:c:hp:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "a:c:p:", synopsis)) != -1) {
 		switch (c) {
 		case 'a': apath = optarg; break;
 		case 'p': tpath = optarg; break;
 		case 'c': cpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!cpath || optind != argc)

@@ -323,15 +323,11 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "c:hr:t:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:r:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
 		case 'r': rpath = optarg; break;
 		case 't': tpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!cpath || argc - optind != 1)

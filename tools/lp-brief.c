@@ -685,7 +685,7 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "A:B:G:I:L:Wb:c:e:hk:s:t:u:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "A:B:G:I:L:Wb:c:e:k:s:t:u:", synopsis)) != -1) {
 		switch (c) {
 		case 'A': o.apath = optarg; break;
 		case 'B': o.wpath = optarg; break;
@@ -699,15 +699,11 @@ main(int argc, char **argv)
 		case 'b': o.bpath = optarg; break;
 		case 'c': o.cpath = optarg; break;
 		case 'e': o.epath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
 		case 'k': o.kpath = optarg; break;
 		case 'W': o.waiting = 1; break;
 		case 's': o.spath = optarg; break;
 		case 't': o.tpath = optarg; break;
 		case 'u': o.upath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!o.cpath || !o.epath || !o.spath || !o.tpath || optind != argc)

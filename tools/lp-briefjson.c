@@ -162,16 +162,12 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "B:b:f:hw:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "B:b:f:w:", synopsis)) != -1) {
 		switch (c) {
 		case 'B': bd = optarg; break;
 		case 'b': b = optarg; break;
 		case 'f': f = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
 		case 'w': w = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!b || !bd || !w || !f || optind != argc)

@@ -471,17 +471,13 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "e:g:hP:p:w:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "e:g:P:p:w:", synopsis)) != -1) {
 		switch (c) {
 		case 'e': o.lpath = optarg; break;
 		case 'g': o.gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
 		case 'P': o.why = optarg; break;
 		case 'p': o.ppath = optarg; break;
 		case 'w': o.w = lp_strtonum(optarg, 1, 100000, "-w"); break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!o.gpath || !o.ppath == !o.why || (o.lpath && !o.ppath) ||

@@ -286,11 +286,8 @@ main(int argc, char **argv)
 	int c, n, i, ver = 0;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "hl:r:s:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "l:r:s:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
 		case 'l': libpath = optarg; break;
 		case 'r': reps = lp_strtonum(optarg, 1, 1000, "-r"); break;
 		case 's':
@@ -299,7 +296,6 @@ main(int argc, char **argv)
 			size = (size_t)lp_strtonum(optarg, 1L << 20, 1L << 36,
 			    "-s");
 			break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (optind != argc)

@@ -77,7 +77,7 @@ main(int argc, char **argv)
 	FILE *fp;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "0d:hl")) != -1) {
+	while ((c = lp_getopt(argc, argv, "0d:l", synopsis)) != -1) {
 		switch (c) {
 		case '0':
 			end = '\0';
@@ -85,14 +85,9 @@ main(int argc, char **argv)
 		case 'd':
 			dflt = optarg;
 			break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'l':
 			list = 1;
 			break;
-		default:
-			lp_usage(synopsis);
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2)

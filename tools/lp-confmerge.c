@@ -237,11 +237,8 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "hS:s:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "S:s:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'S':
 			m.sfile = optarg;
 			break;
@@ -250,8 +247,6 @@ main(int argc, char **argv)
 			    sizeof *m.sets);
 			m.sets[m.nsets++] = optarg;
 			break;
-		default:
-			lp_usage(synopsis);
 		}
 	}
 	if (optind == argc)

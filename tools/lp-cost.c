@@ -361,19 +361,15 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((ch = getopt(argc, argv, "a:c:hk:m:R:r:s:")) != -1) {
+	while ((ch = lp_getopt(argc, argv, "a:c:k:m:R:r:s:", synopsis)) != -1) {
 		switch (ch) {
 		case 'a': c.apath = optarg; break;
 		case 'c': c.cpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'k': c.kpath = optarg; break;
 		case 'm': c.mode = optarg; break;
 		case 'R': rdir = optarg; break;
 		case 'r': c.rpath = optarg; break;
 		case 's': c.spath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	for (i = optind; i < argc; i++)

@@ -505,15 +505,11 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hn:r:S:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "n:r:S:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'n': top = lp_strtonum(optarg, 1, 1000000, "-n"); break;
 		case 'r': pct = lp_strtopct(optarg, "-r"); break;
 		case 'S': spath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind != 2)

@@ -432,14 +432,10 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	jo = lp_tab_out();
-	while ((c = getopt(argc, argv, "hr:t:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "r:t:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'r': rev = optarg; break;
 		case 't': limit_s = lp_strtonum(optarg, 1, 3600, "-t"); break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1)

@@ -260,15 +260,11 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:g:hi:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:g:i:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': e.cpath = optarg; break;
 		case 'g': e.gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'i': e.ipath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!e.cpath || !e.ipath || argc - optind > 1)

@@ -408,14 +408,10 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hIn:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "In:", synopsis)) != -1) {
 		switch (c) {
 		case 'I': imported = 1; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'n': maxk = lp_strtonum(optarg, 0, 1000, "-n"); break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (optind == argc)

@@ -113,18 +113,14 @@ main(int argc, char **argv)
 	int c, rc;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "+B:c:hm:o:R:t:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "+B:c:m:o:R:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'B': g.base = optarg; break;
 		case 'c': g.claim = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'm': g.realized = optarg; break;
 		case 'o': g.out = optarg; break;
 		case 'R': g.run = optarg; break;
 		case 't': g.pct = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	/* getopt took the first "--": it begins the first command */

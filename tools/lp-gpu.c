@@ -306,16 +306,12 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:d:hn:t:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:d:n:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
 		case 'd': dpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'n': npath = optarg; break;
 		case 't': tpath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1 || !tpath)

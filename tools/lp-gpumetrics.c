@@ -458,18 +458,14 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:g:hnp:t:T:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:g:np:t:T:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': o.cpath = optarg; break;
 		case 'g': o.gpath = optarg; break;
 		case 'n': o.none_ok = 1; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'p': o.ppath = optarg; break;
 		case 't': o.tpath = optarg; break;
 		case 'T': o.want = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!o.cpath || (!o.ppath && !o.tpath && !o.none_ok) || argc - optind != 1)

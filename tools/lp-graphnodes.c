@@ -249,17 +249,10 @@ emit(void)
 int
 main(int argc, char **argv)
 {
-	int c, have;
+	int have;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "h")) != -1) {
-		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		default: lp_usage(synopsis);
-		}
-	}
+	lp_getopt(argc, argv, "", synopsis);	/* no option but -h */
 	if (argc - optind != 1)
 		lp_usage(synopsis);
 	path = argv[optind];

@@ -397,16 +397,12 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "a:c:g:hs:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "a:c:g:s:", synopsis)) != -1) {
 		switch (c) {
 		case 'a': p.apath = optarg; break;
 		case 'c': p.cpath = optarg; break;
 		case 'g': p.gpath = optarg; break;
 		case 's': p.spath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!p.cpath || argc - optind > 1)

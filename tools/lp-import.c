@@ -219,16 +219,10 @@ main(int argc, char **argv)
 {
 	struct file *fs;
 	size_t i, j, n;
-	int c, r;
+	int r;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "h")) != -1) {
-		if (c == 'h') {
-			printf("usage: %s\n", synopsis);
-			return 0;
-		}
-		lp_usage(synopsis);
-	}
+	lp_getopt(argc, argv, "", synopsis);	/* no option but -h */
 	if (optind == argc)
 		lp_usage(synopsis);
 	n = (size_t)(argc - optind);

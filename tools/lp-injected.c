@@ -156,15 +156,10 @@ main(int argc, char **argv)
 	int64_t launched = -1;
 	struct lp_sb cud = { 0 };
 	FILE *out;
-	int c, have;
+	int have;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "h")) != -1) {
-		switch (c) {
-		case 'h': printf("usage: %s\n", synopsis); return LP_EXIT_OK;
-		default: lp_usage(synopsis);
-		}
-	}
+	lp_getopt(argc, argv, "", synopsis);	/* no option but -h */
 	if (argc - optind != 1)
 		lp_usage(synopsis);
 	path = argv[optind];

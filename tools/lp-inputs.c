@@ -115,15 +115,11 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "hi:m:w:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "i:m:w:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'i': ifile = optarg; break;
 		case 'm': mfile = optarg; break;
 		case 'w': wfile = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (optind != argc)

@@ -429,20 +429,16 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "d:G:H:hM:m:P:r:T:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "d:G:H:M:m:P:r:T:", synopsis)) != -1) {
 		switch (c) {
 		case 'd': o.dpath = optarg; break;
 		case 'G': o.gpu = *optarg ? optarg : NULL; break;
 		case 'H': hpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'M': o.mlabel = optarg; break;
 		case 'm': o.mpath = optarg; break;
 		case 'P': o.pid = optarg; break;
 		case 'r': o.range = optarg; break;
 		case 'T': o.tlabel = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1)

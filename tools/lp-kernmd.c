@@ -256,11 +256,8 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hn:r:w:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "n:r:w:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'n':
 			top = lp_strtonum(optarg, 0, 1000000, "-n");
 			break;
@@ -270,8 +267,6 @@ main(int argc, char **argv)
 		case 'w':
 			width = lp_strtonum(optarg, 20, 100000, "-w");
 			break;
-		default:
-			lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1)

@@ -466,14 +466,12 @@ main(int argc, char **argv)
 	int c, n, k, ver = 0;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "c:g:hn:r:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:g:n:r:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': cupath = optarg; break;
 		case 'g': want = lp_strtonum(optarg, 2, 1024, "-g"); break;
-		case 'h': printf("usage: %s\n", synopsis); return LP_EXIT_OK;
 		case 'n': snprintf(ncpath, sizeof ncpath, "%s", optarg); break;
 		case 'r': reps = lp_strtonum(optarg, 1, MAXR, "-r"); break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (optind != argc)

@@ -455,16 +455,11 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	memset(&s, 0, sizeof s);
-	while ((c = getopt(argc, argv, "hr:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "r:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'r':
 			s.range = *optarg ? optarg : NULL;
 			break;
-		default:
-			lp_usage(synopsis);
 		}
 	}
 	s.idx = lp_map_new();

@@ -598,21 +598,17 @@ main(int argc, char **argv)
 	int c, nul = 0, dmode = 0, xmode = 0, rmode = 0, nmode = 0;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "0a:dhk:no:p:Rx")) != -1) {
+	while ((c = lp_getopt(argc, argv, "0a:dk:no:p:Rx", synopsis)) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
 		case 'p': pfx = optarg; break;
 		case 'R': rmode = 1; break;
 		case 'a': apath = optarg; break;
 		case 'd': dmode = 1; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'k': topn = optarg; break;
 		case 'n': nmode = dmode = 1; break;
 		case 'o': base = optarg; break;
 		case 'x': xmode = 1; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	check_modes(dmode, xmode, rmode, topn, base);

@@ -439,7 +439,7 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "C:c:hl:o:r:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "C:c:l:o:r:", synopsis)) != -1) {
 		switch (c) {
 		case 'C':
 		case 'r':
@@ -451,10 +451,6 @@ main(int argc, char **argv)
 		case 'c': x.cfg = optarg; break;
 		case 'l': lpath = optarg; break;
 		case 'o': x.dir = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!x.cfg || !x.dir || !lpath || optind != argc)

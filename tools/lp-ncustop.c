@@ -286,7 +286,7 @@ main(int argc, char **argv)
 	char *end;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "hn:t:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "n:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'n':
 			s.want = strtol(optarg, &end, 10);
@@ -295,10 +295,6 @@ main(int argc, char **argv)
 				    "from 0", optarg);
 			break;
 		case 't': tpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (optind == argc)

@@ -286,18 +286,14 @@ main(int argc, char **argv)
 	int c, nul = 0, emode = 0, rmode = 0, smode = 0, umode = 0;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "0eho:rsu")) != -1) {
+	while ((c = lp_getopt(argc, argv, "0eo:rsu", synopsis)) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
 		case 'e': emode = 1; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'o': base = optarg; break;
 		case 'r': rmode = 1; break;
 		case 's': smode = 1; break;
 		case 'u': umode = 1; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (emode + rmode + smode > 1)

@@ -160,13 +160,9 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "ho:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "o:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'o': opath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!opath || argc - optind > 1)

@@ -284,14 +284,10 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "ho:x")) != -1) {
+	while ((c = lp_getopt(argc, argv, "o:x", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'o': opath = optarg; break;
 		case 'x': none = 1; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!opath || argc - optind > 1 || (none && optind < argc))

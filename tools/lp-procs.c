@@ -363,15 +363,11 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "D:g:ht:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "D:g:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'D': o.device = lp_strtonum(optarg, -1, 1023, "-D"); break;
 		case 'g': o.gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 't': o.dpath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1)

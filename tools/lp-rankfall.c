@@ -284,7 +284,7 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "e:g:hi:l:P:t:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "e:g:i:l:P:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'e': popt[1] = optarg; break;
 		case 'l': popt[0] = optarg; break;
@@ -292,8 +292,6 @@ main(int argc, char **argv)
 		case 'g': gpath = optarg; break;
 		case 'i': ipath = optarg; break;
 		case 't': tpath = optarg; break;
-		case 'h': printf("usage: %s\n", synopsis); return LP_EXIT_OK;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!gpath || !ipath || argc - optind != 1 || (popt[0] && popt[2]) ||

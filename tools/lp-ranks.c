@@ -412,17 +412,13 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hk:o:p:s:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:k:o:p:s:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': o.cpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'k': o.kpath = optarg; break;
 		case 'o': o.opath = optarg; break;
 		case 'p': o.ppath = optarg; break;
 		case 's': o.spct = lp_strtopct(optarg, "-s"); break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!o.cpath || !o.opath || argc - optind > 1)

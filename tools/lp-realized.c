@@ -320,20 +320,16 @@ main(int argc, char **argv)
 	FILE *out;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "c:f:hk:m:s:t:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:f:k:m:s:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': rule = optarg; break;
 		case 'f': fpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
 		case 'k': kpath = optarg; break;
 		case 'm':
 			min = (double)lp_strtonum(optarg, 0, 1000, "-m");
 			break;
 		case 's': spath = optarg; break;
 		case 't': tpath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!fpath || !spath || optind != argc)

@@ -179,19 +179,15 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hk:l:p:w:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:k:l:p:w:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'k': kpath = optarg; break;
 		case 'l': lpath = optarg; break;
 		case 'p': ppath = optarg; break;
 		case 'w':
 			ratio = lp_strtoratio(optarg, "-w");
 			break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!cpath || !lpath || optind != argc)

@@ -343,14 +343,10 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "d:hp:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "d:p:", synopsis)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'p': prefix = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!dir || argc - optind > 1)

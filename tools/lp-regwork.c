@@ -422,19 +422,15 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:g:hi:k:l:o:s:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:g:i:k:l:o:s:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
 		case 'g': gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'i': ipath = optarg; break;
 		case 'k': kpath = optarg; break;
 		case 'l': lpath = optarg; break;
 		case 'o': opath = optarg; break;
 		case 's': spath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!cpath || !gpath || !lpath || optind != argc ||

@@ -237,18 +237,14 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "b:g:hi:m:n:s:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "b:g:i:m:n:s:", synopsis)) != -1) {
 		switch (c) {
 		case 'b': lp_bwmeas_read(&bwm, optarg); break;
 		case 'g': gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'i': ipath = optarg; break;
 		case 'm': mpath = optarg; break;
 		case 'n': top = lp_strtonum(optarg, 1, 100000, "-n"); break;
 		case 's': spath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!gpath || argc - optind > 1)

@@ -411,13 +411,9 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "g:h")) != -1) {
+	while ((c = lp_getopt(argc, argv, "g:", synopsis)) != -1) {
 		switch (c) {
 		case 'g': gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!gpath || argc - optind > 1)

@@ -384,17 +384,15 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "d:g:H:hk:P:p:r:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "d:g:H:k:P:p:r:", synopsis)) != -1) {
 		switch (c) {
 		case 'd': o.dpath = optarg; break;
 		case 'g': o.dev = *optarg ? optarg : NULL; break;
 		case 'H': o.hpath = optarg; break;
-		case 'h': printf("usage: %s\n", synopsis); return 0;
 		case 'k': o.kpath = optarg; break;
 		case 'P': o.pid = optarg; break;
 		case 'p': o.ppath = optarg; break;
 		case 'r': o.range = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!o.range || !o.ppath || !o.kpath || argc - optind > 1)

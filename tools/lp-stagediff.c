@@ -474,13 +474,9 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hr:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "r:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'r': pct = lp_strtopct(optarg, "-r"); break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind != 2 * F_N)

@@ -382,15 +382,11 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hk:L")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:k:L", synopsis)) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'k': kpath = optarg; break;
 		case 'L': live = 1; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!cpath || argc - optind > 1)

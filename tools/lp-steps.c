@@ -330,18 +330,14 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "c:hi:uw:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:i:uw:", synopsis)) != -1) {
 		switch (c) {
 		case 'c': cpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'i': ipath = optarg; break;
 		case 'u': untraced = 1; break;
 		case 'w':
 			ratio = lp_strtoratio(optarg, "-w");
 			break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!cpath || argc - optind > 1)

@@ -423,16 +423,12 @@ main(int argc, char **argv)
 	int c, i;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "c:ht:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "c:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'c':
 			s.dpath = optarg;
 			break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 't': title = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (optind == argc)

@@ -156,17 +156,13 @@ main(int argc, char **argv)
 	FILE *fp, *out, *kept;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "H:hl:n:qw:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "H:l:n:qw:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'H': hide = optarg; break;
 		case 'l': link = optarg; break;
 		case 'n': max = lp_strtonum(optarg, 1, 1000000, "-n"); break;
 		case 'q': quiet = 1; break;
 		case 'w': where = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if ((where && (!(eq = strchr(where, '=')) || eq == where)) ||

@@ -187,15 +187,11 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hn:o:r:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "n:o:r:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'n': top = lp_strtonum(optarg, 1, 100000, "-n"); break;
 		case 'o': opath = optarg; break;
 		case 'r': rpath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind > 1)

@@ -338,11 +338,10 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "f:H:hi:n:P:p:r:S:s:x:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "f:H:i:n:P:p:r:S:s:x:", synopsis)) != -1) {
 		switch (c) {
 		case 'f': o.fmt = optarg; break;
 		case 'H': hpath = optarg; break;
-		case 'h': printf("usage: %s\n", synopsis); return 0;
 		case 'i': o.ipath = optarg; break;
 		case 'n': o.n = lp_strtonum(optarg, 0, 1000000, "-n"); break;
 		case 'P': o.pid = optarg; break;
@@ -351,7 +350,6 @@ main(int argc, char **argv)
 		case 'S': o.npairs = lp_strtonum(optarg, 0, 1000000, "-S"); break;
 		case 's': o.spath = optarg; break;
 		case 'x': o.xpath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (strcmp(o.fmt, "tsv") && strcmp(o.fmt, "regex") &&

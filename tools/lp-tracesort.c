@@ -504,15 +504,11 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "hp")) != -1) {
+	while ((c = lp_getopt(argc, argv, "p", synopsis)) != -1) {
 		switch (c) {
 		case 'p':
 			t.pack = 1;
 			break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
-		default: lp_usage(synopsis);
 		}
 	}
 	t.stream = t.pack && argc - optind <= 1;

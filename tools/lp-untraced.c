@@ -316,13 +316,9 @@ main(int argc, char **argv)
 	int c, k;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "hn:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "n:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
 		case 'n': why = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind != (why ? 1 : 2) || (why && !*why))

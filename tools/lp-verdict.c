@@ -501,13 +501,9 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((c = getopt(argc, argv, "hn:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "n:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return 0;
 		case 'n': top = lp_strtonum(optarg, 0, 1000, "-n"); break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind != 2)

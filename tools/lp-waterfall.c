@@ -578,22 +578,18 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	memset(&p, 0, sizeof p);
-	while ((c = getopt(argc, argv, "F:H:b:c:g:hi:o:s:t:u:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "F:H:b:c:g:i:o:s:t:u:", synopsis)) != -1) {
 		switch (c) {
 		case 'F': fig = optarg; break;
 		case 'b': lp_bwmeas_read(&bwm, optarg); break;
 		case 'c': cpath = optarg; break;
 		case 'H': hpath = optarg; break;
 		case 'g': p.gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
 		case 'i': p.ipath = optarg; break;
 		case 'o': opath = optarg; break;
 		case 's': p.spath = optarg; break;
 		case 't': p.tpath = optarg; break;
 		case 'u': upath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!p.gpath || !p.ipath || !p.spath || !p.tpath || optind != argc ||

@@ -89,13 +89,9 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "hs:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "s:", synopsis)) != -1) {
 		switch (c) {
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
 		case 's': stage = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (argc - optind != 2)

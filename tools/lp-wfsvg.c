@@ -171,19 +171,13 @@ main(int argc, char **argv)
 {
 	struct part *pt, *step = NULL;
 	size_t np = 0, nparts = 0, i;
-	int c, s, have[NSTAGE] = { 0, 0 }, nbar = 0, h;
+	int s, have[NSTAGE] = { 0, 0 }, nbar = 0, h;
 	const char *name;
 	char *why = NULL;	/* the first "n/a because ..." of the table */
 	FILE *out;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = getopt(argc, argv, "h")) != -1) {
-		if (c == 'h') {
-			printf("usage: %s\n", synopsis);
-			return LP_EXIT_OK;
-		}
-		lp_usage(synopsis);
-	}
+	lp_getopt(argc, argv, "", synopsis);	/* no option but -h */
 	if (argc - optind > 1)
 		lp_usage(synopsis);
 	pt = read_parts(optind < argc ? argv[optind] : NULL, &name, &np, &why);

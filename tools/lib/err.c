@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -178,6 +179,27 @@ lp_usage(const char *synopsis)
 {
 	fprintf(stderr, "usage: %s\n", synopsis);
 	finish(LP_EXIT_USAGE);
+}
+
+int
+lp_getopt(int argc, char *const argv[], const char *opts,
+    const char *synopsis)
+{
+	char o[128];
+	int c;
+
+	/* every tool's -h: its synopsis, as --help gives it first */
+	if ((size_t)snprintf(o, sizeof o, "%sh", opts) >= sizeof o)
+		lp_die(LP_EXIT_USAGE, "lp_getopt: \"%s\": too many options",
+		    opts);
+	c = getopt(argc, argv, o);
+	if (c == 'h') {
+		printf("usage: %s\n", synopsis);
+		finish(LP_EXIT_OK);
+	}
+	if (c == '?' || c == ':')
+		lp_usage(synopsis);
+	return c;
 }
 
 void *

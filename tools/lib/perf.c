@@ -19,16 +19,12 @@ lp_perf_opts(struct lp_perf *p, int argc, char **argv, const char *synopsis)
 	int c;
 
 	memset(p, 0, sizeof *p);
-	while ((c = getopt(argc, argv, "g:hi:s:t:")) != -1) {
+	while ((c = lp_getopt(argc, argv, "g:i:s:t:", synopsis)) != -1) {
 		switch (c) {
 		case 'g': p->gpath = optarg; break;
-		case 'h':
-			printf("usage: %s\n", synopsis);
-			exit(LP_EXIT_OK);
 		case 'i': p->ipath = optarg; break;
 		case 's': p->spath = optarg; break;
 		case 't': p->tpath = optarg; break;
-		default: lp_usage(synopsis);
 		}
 	}
 	if (!p->gpath || !p->ipath || !p->spath || optind != argc)

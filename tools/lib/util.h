@@ -44,6 +44,10 @@ void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lp_warn_at(const char *file, long line, long col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 _Noreturn void lp_usage(const char *synopsis);
+/* getopt(3) with every tool's -h (the synopsis, exit 0) and its usage
+ * error (exit 2) handled: the options of opts, or -1 at their end. */
+int lp_getopt(int argc, char *const argv[], const char *opts,
+    const char *synopsis);
 void *lp_xmalloc(size_t n);
 void *lp_xcalloc(size_t n, size_t size);
 void *lp_xrealloc(void *p, size_t n);
