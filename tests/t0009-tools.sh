@@ -110,4 +110,12 @@ test_expect_success 'lp(7)'"'"'s tables of the settings and SET= keys are what d
 	test_grep "^\\\\%\\\\&ncu_cli.launches_per_kernel	" lp.7
 '
 
+test_expect_success 'make help: the goals, then every setting make settings lists, a line each' '
+	make -C "$ROOT" --no-print-directory -s help >out &&
+	test_grep "^lp: deep LLM profiling on NVIDIA GPUs" out && test_grep "^  make demo " out &&
+	make -C "$ROOT" --no-print-directory -s settings | cut -f1 >want &&
+	test -s want &&
+	while read -r v; do grep -q "^  $v  *[^ ]" out || { echo "no $v"; return 1; }; done <want
+'
+
 test_done
