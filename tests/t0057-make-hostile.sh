@@ -30,7 +30,7 @@ test_expect_success 'each of lp'"'"'s own variables typed as $(shell ...): refus
 	lpmake RUN=oi "IMPORT=$IMPORT" MODEL=torch-decoder config.yaml >/dev/null &&
 	own RUN=oi >imp && own RUN=ol WORK=true >live &&
 	test $(wc -l <imp) -gt 150 && grep -qx R imp && grep -qx LP_SAY imp && grep -qx LP_IMP_MK imp &&
-	grep -qx LP_COST_TIMES live &&
+	grep -qx LP_COST_REG live &&
 	sort -u imp live >names &&
 	mapfile -t args < <(typed names) &&
 	test_must_fail lpmake RUN=oi "${args[@]}" kernels.md >out 2>err &&
