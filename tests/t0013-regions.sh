@@ -236,4 +236,20 @@ test_expect_success 'imported region exports: a CSV copied, a report exported wi
 	! test -s list2 && ! test -e rd2/imp0.csv
 '
 
+test_expect_success 'a process the workload leaves running holds neither the region step nor its descriptors' '
+	cfg=$S2/imp/ncu/regions/config.yaml && mkdir -p rd3 &&
+	# the profile: a "workload" that leaves a sleeper with the output
+	# open, says one region and writes the report (the stand-in export
+	# reads the CSV it names)
+	printf "%s\n" "sh -c '"'"'sleep 300 & echo \$! >sleeper; ls -l /proc/\$\$/fd/ >fds; echo \"==PROF== Profiling \\\"r0\\\": 3 passes\"; echo \"regions: $TRASH/fr/d0.csv\" >rd3/tmp.d0.ncu-rep'"'"'" >cmd &&
+	PATH=$FAKE:$PATH timeout 60 lp-ncuregions -c "$cfg" -o rd3 -l list <cmd >out 2>err
+	rc=$?; kill "$(cat sleeper)" 2>/dev/null
+	test "$rc" = 0 &&
+	test_grep "^lp: regions depth 0, 1 profiled: \"r0\": 3 passes$" out &&
+	echo rd3/d0.csv >expect && test_cmp expect list &&
+	# the shell has nothing of lp-ncuregions: not -l, not the log it
+	# reads (dash keeps copies of its own streams above 9)
+	! grep -e "/list\$" -e "^lr.*d0\.log" fds
+'
+
 test_done

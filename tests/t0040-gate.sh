@@ -101,6 +101,9 @@ test_expect_success 'lp-gate: the gates codes as one (stages, kernels, advice), 
 		if test -e ran3; then test "$3" != 3 || test_grep "^lp: run o.s launch-bound advice realized under 50 % of its prediction in run n$" err
 		else ! grep -q "advice realized" err; fi || return 1
 	done &&
+	# started with stdin closed, its gates still write where they should
+	lp-gate -R n -B o -t 5 -o rc -- sh -c "echo hi" -- sh -c "echo hi || exit 9" <&- >out 2>err &&
+	test_must_be_empty err &&
 	test_expect_code 2 lp-gate -R n -B o -t 5 -o rc -- true 2>err &&
 	test_expect_code 2 lp-gate -R n -B o -t 5 -c x -m 50 -o rc -- true -- true 2>err
 '

@@ -31,7 +31,7 @@ struct gate {
 static int
 run(char **argv)
 {
-	int fd = open("/dev/null", O_WRONLY), rc;
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
 
 	if (fd == -1)
 		lp_die_sys("/dev/null");

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -145,38 +146,61 @@ progress(long depth, long k, const char *line)
 	fflush(stdout);
 }
 
-/* sh -c cmd, its output into log as it comes (progress said); its exit
- * code. */
+/* The "==PROF== Profiling" lines among n bytes of ncu's output, said;
+ * a line's start kept in l across reads (its first LINE_KEEP bytes). */
+#define LINE_KEEP 1024
+static void
+scan(struct lp_sb *l, const char *b, size_t n, long depth, long *k)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (b[i] != '\n') {
+			if (l->len < LINE_KEEP)
+				lp_sb_addc(l, b[i]);
+			continue;
+		}
+		if (l->len && !strncmp(l->s, PROF, sizeof PROF - 1))
+			progress(depth, ++*k, l->s);
+		lp_sb_reset(l);
+	}
+}
+
+/* sh -c cmd, its output into log, which ncu writes itself (what the
+ * workload leaves running cannot hold the step); the log followed as it
+ * grows, its progress said, until ncu is gone.  Its exit code. */
 static int
 profile_run(const char *cmd, const char *log, long depth)
 {
 	char *const argv[] = { "sh", "-c", (char *)cmd, NULL };
-	char *line = NULL;
-	size_t cap = 0;
+	const struct timespec nap = { 0, 100 * 1000 * 1000 };
+	struct lp_sb l = { 0 };
+	char buf[8192];
 	ssize_t n;
 	long k = 0;
 	pid_t pid;
-	FILE *in, *out = fopen(log, "w");
-	int p[2];
+	int w, r, rc = 0, gone = 0;
 
-	if (!out)
+	if ((w = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0666)) == -1 || (r = open(log, O_RDONLY | O_CLOEXEC)) == -1)
 		lp_die_sys("%s", log);
-	pipe_cloexec(p);
-	pid = lp_spawn(argv, NULL, p[1], p[1]);
-	close(p[1]);
-	if (!(in = fdopen(p[0], "r")))
-		lp_die_sys("pipe");
-	while ((n = getline(&line, &cap, in)) > 0) {
-		if (fwrite(line, 1, (size_t)n, out) != (size_t)n)
+	pid = lp_spawn(argv, NULL, w, w);
+	close(w);
+	for (;;) {
+		while ((n = read(r, buf, sizeof buf)) > 0)
+			scan(&l, buf, (size_t)n, depth, &k);
+		if (n < 0 && errno != EINTR)
 			lp_die_sys("%s", log);
-		if (!strncmp(line, PROF, sizeof PROF - 1))
-			progress(depth, ++k, line);
+		if (gone)
+			break;
+		if (lp_reaped(pid, &rc))
+			gone = 1;	/* what it wrote last, then out */
+		else
+			nanosleep(&nap, NULL);
 	}
-	free(line);
-	fclose(in);
-	if (fclose(out) == EOF)
-		lp_die_sys("%s", log);
-	return lp_reap(pid);
+	close(r);
+	lp_sb_free(&l);
+	return rc;
 }
 
 /* ncu failed: its errors, what to do about range replay, out. */
@@ -184,11 +208,16 @@ _Noreturn static void
 profile_failed(const char *log, long depth, int rc)
 {
 	char *s = slurp(log), *l, *e;
+	int more;
 
-	for (l = s; l && *l; l = e + (*e != '\0')) {
+	for (l = s; l && *l; l = e + more) {
 		e = l + strcspn(l, "\n");
-		if (strstr(l, "==ERROR==") && strstr(l, "==ERROR==") < e)
-			fprintf(stderr, "%.*s\n", (int)(e - l), l);
+		more = *e != '\0';
+		*e = '\0';
+		if (strstr(l, "==ERROR=="))
+			fprintf(stderr, "%s\n", l);
+		if (more)
+			*e = '\n';
 	}
 	if (s && (strstr(s, "Unsupported API during capture") ||
 	    strstr(s, "invalid capture range")))
@@ -305,9 +334,9 @@ export_rep(const struct ctx *x, const char *rep, const char *csv,
 	if (!n)
 		lp_die(LP_EXIT_DATA, "%s -x printed no command", x->ncucmd);
 	argv[n] = NULL;
-	if ((fd = open(csv, O_WRONLY | O_CREAT | O_TRUNC, 0666)) == -1 ||
-	    (elog && (efd = open(elog, O_WRONLY | O_CREAT | O_TRUNC,
-	    0666)) == -1))
+	if ((fd = open(csv, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0666)) == -1 || (elog && (efd = open(elog, O_WRONLY | O_CREAT |
+	    O_TRUNC | O_CLOEXEC, 0666)) == -1))
 		lp_die_sys("%s", fd == -1 ? csv : elog);
 	rc = lp_reap(lp_spawn(argv, NULL, fd, efd));
 	close(fd);
@@ -405,8 +434,12 @@ need_ncu(const char *file)
 	for (p = path ? path : ""; *p; p = e + (*e == ':')) {
 		e = p + strcspn(p, ":");
 		lp_sb_reset(&b);
-		lp_sb_printf(&b, "%.*s/ncu", (int)(e - p), p);
-		if (e > p && !access(b.s, X_OK)) {
+		/* an empty entry is the current folder, as for the shell */
+		if (e > p)
+			lp_sb_printf(&b, "%.*s/ncu", (int)(e - p), p);
+		else
+			lp_sb_adds(&b, "./ncu");
+		if (!access(b.s, X_OK)) {
 			lp_sb_free(&b);
 			return;
 		}
@@ -458,7 +491,8 @@ main(int argc, char **argv)
 	for (c = 0; c < (int)nf; c++)
 		if (kinds[c] == 'r')
 			need_ncu(files[c]);
-	if (!(x.list = fopen(lpath, "w")))
+	if ((c = open(lpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0666)) == -1 || !(x.list = fdopen(c, "w")))
 		lp_die_sys("%s", lpath);
 	x.ncucmd = sibling(argv[0]);
 	if (nf)

@@ -86,19 +86,31 @@ cmp_qsort(const void *a, const void *b)
 	return cmp_rec(a, b);
 }
 
-/* A temporary file in TMPDIR (or /tmp), gone when closed. */
+/* A temporary file in TMPDIR (or /tmp), gone when closed; NULL, errno
+ * set and its path in p, when it cannot be made. */
 static FILE *
-tmp_open(void)
+tmp_try(struct lp_sb *p)
 {
 	const char *d = getenv("TMPDIR");
-	struct lp_sb p = { 0 };
 	FILE *fp;
 	int fd;
 
-	lp_sb_printf(&p, "%s/lp-tracesort.XXXXXX", d && *d ? d : "/tmp");
-	if ((fd = mkstemp(p.s)) == -1)
-		lp_die_sys("%s", p.s);
-	if (unlink(p.s) == -1 || !(fp = fdopen(fd, "w+")))
+	lp_sb_reset(p);
+	lp_sb_printf(p, "%s/lp-tracesort.XXXXXX", d && *d ? d : "/tmp");
+	if ((fd = mkstemp(p->s)) == -1)
+		return NULL;
+	if (unlink(p->s) == -1 || !(fp = fdopen(fd, "w+")))
+		lp_die_sys("%s", p->s);
+	return fp;
+}
+
+static FILE *
+tmp_open(void)
+{
+	struct lp_sb p = { 0 };
+	FILE *fp = tmp_try(&p);
+
+	if (!fp)
 		lp_die_sys("%s", p.s);
 	lp_sb_free(&p);
 	return fp;
@@ -382,9 +394,19 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 	size_t i;
 
 	if (!t->spw) {
+		struct lp_sb p = { 0 };
+
+		/* no temporary file: the rows sorted in memory, as before,
+		 * and a trace over RUN_BYTES refused there */
+		if (!(t->sfp = tmp_try(&p))) {
+			lp_sb_free(&p);
+			t->stream = 0;
+			add_row(t, rr);
+			return;
+		}
+		lp_sb_free(&p);
 		check_header(t, lp_rep_header(in), name);
 		t->fv = lp_xcalloc(t->nhdr, sizeof *t->fv);
-		t->sfp = tmp_open();
 		t->spw = lp_pack_wopen(t->sfp, t->srcs, t->nsrc,
 		    (const char *const *)t->hdr, t->nhdr, t->hline);
 	}

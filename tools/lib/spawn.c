@@ -1,6 +1,7 @@
 /*
  * spawn.c: a command run by a tool (lp-gate, lp-ncuregions): argv as
- * given, no shell, its standard streams where the tool says.
+ * given, no shell, its standard streams where the tool says, and no other
+ * descriptor of the tool's (they are opened close-on-exec).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,21 +16,34 @@ pid_t
 lp_spawn(char *const *argv, const char *in, int out, int err)
 {
 	pid_t pid;
-	int fd;
+	int i, o, e;
 
 	fflush(NULL);
 	if ((pid = fork()) == -1)
 		lp_die_sys("fork");
-	if (!pid) {
-		if ((fd = open(in ? in : "/dev/null", O_RDONLY)) == -1 ||
-		    dup2(fd, 0) == -1 || (out != 1 && dup2(out, 1) == -1) ||
-		    (err != 2 && dup2(err, 2) == -1))
-			_exit(126);
-		execvp(argv[0], argv);
-		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	return pid;
+	if (pid)
+		return pid;
+	/* out and err above 2 first: a tool started with a standard stream
+	 * closed has its own files there, which the dup2s below would
+	 * overwrite before they are read */
+	if ((o = fcntl(out, F_DUPFD, 3)) == -1 ||
+	    (e = fcntl(err, F_DUPFD, 3)) == -1 ||
+	    (i = open(in ? in : "/dev/null", O_RDONLY)) == -1 ||
+	    dup2(i, 0) == -1 || dup2(o, 1) == -1 || dup2(e, 2) == -1)
+		_exit(126);
+	if (i > 2)
+		close(i);
+	close(o);
+	close(e);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int
+code(int st)
+{
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }
 
 int
@@ -40,5 +54,20 @@ lp_reap(pid_t pid)
 	while (waitpid(pid, &st, 0) == -1)
 		if (errno != EINTR)
 			lp_die_sys("waitpid");
-	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	return code(st);
+}
+
+int
+lp_reaped(pid_t pid, int *rc)
+{
+	int st;
+	pid_t r;
+
+	while ((r = waitpid(pid, &st, WNOHANG)) == -1)
+		if (errno != EINTR)
+			lp_die_sys("waitpid");
+	if (r != pid)
+		return 0;
+	*rc = code(st);
+	return 1;
 }

@@ -209,6 +209,7 @@ double lp_xsum_get(const struct lp_xsum *s);
  * exit code, 128 + the signal that ended it.  127: it could not run. */
 pid_t lp_spawn(char *const *argv, const char *in, int out, int err);
 int lp_reap(pid_t pid);
+int lp_reaped(pid_t pid, int *rc);	/* without waiting: 1 when gone */
 
 /* sh.c: POSIX shell words. */
 void lp_sh_quote(struct lp_sb *b, const char *word);
