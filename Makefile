@@ -166,10 +166,16 @@ $(LP_FAKE_CUDA): tests/fake/libcuda.c | $(B)/.deps-ok
 # touches the build it tests).  tests/timed records each file's wall and
 # CPU seconds; after prove's summary (its CPU total: cusr + csys) come the
 # ten slowest files, and tests/times.sh bin/check-times.log prints them all.
+# The tests' makes get the build's switches from the environment (SAN,
+# WERROR), every make of every test: one make with other flags (make help
+# too: the Makefile writes $(B)/.flags as it is read) had every tool in $(B)
+# rebuilt while the other test files ran them (t0009 took 38 s of CPU in
+# make check; "Text file busy" where the flags went back and forth).
 LP_JOBS = $(shell nproc 2>/dev/null || echo 2)
 LP_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
 lp_prove = $(Q)rm -f $(B)/$(1)-times.log; rc=0; LP_TIMES=$(CURDIR)/$(B)/$(1)-times.log \
 	  LP_BIN=$(CURDIR)/$(B) LP_VALGRIND=$(VALGRIND) LP_MAKE_ARGS="$(if $(SAN),SAN=$(SAN))" \
+	  SAN=$(SAN) WERROR=$(WERROR) \
 	  $(if $(FAULT_KILLS),LP_FAULT_KILLS=$(FAULT_KILLS)) prove -j$(LP_JOBS) --exec tests/timed $(if $(filter 1,$(V)),-v) $(2) \
 	  || rc=$$?; tests/times.sh $(B)/$(1)-times.log | sed -n '1,11p;$$p'; exit $$rc
 # What the tests run, built a core each at once unless make was given -j

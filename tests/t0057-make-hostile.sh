@@ -180,7 +180,7 @@ test_expect_success 'V=0 is quiet, as V unset: one line a step' '
 cat >"$TRASH/full.sh" <<\EOF
 d=$1
 mount -t tmpfs -o size=256k tmpfs "$d" || exit 77
-m() { make -C "$ROOT" --no-print-directory LP_STAGE2_DIR="$d" "$@"; }
+m() { make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$d" "$@"; }
 m RUN=w WORK=true config.yaml >/dev/null || exit 1
 cp -a "$d/w/vars" before && dd if=/dev/zero of="$d/fill" bs=4k 2>/dev/null
 m RUN=w SET=run.top_n_kernels=3 config.yaml >out 2>err && { echo "a make on a full disk succeeded"; exit 1; }
