@@ -312,50 +312,49 @@ there(const char *path)
 /* -R: a live run's folder, its files found as lp's make rule names them:
  * the timing files there (then each region depth's with -r), ncu's
  * export and roofline.tsv when ncu profiled, what lp-ncustop saw, and
- * with -r the regions' replay mode (ncu/regions/config.yaml). */
+ * with -r the regions' replay mode (ncu/regions/config.yaml).  The paths
+ * it makes are kept in p, the caller's to free. */
 static void
-run_dir(struct cost *c, const char *dir, struct lp_av *tv)
+run_dir(struct cost *c, const char *dir, struct lp_av *tv, struct lp_av *p)
 {
 	static const char *const times[] = { "nsys/profile.time",
 		"untraced/profile.time", "untraced/stats.time",
 		"nsys/export.time", "nsys/stats.time",
 		"ncu/metrics.avail.time", "ncu/profile.time", "ncu/export.time" };
-	struct lp_av p = { 0 };
 	struct lp_ynode *cfg;
 	size_t i;
 
 	for (i = 0; i < sizeof times / sizeof *times; i++) {
-		lp_av_pushf(&p, "%s/%s", dir, times[i]);
-		if (there(p.w[p.n - 1]))
-			lp_av_push(tv, p.w[p.n - 1]);
+		lp_av_pushf(p, "%s/%s", dir, times[i]);
+		if (there(p->w[p->n - 1]))
+			lp_av_push(tv, p->w[p->n - 1]);
 	}
 	if (c->rpath && !c->mode) {
-		lp_av_pushf(&p, "%s/ncu/regions/config.yaml", dir);
-		cfg = lp_yaml_load_path(p.w[p.n - 1]);
-		lp_av_push(&p, lp_yaml_str(cfg, "ncu_regions.replay_mode", ""));
-		c->mode = p.w[p.n - 1];
+		lp_av_pushf(p, "%s/ncu/regions/config.yaml", dir);
+		cfg = lp_yaml_load_path(p->w[p->n - 1]);
+		lp_av_push(p, lp_yaml_str(cfg, "ncu_regions.replay_mode", ""));
+		c->mode = p->w[p->n - 1];
 		lp_yaml_free(cfg);
 	}
 	if (c->rpath)
 		region_times(c->rpath, tv);
-	lp_av_pushf(&p, "%s/ncu/profile.time", dir);
-	if (there(p.w[p.n - 1]) && !c->kpath) {
-		lp_av_pushf(&p, "%s/ncu/report.csv", dir);
-		c->kpath = p.w[p.n - 1];
-		lp_av_pushf(&p, "%s/roofline.tsv", dir);
-		c->cpath = p.w[p.n - 1];
+	lp_av_pushf(p, "%s/ncu/profile.time", dir);
+	if (there(p->w[p->n - 1]) && !c->kpath) {
+		lp_av_pushf(p, "%s/ncu/report.csv", dir);
+		c->kpath = p->w[p->n - 1];
+		lp_av_pushf(p, "%s/roofline.tsv", dir);
+		c->cpath = p->w[p->n - 1];
 	}
-	lp_av_pushf(&p, "%s/ncu/profile.stop.tsv", dir);
-	if (there(p.w[p.n - 1]) && !c->spath)
-		c->spath = p.w[p.n - 1];
-	/* the paths live as long as the run: p is not freed */
+	lp_av_pushf(p, "%s/ncu/profile.stop.tsv", dir);
+	if (there(p->w[p->n - 1]) && !c->spath)
+		c->spath = p->w[p->n - 1];
 }
 
 int
 main(int argc, char **argv)
 {
 	struct cost c = { 0 };
-	struct lp_av tv = { 0 };
+	struct lp_av tv = { 0 }, paths = { 0 };
 	const char *rdir = NULL;
 	int ch, i;
 
@@ -375,7 +374,7 @@ main(int argc, char **argv)
 	for (i = optind; i < argc; i++)
 		lp_av_push(&tv, argv[i]);
 	if (rdir)
-		run_dir(&c, rdir, &tv);
+		run_dir(&c, rdir, &tv, &paths);
 	if (!tv.n || !c.rpath != !c.mode)
 		lp_usage(synopsis);
 	if (c.mode && strcmp(c.mode, "app-range") && strcmp(c.mode, "range"))
@@ -400,6 +399,8 @@ main(int argc, char **argv)
 	check_join(&c);
 	emit_table(&c);
 	free_cost(&c);
+	lp_av_free(&tv);
+	lp_av_free(&paths);
 	lp_tab_done(out);
 	return 0;
 }

@@ -164,7 +164,8 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	path = argv[optind];
 	have = read_diag(path, &ps, &n, &nl, &launched);
-	qsort(ps, n, sizeof *ps, by_pid);
+	if (n)
+		qsort(ps, n, sizeof *ps, by_pid);
 	for (i = 0; i < n; i++)
 		if (ps[i].cuda > 0) {
 			lp_sb_printf(&cud, "%s%" PRId64, ncuda ? " " : "", ps[i].pid);
