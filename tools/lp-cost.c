@@ -310,10 +310,11 @@ there(const char *path)
 }
 
 /* -R: a live run's folder, its files found as lp's make rule names them:
- * the timing files there (then each region depth's with -r), ncu's
- * export and roofline.tsv when ncu profiled, what lp-ncustop saw, and
- * with -r the regions' replay mode (ncu/regions/config.yaml).  The paths
- * it makes are kept in p, the caller's to free. */
+ * the timing files there, ncu's export and roofline.tsv when ncu
+ * profiled, what lp-ncustop saw, and with -r the regions' replay mode
+ * (ncu/regions/config.yaml); each region depth's timing file comes with
+ * exports.list (region_steps).  The paths it makes are kept in p, the
+ * caller's to free. */
 static void
 run_dir(struct cost *c, const char *dir, struct lp_av *tv, struct lp_av *p)
 {
@@ -323,11 +324,14 @@ run_dir(struct cost *c, const char *dir, struct lp_av *tv, struct lp_av *p)
 		"ncu/metrics.avail.time", "ncu/profile.time", "ncu/export.time" };
 	struct lp_ynode *cfg;
 	size_t i;
+	int ncu = 0;		/* ncu profiled: its timing file is there */
 
 	for (i = 0; i < sizeof times / sizeof *times; i++) {
 		lp_av_pushf(p, "%s/%s", dir, times[i]);
-		if (there(p->w[p->n - 1]))
-			lp_av_push(tv, p->w[p->n - 1]);
+		if (!there(p->w[p->n - 1]))
+			continue;
+		lp_av_push(tv, p->w[p->n - 1]);
+		ncu |= !strcmp(times[i], "ncu/profile.time");
 	}
 	if (c->rpath && !c->mode) {
 		lp_av_pushf(p, "%s/ncu/regions/config.yaml", dir);
@@ -336,10 +340,7 @@ run_dir(struct cost *c, const char *dir, struct lp_av *tv, struct lp_av *p)
 		c->mode = p->w[p->n - 1];
 		lp_yaml_free(cfg);
 	}
-	if (c->rpath)
-		region_times(c->rpath, tv);
-	lp_av_pushf(p, "%s/ncu/profile.time", dir);
-	if (there(p->w[p->n - 1]) && !c->kpath) {
+	if (ncu && !c->kpath) {
 		lp_av_pushf(p, "%s/ncu/report.csv", dir);
 		c->kpath = p->w[p->n - 1];
 		lp_av_pushf(p, "%s/roofline.tsv", dir);
@@ -348,6 +349,24 @@ run_dir(struct cost *c, const char *dir, struct lp_av *tv, struct lp_av *p)
 	lp_av_pushf(p, "%s/ncu/profile.stop.tsv", dir);
 	if (there(p->w[p->n - 1]) && !c->spath)
 		c->spath = p->w[p->n - 1];
+}
+
+/* -R -r: each region depth's timing file beside its export (dN.csv:
+ * dN.time), from exports.list as load_regions read it. */
+static void
+region_steps(const struct cost *c, struct lp_av *tv, struct lp_av *p)
+{
+	size_t i, n;
+
+	for (i = 0; i < c->nreg; i++) {
+		n = strlen(c->reg[i].path);
+		if (n >= 4 && !strcmp(c->reg[i].path + n - 4, ".csv"))
+			lp_av_pushf(p, "%.*s.time", (int)(n - 4),
+			    c->reg[i].path);
+		else
+			lp_av_push(p, c->reg[i].path);
+		lp_av_push(tv, p->w[p->n - 1]);
+	}
 }
 
 int
@@ -375,11 +394,17 @@ main(int argc, char **argv)
 		lp_av_push(&tv, argv[i]);
 	if (rdir)
 		run_dir(&c, rdir, &tv, &paths);
-	if (!tv.n || !c.rpath != !c.mode)
+	if (!c.rpath != !c.mode)
 		lp_usage(synopsis);
 	if (c.mode && strcmp(c.mode, "app-range") && strcmp(c.mode, "range"))
 		lp_die(LP_EXIT_USAGE, "-m: expected app-range or range, got "
 		    "\"%s\"", c.mode);
+	if (c.rpath)
+		load_regions(&c);
+	if (c.rpath && rdir)
+		region_steps(&c, &tv, &paths);
+	if (!tv.n)
+		lp_usage(synopsis);
 	c.n = tv.n;
 	c.st = lp_xcalloc(c.n, sizeof *c.st);
 	for (i = 0; i < (int)tv.n; i++) {
@@ -388,8 +413,6 @@ main(int argc, char **argv)
 	}
 	if (c.kpath)
 		load_passes(&c.kern, c.kpath, 0);
-	if (c.rpath)
-		load_regions(&c);
 	if (c.apath)
 		load_alone(&c);
 	if (c.cpath)

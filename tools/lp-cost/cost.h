@@ -64,7 +64,6 @@ void classify(struct step *s);
 void load_step(struct step *s, const char *path);
 void load_passes(struct passes *p, const char *path, long listline);
 void load_regions(struct cost *c);
-void region_times(const char *rpath, struct lp_av *tv);
 void check_join(const struct cost *c);
 void load_stop(struct cost *c);
 void load_alone(struct cost *c);

@@ -205,34 +205,6 @@ load_regions(struct cost *c)
 		lp_die_at(LP_EXIT_DATA, c->rpath, 0, 0, "names no ncu export");
 }
 
-/* The timing file of each region depth of exports.list (dN.csv: dN.time)
- * onto tv, in its order. */
-void
-region_times(const char *rpath, struct lp_av *tv)
-{
-	FILE *fp = fopen(rpath, "r");
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t len;
-
-	if (!fp)
-		lp_die_sys("%s", rpath);
-	while ((len = lp_getline(&buf, &cap, fp)) != -1) {
-		if (len && buf[len - 1] == '\n')
-			buf[--len] = '\0';
-		if (!*buf)
-			continue;
-		if (len >= 4 && !strcmp(buf + len - 4, ".csv"))
-			lp_av_pushf(tv, "%.*s.time", (int)(len - 4), buf);
-		else
-			lp_av_push(tv, buf);
-	}
-	if (ferror(fp))
-		lp_die_sys("%s", rpath);
-	free(buf);
-	fclose(fp);
-}
-
 /* Each input must have the step it measures, and each step one file. */
 void
 check_join(const struct cost *c)
