@@ -243,19 +243,13 @@ put_file(const char *path, const char *s)
 static void
 copy_file(const char *from, const char *to)
 {
-	char buf[1 << 16];
-	size_t n;
 	FILE *in = fopen(from, "rb"), *out;
 
 	if (!in)
 		lp_die_sys("%s", from);
 	if (!(out = fopen(to, "wb")))
 		lp_die_sys("%s", to);
-	while ((n = fread(buf, 1, sizeof buf, in)))
-		if (fwrite(buf, 1, n, out) != n)
-			lp_die_sys("%s", to);
-	if (ferror(in))
-		lp_die_sys("%s", from);
+	lp_file_copy(in, from, out, to);
 	fclose(in);
 	if (fclose(out) == EOF)
 		lp_die_sys("%s", to);

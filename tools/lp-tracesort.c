@@ -307,6 +307,18 @@ check_header(struct st *t, const struct lp_csv_hdr *h, const char *file)
 		    "that of %s: one trace's parts have one header", t->hfile);
 }
 
+/* A row's fields end to end, each with its NUL: the bytes the order
+ * compares last (as add_row keeps them with -p). */
+static void
+fields_into(struct lp_sb *b, const struct lp_csv_rec *rec)
+{
+	size_t i;
+
+	lp_sb_reset(b);
+	for (i = 0; i < rec->n; i++)
+		lp_sb_addn(b, rec->f[i], strlen(rec->f[i]) + 1);
+}
+
 /* A row into the run, as CSV (quoted where RFC 4180 needs it, as nsys
  * quotes); a full run goes to a temporary file. */
 static void
@@ -325,8 +337,8 @@ add_row(struct st *t, const struct lp_rep_row *rr)
 	r->line = rr->line;
 	r->src = t->nsrc - 1;
 	lp_sb_reset(&t->b);
-	for (i = 0; t->pack && i < rr->rec->n; i++)
-		lp_sb_addn(&t->b, rr->rec->f[i], strlen(rr->rec->f[i]) + 1);
+	if (t->pack)
+		fields_into(&t->b, rr->rec);
 	for (i = 0; !t->pack && i < rr->rec->n; i++) {
 		const char *f = rr->rec->f[i];
 
@@ -350,18 +362,6 @@ add_row(struct st *t, const struct lp_rep_row *rr)
 }
 
 static const char *const trace_cols[] = { "Start", "?Duration" };
-
-/* A row's fields end to end, each with its NUL: the bytes the order
- * compares last (as add_row keeps them with -p). */
-static void
-fields_into(struct lp_sb *b, const struct lp_csv_rec *rec)
-{
-	size_t i;
-
-	lp_sb_reset(b);
-	for (i = 0; i < rec->n; i++)
-		lp_sb_addn(b, rec->f[i], strlen(rec->f[i]) + 1);
-}
 
 /* Out of order after all: the rows packed so far back into the run, to
  * be sorted with the rest. */
@@ -503,18 +503,11 @@ emit(struct st *t)
 static void
 stream_out(struct st *t)
 {
-	char buf[1 << 16];
-	size_t n;
-
 	lp_pack_wend(t->spw);
 	t->spw = NULL;
 	if (fflush(t->sfp) == EOF || fseek(t->sfp, 0, SEEK_SET) == -1)
 		lp_die_sys("writing a temporary file");
-	while ((n = fread(buf, 1, sizeof buf, t->sfp)))
-		if (fwrite(buf, 1, n, stdout) != n)
-			lp_die_sys("writing standard output");
-	if (ferror(t->sfp))
-		lp_die_sys("reading a temporary file");
+	lp_file_copy(t->sfp, "a temporary file", stdout, "standard output");
 	fclose(t->sfp);
 }
 

@@ -1,6 +1,7 @@
 /*
  * said.c: what a probe left behind when it could not run: an empty
- * table, and its stderr, kept beside it, as one line.
+ * table, and its stderr, kept beside it, as one line; and a file's bytes
+ * copied on (lp_file_copy).
  */
 #include <sys/stat.h>
 #include <stdio.h>
@@ -43,4 +44,17 @@ lp_file_said(const char *lpath)
 	if (!b.len)
 		lp_sb_adds(&b, "it wrote no table and said nothing");
 	return lp_sb_steal(&b);
+}
+
+void
+lp_file_copy(FILE *in, const char *iname, FILE *out, const char *oname)
+{
+	char buf[1 << 16];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof buf, in)))
+		if (fwrite(buf, 1, n, out) != n)
+			lp_die_sys("%s", oname);
+	if (ferror(in))
+		lp_die_sys("%s", iname);
 }

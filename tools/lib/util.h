@@ -171,6 +171,8 @@ void lp_dl_bind(void *h, const char *lib, const struct lp_dlsym *s, size_t n,
  * it said on stderr (lpath, NULL: none kept), one line, malloc'd. */
 int lp_file_empty(const char *path);
 char *lp_file_said(const char *lpath);
+/* in's bytes to out, from where it stands; a fault names the file. */
+void lp_file_copy(FILE *in, const char *iname, FILE *out, const char *oname);
 double lp_quantile(double *v, size_t n, double q);	/* type 7; sorts v */
 /* A multiset of numbers kept as its distinct values and their counts, for
  * order statistics of a stream: memory grows with the distinct values, not
