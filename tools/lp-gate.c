@@ -21,8 +21,6 @@ static const char synopsis[] =
     "lp-gate -R run -B base -t pct [-c claim -m pct] -o gate.rc "
     "-- stage-gate ... -- kernel-gate ... [-- advice-gate ...]";
 
-#define REGRESSED 3
-
 struct gate {
 	const char *run, *base, *pct, *claim, *realized, *out;
 };
@@ -43,7 +41,7 @@ run(char **argv)
 static int
 judged(int rc)
 {
-	return rc == 0 || rc == REGRESSED;
+	return rc == 0 || rc == LP_EXIT_REGRESSED;
 }
 
 /* The gates' codes as one. */
@@ -53,10 +51,10 @@ verdict(const struct gate *g, char ***cmd, size_t ncmd)
 	int rc = run(cmd[0]), r;
 
 	if (judged(rc) && (r = run(cmd[1])) &&
-	    !(rc == REGRESSED && r != 1 && r != 2))
+	    !(rc == LP_EXIT_REGRESSED && r != 1 && r != 2))
 		rc = r;
 	if (ncmd > 2 && judged(rc) && (r = run(cmd[2]))) {
-		if (r == REGRESSED)
+		if (r == LP_EXIT_REGRESSED)
 			fprintf(stderr, "lp: run %s's %s advice realized under "
 			    "%s %% of its prediction in run %s\n", g->base,
 			    g->claim, g->realized, g->run);
@@ -68,11 +66,11 @@ verdict(const struct gate *g, char ***cmd, size_t ncmd)
 static void
 say(const struct gate *g, int rc)
 {
-	const char *w = rc == 0 ? "passed" : rc == REGRESSED ? "regressed" :
+	const char *w = rc == 0 ? "passed" : rc == LP_EXIT_REGRESSED ? "regressed" :
 	    "cannot compare";
 	FILE *fp;
 
-	if (rc == REGRESSED)
+	if (rc == LP_EXIT_REGRESSED)
 		fprintf(stderr, "lp: run %s regressed against run %s "
 		    "(REGRESSION=%s %%)\n", g->run, g->base, g->pct);
 	else if (rc == 0)

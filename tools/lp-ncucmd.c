@@ -182,13 +182,8 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 	struct counts c;
 	size_t i;
 	int colon = 0;
-	long per, skip;
-	int stop;
 
 	read_counts(cfg, file, &c);
-	per = c.per;
-	skip = c.skip;
-	stop = c.stop;
 
 	opt(av, "--kernel-name-base", "%s", lp_cfg_enum(cfg,
 	    K("kernel_name_base"), "mangled", bases, file));
@@ -203,26 +198,26 @@ kfilter(const struct lp_ynode *cfg, const char *file, const struct sel *s,
 		 * beforehand, so nothing is killed */
 		opt(av, "--kernel-name", "%s", lp_sb_str(&re));
 		opt(av, "--filter-mode", "%s", "per-launch-config");
-		if (skip)
-			opt(av, "--launch-skip", "%ld", skip);
-		opt(av, "--launch-count", "%ld", per);
-		stop = 0;
-	} else if (per == 1 && skip == 0 && !colon) {
+		if (c.skip)
+			opt(av, "--launch-skip", "%ld", c.skip);
+		opt(av, "--launch-count", "%ld", c.per);
+		c.stop = 0;
+	} else if (c.per == 1 && c.skip == 0 && !colon) {
 		/* ncu counts invocations per kernel here; the invocation
 		 * number takes no regex (ncu 2025.3), so 1 is the only count
 		 * that is per kernel.  ':' separates the fields of a kernel
 		 * id, so demangled names with "::" cannot go this way. */
 		opt(av, "--kernel-id", "::%s:1", lp_sb_str(&re));
-		if (stop)
+		if (c.stop)
 			opt(av, "--launch-count", "%zu", s->n);
 	} else {
 		opt(av, "--kernel-name", "%s", lp_sb_str(&re));
-		if (skip)
-			opt(av, "--launch-skip", "%ld", skip);
-		opt(av, "--launch-count", "%ld", per * (long)s->n);
+		if (c.skip)
+			opt(av, "--launch-skip", "%ld", c.skip);
+		opt(av, "--launch-count", "%ld", c.per * (long)s->n);
 	}
 	/* The rest of the workload is not needed once all are profiled. */
-	if (stop)
+	if (c.stop)
 		opt(av, "--kill", "%s", "yes");
 	lp_sb_free(&re);
 }
