@@ -41,4 +41,12 @@ test_expect_success 'usage: a count that is not one, no command' '
 	test_expect_code 2 lp-ncustop -n 1 2>err
 '
 
+test_expect_success 'a process the command leaves running holds neither lp-ncustop nor its exit code; a command not found is 127' '
+	timeout 60 lp-ncustop -- sh -c "sleep 300 & echo \$! >sleeper; echo hi; exit 5" >out 2>err
+	rc=$?; kill "$(cat sleeper)" 2>/dev/null
+	test "$rc" = 5 && echo hi >want && test_cmp want out &&
+	test_expect_code 127 lp-ncustop -- no-such-command-here 2>err &&
+	test_grep "^lp-ncustop: no-such-command-here: No such file or directory$" err
+'
+
 test_done

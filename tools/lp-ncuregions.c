@@ -62,15 +62,6 @@ slurp(const char *path)
 	return lp_sb_steal(&b);
 }
 
-/* A pipe whose own ends are not passed on to what is spawned. */
-static void
-pipe_cloexec(int p[2])
-{
-	if (pipe(p) == -1 || fcntl(p[0], F_SETFD, FD_CLOEXEC) == -1 ||
-	    fcntl(p[1], F_SETFD, FD_CLOEXEC) == -1)
-		lp_die_sys("pipe");
-}
-
 /* What lp-ncucmd ARGS prints, the config on its stdin, into b. */
 static void
 ncucmd(const struct ctx *x, const char *const *args, struct lp_sb *b)
@@ -86,7 +77,7 @@ ncucmd(const struct ctx *x, const char *const *args, struct lp_sb *b)
 		lp_av_push(&av, *args);
 	av.w = lp_xreallocarray(av.w, av.n + 1, sizeof *av.w);
 	av.w[av.n] = NULL;	/* for execvp */
-	pipe_cloexec(p);
+	lp_pipe(p);
 	pid = lp_spawn(av.w, x->cfg, p[1], 2);
 	close(p[1]);
 	lp_sb_reset(b);
@@ -184,7 +175,7 @@ profile_run(const char *cmd, const char *log, long depth)
 	if ((w = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0666)) == -1 || (r = open(log, O_RDONLY | O_CLOEXEC)) == -1)
 		lp_die_sys("%s", log);
-	pid = lp_spawn(argv, NULL, w, w);
+	pid = lp_spawn(argv, "/dev/null", w, w);
 	close(w);
 	for (;;) {
 		while ((n = read(r, buf, sizeof buf)) > 0)

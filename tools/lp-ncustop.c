@@ -46,7 +46,6 @@ struct st {
 	int stopped, killed;
 };
 
-/* The parent of a process (0 when it is gone), and its name. */
 /* /proc/PID/WHAT into buf, NUL-ended; its length, or -1 when it is gone. */
 static long
 proc_read(pid_t pid, const char *what, char *buf, size_t cap)
@@ -64,6 +63,7 @@ proc_read(pid_t pid, const char *what, char *buf, size_t cap)
 	return (long)n;
 }
 
+/* The parent of a process (0 when it is gone), and its name. */
 static pid_t
 parent_of(pid_t pid, char *comm, size_t cap)
 {
@@ -215,21 +215,25 @@ pass(int fd, const char *b, size_t n)
 	}
 }
 
-/* Both streams until they close; the stop and its SIGKILL on time. */
-static void
+/* Both streams until they close, or ncu is gone and they are drained (a
+ * process the workload left running may hold them open); the stop and
+ * its SIGKILL on time.  ncu's exit code. */
+static int
 relay(struct st *s, struct stream *m)
 {
 	struct pollfd p[2];
 	char buf[65536];
-	int open = 2, i;
+	int open = 2, i, rc = 0, gone = 0, got;
 
 	while (open) {
 		for (i = 0; i < 2; i++) {
 			p[i].fd = m[i].fd;
 			p[i].events = POLLIN;
 		}
-		if (poll(p, 2, 500) < 0 && errno != EINTR)
+		if ((got = poll(p, 2, gone ? 0 : 500)) < 0 && errno != EINTR)
 			lp_die_sys("poll");
+		if (gone && got <= 0)
+			break;
 		for (i = 0; i < 2; i++) {
 			ssize_t r;
 
@@ -252,7 +256,10 @@ relay(struct st *s, struct stream *m)
 			s->killed = 1;
 			signal_workload(s->child, SIGKILL);
 		}
+		if (!gone)
+			gone = lp_reaped(s->child, &rc);
 	}
+	return gone ? rc : lp_reap(s->child);
 }
 
 static void
@@ -282,7 +289,7 @@ main(int argc, char **argv)
 	struct st s = { 0 };
 	struct stream m[2];
 	const char *tpath = NULL;
-	int fo[2], fe[2], c, status;
+	int fo[2], fe[2], c, rc;
 	char *end;
 
 	lp_start(argc, argv, synopsis);
@@ -299,33 +306,17 @@ main(int argc, char **argv)
 	}
 	if (optind == argc)
 		lp_usage(synopsis);
-	if (pipe(fo) == -1 || pipe(fe) == -1)
-		lp_die_sys("pipe");
-	fflush(NULL);
+	lp_pipe(fo);
+	lp_pipe(fe);
 	s.t_start = lp_now_s();
-	if ((s.child = fork()) == -1)
-		lp_die_sys("fork");
-	if (!s.child) {
-		if (dup2(fo[1], 1) == -1 || dup2(fe[1], 2) == -1)
-			_exit(126);
-		close(fo[0]); close(fo[1]); close(fe[0]); close(fe[1]);
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "lp-ncustop: %s: %s\n", argv[optind],
-		    strerror(errno));
-		_exit(127);
-	}
+	s.child = lp_spawn(argv + optind, NULL, fo[1], fe[1]);
 	close(fo[1]);
 	close(fe[1]);
 	memset(m, 0, sizeof m);
 	m[0].fd = fo[0]; m[0].out = 1; m[0].bol = 1;
 	m[1].fd = fe[0]; m[1].out = 2; m[1].bol = 1;
-	relay(&s, m);
-	while (waitpid(s.child, &status, 0) == -1)
-		if (errno != EINTR)
-			lp_die_sys("waitpid");
+	rc = relay(&s, m);
 	if (tpath)
 		write_times(tpath, &s, lp_now_s() - s.t_start);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return rc;
 }

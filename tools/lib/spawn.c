@@ -1,5 +1,5 @@
 /*
- * spawn.c: a command run by a tool (lp-gate, lp-ncuregions): argv as
+ * spawn.c: a command run by a tool (lp-gate, lp-ncuregions, lp-ncustop): argv as
  * given, no shell, its standard streams where the tool says, and no other
  * descriptor of the tool's (they are opened close-on-exec).
  */
@@ -16,7 +16,7 @@ pid_t
 lp_spawn(char *const *argv, const char *in, int out, int err)
 {
 	pid_t pid;
-	int i, o, e;
+	int i = -1, o, e;
 
 	fflush(NULL);
 	if ((pid = fork()) == -1)
@@ -28,16 +28,24 @@ lp_spawn(char *const *argv, const char *in, int out, int err)
 	 * overwrite before they are read */
 	if ((o = fcntl(out, F_DUPFD, 3)) == -1 ||
 	    (e = fcntl(err, F_DUPFD, 3)) == -1 ||
-	    (i = open(in ? in : "/dev/null", O_RDONLY)) == -1 ||
-	    dup2(i, 0) == -1 || dup2(o, 1) == -1 || dup2(e, 2) == -1)
+	    (in && ((i = open(in, O_RDONLY)) == -1 || dup2(i, 0) == -1)) ||
+	    dup2(o, 1) == -1 || dup2(e, 2) == -1)
 		_exit(126);
-	if (i > 2)
+	if (in && i > 2)
 		close(i);
 	close(o);
 	close(e);
 	execvp(argv[0], argv);
-	fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
+	lp_warn("%s: %s", argv[0], strerror(errno));
 	_exit(127);
+}
+
+void
+lp_pipe(int p[2])
+{
+	if (pipe(p) == -1 || fcntl(p[0], F_SETFD, FD_CLOEXEC) == -1 ||
+	    fcntl(p[1], F_SETFD, FD_CLOEXEC) == -1)
+		lp_die_sys("pipe");
 }
 
 static int

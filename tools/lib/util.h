@@ -206,12 +206,14 @@ void lp_xsum_add(struct lp_xsum *s, double v);
 void lp_xsum_addx(struct lp_xsum *s, const struct lp_xsum *t);	/* s += t */
 double lp_xsum_get(const struct lp_xsum *s);
 
-/* spawn.c: argv run (no shell), stdin from in (NULL: /dev/null), stdout
- * and stderr to the descriptors out and err; lp_reap waits for it: its
- * exit code, 128 + the signal that ended it.  127: it could not run. */
+/* spawn.c: argv run (no shell), stdin from the file in (NULL: the
+ * tool's own), stdout and stderr to the descriptors out and err; lp_reap
+ * waits for it: its exit code, 128 + the signal that ended it.  127: it
+ * could not run.  lp_pipe's ends are not passed on to what is spawned. */
 pid_t lp_spawn(char *const *argv, const char *in, int out, int err);
 int lp_reap(pid_t pid);
 int lp_reaped(pid_t pid, int *rc);	/* without waiting: 1 when gone */
+void lp_pipe(int p[2]);
 
 /* sh.c: POSIX shell words. */
 void lp_sh_quote(struct lp_sb *b, const char *word);
