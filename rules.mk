@@ -840,6 +840,7 @@ else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 $(LP_RD)/exports.list: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
 		$(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd | $(LP_RD)
 	$(LP_SAY)
+	$(Q)$(if $(LP_IMP_REGREP),$(call lp_need,ncu,install Nsight Compute to export $(firstword $(LP_IMP_REGREP))))
 	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp $(addprefix -C ,$(LP_IMP_REGCSV)) \
 	  $(addprefix -r ,$(LP_IMP_REGREP)) < /dev/null && mv $@.tmp $@ $(LP_UNTMP)
 else

@@ -229,11 +229,12 @@ test_expect_success 'imported region exports: a CSV copied, a report exported wi
 	test_must_be_empty out &&
 	printf "rd/imp0.csv\nrd/imp1.csv\n" >expect && test_cmp expect list &&
 	test_cmp "$TRASH/fr/d0.csv" rd/imp0.csv && test_cmp "$TRASH/fr/d1.csv" rd/imp1.csv &&
-	mkdir rd2 &&
-	test_expect_code 127 env PATH=/usr/bin:/bin "$LP_BIN/lp-ncuregions" -c "$cfg" -o rd2 -l list2 -C "$TRASH/fr/d0.csv" \
-		-r x_regions.ncu-rep </dev/null 2>err &&
-	test_grep "^lp: ncu not found on PATH (/usr/bin:/bin): install Nsight Compute to export x_regions.ncu-rep$" err &&
-	! test -s list2 && ! test -e rd2/imp0.csv
+	# (make checks for ncu, as for every step that runs it)
+	test_expect_code 2 env PATH=/usr/bin:/bin make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" \
+		RUN=nocu "IMPORT=$(echo "$W"/tinyllm_*.csv) $TRASH/d0_regions.csv $PWD/x_regions.ncu-rep" MODEL=tinyllm \
+		regions.md >out 2>err &&
+	test_grep "^lp: ncu not found on PATH (/usr/bin:/bin): install Nsight Compute to export $PWD/x_regions.ncu-rep$" err &&
+	! test -e "$S2/nocu/ncu/regions/exports.list" && ! test -e "$S2/nocu/ncu/regions/imp0.csv"
 '
 
 test_expect_success 'a process the workload leaves running holds neither the region step nor its descriptors' '

@@ -408,32 +408,6 @@ import(const struct ctx *x, const char *kinds, char **files, size_t nf)
 	}
 }
 
-/* ncu on PATH, to export an imported report, or out as make's lp_need
- * says it. */
-static void
-need_ncu(const char *file)
-{
-	const char *path = getenv("PATH"), *p, *e;
-	struct lp_sb b = { 0 };
-
-	for (p = path ? path : ""; *p; p = e + (*e == ':')) {
-		e = p + strcspn(p, ":");
-		lp_sb_reset(&b);
-		/* an empty entry is the current folder, as for the shell */
-		if (e > p)
-			lp_sb_printf(&b, "%.*s/ncu", (int)(e - p), p);
-		else
-			lp_sb_adds(&b, "./ncu");
-		if (!access(b.s, X_OK)) {
-			lp_sb_free(&b);
-			return;
-		}
-	}
-	fprintf(stderr, "lp: ncu not found on PATH (%s): install Nsight "
-	    "Compute to export %s\n", path ? path : "", file);
-	exit(127);
-}
-
 /* lp-ncucmd beside this tool when it was run by its path, else on PATH. */
 static char *
 sibling(const char *argv0)
@@ -473,9 +447,6 @@ main(int argc, char **argv)
 	}
 	if (!x.cfg || !x.dir || !lpath || optind != argc)
 		lp_usage(synopsis);
-	for (c = 0; c < (int)nf; c++)
-		if (kinds[c] == 'r')
-			need_ncu(files[c]);
 	if ((c = open(lpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0666)) == -1 || !(x.list = fdopen(c, "w")))
 		lp_die_sys("%s", lpath);
