@@ -269,9 +269,10 @@ check-gpu: $(BINS) bin/tinyllm
 LP_DEMO_FILES := $(wildcard tests/fixtures/h200-torch-v2/torch_*.csv)
 LP_DEMO_EAGER := $(wildcard tests/fixtures/h100-graphs/e1_*.csv)
 LP_DEMO_GRAPHED := $(wildcard tests/fixtures/h100-graphs/g2_*.csv)
-# The goals (tools/mk/help.txt) and the settings a user types; the settings and what each does
-# are tools/mk/cmdline.mk's (LP_SETTINGS, the list the command line is
-# checked against, and lp_doc.NAME); make settings prints them as TSV.
+# The goals (tools/mk/help.txt) and the settings a user types; the
+# settings and what each does are tools/mk/cmdline.mk's (LP_SETTINGS, the
+# list the command line is checked against, and lp_doc.NAME); make
+# settings prints them as TSV.
 help:
 	@cat tools/mk/help.txt
 	@printf '  %-14s %s\n' $(foreach v,$(LP_SETTINGS),$(v) '$(subst ','\'',$(lp_doc.$(v)))')

@@ -6,8 +6,9 @@
  * and dN.time (lp-cost); a depth whose command did not change keeps its
  * report.  Each report is exported (lp-ncucmd -x: --page raw) to dN.csv,
  * which must hold a range.  Writes the exports to -l, a line each
- * (exports.list); what it does, on standard output as make's steps do.  With -C and -r, imported region exports instead:
- * a CSV copied (impN.csv), an ncu report exported with the local ncu.
+ * (exports.list); what it does, on standard output as make's steps do.
+ * With -C and -r, imported region exports instead: a CSV copied
+ * (impN.csv), an ncu report exported with the local ncu.
  *
  * Region replay is long: each "==PROF== Profiling" line of ncu is said as
  * it comes, with its depth and count.
