@@ -219,7 +219,7 @@ test_expect_success 'usage: no timing file, -r without -m, an unknown mode' '
 	fails 2 "-m: expected app-range or range, got \"kernel\"" -m kernel -r "$TRASH/exports.list" "$TRASH/s6.time"
 '
 
-test_expect_success 'the floor: nsys profile + ncu profile, and the whole against it; ncu profile split by lp-ncustop (-s)' '
+test_expect_success 'the floor: nsys profile (+ the untraced run) + ncu profile, and the whole against it; ncu profile split by lp-ncustop (-s)' '
 	printf "# tool: lp-ncustop\nlaunches\treplay_s\tstopped\tstopped_at_s\twall_s\n25\t9.40\tyes\t26.55\t26.73\n" >stop.tsv &&
 	lp-cost -s stop.tsv $(cat "$TRASH/order") >pc.tsv &&
 	# 12.5 + 40.125 of 12.5 + 3.25 + 1.5 + 40.125 + 2 + 30 + 45.5
@@ -227,6 +227,11 @@ test_expect_success 'the floor: nsys profile + ncu profile, and the whole agains
 	test_grep "^# note: floor: 52.6[23] s, the two profiled application runs (nsys profile 12.50 s, ncu profile 40.1[23] s with its replay); the whole profile is $(cat x)x its floor" pc.tsv &&
 	test_grep "^# note: ncu profile: 9.40 s replaying its 25 launches (each timed by lp-ncustop), 30.7[23] s the application under ncu; the workload was stopped once the last launch was profiled" pc.tsv &&
 	lp-cost "$TRASH/s2.time" >nofloor.tsv && ! grep -q "floor" nofloor.tsv &&
+	# with the untraced timing run, the floor is the three runs
+	printf "nsys untraced profile\t10.25\t1\n" >ut.time &&
+	lp-cost $(cat "$TRASH/order") ut.time >ut.tsv &&
+	awk "BEGIN { printf \"%.2f\", (12.5 + 3.25 + 1.5 + 40.125 + 2 + 30 + 45.5 + 10.25) / (12.5 + 10.25 + 40.125) }" >x &&
+	test_grep "^# note: floor: 62.8[78] s, the three application runs (nsys profile 12.50 s, the untraced timing run 10.25 s, ncu profile 40.1[23] s with its replay); the whole profile is $(cat x)x its floor, the rest lp.s own steps; the two profiled runs alone are 52.6[23] s.$" ut.tsv &&
 	printf "# tool: lp-ncustop\nlaunches\treplay_s\tstopped\n" >empty.tsv &&
 	fails 1 "empty.tsv:[0-9]*: no row" -s empty.tsv "$TRASH/s4.time"
 '

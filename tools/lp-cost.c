@@ -210,14 +210,16 @@ step_named(const struct cost *c, const char *name)
 }
 
 /* ncu profile split into its replay and the application under ncu (-s),
- * and the floor: the two profiled application runs, nsys's and ncu's
- * (with the replay), which no deep profile of one nsys and one ncu run
- * goes under; the rest is lp's own steps and its untraced timing run. */
+ * and the floor: the application runs the profile is made of, nsys's
+ * capture, the untraced timing run where there is one and ncu's (with
+ * the replay), which no deep profile that times the workload untraced
+ * goes under; the rest is lp's own steps. */
 static void
 floor_notes(const struct cost *c)
 {
 	const struct step *ns = step_named(c, "nsys profile");
 	const struct step *nc = step_named(c, "ncu profile");
+	const struct step *nu = step_named(c, "nsys untraced profile");
 	double all = 0, fl;
 	size_t i;
 
@@ -232,13 +234,19 @@ floor_notes(const struct cost *c)
 		return;
 	for (i = 0; i < c->n; i++)
 		all += c->st[i].wall;
-	fl = ns->wall + nc->wall;
-	if (fl > 0)
+	fl = ns->wall + nc->wall + (nu ? nu->wall : 0);
+	if (fl > 0 && nu)
+		lp_tab_meta(out, "note", "floor: %.2f s, the three application "
+		    "runs (nsys profile %.2f s, the untraced timing run %.2f s, "
+		    "ncu profile %.2f s with its replay); the whole profile is "
+		    "%.2fx its floor, the rest lp's own steps; the two "
+		    "profiled runs alone are %.2f s.", fl, ns->wall, nu->wall,
+		    nc->wall, all / fl, ns->wall + nc->wall);
+	else if (fl > 0)
 		lp_tab_meta(out, "note", "floor: %.2f s, the two profiled "
 		    "application runs (nsys profile %.2f s, ncu profile %.2f s "
 		    "with its replay); the whole profile is %.2fx its floor, "
-		    "the rest lp's own steps and the untraced timing run.", fl,
-		    ns->wall, nc->wall, all / fl);
+		    "the rest lp's own steps.", fl, ns->wall, nc->wall, all / fl);
 }
 
 static void
