@@ -12,6 +12,7 @@
  * is refused, naming both.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,10 +86,7 @@ push_row(const struct lp_rep_row *rr, void *ctx)
 
 		if (!lp_nvtx_range_match(g->range, rr->v[2]))
 			continue;
-		if (g->n == g->cap) {
-			g->cap = g->cap ? 2 * g->cap : 16;
-			g->in = lp_xreallocarray(g->in, g->cap, sizeof *g->in);
-		}
+		g->in = lp_grow(g->in, g->n, &g->cap, 16, sizeof *g->in);
 		x = &g->in[g->n++];
 		x->start = lp_rep_time(rr, 0);
 		x->end = x->start + lp_rep_time(rr, 1);
@@ -380,19 +378,11 @@ load(struct audit *a, const char *cpath, const char *tpath, const char *apath)
 	static const char *const pcols[] = { "Start", "Duration", "Name",
 		"PID" };
 	static const char *const acols[] = { "Start", "Name", "Pid" };
-	const char **names;
-	char **ranges;
 	size_t i;
 
 	a->cfg = lp_yaml_load_path(cpath);	/* the names point into it */
-	a->n = lp_stage_ranges(a->cfg, cpath, &names, &ranges);
-	a->s = lp_xcalloc(a->n + 1, sizeof *a->s);
-	for (i = 0; i < a->n; i++) {
-		a->s[i].name = names[i];
-		a->s[i].range = ranges[i];
-	}
-	free(names);
-	free(ranges);
+	a->s = lp_stage_table(a->cfg, cpath, &a->n, 1, sizeof *a->s,
+	    offsetof(struct stage, name), offsetof(struct stage, range));
 	if (tpath)
 		lp_rep_file(tpath, "nsys stats --report nvtx_pushpop_trace",
 		    pcols, 4, push_row, a);

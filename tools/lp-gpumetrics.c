@@ -17,6 +17,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,20 +192,10 @@ emit_none(const char *why)
 static struct lp_ynode *
 load_stages(struct gm *gm, const char *cpath)
 {
-	const char **names;
-	char **ranges;
-	struct lp_ynode *cfg;
-	size_t i;
+	struct lp_ynode *cfg = lp_yaml_load_path(cpath);
 
-	cfg = lp_yaml_load_path(cpath);
-	gm->nstg = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	gm->stg = lp_xcalloc(gm->nstg, sizeof *gm->stg);
-	for (i = 0; i < gm->nstg; i++) {
-		gm->stg[i].name = names[i];
-		gm->stg[i].range = ranges[i];
-	}
-	free(names);
-	free(ranges);
+	gm->stg = lp_stage_table(cfg, cpath, &gm->nstg, 0, sizeof *gm->stg,
+	    offsetof(struct stage, name), offsetof(struct stage, range));
 	return cfg;
 }
 

@@ -31,6 +31,7 @@
  * exact quantiles), not with the rows of the traces.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +58,7 @@ pushpop_row(const struct lp_rep_row *rr, void *ctx)
 
 		if (!lp_nvtx_range_match(g->range, rr->v[2]))
 			continue;
-		if (g->n == g->cap) {
-			g->cap = g->cap ? 2 * g->cap : 16;
-			g->in = lp_xreallocarray(g->in, g->cap, sizeof *g->in);
-		}
+		g->in = lp_grow(g->in, g->n, &g->cap, 16, sizeof *g->in);
 		x = &g->in[g->n++];
 		memset(x, 0, sizeof *x);
 		x->start = lp_rep_time(rr, 0);
@@ -154,18 +152,8 @@ order(struct stage *g, const char *file)
 static void
 load_stages(struct st *t, const struct lp_ynode *cfg, const char *cpath)
 {
-	const char **names;
-	char **ranges;
-	size_t i;
-
-	t->ns = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	t->s = lp_xcalloc(t->ns, sizeof *t->s);
-	for (i = 0; i < t->ns; i++) {
-		t->s[i].name = names[i];
-		t->s[i].range = ranges[i];
-	}
-	free(names);
-	free(ranges);
+	t->s = lp_stage_table(cfg, cpath, &t->ns, 0, sizeof *t->s,
+	    offsetof(struct stage, name), offsetof(struct stage, range));
 }
 
 /* A trace read in time order, beside another. */

@@ -87,10 +87,7 @@ agg_for(struct st *s, const struct lp_ncu_result *r, const struct lp_flops *f)
 	if (exact)
 		lp_sb_printf(&key, "%a", fl);
 	if ((i = lp_map_get(s->idx, lp_sb_str(&key), -1)) < 0) {
-		if (s->n == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 32;
-			s->a = lp_xreallocarray(s->a, s->cap, sizeof *s->a);
-		}
+		s->a = lp_grow(s->a, s->n, &s->cap, 32, sizeof *s->a);
 		i = (long)s->n++;
 		memset(&s->a[i], 0, sizeof s->a[i]);
 		s->a[i].kernel = lp_xstrdup(r->kernel);

@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,10 +65,7 @@ proc_of(struct stage *g, const char *pid)
 	if ((i = lp_map_get(g->idx, pid, -1)) >= 0)
 		return &g->p[i];
 	lp_map_put(g->idx, pid, (long)g->np);
-	if (g->np == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 16;
-		g->p = lp_xreallocarray(g->p, g->cap, sizeof *g->p);
-	}
+	g->p = lp_grow(g->p, g->np, &g->cap, 16, sizeof *g->p);
 	memset(&g->p[g->np], 0, sizeof g->p[0]);
 	g->p[g->np].pid = lp_xstrdup(pid);
 	return &g->p[g->np++];
@@ -87,10 +85,7 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 		if (!lp_nvtx_range_match(t->s[i].range, rr->v[1]))
 			continue;
 		p = proc_of(&t->s[i], pid);
-		if (p->n == p->cap) {
-			p->cap = p->cap ? 2 * p->cap : 16;
-			p->dur = lp_xreallocarray(p->dur, p->cap, sizeof *p->dur);
-		}
+		p->dur = lp_grow(p->dur, p->n, &p->cap, 16, sizeof *p->dur);
 		p->dur[p->n++] = dur;
 	}
 }
@@ -188,18 +183,8 @@ struct opts {
 static void
 load_stages(struct st *t, const struct lp_ynode *cfg, const char *cpath)
 {
-	const char **names;
-	char **ranges;
-	size_t i;
-
-	t->n = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	t->s = lp_xcalloc(t->n, sizeof *t->s);
-	for (i = 0; i < t->n; i++) {
-		t->s[i].name = names[i];
-		t->s[i].range = ranges[i];
-	}
-	free(ranges);
-	free(names);
+	t->s = lp_stage_table(cfg, cpath, &t->n, 0, sizeof *t->s,
+	    offsetof(struct stage, name), offsetof(struct stage, range));
 }
 
 /* The instances' wall times and the kernel times, per stage and process. */

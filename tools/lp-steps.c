@@ -6,6 +6,7 @@
  * spread of the rest, and tokens per second from it for decode.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,10 +49,7 @@ trace_row(const struct lp_rep_row *rr, void *ctx)
 
 		if (!lp_nvtx_range_match(g->range, rr->v[2]))
 			continue;
-		if (g->n == g->cap) {
-			g->cap = g->cap ? 2 * g->cap : 16;
-			g->in = lp_xreallocarray(g->in, g->cap, sizeof *g->in);
-		}
+		g->in = lp_grow(g->in, g->n, &g->cap, 16, sizeof *g->in);
 		g->in[g->n].start = lp_rep_time(rr, 0);
 		g->in[g->n].dur = lp_rep_time(rr, 1);
 		g->in[g->n].pid = lp_xstrdup(lp_rep_pid(rr, 3));
@@ -111,18 +109,8 @@ static const struct lp_col cols[] = {
 static void
 load_stages(struct st *t, const struct lp_ynode *cfg, const char *cpath)
 {
-	const char **names;
-	char **ranges;
-	size_t i;
-
-	t->n = lp_stage_ranges(cfg, cpath, &names, &ranges);
-	t->s = lp_xcalloc(t->n, sizeof *t->s);
-	for (i = 0; i < t->n; i++) {
-		t->s[i].name = names[i];
-		t->s[i].range = ranges[i];
-	}
-	free(names);
-	free(ranges);
+	t->s = lp_stage_table(cfg, cpath, &t->n, 0, sizeof *t->s,
+	    offsetof(struct stage, name), offsetof(struct stage, range));
 }
 
 /* Decode steps seen, per process (every rank decodes every token); 0 when

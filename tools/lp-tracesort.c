@@ -217,10 +217,7 @@ spill(struct st *t)
 	}
 	if (fflush(fp) == EOF || fseek(fp, 0, SEEK_SET) == -1)
 		lp_die_sys("writing a temporary file");
-	if (t->nrun == t->caprun) {
-		t->caprun = t->caprun ? 2 * t->caprun : 16;
-		t->run = lp_xreallocarray(t->run, t->caprun, sizeof *t->run);
-	}
+	t->run = lp_grow(t->run, t->nrun, &t->caprun, 16, sizeof *t->run);
 	t->run[t->nrun++] = fp;
 	t->n = t->bytes = 0;
 }
@@ -327,10 +324,7 @@ add_row(struct st *t, const struct lp_rep_row *rr)
 	struct rec *r;
 	size_t i;
 
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 1024;
-		t->r = lp_xreallocarray(t->r, t->cap, sizeof *t->r);
-	}
+	t->r = lp_grow(t->r, t->n, &t->cap, 1024, sizeof *t->r);
 	r = &t->r[t->n++];
 	r->start = lp_rep_time(rr, 0);
 	r->dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;

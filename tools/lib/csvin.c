@@ -54,10 +54,7 @@ on_field(void *s, size_t len, void *data)
 	struct lp_csv_in *r = data;
 	size_t col = r->nf - r->fbeg;
 
-	if (r->nf == r->fcap) {
-		r->fcap = r->fcap ? 2 * r->fcap : 64;
-		r->off = lp_xreallocarray(r->off, r->fcap, sizeof *r->off);
-	}
+	r->off = lp_grow(r->off, r->nf, &r->fcap, 64, sizeof *r->off);
 	/* a column the reader does not use: the "" at buf[0], nothing
 	 * copied (a wide ncu export has ~800 columns, lp reads ~40) */
 	if (r->keep && col < r->nkeep && !r->keep[col]) {
@@ -83,10 +80,7 @@ on_record(int c, void *data)
 
 	(void)c;
 	r->ended++;
-	if (r->qn == r->qcap) {
-		r->qcap = r->qcap ? 2 * r->qcap : 4;
-		r->q = lp_xreallocarray(r->q, r->qcap, sizeof *r->q);
-	}
+	r->q = lp_grow(r->q, r->qn, &r->qcap, 4, sizeof *r->q);
 	r->q[r->qn].end = r->nf;
 	r->q[r->qn++].line = r->start;
 	r->fbeg = r->nf;

@@ -248,6 +248,15 @@ lp_xreallocarray(void *p, size_t n, size_t size)
 	return lp_xrealloc(p, n * size);
 }
 
+void *
+lp_grow(void *p, size_t n, size_t *cap, size_t first, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : first;
+	return lp_xreallocarray(p, *cap, size);
+}
+
 char *
 lp_xstrdup(const char *s)
 {

@@ -157,10 +157,7 @@ kern_of(struct rd *r, const struct lp_csv_rec *rec, const char *name)
 		ks->k[i].fp = fp;
 		return &ks->k[i];
 	}
-	if (ks->n == ks->cap) {
-		ks->cap = ks->cap ? 2 * ks->cap : 64;
-		ks->k = lp_xreallocarray(ks->k, ks->cap, sizeof *ks->k);
-	}
+	ks->k = lp_grow(ks->k, ks->n, &ks->cap, 64, sizeof *ks->k);
 	lp_map_put(ks->idx, name, (long)ks->n);
 	k = memset(&ks->k[ks->n++], 0, sizeof *k);
 	k->name = lp_xstrdup(name);

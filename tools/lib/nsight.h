@@ -39,6 +39,11 @@ void lp_nvtx_nsys_name(struct lp_sb *b, const struct lp_stage *st);
  * stages name one range. */
 size_t lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
     const char ***names, char ***ranges);
+/* The same as a tool's stage table: *n elements of size bytes (zeroed,
+ * and extra more after them), each with its name and range stored at the
+ * offsets given (a struct's const char *name and char *range). */
+void *lp_stage_table(const struct lp_ynode *cfg, const char *file, size_t *n,
+    size_t extra, size_t size, size_t name_at, size_t range_at);
 /* Does an nsys "Range"/"NVTX Range" value name this range? */
 int lp_nvtx_range_match(const char *want, const char *got);
 

@@ -8,6 +8,7 @@
  * capture range"), so a default-domain range like PyTorch's "LLM@decode_all"
  * cannot gate an nsys capture at all; see lp-nsyscmd(1).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -137,6 +138,25 @@ lp_stage_ranges(const struct lp_ynode *cfg, const char *file,
 	}
 	check_shared(stages, *names, *ranges, stages->n, file);
 	return stages->n;
+}
+
+void *
+lp_stage_table(const struct lp_ynode *cfg, const char *file, size_t *n,
+    size_t extra, size_t size, size_t name_at, size_t range_at)
+{
+	const char **names;
+	char **ranges, *t;
+	size_t i;
+
+	*n = lp_stage_ranges(cfg, file, &names, &ranges);
+	t = lp_xcalloc(*n + extra, size);
+	for (i = 0; i < *n; i++) {
+		memcpy(t + i * size + name_at, &names[i], sizeof names[i]);
+		memcpy(t + i * size + range_at, &ranges[i], sizeof ranges[i]);
+	}
+	free(names);
+	free(ranges);
+	return t;
 }
 
 int

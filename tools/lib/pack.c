@@ -364,11 +364,8 @@ lp_pack_next(struct lp_pack_r *r, const char *const **f, size_t *src,
 		if (t == 1) {
 			if (r->ndict >= DICT_MAX)
 				bad(r, "more long fields than a pack holds");
-			if (r->ndict == r->dcap) {
-				r->dcap = r->dcap ? 2 * r->dcap : 256;
-				r->dict = lp_xreallocarray(r->dict, r->dcap,
-				    sizeof *r->dict);
-			}
+			r->dict = lp_grow(r->dict, r->ndict, &r->dcap, 256,
+			    sizeof *r->dict);
 			r->dict[r->ndict++] = get_str(r);
 			continue;
 		}

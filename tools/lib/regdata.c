@@ -23,10 +23,7 @@ struct ctx {
 static void
 inst_push(struct lp_rinsts *x, const struct lp_rinst *in)
 {
-	if (x->n == x->cap) {
-		x->cap = x->cap ? 2 * x->cap : 16;
-		x->in = lp_xreallocarray(x->in, x->cap, sizeof *x->in);
-	}
+	x->in = lp_grow(x->in, x->n, &x->cap, 16, sizeof *x->in);
 	x->in[x->n++] = *in;
 }
 

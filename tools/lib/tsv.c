@@ -82,10 +82,7 @@ split(struct lp_tsv *t)
 	for (;;) {
 		char *tab = strchr(p, '\t');
 
-		if (t->n == t->fcap) {
-			t->fcap = t->fcap ? 2 * t->fcap : 32;
-			t->f = lp_xreallocarray(t->f, t->fcap, sizeof *t->f);
-		}
+		t->f = lp_grow(t->f, t->n, &t->fcap, 32, sizeof *t->f);
 		t->f[t->n++] = p;
 		if (!tab)
 			break;

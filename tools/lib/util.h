@@ -52,6 +52,9 @@ void *lp_xmalloc(size_t n);
 void *lp_xcalloc(size_t n, size_t size);
 void *lp_xrealloc(void *p, size_t n);
 void *lp_xreallocarray(void *p, size_t n, size_t size);
+/* An array p of n elements of size bytes, room for *cap, with room for
+ * one more: when full, the room doubles (first, the first time). */
+void *lp_grow(void *p, size_t n, size_t *cap, size_t first, size_t size);
 char *lp_xstrdup(const char *s);		/* caller frees */
 char *lp_xstrndup(const char *s, size_t n);	/* caller frees */
 long lp_strtonum(const char *s, long min, long max, const char *what);

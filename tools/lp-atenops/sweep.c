@@ -29,10 +29,7 @@ row_of(struct at *a, int stage, const char *op, const char *shapes)
 	    "\x1e");
 	if ((i = lp_map_get(a->ridx, lp_sb_str(&a->key), -1)) >= 0)
 		return i;
-	if (a->nr == a->rcap) {
-		a->rcap = a->rcap ? 2 * a->rcap : 64;
-		a->r = lp_xreallocarray(a->r, a->rcap, sizeof *a->r);
-	}
+	a->r = lp_grow(a->r, a->nr, &a->rcap, 64, sizeof *a->r);
 	memset(&a->r[a->nr], 0, sizeof a->r[0]);
 	a->r[a->nr].stage = stage;
 	a->r[a->nr].op = lp_xstrdup(op);
@@ -229,10 +226,7 @@ sweep_range(struct at *a, const struct lp_rep_row *rr)
 		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, rr->col[1] + 1, "the "
 		    "range ends after the range it starts in (line %ld) ends: "
 		    "push/pop ranges of one thread nest", t->e[t->n - 1].line);
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 16;
-		t->e = lp_xreallocarray(t->e, t->cap, sizeof *t->e);
-	}
+	t->e = lp_grow(t->e, t->n, &t->cap, 16, sizeof *t->e);
 	en = &t->e[t->n++];
 	en->end = e;
 	en->stage = st;

@@ -17,10 +17,7 @@
 static void
 add_inst(struct stage *g, double start, double dur, const char *pid)
 {
-	if (g->n == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 16;
-		g->in = lp_xreallocarray(g->in, g->cap, sizeof *g->in);
-	}
+	g->in = lp_grow(g->in, g->n, &g->cap, 16, sizeof *g->in);
 	memset(&g->in[g->n], 0, sizeof g->in[g->n]);
 	g->in[g->n].start = start;
 	g->in[g->n].end = start + dur;

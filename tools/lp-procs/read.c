@@ -24,10 +24,7 @@ span_add(struct spans *sp, struct lp_map *owners, const char *owner,
 		lp_map_put(owners, owner, (long)lp_map_len(owners));
 	lp_sb_printf(&k, "%s\037%s", owner, kernel);
 	if ((i = lp_map_get(sp->idx, lp_sb_str(&k), -1)) < 0) {
-		if (sp->n == sp->cap) {
-			sp->cap = sp->cap ? 2 * sp->cap : 64;
-			sp->s = lp_xreallocarray(sp->s, sp->cap, sizeof *sp->s);
-		}
+		sp->s = lp_grow(sp->s, sp->n, &sp->cap, 64, sizeof *sp->s);
 		i = (long)sp->n++;
 		lp_map_put(sp->idx, lp_sb_str(&k), i);
 		sp->s[i].owner = (size_t)lp_map_get(owners, owner, 0);
@@ -77,10 +74,7 @@ proj_row(const struct lp_rep_row *rr, void *ctx)
 	if (k >= MAX_STARTS || ops == 0 || proc < 0)
 		return;
 	lp_map_put(t->kept, pid, k + 1);
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->s = lp_xreallocarray(t->s, t->cap, sizeof *t->s);
-	}
+	t->s = lp_grow(t->s, t->n, &t->cap, 64, sizeof *t->s);
 	t->s[t->n].t = start;
 	t->s[t->n].proc = proc;
 	t->s[t->n].dev = NULL;
