@@ -1,4 +1,5 @@
-/* String-keyed hash map (open addressing, FNV-1a), insertion order kept. */
+/* String-keyed hash map (open addressing), insertion order kept. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,16 +13,24 @@ struct lp_map {
 	size_t nslot;
 };
 
+/* Eight bytes at a time (a kernel's mangled name is hundreds of bytes,
+ * looked up once a launch): multiply and shift, the high bits folded into
+ * the low ones that pick the slot. */
 static size_t
 hash(const char *s)
 {
-	size_t h = 14695981039346656037u;
+	size_t n = strlen(s);
+	uint64_t h = 14695981039346656037u ^ n, w;
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211u;
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15u;
+		h ^= h >> 29;
 	}
-	return h;
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x9e3779b97f4a7c15u;
+	return (size_t)(h ^ (h >> 32));
 }
 
 struct lp_map *
