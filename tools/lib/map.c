@@ -19,7 +19,7 @@ struct lp_map {
 static size_t
 hash(const char *s)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), i;
 	uint64_t h = 14695981039346656037u ^ n, w;
 
 	for (; n >= 8; n -= 8, s += 8) {
@@ -27,8 +27,8 @@ hash(const char *s)
 		h = (h ^ w) * 0x9e3779b97f4a7c15u;
 		h ^= h >> 29;
 	}
-	w = 0;
-	memcpy(&w, s, n);
+	for (w = 0, i = 0; i < n; i++)	/* the last 0 to 7 bytes */
+		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
 	h = (h ^ w) * 0x9e3779b97f4a7c15u;
 	return (size_t)(h ^ (h >> 32));
 }
