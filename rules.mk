@@ -462,7 +462,8 @@ $(R)/stages.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_sum) $(call lp_rep,nvt
 # times.  A live run's steps.tsv is the untraced timing run's (lp-steps -u:
 # NVTX alone, no CUDA trace), which every table of step times reads (MFU,
 # MBU, the waterfall, the brief, findings, compare); the capture's own is
-# nsys/steps.tsv, and untraced.tsv joins the two: what the capture adds.
+# nsys/steps.tsv (what the first answer's copies of those read, below),
+# and untraced.tsv joins the two: what the capture adds.
 # An import has no untraced run: its steps.tsv is the capture's, and its
 # untraced.tsv says so in every untraced cell.
 ifneq ($(LP_LIVE),)
@@ -803,7 +804,9 @@ $(R)/stakeholder_summary.md: $(LP_FIRST) $(R)/brief.tsv $(R)/waterfall.tsv $(R)/
 # stakeholder_summary.md, and the untraced timing run waits for it, so
 # make writes it right after nsys stats, and says where;
 # stakeholder_summary.md is the whole brief, in the workload's own times.
-LP_FST := $(R)/nsys/steps.tsv
+# (an import, whose first answer make writes only when asked by name, has
+# one steps table, the capture's)
+LP_FST := $(if $(LP_LIVE),$(R)/nsys/steps.tsv,$(R)/steps.tsv)
 $(R)/first/mbu.tsv: $(call lp_mbu_in,$(LP_FST)) | $(R)/first
 	$(LP_SAY)
 	$(Q)$(call lp_mbu,$(LP_FST)) $(LP_OUT)
@@ -826,7 +829,7 @@ LP_FIRST_TABS := $(R)/first/brief.tsv $(R)/first/waterfall.tsv $(R)/first/rank_w
 $(R)/first/stakeholder_summary.md: $(LP_FIRST_TABS) conf/details.yaml $(LP_BIN)/lp-summary | $(R)/first/waterfall.svg
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(LP_FIRST_TABS) $(LP_OUT)
-	$(Q)echo "lp: the first answer, from the traced capture alone (its times include the capture's overhead; the untraced timing run and ncu run next; the whole brief: $(R)/stakeholder_summary.md): $@"
+	$(Q)echo "lp: the first answer, from the traced capture alone (its times include the capture's overhead; the untraced timing run and ncu come after it; the whole brief: $(R)/stakeholder_summary.md): $@"
 
 # ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
 

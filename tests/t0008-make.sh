@@ -436,7 +436,7 @@ test_expect_success 'live: the first answer (the traced capture alone) is writte
 	rm -rf "$S2/first1" &&
 	PATH=$FAKE:$PATH lpmake RUN=first1 "WORK=$W --tokens 4" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
 	f=$S2/first1/first/stakeholder_summary.md &&
-	test_grep "^lp: the first answer, from the traced capture alone (its times include the capture.s overhead; the untraced timing run and ncu run next; the whole brief: .*/first1/stakeholder_summary.md): .*/first1/first/stakeholder_summary.md$" out &&
+	test_grep "^lp: the first answer, from the traced capture alone (its times include the capture.s overhead; the untraced timing run and ncu come after it; the whole brief: .*/first1/stakeholder_summary.md): .*/first1/first/stakeholder_summary.md$" out &&
 	first=$(grep -n "^lp: the first answer" out | cut -d: -f1) &&
 	ncu=$(grep -n "^lp: profiling with ncu" out | cut -d: -f1) &&
 	test "$first" -lt "$ncu" &&

@@ -251,7 +251,11 @@ test_expect_success 'an import: the identity line says once that its numbers inc
 	test_grep "^# source: traced: $r/steps.tsv (lp-steps of the capture); untraced: none (the run is imported: lp did not run the workload untraced)$" "$r/untraced.tsv" &&
 	lpmake -q RUN=imp stakeholder_summary.md untraced.tsv &&
 	test_must_fail lpmake RUN=imp untraced/report.nsys-rep >out 2>err &&
-	test_grep "imports exports: lp did not run the workload, so it has no untraced timing run" err
+	test_grep "imports exports: lp did not run the workload, so it has no untraced timing run" err &&
+	# asked by name, its first answer is of its one steps table
+	lpmake RUN=imp first/stakeholder_summary.md >out 2>err &&
+	test_grep "^# source: steady step, tokens/s and first / steady from $r/steps.tsv; " "$r/first/brief.tsv" &&
+	! test -e "$r/untraced" && lpmake -q RUN=imp stakeholder_summary.md first/stakeholder_summary.md
 '
 
 # A real pair (tests/fixtures/h100-untraced): the push/pop traces of the
