@@ -54,7 +54,8 @@ on_field(void *s, size_t len, void *data)
 	struct lp_csv_in *r = data;
 	size_t col = r->nf - r->fbeg;
 
-	r->off = lp_grow(r->off, r->nf, &r->fcap, 64, sizeof *r->off);
+	if (r->nf == r->fcap)	/* a call a field costs: only when full */
+		r->off = lp_grow(r->off, r->nf, &r->fcap, 64, sizeof *r->off);
 	/* a column the reader does not use: the "" at buf[0], nothing
 	 * copied (a wide ncu export has ~800 columns, lp reads ~40) */
 	if (r->keep && col < r->nkeep && !r->keep[col]) {
@@ -80,7 +81,8 @@ on_record(int c, void *data)
 
 	(void)c;
 	r->ended++;
-	r->q = lp_grow(r->q, r->qn, &r->qcap, 4, sizeof *r->q);
+	if (r->qn == r->qcap)
+		r->q = lp_grow(r->q, r->qn, &r->qcap, 4, sizeof *r->q);
 	r->q[r->qn].end = r->nf;
 	r->q[r->qn++].line = r->start;
 	r->fbeg = r->nf;

@@ -38,6 +38,7 @@ struct rd {
 	int range, kern;	/* ncu results named "range", others */
 	int units;		/* the units row of --page raw was read */
 	struct lp_sb key, op, shapes;	/* range_key's */
+	unsigned char *keep;	/* a trace's columns read (lp_csv_keep) */
 };
 
 /* The reports lp reads, told apart by the columns of their header: the
@@ -139,6 +140,16 @@ header(struct rd *d, const struct lp_csv_rec *r, const struct sig *s)
 	    &d->tf))
 		d->tf = 1;
 	d->f->tunit = d->tf;
+	/* the two traces, millions of rows: only the columns read copied
+	 * (and the first, which tells a blank row) */
+	if (s->kind == K_GPU_TRACE || s->kind == K_API_TRACE) {
+		d->keep = lp_xcalloc(d->hdr.n, 1);
+		d->keep[0] = 1;
+		for (i = 0; i < sizeof s->col / sizeof s->col[0]; i++)
+			if (d->c[i] >= 0)
+				d->keep[d->c[i]] = 1;
+		lp_csv_keep(r, d->keep, d->hdr.n);
+	}
 }
 
 static double
@@ -527,6 +538,7 @@ read_csv(struct file *f)
 			f->kind = K_NCU_RANGE;
 	}
 	free(d.lastid);
+	free(d.keep);
 	lp_sb_free(&d.key);
 	lp_sb_free(&d.op);
 	lp_sb_free(&d.shapes);
