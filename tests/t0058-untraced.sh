@@ -134,6 +134,25 @@ test_expect_success 'live run: the untraced run after the capture, untraced.tsv 
 	lpmake -q RUN=live stakeholder_summary.md
 '
 
+test_expect_success 'make -j: no other step runs beside the untraced run (no file of the run is written while it runs)' '
+	# the workload says when it runs: the capture, the untraced run, ncu
+	cat >slow.sh <<-EOF &&
+	echo "start \$(date +%s.%N)" >>"$TRASH/runs"
+	sleep 1
+	echo "end \$(date +%s.%N)" >>"$TRASH/runs"
+	EOF
+	rm -f "$TRASH/runs" &&
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake -j8 RUN=par "WORK=sh $PWD/slow.sh" MODEL=tinyllm stakeholder_summary.md >out 2>&1 ||
+		{ cat out; false; } &&
+	test $(grep -c ^start "$TRASH/runs") = 3 &&
+	s=$(sed -n 3p "$TRASH/runs" | cut -d" " -f2) && e=$(sed -n 4p "$TRASH/runs" | cut -d" " -f2) &&
+	find "$S2/par" -type f ! -path "*/untraced/*" -printf "%T@ %p\n" |
+		awk -v s="$s" -v e="$e" "\$1 > s && \$1 < e" >beside &&
+	test_must_be_empty beside &&
+	test -s "$S2/par/first/stakeholder_summary.md" &&
+	lpmake -q RUN=par stakeholder_summary.md
+'
+
 test_expect_success 'untraced.tsv: every cell recomputed from the two push/pop traces' '
 	A "$expect" "$W/tinyllm_nvtx_pushpop_trace.csv" "$TRASH/un/t_nvtx_pushpop_trace.csv" >expect &&
 	got "$S2/live/untraced.tsv" >got &&
