@@ -1028,7 +1028,8 @@ LP_KIND_.list := LIST
 LP_KIND_.avail := NCU
 LP_KIND_.time := TIME
 LP_KIND_ :=
-lp_kind = $(or $(LP_KIND_$(suffix $(1))),FILE)
+# (another suffix, .sqlite or .lpt: FILE, read without an undefined variable)
+lp_kind = $(or $(if $(filter undefined,$(origin LP_KIND_$(suffix $(1)))),,$(LP_KIND_$(suffix $(1)))),FILE)
 LP_SAY = $(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)' \
 	'$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' '$(or $(notdir $(firstword $(filter $(LP_BIN)/lp-%,$^))),$(if \
 	$(filter $(LP_STAGE2_DIR)/%,$<),,$(notdir $<)))')

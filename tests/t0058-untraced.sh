@@ -102,6 +102,8 @@ test_expect_success 'live run: the untraced run after the capture, untraced.tsv 
 	: >"$LP_FAKE_LOG" &&
 	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=live "$WORK" MODEL=tinyllm stakeholder_summary.md >out 2>err &&
 	r=$S2/live &&
+	# make read no variable lp did not set (--warn-undefined-variables)
+	! grep "warning: undefined variable" out err &&
 	for a in untraced/profile.cmd untraced/report.nsys-rep untraced/stats.cmd untraced/report_nvtx_pushpop_trace.csv \
 		nsys/steps.tsv untraced.tsv; do
 		test -s "$r/$a" || { echo "missing $a"; return 1; }
