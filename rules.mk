@@ -86,8 +86,6 @@ $(R)/env.json: $(R)/inputs.yaml $(LP_BIN)/lp-env
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-env -r '$(LP_REV)' $< $(LP_OUT)
 
-# (what waits for the untraced timing run: below)
-LP_UT_WAIT := $(if $(LP_LIVE),$(R)/untraced/report_nvtx_pushpop_trace.csv)
 ifneq ($(LP_LIVE),)
 # The DRAM bandwidth a device-to-device copy reaches on this machine's GPUs
 # (lp-bwprobe), measured once per run before the nsys capture (which waits
@@ -129,10 +127,9 @@ $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.ts
 # The untraced timing run: the workload once more under nsys with NVTX
 # alone (lp-nsyscmd -u: no CUDA trace, no GPU Metrics, no capture range),
 # which times each stage's instances as the workload runs without the
-# tracer (untraced.tsv).  After the first answer (made from the capture
-# alone, below), and nothing else of the run beside it: every other step
-# that reads the capture waits for it (LP_UT_WAIT: overlap, shapes, the
-# kernels ncu profiles, ncu itself, order-only), so make -j runs none.
+# tracer (untraced.tsv).  Right after the capture, and nothing else of the
+# run beside it (the sqlite export waits for it and its stats, so make -j
+# runs none).
 # Re-run, as the capture, only when its command text changed; written
 # under a temporary name.
 $(R)/untraced/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget \
@@ -141,7 +138,7 @@ $(R)/untraced/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-n
 	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
 	  $(LP_BIN)/lp-nsyscmd -u -o $(R)/untraced/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp $(LP_UNTMP)
 	$(Q)mv $@.tmp $@
-$(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/first/stakeholder_summary.md
+$(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/nsys/report.nsys-rep
 	$(call lp_capture,$(R)/untraced,timing the workload untraced (NVTX alone) with nsys,nsys profile of the untraced timing run failed,\
 	  nsys wrote no report of the untraced timing run (NVTX alone$(comma) the capture's range).,nsys untraced profile)
 
@@ -191,7 +188,8 @@ $(R)/nsys/export.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-nsyscmd -e -o $(R)/nsys/report.tmp.sqlite -- $(R)/nsys/report.nsys-rep \
 	  < $(R)/nsys/config.yaml $(LP_OUT)
-$(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd
+$(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd \
+		$(if $(LP_LIVE),| $(R)/untraced/report_nvtx_pushpop_trace.csv)
 	$(LP_SAY)
 	$(Q)$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=))
 	$(Q)rm -f $(R)/nsys/report.tmp.sqlite; \
@@ -269,7 +267,7 @@ LP_SHAPES_SEL := $(and $(LP_SHAPES),$(LP_LIVE))
 LP_INJ := $(and $(LP_SHAPES_SEL),$(LP_HAVE_STATS),$(R)/injected.tsv)
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
 		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) $(LP_INJ) \
-		$(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget | $(LP_UT_WAIT)
+		$(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
 	  $(if $(LP_SHAPES_SEL),-s $(R)/shapes.tsv -S "$$($(LP_BIN)/lp-confget run.top_n_shapes $(R)/ncu/config.yaml)" \
@@ -281,9 +279,12 @@ ifneq ($(LP_LIVE),)
 # said (in profile.cmd and the summary), never left to fail the run.  The
 # query (1 to 2 s) is made once per ncu version and set of GPUs (their
 # models and driver, by nvidia-smi) and kept in LP_MCACHE for later runs;
-# without nvidia-smi's answer it is made each time.
+# without nvidia-smi's answer it is made each time.  After the untraced
+# timing run: under make -j nothing of lp's runs beside the two nsys runs
+# (everything else that follows them reads the sqlite export, which waits
+# for the untraced run).
 LP_MCACHE := $(LP_STAGE2_DIR)/.cache/ncu-metrics
-$(R)/ncu/metrics.avail: | $(R)/ncu $(LP_UT_WAIT)
+$(R)/ncu/metrics.avail: | $(R)/ncu $(R)/untraced/report_nvtx_pushpop_trace.csv
 	$(LP_SAY)
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
 	$(Q)$(LP_T0) g=$$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sort -u); \
@@ -306,7 +307,7 @@ $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/n
 # lp-ncustop passes ncu's output on and, where ncu cannot stop the
 # workload itself (per launch configuration: lp-ncucmd -n), stops it once
 # every configuration is profiled; it times the replay (profile.stop.tsv).
-$(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd $(R)/topn.tsv $(R)/ncu/config.yaml $(LP_BIN)/lp-ncustop | $(LP_UT_WAIT)
+$(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd $(R)/topn.tsv $(R)/ncu/config.yaml $(LP_BIN)/lp-ncustop
 	$(LP_SAY)
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
 	$(call lp_need,ncu,install Nsight Compute); \
@@ -397,7 +398,7 @@ $(R)/procs.tsv: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.devi
 	  $(LP_OUT)
 # The processes nsys injected, which one it launched and which made CUDA
 # calls (nsys's own diagnostics in the export).
-$(R)/injected.tsv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-injected | $(LP_UT_WAIT)
+$(R)/injected.tsv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-injected
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-injected $(R)/nsys/report.sqlite $(LP_OUT)
 LP_PID = $(if $(LP_PER_RANGE),$$(sed -n 's/^\# kernels: /-P /p' $(R)/procs.tsv))
@@ -411,7 +412,7 @@ LP_PGPU = $(if $(LP_PER_RANGE),-G "$$(sed -n 's/^\# kernels_gpu: //p' $(R)/procs
 # by kernel against the stage's summary.
 LP_SHAPES_DEV = "$$(awk -F'\t' '/^\# kernels: /{ p = substr($$0, 12) } !/^\#/ && p != "" && $$1 == p && $$2 !~ /^n\/a/ { print $$2 }' $(R)/procs.tsv)"
 $(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_gpu_trace) $(call lp_rep,nvtx_gpu_proj_trace) \
-		$(R)/nsys/config.yaml $(R)/procs.tsv $(R)/hostside.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd | $(LP_UT_WAIT)
+		$(R)/nsys/config.yaml $(R)/procs.tsv $(R)/hostside.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -H $(R)/hostside.tsv -p $(LP_NS)nvtx_gpu_proj_trace.csv \
 	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.lpt $(LP_OUT)
@@ -462,8 +463,7 @@ $(R)/stages.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_sum) $(call lp_rep,nvt
 # times.  A live run's steps.tsv is the untraced timing run's (lp-steps -u:
 # NVTX alone, no CUDA trace), which every table of step times reads (MFU,
 # MBU, the waterfall, the brief, findings, compare); the capture's own is
-# nsys/steps.tsv (what the first answer's copies of those read, below),
-# and untraced.tsv joins the two: what the capture adds.
+# nsys/steps.tsv, and untraced.tsv joins the two: what the capture adds.
 # An import has no untraced run: its steps.tsv is the capture's, and its
 # untraced.tsv says so in every untraced cell.
 ifneq ($(LP_LIVE),)
@@ -514,12 +514,10 @@ $(R)/mfu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-mfu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
 	  -t $(R)/steps.tsv $(LP_OUT)
-# (of the steps table $(1): the first answer's is the capture's)
-lp_mbu_in = $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(1) $(LP_BIN)/lp-mbu
-lp_mbu = $(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv -t $(1)
-$(R)/mbu.tsv: $(call lp_mbu_in,$(R)/steps.tsv)
+$(R)/mbu.tsv: $(R)/gpu.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(LP_BIN)/lp-mbu
 	$(LP_SAY)
-	$(Q)$(call lp_mbu,$(R)/steps.tsv) $(LP_OUT)
+	$(Q)$(LP_BIN)/lp-mbu -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
+	  -t $(R)/steps.tsv $(LP_OUT)
 
 # What the GPU did in each stage, as nsys's GPU Metrics sampling measured
 # it (tensor active, SMs active, DRAM bandwidth): the samples of the sqlite
@@ -599,7 +597,7 @@ $(R)/ranks.tsv: $(R)/nsys/config.yaml conf/operators.yaml $(call lp_rep,nvtx_pus
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-ranks -c $(R)/nsys/config.yaml -o conf/operators.yaml $(call lp_opt,-k,nvtx_kern_sum) \
 	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace) $(LP_OUT)
-$(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap | $(LP_UT_WAIT)
+$(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.lpt \
 	  && echo $(LP_NS)cuda_gpu_trace.lpt || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.lpt,-x)) \
@@ -630,7 +628,7 @@ LP_ATEN = $(LP_BIN)/lp-atenops -c $(R)/nsys/config.yaml -a $(LP_NS)cuda_api_trac
 LP_ATEN_DEPS := $(LP_ATEN_IN) $(if $(LP_ATEN_NCU),$(R)/ncu/metrics.tsv $(LP_NS)cuda_gpu_kern_sum.csv \
 	$(LP_NS)cuda_gpu_kern_sum_mangled.csv) $(LP_GRAPHNODES) $(LP_STATS_DONE) $(LP_BIN)/lp-atenops
 ifneq ($(LP_HAVE_STATS),)
-$(LP_NS)graph_node_trace.csv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-graphnodes | $(LP_UT_WAIT)
+$(LP_NS)graph_node_trace.csv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-graphnodes
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-graphnodes $(R)/nsys/report.sqlite $(LP_OUT)
 endif
@@ -729,25 +727,23 @@ $(R)/details.md: $(LP_SUMMARY_IN) $(R)/roofline.svg $(R)/kernels.md conf/details
 # three findings (lp-tabtop), the roofline as an image, links to the rest.
 # The waterfall, its verdict (bound.tsv) and the brief: their inputs and
 # words, the same for the whole brief and for the first answer (below),
-# which leaves out what comes of ncu (the operator classes, the top kernels)
-# and reads the capture's steps: $(1) the steps table, $(2) untraced.tsv
-# (or nothing), $(3) the MBU table.
-lp_wf_in = $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.tsv $(1) $(R)/hostside.tsv \
-	$(2) $(LP_BIN)/lp-waterfall
-lp_wf = $(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
-	-t $(1) $(2:%=-u %) -H $(R)/hostside.tsv
-lp_bound_in = $(R)/ranks.tsv $(1) $(LP_BIN)/lp-bound $(call lp_confkeys,brief)
-lp_bound = $(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(1)
+# which leaves out what comes of ncu (the operator classes, the top kernels).
+LP_WF_IN = $(R)/gpu.tsv $(R)/dram_bw.tsv $(R)/inputs.yaml $(R)/stages.tsv $(R)/steps.tsv $(R)/hostside.tsv \
+	$(LP_UT_IN) $(LP_BIN)/lp-waterfall
+LP_WF = $(LP_BIN)/lp-waterfall -F waterfall.svg -b $(R)/dram_bw.tsv -g $(R)/gpu.tsv -i $(R)/inputs.yaml -s $(R)/stages.tsv \
+	-t $(R)/steps.tsv $(LP_UT_IN:%=-u %) -H $(R)/hostside.tsv
+LP_BOUND_IN = $(R)/ranks.tsv $(R)/steps.tsv $(LP_BIN)/lp-bound $(call lp_confkeys,brief)
+LP_BOUND = $(LP_BIN)/lp-bound -c $(R)/config.yaml -r $(R)/ranks.tsv -t $(R)/steps.tsv
 # (the brief's inputs in two parts, its verdict between them: make goes in
 # this order, so a stage whose kernels are elsewhere is said by lp-hostside,
 # which names both processes, before lp-audit)
-lp_brief_in = $(R)/environment.tsv $(R)/stages.tsv $(1) $(3) $(2)
+LP_BRIEF_IN = $(R)/environment.tsv $(R)/stages.tsv $(R)/steps.tsv $(R)/mbu.tsv $(LP_UT_IN)
 LP_BRIEF_IN2 = $(LP_GM) $(LP_AUDIT) $(LP_BIN)/lp-brief $(call lp_confkeys,brief)
-lp_brief = $(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(1) \
-	$(2:%=-u %) $(LP_AUDIT:%=-A %) -b $(3) $(if $(LP_GM),-G $(R)/gpumetrics.tsv)
-$(R)/waterfall.tsv: $(call lp_wf_in,$(R)/steps.tsv,$(LP_UT_IN)) $(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml)
+LP_BRIEF = $(LP_BIN)/lp-brief -c $(R)/config.yaml -e $(R)/environment.tsv -s $(R)/stages.tsv -t $(R)/steps.tsv \
+	$(LP_UT_IN:%=-u %) $(LP_AUDIT:%=-A %) -b $(R)/mbu.tsv $(if $(LP_GM),-G $(R)/gpumetrics.tsv)
+$(R)/waterfall.tsv: $(LP_WF_IN) $(if $(LP_OPS_NOW),,$(R)/operators.tsv conf/operators.yaml)
 	$(LP_SAY)
-	$(Q)$(call lp_wf,$(R)/steps.tsv,$(LP_UT_IN)) $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) $(LP_OUT)
+	$(Q)$(LP_WF) $(if $(LP_OPS_NOW),,-o $(R)/operators.tsv -c conf/operators.yaml) $(LP_OUT)
 # A step run by several ranks, one bar a rank (lp-rankfall): its kernels
 # and communication each split at their floor (the rank's bytes at the
 # DRAM bandwidth, the all-reduces' bytes at the link's), and the idle.
@@ -757,23 +753,20 @@ ifeq ($(LP_LIVE),)
 $(R)/linkprobe.tsv $(R)/linkprobe.log:
 	@echo "lp: run $(RUN) imports exports: lp did not run on its machine, so it has no link probe (rank_waterfall.tsv says so)" >&2; exit 1
 endif
-lp_rankfall_in = $(R)/ranks.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(1) $(LP_LINK_PROBE) $(LP_BIN)/lp-rankfall
-lp_rankfall = $(LP_BIN)/lp-rankfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -t $(1) \
+$(R)/rank_waterfall.tsv: $(R)/ranks.tsv $(R)/gpu.tsv $(R)/inputs.yaml $(R)/steps.tsv $(LP_LINK_PROBE) $(LP_BIN)/lp-rankfall
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-rankfall -g $(R)/gpu.tsv -i $(R)/inputs.yaml -t $(R)/steps.tsv \
 	  $(if $(LP_LIVE),-l $(R)/linkprobe.tsv -e $(R)/linkprobe.log,-P \
 	  "the run is imported: lp did not run on its machine$(comma) so there is no link probe of its GPUs") \
-	  $(R)/ranks.tsv
-$(R)/rank_waterfall.tsv: $(call lp_rankfall_in,$(R)/steps.tsv)
-	$(LP_SAY)
-	$(Q)$(call lp_rankfall,$(R)/steps.tsv) $(LP_OUT)
+	  $(R)/ranks.tsv $(LP_OUT)
 # What bounds the step, from its parts (lp-bound): the brief's verdict.
-$(R)/bound.tsv: $(R)/waterfall.tsv $(call lp_bound_in,$(R)/steps.tsv) | $(R)/config.yaml
+$(R)/bound.tsv: $(R)/waterfall.tsv $(LP_BOUND_IN) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(call lp_bound,$(R)/steps.tsv) $(R)/waterfall.tsv $(LP_OUT)
+	$(Q)$(LP_BOUND) $(R)/waterfall.tsv $(LP_OUT)
 LP_BRIEF_LINKS := details.md kernels.md $(if $(filter $(R)/regions.tsv,$(LP_SUMMARY_IN)),regions.md)
-$(R)/brief.tsv: $(call lp_brief_in,$(R)/steps.tsv,$(LP_UT_IN),$(R)/mbu.tsv) $(R)/bound.tsv $(R)/top_kernels.tsv \
-		$(LP_BRIEF_IN2) | $(R)/config.yaml
+$(R)/brief.tsv: $(LP_BRIEF_IN) $(R)/bound.tsv $(R)/top_kernels.tsv $(LP_BRIEF_IN2) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(call lp_brief,$(R)/steps.tsv,$(LP_UT_IN),$(R)/mbu.tsv) -B $(R)/bound.tsv -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) $(LP_OUT)
+	$(Q)$(LP_BRIEF) -B $(R)/bound.tsv -k $(R)/top_kernels.tsv -I roofline.svg $(LP_BRIEF_LINKS:%=-L %) $(LP_OUT)
 # The brief for machines (CI, dashboards): its tables as one JSON object.
 $(R)/brief.json: $(R)/brief.tsv $(R)/bound.tsv $(R)/waterfall.tsv $(R)/findings_top.tsv $(LP_BIN)/lp-briefjson
 	$(LP_SAY)
@@ -794,42 +787,31 @@ $(R)/stakeholder_summary.md: $(LP_FIRST) $(R)/brief.tsv $(R)/waterfall.tsv $(R)/
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(R)/brief.tsv $(R)/waterfall.tsv $(R)/rank_waterfall.tsv $(R)/findings_top.tsv $(LP_OUT)
 
-# ---- the first answer: what the traced capture knows, before the rest ----
+# ---- the first answer: what the nsys passes know, before ncu ----
 
-# A live run's brief from its traced nsys capture alone: the verdict, the
-# key numbers, the waterfall (without its split by operator class, which
-# comes from kernels.tsv and so waits for ncu), each rank's bars, all of
-# the capture's steps (nsys/steps.tsv), overhead included; marked as the
-# first answer (lp-brief -W).  It is the first prerequisite of
-# stakeholder_summary.md, and the untraced timing run waits for it, so
-# make writes it right after nsys stats, and says where;
-# stakeholder_summary.md is the whole brief, in the workload's own times.
-# (an import, whose first answer make writes only when asked by name, has
-# one steps table, the capture's)
-LP_FST := $(if $(LP_LIVE),$(R)/nsys/steps.tsv,$(R)/steps.tsv)
-$(R)/first/mbu.tsv: $(call lp_mbu_in,$(LP_FST)) | $(R)/first
+# A live run's brief from its untraced and traced nsys runs alone: the
+# verdict, the key numbers, the waterfall (without its split by operator
+# class, which comes from kernels.tsv and so waits for ncu), each rank's
+# bars; marked as the first answer (lp-brief -W).  It is the first
+# prerequisite of stakeholder_summary.md, so make writes it before ncu
+# starts, and says where; stakeholder_summary.md is the whole brief.
+$(R)/first/waterfall.tsv: $(LP_WF_IN) | $(R)/first
 	$(LP_SAY)
-	$(Q)$(call lp_mbu,$(LP_FST)) $(LP_OUT)
-$(R)/first/rank_waterfall.tsv: $(call lp_rankfall_in,$(LP_FST)) | $(R)/first
-	$(LP_SAY)
-	$(Q)$(call lp_rankfall,$(LP_FST)) $(LP_OUT)
-$(R)/first/waterfall.tsv: $(call lp_wf_in,$(LP_FST),) | $(R)/first
-	$(LP_SAY)
-	$(Q)$(call lp_wf,$(LP_FST),) $(LP_OUT)
+	$(Q)$(LP_WF) $(LP_OUT)
 $(R)/first/waterfall.svg: $(R)/first/waterfall.tsv $(LP_BIN)/lp-wfsvg
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-wfsvg $< $(LP_OUT)
-$(R)/first/bound.tsv: $(R)/first/waterfall.tsv $(call lp_bound_in,$(LP_FST)) | $(R)/config.yaml
+$(R)/first/bound.tsv: $(R)/first/waterfall.tsv $(LP_BOUND_IN) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(call lp_bound,$(LP_FST)) $(R)/first/waterfall.tsv $(LP_OUT)
-$(R)/first/brief.tsv: $(call lp_brief_in,$(LP_FST),,$(R)/first/mbu.tsv) $(R)/first/bound.tsv $(LP_BRIEF_IN2) | $(R)/config.yaml
+	$(Q)$(LP_BOUND) $(R)/first/waterfall.tsv $(LP_OUT)
+$(R)/first/brief.tsv: $(LP_BRIEF_IN) $(R)/first/bound.tsv $(LP_BRIEF_IN2) | $(R)/config.yaml
 	$(LP_SAY)
-	$(Q)$(call lp_brief,$(LP_FST),,$(R)/first/mbu.tsv) -W -B $(R)/first/bound.tsv $(LP_OUT)
-LP_FIRST_TABS := $(R)/first/brief.tsv $(R)/first/waterfall.tsv $(R)/first/rank_waterfall.tsv
-$(R)/first/stakeholder_summary.md: $(LP_FIRST_TABS) conf/details.yaml $(LP_BIN)/lp-summary | $(R)/first/waterfall.svg
+	$(Q)$(LP_BRIEF) -W -B $(R)/first/bound.tsv $(LP_OUT)
+$(R)/first/stakeholder_summary.md: $(R)/first/brief.tsv $(R)/first/waterfall.tsv $(R)/rank_waterfall.tsv \
+		conf/details.yaml $(LP_BIN)/lp-summary | $(R)/first/waterfall.svg
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(LP_FIRST_TABS) $(LP_OUT)
-	$(Q)echo "lp: the first answer, from the traced capture alone (its times include the capture's overhead; the untraced timing run and ncu come after it; the whole brief: $(R)/stakeholder_summary.md): $@"
+	$(Q)$(LP_BIN)/lp-summary -c conf/details.yaml $(R)/first/brief.tsv $(R)/first/waterfall.tsv $(R)/rank_waterfall.tsv $(LP_OUT)
+	$(Q)echo "lp: the first answer, from the nsys passes (ncu runs next; the whole brief: $(R)/stakeholder_summary.md): $@"
 
 # ---- NVTX regions, each measured whole by ncu (make RUN=x regions.md) ----
 

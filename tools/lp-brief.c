@@ -569,12 +569,10 @@ emit_meta(const struct opts *o, struct in *in)
 	lp_tab_meta(out, "verdict", "%s", lp_sb_str(&v));
 	identity(in);
 	if (o->waiting)
-		lp_tab_meta(out, "note", "The first answer, from the traced "
-		    "capture alone: its times include what the capture adds "
-		    "(the untraced timing run, made after it, measures the "
-		    "workload's own), and ncu measures the kernels after it. "
-		    "The whole brief, in the workload's own times, with the "
-		    "top kernels and the findings, is stakeholder_summary.md.");
+		lp_tab_meta(out, "note", "The first answer, from the nsys passes "
+		    "alone: ncu is still measuring the kernels. The whole brief, "
+		    "with the top kernels and the findings, will be "
+		    "stakeholder_summary.md.");
 	lp_tab_meta(out, "source", "steady step, tokens/s and first / steady "
 	    "from %s%s; GPU busy from %s%s; MBU from %s;%s%s%s top kernel from %s",
 	    o->tpath, in->untraced ? " (untraced)" : "", o->spath,

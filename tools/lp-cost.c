@@ -327,8 +327,8 @@ static void
 run_dir(struct cost *c, const char *dir, struct lp_av *tv, struct lp_av *p)
 {
 	static const char *const times[] = { "nsys/profile.time",
-		"nsys/export.time", "nsys/stats.time",
 		"untraced/profile.time", "untraced/stats.time",
+		"nsys/export.time", "nsys/stats.time",
 		"ncu/metrics.avail.time", "ncu/profile.time", "ncu/export.time" };
 	struct lp_ynode *cfg;
 	size_t i;

@@ -49,10 +49,10 @@ for mode in graph eager compile; do
 			{ tail -30 log; false; } &&
 		own log >own.tsv && cat own.tsv &&
 		test "$(cut -f1 own.tsv | tr "\n" " ")" = "traced untraced " &&
-		# the first answer (the capture alone) before the untraced run
-		f=$(grep -n "^lp: the first answer, from the traced capture alone" log | cut -d: -f1) &&
+		# the first answer (the workload'"'"'s own times) after the untraced run
+		f=$(grep -n "^lp: the first answer" log | cut -d: -f1) &&
 		u=$(grep -n "^lp: timing the workload untraced" log | cut -d: -f1) &&
-		test -n "$f" && test -n "$u" && test "$f" -lt "$u" &&
+		test -n "$f" && test -n "$u" && test "$u" -lt "$f" &&
 		ot=$(awk -F"\t" "\$1 == \"traced\" { print \$2 }" own.tsv) &&
 		ou=$(awk -F"\t" "\$1 == \"untraced\" { print \$2 }" own.tsv) &&
 		b=$(table "$S2/$run/brief.tsv" steady_ns | awk "{ printf \"%.4f\", \$1 / 1e6 }") &&
