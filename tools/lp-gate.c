@@ -68,7 +68,7 @@ say(const struct gate *g, int rc)
 {
 	const char *w = rc == 0 ? "passed" : rc == LP_EXIT_REGRESSED ? "regressed" :
 	    "cannot compare";
-	FILE *fp;
+	struct lp_sb b = { 0 };
 
 	if (rc == LP_EXIT_REGRESSED)
 		fprintf(stderr, "lp: run %s regressed against run %s "
@@ -79,9 +79,9 @@ say(const struct gate *g, int rc)
 	else
 		fprintf(stderr, "lp: run %s against run %s: cannot compare "
 		    "(above); the gate did not pass\n", g->run, g->base);
-	if (!(fp = fopen(g->out, "w")) || fprintf(fp, "%d\t%s\t%s\n", rc, w,
-	    g->base) < 0 || fclose(fp) == EOF)
-		lp_die_sys("%s", g->out);
+	lp_sb_printf(&b, "%d\t%s\t%s\n", rc, w, g->base);
+	lp_file_put(g->out, b.s);
+	lp_sb_free(&b);
 }
 
 /* The commands after each "--", each ended by NULL in argv itself. */

@@ -222,15 +222,6 @@ profile_failed(const char *log, long depth, int rc)
 	exit(rc);
 }
 
-static void
-put_file(const char *path, const char *s)
-{
-	FILE *fp = fopen(path, "w");
-
-	if (!fp || fputs(s, fp) == EOF || fclose(fp) == EOF)
-		lp_die_sys("%s", path);
-}
-
 /* A file's bytes into another. */
 static void
 copy_file(const char *from, const char *to)
@@ -284,9 +275,9 @@ profile_depth(const struct ctx *x, long n, const char *cmd)
 	/* kept for profile_cost.tsv, before the report is in place */
 	secs = lp_now_s() - t0;
 	lp_sb_printf(&b, "ncu regions depth %ld\t%.2f\t-\n", n, secs);
-	put_file(tpath, b.s);
+	lp_file_put(tpath, b.s);
 	printf("lp: ncu regions depth %ld took %.2f s\n", n, secs);
-	put_file(cpath, want.s);
+	lp_file_put(cpath, want.s);
 	move(tmp, rep);
 done:
 	lp_sb_free(&want);

@@ -1,7 +1,7 @@
 /*
  * said.c: what a probe left behind when it could not run: an empty
  * table, and its stderr, kept beside it, as one line; and a file's bytes
- * copied on (lp_file_copy).
+ * copied on (lp_file_copy), or a small file written whole (lp_file_put).
  */
 #include <sys/stat.h>
 #include <stdio.h>
@@ -57,4 +57,17 @@ lp_file_copy(FILE *in, const char *iname, FILE *out, const char *oname)
 			lp_die_sys("%s", oname);
 	if (ferror(in))
 		lp_die_sys("%s", iname);
+}
+
+void
+lp_file_put(const char *path, const char *s)
+{
+	struct lp_sb t = { 0 };
+	FILE *fp;
+
+	lp_sb_printf(&t, "%s.tmp", path);
+	if (!(fp = fopen(t.s, "w")) || fputs(s, fp) == EOF ||
+	    fclose(fp) == EOF || rename(t.s, path))
+		lp_die_sys("%s", path);
+	lp_sb_free(&t);
 }

@@ -176,6 +176,9 @@ int lp_file_empty(const char *path);
 char *lp_file_said(const char *lpath);
 /* in's bytes to out, from where it stands; a fault names the file. */
 void lp_file_copy(FILE *in, const char *iname, FILE *out, const char *oname);
+/* s as the whole of path, written beside it (path.tmp) and renamed, so a
+ * tool stopped on the way leaves no half of it. */
+void lp_file_put(const char *path, const char *s);
 double lp_quantile(double *v, size_t n, double q);	/* type 7; sorts v */
 /* A multiset of numbers kept as its distinct values and their counts, for
  * order statistics of a stream: memory grows with the distinct values, not
