@@ -27,16 +27,16 @@ f == 2 && FNR == 1 { n = csv($0, h); delete c; col(h, n, c); next }
 f == 2 { n = csv($0, x); if (x[c["GrdX"]] == "") next; t = x[c["Start (ns)"]] + 0
 	for (i = 1; i <= w; i++) if (t >= a[i] && t <= b[i]) {
 		k = x[c["Name"]] "\t(" x[c["GrdX"]] ", " x[c["GrdY"]] ", " x[c["GrdZ"]] ")\t(" x[c["BlkX"]] ", " x[c["BlkY"]] ", " x[c["BlkZ"]] ")"
-		ns[k] += x[c["Duration (ns)"]]; l[k]++; break } }
-END { for (k in ns) print k "\t" ns[k] "\t" l[k] }'
+		ns[k] += x[c["Duration (ns)"]]; l[k]++; if (!(k in f1) || t < f1[k]) f1[k] = t; break } }
+END { for (k in ns) printf "%s\t%s\t%s\t%.0f\n", k, ns[k], l[k], f1[k] }'
 
 test_expect_success 'lp-shapes: decode_all by launch configuration, each the trace'"'"'s own time; shapes add up to nvtx_kern_sum' '
 	lp-shapes -r "$R" -p "$I/llama_nvtx_gpu_proj_trace.csv" -k "$I/llama_nvtx_kern_sum_mangled.csv" \
 		-d "$I/llama_nvtx_kern_sum.csv" "$I/llama_cuda_gpu_trace.csv" >"$TRASH/shapes.tsv" 2>err &&
 	test_must_be_empty err &&
 	A -v R="$R" "$spans_awk" "$I/llama_nvtx_gpu_proj_trace.csv" "$I/llama_cuda_gpu_trace.csv" |
-		awk -F"\t" "{ print \$2 \"\t\" \$3 \"\t\" \$4 \"\t\" \$5 }" | sort >expect &&
-	table "$TRASH/shapes.tsv" grid block total_ns calls | sort >got &&
+		awk -F"\t" "{ print \$2 \"\t\" \$3 \"\t\" \$4 \"\t\" \$5 \"\t\" \$6 }" | sort >expect &&
+	table "$TRASH/shapes.tsv" grid block total_ns calls first_ns | sort >got &&
 	test_cmp expect got &&
 	test $(wc -l <got) = 50 &&
 	# the top GEMM kernel: three projections, two grids in decode
@@ -84,6 +84,38 @@ test_expect_success 'lp-topn -s: # configs: every configuration of the kept kern
 	test "$(lp-ncucmd -n -k "$TRASH/topn.tsv" <nostop.yaml)" = 0 &&
 	lp-topn -r "$R" -n 5 "$I/llama_nvtx_kern_sum_mangled.csv" >kern.tsv &&
 	test "$(lp-ncucmd -n -k kern.tsv <ncu.yaml)" = 0
+'
+
+# "# stop:": ncu's per-launch-config filter meets the configurations in
+# the order the stage first runs them; every selected pair is profiled at
+# the last selected pair's first launch, so lp-ncustop need not wait for a
+# configuration of a selected kernel that first runs later (a compiled
+# decode's rare shape: tests/gpu/README.md).  Here every configuration
+# runs before the last selected one (awk); a configuration added after it
+# (1 us, late) counts in "# configs:" and not in "# stop:".
+test_expect_success 'lp-topn -s: # stop: the configurations up to the last selected pair'"'"'s first launch (awk); lp-ncucmd -n stops there' '
+	table "$TRASH/topn.tsv" kernel grid block | sed "s/\t/|/g" >sel &&
+	table "$TRASH/shapes.tsv" kernel grid block first_ns | sed "s/\t/|/; s/\t/|/" |
+		awk -F"\t" "NR == FNR { s[\$0] = 1; next } { k = \$1; sub(/\|.*/, \"\", k); r[FNR] = k; f[FNR] = \$2; n = FNR
+			if (\$1 in s) { kk[k] = 1; if (\$2 > last) last = \$2 } }
+			END { for (i = 1; i <= n; i++) if ((r[i] in kk) && f[i] <= last) m++; print m }" sel - >expect &&
+	sed -n "s/^# stop: //p" "$TRASH/topn.tsv" >got &&
+	test_cmp expect got &&
+	{ cat "$TRASH/shapes.tsv" &&
+	  printf "51\tnvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT\t(9, 9, 1)\t(384, 1, 1)\t1000\t1\t1000\t0\t100\t99999999999999\n"; } >late.tsv &&
+	lp-topn -x "$ROOT/conf/operators.yaml" -r "$R" -s late.tsv -S 40 -p 95 "$I/llama_nvtx_kern_sum_mangled.csv" >late.top &&
+	c=$(sed -n "s/^# configs: //p" late.top) && s=$(sed -n "s/^# stop: //p" late.top) &&
+	test "$c" = $(( $(cat got) + 1 )) && test "$s" = "$(cat got)" &&
+	printf "run:\n  stage: decode_all\nstages:\n  decode_all: {domain: \"\", range: LLM@decode_all}\nncu_cli:\n  launches_per_kernel: 1\n  stop_when_done: true\n" >ncu.yaml &&
+	test "$(lp-ncucmd -n -k late.top <ncu.yaml)" = "$s" &&
+	# two launches each: ncu meets a configuration again later, so all of them
+	sed "s/launches_per_kernel: 1/launches_per_kernel: 2/" ncu.yaml >two.yaml &&
+	test "$(lp-ncucmd -n -k late.top <two.yaml)" = $(( 2 * c )) &&
+	# a table of lp-shapes without first_ns (an older run): "# configs:"
+	cut -f1-9 late.tsv >old.tsv &&
+	lp-topn -x "$ROOT/conf/operators.yaml" -r "$R" -s old.tsv -S 40 -p 95 "$I/llama_nvtx_kern_sum_mangled.csv" >old.top &&
+	! grep "^# stop:" old.top &&
+	test "$(lp-ncucmd -n -k old.top <ncu.yaml)" = "$c"
 '
 
 test_expect_success 'an import of the run: a roofline point per launch configuration with its own nsys time' '

@@ -63,6 +63,45 @@ test_expect_success 'lp-topn -i: pairs where the launched process ran the CUDA w
 	! grep -q per-launch-config cmd && test_grep -e "--kernel-id .::regex:" cmd
 '
 
+# ncu injected into a second process (torch.compile's compile worker)
+# made each launch of a selected kernel wait about 0.1 s: the compiled
+# decode's ncu run took 92 s with --target-processes all, 27.9 s with
+# application-only (H200, ncu 2025.3.1, tests/gpu/README.md).  auto (the
+# presets' default): application-only where the CUDA work ran in the
+# launched process alone, else all.
+test_expect_success 'lp-ncucmd -I: target_processes auto is application-only where the launched process alone ran the CUDA work' '
+	printf "run:\n  stage: decode_all\nstages:\n  decode_all: {domain: \"\", range: LLM@decode_all}\nncu_cli:\n  target_processes: auto\n" >auto.yaml &&
+	lp-injected "$A2" >same.tsv &&
+	lp-topn -r "$R" -s "$S" -S 40 -p 95 "$P/llama_nvtx_kern_sum_mangled.csv" >pairs.tsv &&
+	diag sp.sqlite 3512 "Process was launched by the profiler" 3552 "Number of CUDA events collected: 	3909." &&
+	lp-injected sp.sqlite >child.tsv &&
+	lp-ncucmd -I same.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes application-only " cmd &&
+	# a child ran it (a spawned engine core): all
+	lp-ncucmd -I child.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes all " cmd &&
+	# the launched process and another: all
+	diag both.sqlite 3512 "Process was launched by the profiler" 3512 "Number of CUDA events collected: 	10." \
+		3552 "Number of CUDA events collected: 	3909." &&
+	lp-injected both.sqlite >both.tsv && test_grep "^# cuda: 3512 3552$" both.tsv &&
+	lp-ncucmd -I both.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes all " cmd &&
+	# not known (two launched), or no -I: all
+	diag two.sqlite 1 "Process was launched by the profiler" 2 "Process was launched by the profiler" &&
+	lp-injected two.sqlite >t.tsv && lp-ncucmd -I t.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes all " cmd &&
+	lp-ncucmd -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes all " cmd &&
+	# set by hand, kept
+	sed "s/auto/all/" auto.yaml >all.yaml &&
+	lp-ncucmd -I same.tsv -k pairs.tsv -o b -- w <all.yaml >cmd &&
+	test_grep "^ncu --target-processes all " cmd &&
+	# the presets say auto
+	for p in default fast high light; do
+		test "$(lp-confget ncu_cli.target_processes "$ROOT/conf/profiling/ncu/ncu.$p.yaml")" = auto || exit 1
+	done
+'
+
 test_expect_success 'lp-injected: an export without diagnostics says so; what is not an export is refused, naming the file' '
 	sqlite3 empty.sqlite "CREATE TABLE StringIds (id INTEGER, value TEXT);" &&
 	lp-injected empty.sqlite >e.tsv &&

@@ -15,11 +15,12 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-ncucmd [-0R] [-a metrics.avail] [-d | -n | -x] [-k topn.tsv] [-o base] "
+    "lp-ncucmd [-0R] [-a metrics.avail] [-d | -n | -x] [-I injected.tsv] [-k topn.tsv] [-o base] "
     "[-p key] [-- workload-or-report...]";
 
 /* The config key the settings are under: ncu_cli, or ncu_regions. */
 static const char *pfx = "ncu_cli";
+static const char *inj;	/* -I: injected.tsv, for target_processes auto */
 /* Why the metrics are not what the preset says, for the command file. */
 static const char *note;
 static const char *const bools[] = { "true", "false", NULL };
@@ -37,7 +38,8 @@ K(const char *sub)
 	return buf[i];
 }
 
-static const char *const targets[] = { "all", "application-only", NULL };
+static const char *const targets[] = { "all", "application-only", "auto",
+	NULL };
 static const char *const replays[] = { "kernel", "application", "range",
 	"app-range", NULL };
 static const char *const bases[] = { "mangled", "demangled", "function", NULL };
@@ -66,24 +68,27 @@ struct sel {
 	size_t n;
 	size_t pairs;	/* (kernel, launch configuration) rows; 0: kernels */
 	long configs;	/* "# configs:": every configuration of them, or -1 */
+	long stop;	/* "# stop:": the configurations up to the last pair
+			 * selected, in the order the stage first runs them;
+			 * -1 without one */
 };
 
-/* lp-topn's "# configs: N" (the launch configurations of the kept kernels
- * in the stage, lp-topn(1)), or -1 without one. */
+/* lp-topn's "# configs: N" or "# stop: N" (key: "configs: ", "stop: "),
+ * counts of launch configurations (lp-topn(1)), or -1 without one. */
 static long
-topn_configs(const struct lp_tsv *t, const char *name)
+topn_count(const struct lp_tsv *t, const char *name, const char *key)
 {
-	size_t i;
+	size_t i, kl = strlen(key);
 	char *end;
 	long n;
 
 	for (i = 0; i < t->ncomments; i++) {
 		const char *c = t->comments[i];
 
-		if (strncmp(c, "configs: ", 9))
+		if (strncmp(c, key, kl))
 			continue;
-		n = strtol(c + 9, &end, 10);
-		if (end == c + 9 || *end || n < 1 || n > 1000000)
+		n = strtol(c + kl, &end, 10);
+		if (end == c + kl || *end || n < 1 || n > 1000000)
 			lp_die_at(LP_EXIT_DATA, name, 0, 0, "# %s: expected a "
 			    "count of launch configurations", c);
 		return n;
@@ -103,7 +108,8 @@ read_sel(struct sel *s, const char *path)
 
 	lp_tsv_open(&t, fp, name);
 	lp_tab_expect(&t, "lp-topn");
-	s->configs = topn_configs(&t, name);
+	s->configs = topn_count(&t, name, "configs: ");
+	s->stop = topn_count(&t, name, "stop: ");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-topn output");
 	seen = lp_map_new();
 	cg = lp_csv_col(&t.hdr, "grid");
@@ -334,6 +340,30 @@ wanted(const struct lp_ynode *cfg, const char *file, const char ***out,
 	return m;
 }
 
+/* target_processes; auto: application-only where injected.tsv (-I) says
+ * the CUDA work ran in the process nsys launched and in no other, else
+ * all.  ncu injected into a second process (torch.compile's compile
+ * worker, a spawned engine core) makes each later launch of a selected
+ * kernel wait about 0.1 s (H200, ncu 2025.3.1: a compiled decode step of
+ * 2.2 s against 6 ms with application-only; tests/gpu/README.md). */
+static const char *
+target(const struct lp_ynode *cfg, const char *file)
+{
+	const char *t = lp_cfg_enum(cfg, K("target_processes"), "all",
+	    targets, file);
+	long long launched;
+	char *cu = NULL;
+	enum lp_inj k;
+
+	if (strcmp(t, "auto"))
+		return t;
+	if (!inj)
+		return "all";
+	k = lp_injected(inj, &launched, &cu);
+	free(cu);
+	return k == LP_INJ_ALONE ? "application-only" : "all";
+}
+
 /* ncu, the replay mode, the sections and metrics this GPU can give. */
 static const char *const windows[] = { "nvtx", "cuda_profiler_api", NULL };
 
@@ -349,8 +379,7 @@ head(const struct lp_ynode *cfg, const char *file, struct lp_av *av,
 	int range;
 
 	lp_av_push(av, "ncu");
-	opt(av, "--target-processes", "%s", lp_cfg_enum(cfg,
-	    K("target_processes"), "all", targets, file));
+	opt(av, "--target-processes", "%s", target(cfg, file));
 	dev = lp_cfg_long(cfg, K("device"), -1, -1, 1023, file);
 	if (dev >= 0)	/* one rank of a multi-GPU run: its GPU's kernels */
 		opt(av, "--devices", "%ld", dev);
@@ -547,23 +576,31 @@ kernels(const struct lp_ynode *cfg, const char *file, const char *base,
 	lp_av_free(&av);
 }
 
-/* Which of the four commands, and what it needs. */
 /* -n: after how many profiled launches lp-ncustop(1) may stop the
  * workload.  The per-launch-config filter profiles each configuration of
  * the selected kernels (lp-topn's "# configs:") per times and never knows
- * it is done, so ncu cannot --kill; 0 where ncu stops the workload itself
- * (--kill), where it must not (stop_when_done: false) or where the count
- * is not known. */
+ * it is done, so ncu cannot --kill.  One launch each and none skipped, it
+ * meets them in the order the stage first runs them, and every selected
+ * pair is profiled at lp-topn's "# stop:", which leaves out the
+ * configurations that first run later (a compiled decode's rare shape
+ * late in the stage kept ncu running the whole workload).  0 where ncu
+ * stops the workload itself (--kill), where it must not (stop_when_done:
+ * false) or where the count is not known. */
 static void
 stop_count(const struct lp_ynode *cfg, const char *file, const struct sel *s)
 {
 	struct counts c;
+	long n = 0;
 
 	read_counts(cfg, file, &c);
-	printf("%ld\n", c.stop && s->pairs && s->configs > 0 ? c.per *
-	    s->configs : 0);
+	if (c.stop && s->pairs && c.per == 1 && !c.skip && s->stop > 0)
+		n = s->stop;
+	else if (c.stop && s->pairs && s->configs > 0)
+		n = c.per * s->configs;
+	printf("%ld\n", n);
 }
 
+/* Which of the four commands, and what it needs. */
 static void
 check_modes(int dmode, int xmode, int rmode, const char *topn,
     const char *base)
@@ -593,9 +630,10 @@ main(int argc, char **argv)
 	int c, nul = 0, dmode = 0, xmode = 0, rmode = 0, nmode = 0;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = lp_getopt(argc, argv, "0a:dk:no:p:Rx", synopsis)) != -1) {
+	while ((c = lp_getopt(argc, argv, "0a:dI:k:no:p:Rx", synopsis)) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
+		case 'I': inj = optarg; break;
 		case 'p': pfx = optarg; break;
 		case 'R': rmode = 1; break;
 		case 'a': apath = optarg; break;

@@ -27,10 +27,14 @@ struct win {
 	double a, b;
 };
 
+#define HEADER "rank\tkernel\tgrid\tblock\ttotal_ns\tcalls\tavg_ns\tpct\t" \
+	"cum_pct\tfirst_ns\n"
+
 struct shape {
 	long kern;		/* index into the trace's kernel names */
 	char *grid, *block;
 	double ns, n;
+	double first;		/* the start of its first launch inside */
 };
 
 static struct {
@@ -151,11 +155,13 @@ on_kernel(const struct lp_rep_row *rr, void *vctx)
 		S.s[i].grid = lp_xstrdup(grid);
 		S.s[i].block = lp_xstrdup(block);
 		S.s[i].ns = S.s[i].n = 0;
+		S.s[i].first = t;
 		S.ns++;
 	}
 	lp_sb_free(&k);
 	S.s[i].ns += d;
 	S.s[i].n++;
+	S.s[i].first = fmin(S.s[i].first, t);
 	S.kns[kn] += d;
 	S.total += d;
 }
@@ -241,8 +247,7 @@ unavailable(const char *why)
 
 	lp_tab_meta(out, "tool", "lp-shapes");
 	lp_tab_meta(out, "unavailable", "no launch configurations: %s", why);
-	fputs("rank\tkernel\tgrid\tblock\ttotal_ns\tcalls\tavg_ns\tpct\t"
-	    "cum_pct\n", out);
+	fputs(HEADER, out);
 	lp_tab_done(out);
 }
 
@@ -284,8 +289,7 @@ emit(const struct opts *o, const char **names)
 		    "the spans are left out: %s does not list them in the range "
 		    "(launched outside it, on another stream or thread)", S.out_k,
 		    S.out_ns, o->kpath);
-	fputs("rank\tkernel\tgrid\tblock\ttotal_ns\tcalls\tavg_ns\tpct\t"
-	    "cum_pct\n", out);
+	fputs(HEADER, out);
 	for (i = 0, n = 0; i < S.ns; i++) {
 		const struct shape *s = &S.s[i];
 		double p = S.total > 0 ? 100 * s->ns / S.total : 0;
@@ -303,6 +307,7 @@ emit(const struct opts *o, const char **names)
 		lp_row_num(&r, s->ns / s->n, 1);
 		lp_row_g(&r, p);
 		lp_row_g(&r, fmin(cum, 100));
+		lp_row_num(&r, s->first, 0);
 		lp_row_end(&r, out);
 	}
 	lp_sb_free(&r.b);

@@ -40,45 +40,17 @@ static char *child_why;	/* -i's reason, when it is the one */
 static char *
 child_cuda(const char *path)
 {
-	struct lp_tsv t;
-	FILE *fp = lp_tab_open(&t, path, "lp-injected");
-	const char *l, *cu;
-	char *why = NULL, *end;
+	struct lp_sb b = { 0 };
 	long long launched;
+	char *cu;
 
-	lp_tab_expect(&t, "lp-injected");
-	l = lp_tsv_comment(&t, "launched");
-	cu = lp_tsv_comment(&t, "cuda");
-	if (l && cu && strncmp(cu, "n/a", 3)) {
-		launched = strtoll(l, &end, 10);
-		if (end != l && !*end) {
-			const char *p = cu;
-			int in = 0;
-
-			while (*p && !in) {
-				long long v = strtoll(p, &end, 10);
-
-				if (end == p)
-					break;
-				in = v == launched;
-				p = end + strspn(end, " ");
-			}
-			if (!in) {
-				struct lp_sb b = { 0 };
-
-				lp_sb_printf(&b, "the CUDA work ran in process %s, "
-				    "not in the one nsys launched (%lld; %s): "
-				    "ncu's per-launch-config filter makes each "
-				    "later launch there wait 75 to 100 ms", cu,
-				    launched, path);
-				why = lp_xstrdup(lp_sb_str(&b));
-				lp_sb_free(&b);
-			}
-		}
-	}
-	lp_tsv_close(&t);
-	fclose(fp);
-	return why;
+	if (lp_injected(path, &launched, &cu) == LP_INJ_ELSEWHERE)
+		lp_sb_printf(&b, "the CUDA work ran in process %s, not in the "
+		    "one nsys launched (%lld; %s): ncu's per-launch-config "
+		    "filter makes each later launch there wait 75 to 100 ms",
+		    cu, launched, path);
+	free(cu);
+	return b.len ? lp_sb_steal(&b) : NULL;
 }
 
 /* The kernels lp keeps: all but, with -x, the communication kernels (NCCL);
@@ -189,17 +161,70 @@ shapes_meta(FILE *out, const struct lp_ksum *ks, const char *name,
 	    "; communication kernels left out" : "");
 }
 
-/* The launch configurations of the kept kernels in the stage, kept or
- * not: what ncu's per-launch-config filter profiles, once each. */
-static long
-configs(const struct lp_map *kerns, const struct lp_map *ncfg)
+/* Every row of shapes.tsv: its kernel, the start of its first launch in
+ * the stage (first_ns, -1 where the table has none) and whether it is
+ * kept. */
+struct cfgs {
+	struct cfg {
+		char *k;
+		double first;
+		int sel;
+	} *a;
+	size_t n, cap;
+};
+
+static void
+cfg_add(struct cfgs *cs, struct lp_tsv *t, const char *k, int cf,
+    const char *path)
 {
-	long n = 0;
+	struct cfg *c;
+
+	cs->a = lp_grow(cs->a, cs->n, &cs->cap, 32, sizeof *cs->a);
+	c = &cs->a[cs->n++];
+	c->k = lp_xstrdup(k);
+	c->first = -1;
+	c->sel = 0;
+	if (cf >= 0 && !lp_tab_num(t, cf, &c->first))
+		lp_die_at(LP_EXIT_DATA, path, t->line, cf + 1,
+		    "first_ns: expected a number");
+}
+
+/* "# configs:", the launch configurations of the kept kernels in the
+ * stage, kept or not: what ncu's per-launch-config filter profiles, once
+ * each.  "# stop:", where it has profiled every pair kept: it meets the
+ * configurations in the order the stage first launches them, so the
+ * count up to the last kept pair's first launch; configurations first
+ * launched after it (a rare shape late in the stage) are not waited for.
+ * No "# stop:" without first_ns. */
+static void
+cfg_meta(FILE *out, const struct lp_map *kerns, const struct cfgs *cs)
+{
+	double last = -1;
+	long n = 0, stop = 0;
 	size_t i;
 
-	for (i = 0; i < lp_map_len(kerns); i++)
-		n += lp_map_get(ncfg, lp_map_key(kerns, i), 0);
-	return n;
+	for (i = 0; i < cs->n; i++)
+		if (cs->a[i].sel && cs->a[i].first > last)
+			last = cs->a[i].first;
+	for (i = 0; i < cs->n; i++) {
+		if (!lp_map_get(kerns, cs->a[i].k, 0))
+			continue;
+		n++;
+		stop += cs->a[i].first >= 0 && cs->a[i].first <= last;
+	}
+	lp_tab_meta(out, "configs", "%ld", n);
+	if (last >= 0)
+		lp_tab_meta(out, "stop", "%ld", stop);
+}
+
+static void
+cfg_free(struct cfgs *cs)
+{
+	size_t i;
+
+	for (i = 0; i < cs->n; i++)
+		free(cs->a[i].k);
+	free(cs->a);
 }
 
 /* A pair kept: its rank, kernel, grid and block (columns c[0..2]), its
@@ -233,11 +258,11 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 	char *buf = NULL;
 	size_t blen = 0;
 	struct lp_map *keep = lp_map_new(), *kerns = lp_map_new();
-	struct lp_map *ncfg = lp_map_new();	/* kernel -> its configurations */
+	struct cfgs cs = { 0 };
 	struct lp_row r = { 0 };
 	double cum = 0, v[5], all = 0;
 	size_t i, n = 0;
-	int c[9];
+	int c[9], cf;
 	static const char *const cols[] = { "kernel", "grid", "block",
 		"total_ns", "calls", "avg_ns", "pct" };
 
@@ -245,6 +270,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 		lp_map_put(keep, kept[i].name, 1);
 	for (i = 0; i < 7; i++)
 		c[i] = lp_csv_need(&t->hdr, cols[i], "lp-shapes output");
+	cf = lp_csv_col(&t->hdr, "first_ns");
 	shapes_meta(out, ks, name, o);
 	if (!(body = open_memstream(&buf, &blen)))
 		lp_die(LP_EXIT_USAGE, "open_memstream: %s", strerror(errno));
@@ -256,10 +282,11 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 				lp_die_at(LP_EXIT_DATA, o->spath, t->line, c[3 + i] + 1,
 				    "%s: expected a number", cols[3 + i]);
 		all += v[0];
-		lp_map_put(ncfg, k, lp_map_get(ncfg, k, 0) + 1);
+		cfg_add(&cs, t, k, cf, o->spath);
 		if (!lp_map_get(keep, k, 0) || (o->npairs && n >= (size_t)o->npairs) ||
 		    (o->pct > 0 && cum >= o->pct - 1e-9))
 			continue;
+		cs.a[cs.n - 1].sel = 1;
 		cum += v[3];
 		lp_map_put(kerns, k, 1);
 		shape_row(&r, body, ++n, t, c, v, cum);
@@ -273,7 +300,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 		lp_die_at(LP_EXIT_DATA, o->spath, 0, 0, "no launch configuration "
 		    "of a kept kernel");
 	lp_tab_meta(out, "kernels", "%zu", lp_map_len(kerns));
-	lp_tab_meta(out, "configs", "%ld", configs(kerns, ncfg));
+	cfg_meta(out, kerns, &cs);
 	lp_tab_meta(out, "cover", "%.2f", fmin(cum, 100.0));
 	fputs("rank\tkernel\tgrid\tblock\ttotal_ns\tcalls\tavg_ns\tpct\t"
 	    "cum_pct\n", out);
@@ -281,7 +308,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 	free(buf);
 	lp_map_free(keep);
 	lp_map_free(kerns);
-	lp_map_free(ncfg);
+	cfg_free(&cs);
 	lp_sb_free(&r.b);
 	lp_tab_done(out);
 }

@@ -182,6 +182,14 @@ void lp_ksum_free(struct lp_ksum *ks);
  * another kernel on either side.  Caller frees. */
 long *lp_ksum_pair(const struct lp_ksum *a, const struct lp_ksum *b);
 
+/* inj.c: where injected.tsv (lp-injected(1)) says the CUDA work ran:
+ * in the process nsys launched alone, there and in others, only in
+ * others, or not known (no "# launched:" pid, no process with CUDA
+ * events).  Known: *launched is that pid and *cuda the "# cuda:" pids
+ * (caller frees); else *cuda is NULL. */
+enum lp_inj { LP_INJ_UNKNOWN, LP_INJ_ALONE, LP_INJ_BESIDE, LP_INJ_ELSEWHERE };
+enum lp_inj lp_injected(const char *path, long long *launched, char **cuda);
+
 /* ncuin.c: ncu CSV exports as a stream of results (kernel launches, or
  * range instances in range replay), values in base units. */
 enum {
