@@ -294,16 +294,18 @@ $(R)/ncu/metrics.avail: | $(R)/ncu $(R)/untraced/report_nvtx_pushpop_trace.csv
 	  [ -z "$$g" ] || { mkdir -p $(LP_MCACHE) && cp $@.tmp $$c.$$$$ && mv $$c.$$$$ $$c; }; fi; \
 	$(call lp_took,ncu metric query,0,$(R)/ncu/metrics.avail.time); mv $@.tmp $@
 
-# ncu_cli.target_processes auto: application-only where injected.tsv says
-# the CUDA work ran in the process nsys launched and no other (ncu injected
-# into a second process, such as torch.compile's compile worker, makes
-# each launch of a selected kernel wait ~0.1 s: tests/gpu/README.md).
+# ncu_cli.target_processes auto: application-only where the process nsys
+# launched (injected.tsv) alone ran the stage's kernels (procs.tsv): ncu
+# injected into a second process, such as torch.compile's compile worker,
+# makes each launch of a selected kernel wait ~0.1 s (tests/gpu/README.md).
 LP_INJ_NCU := $(and $(LP_HAVE_STATS),$(R)/injected.tsv)
+LP_PROCS_NCU := $(and $(LP_INJ_NCU),$(LP_PER_RANGE),$(R)/procs.tsv)
+LP_PROCS_OPT := $(if $(LP_INJ_NCU),-I $(LP_INJ_NCU)) $(if $(LP_PROCS_NCU),-K $(LP_PROCS_NCU))
 $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/ncu/metrics.avail \
-		$(LP_INJ_NCU) $(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
+		$(LP_INJ_NCU) $(LP_PROCS_NCU) $(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
 	$(LP_SAY)
 	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
-	  $(LP_BIN)/lp-ncucmd -a $(R)/ncu/metrics.avail -k $(R)/topn.tsv -o $(R)/ncu/report.tmp $(if $(LP_INJ_NCU),-I $(LP_INJ_NCU)) \
+	  $(LP_BIN)/lp-ncucmd -a $(R)/ncu/metrics.avail -k $(R)/topn.tsv -o $(R)/ncu/report.tmp $(LP_PROCS_OPT) \
 	  -- < $(R)/ncu/config.yaml > $@.tmp $(LP_UNTMP)
 	$(Q)mv $@.tmp $@
 

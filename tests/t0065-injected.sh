@@ -67,9 +67,10 @@ test_expect_success 'lp-topn -i: pairs where the launched process ran the CUDA w
 # made each launch of a selected kernel wait about 0.1 s: the compiled
 # decode's ncu run took 92 s with --target-processes all, 27.9 s with
 # application-only (H200, ncu 2025.3.1, tests/gpu/README.md).  auto (the
-# presets' default): application-only where the CUDA work ran in the
-# launched process alone, else all.
-test_expect_success 'lp-ncucmd -I: target_processes auto is application-only where the launched process alone ran the CUDA work' '
+# presets' default): application-only where the launched process alone
+# ran the stage's kernels (procs.tsv; without it, alone made CUDA calls),
+# else all.
+test_expect_success 'lp-ncucmd -I, -K: target_processes auto is application-only where the launched process alone ran the stage'"'"'s kernels' '
 	printf "run:\n  stage: decode_all\nstages:\n  decode_all: {domain: \"\", range: LLM@decode_all}\nncu_cli:\n  target_processes: auto\n" >auto.yaml &&
 	lp-injected "$A2" >same.tsv &&
 	lp-topn -r "$R" -s "$S" -S 40 -p 95 "$P/llama_nvtx_kern_sum_mangled.csv" >pairs.tsv &&
@@ -86,6 +87,19 @@ test_expect_success 'lp-ncucmd -I: target_processes auto is application-only whe
 	lp-injected both.sqlite >both.tsv && test_grep "^# cuda: 3512 3552$" both.tsv &&
 	lp-ncucmd -I both.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
 	test_grep "^ncu --target-processes all " cmd &&
+	# ... unless the launched process alone ran the stage'"'"'s kernels
+	# (procs.tsv, -K: the compile worker made CUDA calls, no kernels)
+	printf "# tool: lp-procs\npid\tdevice\tprofiled\n3512\tNVIDIA H200 (0)\tn/a: one process\n" >p1.tsv &&
+	lp-ncucmd -I both.tsv -K p1.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes application-only " cmd &&
+	sed "s/^3512/3552/" p1.tsv >pc.tsv &&
+	lp-ncucmd -I both.tsv -K pc.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes all " cmd &&
+	{ cat p1.tsv && printf "3552\tNVIDIA H200 (1)\tno\n"; } >p2.tsv &&
+	lp-ncucmd -I both.tsv -K p2.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes all " cmd &&
+	lp-ncucmd -I child.tsv -K pc.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
+	test_grep "^ncu --target-processes all " cmd &&
 	# not known (two launched), or no -I: all
 	diag two.sqlite 1 "Process was launched by the profiler" 2 "Process was launched by the profiler" &&
 	lp-injected two.sqlite >t.tsv && lp-ncucmd -I t.tsv -k pairs.tsv -o b -- w <auto.yaml >cmd &&
@@ -100,6 +114,27 @@ test_expect_success 'lp-ncucmd -I: target_processes auto is application-only whe
 	for p in default fast high light; do
 		test "$(lp-confget ncu_cli.target_processes "$ROOT/conf/profiling/ncu/ncu.$p.yaml")" = auto || exit 1
 	done
+'
+
+# The same through make, with the stand-in nsys and ncu (tests/fake): a
+# capture whose launched process (575) ran the stage's kernels and whose
+# compile worker (600) made a few CUDA calls gets ncu on process 575 alone.
+test_expect_success 'a live run: ncu --target-processes application-only where the launched process alone ran the stage'"'"'s kernels' '
+	cp "$FIX/h200-gpumetrics/llama_gpu_metrics.sqlite" d.sqlite &&
+	diag diag.sqlite 575 "Process was launched by the profiler" 575 "Number of CUDA events collected: 	100." \
+		600 "Number of CUDA events collected: 	3." &&
+	sqlite3 d.sqlite "ATTACH '"'"'diag.sqlite'"'"' AS g; CREATE TABLE DIAGNOSTIC_EVENT AS SELECT * FROM g.DIAGNOSTIC_EVENT;" &&
+	fake() { LP_FAKE_NSYS_SQLITE=$1 LP_FAKE_LOG=$PWD/fake.log LP_FAKE_NSYS=$FIX/h200-whole/tinyllm \
+		LP_FAKE_NCU_CSV=$FIX/h200-live/n2.csv PATH=$ROOT/tests/fake:$PATH \
+		make -C "$ROOT" --no-print-directory LP_STAGE2_DIR="$S2" RUN=$2 "WORK=sh tests/fake/workload.sh" MODEL=tinyllm \
+		stakeholder_summary.md; } &&
+	fake "$PWD/d.sqlite" inj1 >out 2>&1 || { tail out; false; } &&
+	test_grep "^# cuda: 575 600$" "$S2/inj1/injected.tsv" &&
+	test "$(table "$S2/inj1/procs.tsv" pid)" = 575 &&
+	test_grep "^ncu --target-processes application-only " "$S2/inj1/ncu/profile.cmd" &&
+	# an export without diagnostics: all
+	fake "$FIX/h200-gpumetrics/llama_gpu_metrics.sqlite" inj2 >out 2>&1 || { tail out; false; } &&
+	test_grep "^ncu --target-processes all " "$S2/inj2/ncu/profile.cmd"
 '
 
 test_expect_success 'lp-injected: an export without diagnostics says so; what is not an export is refused, naming the file' '

@@ -15,12 +15,14 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-ncucmd [-0R] [-a metrics.avail] [-d | -n | -x] [-I injected.tsv] [-k topn.tsv] [-o base] "
+    "lp-ncucmd [-0R] [-a metrics.avail] [-d | -n | -x] [-I injected.tsv] [-K procs.tsv] "
+    "[-k topn.tsv] [-o base] "
     "[-p key] [-- workload-or-report...]";
 
 /* The config key the settings are under: ncu_cli, or ncu_regions. */
 static const char *pfx = "ncu_cli";
 static const char *inj;	/* -I: injected.tsv, for target_processes auto */
+static const char *kprocs;	/* -K: procs.tsv, the same */
 /* Why the metrics are not what the preset says, for the command file. */
 static const char *note;
 static const char *const bools[] = { "true", "false", NULL };
@@ -340,12 +342,41 @@ wanted(const struct lp_ynode *cfg, const char *file, const char ***out,
 	return m;
 }
 
-/* target_processes; auto: application-only where injected.tsv (-I) says
- * the CUDA work ran in the process nsys launched and in no other, else
- * all.  ncu injected into a second process (torch.compile's compile
- * worker, a spawned engine core) makes each later launch of a selected
- * kernel wait about 0.1 s (H200, ncu 2025.3.1: a compiled decode step of
- * 2.2 s against 6 ms with application-only; tests/gpu/README.md). */
+/* The one process that ran the stage's kernels (lp-procs(1): a table of
+ * one row), or -1. */
+static long long
+stage_pid(const char *path)
+{
+	struct lp_tsv t;
+	FILE *fp = lp_tab_open(&t, path, "lp-procs");
+	long long pid = -1;
+	size_t n = 0;
+	char *end;
+	int c;
+
+	lp_tab_expect(&t, "lp-procs");
+	c = lp_csv_need(&t.hdr, "pid", "lp-procs output");
+	while (lp_tab_next(&t)) {
+		const char *v = lp_tsv_get(&t, c);
+
+		pid = strtoll(v, &end, 10);
+		if (end == v || *end)
+			pid = -1;
+		n++;
+	}
+	lp_tsv_close(&t);
+	fclose(fp);
+	return n == 1 ? pid : -1;
+}
+
+/* target_processes; auto: application-only where the process nsys
+ * launched (injected.tsv, -I) made CUDA calls and is the one process that
+ * ran the stage's kernels (procs.tsv, -K; without it, where no other
+ * process made CUDA calls), else all.  ncu injected into a second process
+ * (torch.compile's compile worker, a spawned engine core) makes each later
+ * launch of a selected kernel wait about 0.1 s (H200, ncu 2025.3.1: a
+ * compiled decode step of 2.2 s against 6 ms with application-only;
+ * tests/gpu/README.md). */
 static const char *
 target(const struct lp_ynode *cfg, const char *file)
 {
@@ -355,13 +386,14 @@ target(const struct lp_ynode *cfg, const char *file)
 	char *cu = NULL;
 	enum lp_inj k;
 
-	if (strcmp(t, "auto"))
-		return t;
-	if (!inj)
-		return "all";
+	if (strcmp(t, "auto") || !inj)
+		return strcmp(t, "auto") ? t : "all";
 	k = lp_injected(inj, &launched, &cu);
 	free(cu);
-	return k == LP_INJ_ALONE ? "application-only" : "all";
+	if (k == LP_INJ_ALONE || k == LP_INJ_BESIDE)
+		if (kprocs ? stage_pid(kprocs) == launched : k == LP_INJ_ALONE)
+			return "application-only";
+	return "all";
 }
 
 /* ncu, the replay mode, the sections and metrics this GPU can give. */
@@ -630,10 +662,11 @@ main(int argc, char **argv)
 	int c, nul = 0, dmode = 0, xmode = 0, rmode = 0, nmode = 0;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = lp_getopt(argc, argv, "0a:dI:k:no:p:Rx", synopsis)) != -1) {
+	while ((c = lp_getopt(argc, argv, "0a:dI:K:k:no:p:Rx", synopsis)) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
 		case 'I': inj = optarg; break;
+		case 'K': kprocs = optarg; break;
 		case 'p': pfx = optarg; break;
 		case 'R': rmode = 1; break;
 		case 'a': apath = optarg; break;
