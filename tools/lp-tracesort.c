@@ -14,11 +14,15 @@
  * to FANIN at a time: memory is bounded whatever the trace's size.
  *
  * One file packed (-p) whose rows come in order (nsys stats of a capture
- * that kept its time order, most imports) is packed as it is read, into a
- * temporary pack copied out at the end: no run, no merge.  The first row
- * out of order turns it back: the rows packed so far are read back into
- * the run, and the sort goes on as above.  Either way the same bytes.
+ * that kept its time order, most imports) is packed as it is read: no
+ * run, no merge.  A regular file into a regular file (make's "> x.tmp")
+ * is packed straight into standard output; the first row out of order
+ * empties it, and the file is read again from its start into the sort.
+ * Otherwise the pack goes to a temporary file copied out at the end, and
+ * the first row out of order reads the rows packed so far back into the
+ * run.  Either way the same bytes.
  */
+#include <sys/stat.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +62,7 @@ struct st {
 	struct lp_pack_w *pw;
 	const char **fv;	/* a row's fields, for the pack */
 	int stream;		/* -p, one file: packing rows as they come */
+	int direct;		/* ... into standard output, not sfp */
 	FILE *sfp;		/* ... into this temporary pack */
 	struct lp_pack_w *spw;
 	struct rec last;	/* the last row packed (its fields in lb) */
@@ -309,11 +314,15 @@ check_header(struct st *t, const struct lp_csv_hdr *h, const char *file)
 static void
 fields_into(struct lp_sb *b, const struct lp_csv_rec *rec)
 {
-	size_t i;
+	size_t n, i;
+	const char *p = lp_csv_span(rec, &n);
 
 	lp_sb_reset(b);
-	for (i = 0; i < rec->n; i++)
-		lp_sb_addn(b, rec->f[i], strlen(rec->f[i]) + 1);
+	if (p)
+		lp_sb_addn(b, p, n);
+	else
+		for (i = 0; i < rec->n; i++)
+			lp_sb_addn(b, rec->f[i], strlen(rec->f[i]) + 1);
 }
 
 /* A row into the run, as CSV (quoted where RFC 4180 needs it, as nsys
@@ -379,8 +388,8 @@ unstream(struct st *t, const char *name)
 }
 
 /* A row packed as it comes while the rows keep their order; else the
- * sort takes over. */
-static void
+ * sort takes over.  1: the file must be read again, into the sort. */
+static int
 stream_row(struct st *t, const struct lp_rep_in *in,
     const struct lp_rep_row *rr, const char *name)
 {
@@ -392,11 +401,13 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 
 		/* no temporary file: the rows sorted in memory, as before,
 		 * and a trace over RUN_BYTES refused there */
-		if (!(t->sfp = tmp_try(&p))) {
+		if (t->direct)
+			t->sfp = stdout;
+		else if (!(t->sfp = tmp_try(&p))) {
 			lp_sb_free(&p);
 			t->stream = 0;
 			add_row(t, rr);
-			return;
+			return 0;
 		}
 		lp_sb_free(&p);
 		check_header(t, lp_rep_header(in), name);
@@ -413,9 +424,11 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 		r.s = t->b.s;
 		r.len = t->b.len;
 		if (cmp_rec(&t->last, &r) > 0) {
+			if (t->direct)
+				return 1;
 			unstream(t, name);
 			add_row(t, rr);
-			return;
+			return 0;
 		}
 	}
 	for (i = 0; i < rr->rec->n; i++)
@@ -427,6 +440,38 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 	fields_into(&t->lb, rr->rec);
 	t->last.s = t->lb.s;
 	t->last.len = t->lb.len;
+	return 0;
+}
+
+/* Out of order, packed into standard output: it is emptied, and the file
+ * read again from its start into the run. */
+static struct lp_rep_in *
+restart(struct st *t, struct lp_rep_in *in, FILE *fp, const char *name)
+{
+	lp_pack_wend(t->spw);
+	t->spw = NULL;
+	t->sfp = NULL;
+	t->stream = t->direct = t->have_last = 0;
+	if (fflush(stdout) == EOF || ftruncate(fileno(stdout), 0) == -1 ||
+	    fseek(stdout, 0, SEEK_SET) == -1)
+		lp_die_sys("standard output");
+	lp_rep_close(in);
+	if (fseek(fp, 0, SEEK_SET) == -1)
+		lp_die_sys("%s", name);
+	in = lp_rep_from(fp, name, "an nsys trace", trace_cols, 2);
+	lp_rep_empty_ok(in);
+	return in;
+}
+
+/* Can a pack go straight to standard output: a regular file, empty, and
+ * the input a regular file too (read again if it is out of order)? */
+static int
+regular(FILE *fp, int empty)
+{
+	struct stat sb;
+
+	return fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (!empty || (sb.st_size == 0 && ftello(fp) == 0));
 }
 
 /* One file's rows; an empty file is a report without rows (nsys writes
@@ -452,11 +497,12 @@ read_file(struct st *t, const char *path)
 	t->srcs[t->nsrc++] = name;
 	in = lp_rep_from(fp, name, "an nsys trace", trace_cols, 2);
 	lp_rep_empty_ok(in);
+	t->direct = t->stream && regular(fp, 0) && regular(stdout, 1);
 	while ((rr = lp_rep_next(in)))
-		if (t->stream)
-			stream_row(t, in, rr, name);
-		else
+		if (!t->stream)
 			add_row(t, rr);
+		else if (stream_row(t, in, rr, name))
+			in = restart(t, in, fp, name);
 	check_header(t, lp_rep_header(in), name);
 	lp_rep_close(in);
 	lp_close_in(fp);
@@ -493,12 +539,14 @@ emit(struct st *t)
 	merge(t, t->run, t->nrun, NULL);
 }
 
-/* The rows kept their order: the temporary pack is the output. */
+/* The rows kept their order: the pack is the output. */
 static void
 stream_out(struct st *t)
 {
 	lp_pack_wend(t->spw);
 	t->spw = NULL;
+	if (t->direct)
+		return;
 	if (fflush(t->sfp) == EOF || fseek(t->sfp, 0, SEEK_SET) == -1)
 		lp_die_sys("writing a temporary file");
 	lp_file_copy(t->sfp, "a temporary file", stdout, "standard output");

@@ -48,6 +48,26 @@ lp_csv_keep(const struct lp_csv_rec *rec, const unsigned char *mask,
 	r->nkeep = n;
 }
 
+/* on_field writes a record's fields one after the other into buf. */
+const char *
+lp_csv_span(const struct lp_csv_rec *rec, size_t *len)
+{
+	const struct lp_csv_in *r = rec->rd;
+	const char *last;
+
+	if (!r)		/* not from this reader (a pack's row) */
+		return NULL;
+	if (r->keep)
+		lp_die(LP_EXIT_USAGE, "lp_csv_span after lp_csv_keep");
+	if (!rec->n) {
+		*len = 0;
+		return "";
+	}
+	last = rec->f[rec->n - 1];
+	*len = (size_t)(last + strlen(last) + 1 - rec->f[0]);
+	return rec->f[0];
+}
+
 static void
 on_field(void *s, size_t len, void *data)
 {

@@ -24,6 +24,11 @@ struct lp_csv_rec {
  * (n entries; fields beyond are kept) is the caller's until the end. */
 void lp_csv_keep(const struct lp_csv_rec *r, const unsigned char *mask,
     size_t n);
+/* A record's fields end to end, each with its NUL, as one span of *len
+ * bytes (valid as its fields are): one copy instead of one a field.  Not
+ * after lp_csv_keep, which leaves fields out; NULL for a record this
+ * reader did not make (lp_rep's rows of a pack). */
+const char *lp_csv_span(const struct lp_csv_rec *r, size_t *len);
 struct lp_csv_hdr {
 	size_t n;
 	char **names;		/* owned copies */
