@@ -49,6 +49,7 @@ static struct {
 	char *devs;			/* the first device seen inside */
 	long ndev;
 	const char *tfile;
+	struct lp_sb key;	/* a launch's shape key, made per row */
 } S;
 
 static int
@@ -113,12 +114,50 @@ inside(double t)
 	return lo < S.nw && S.w[lo].a <= t;
 }
 
+/* "(x, y, z)" of three fields, each cut at 30 bytes: as ncu writes a
+ * grid or block.  Made by hand: printf's cost was a third of the tool's
+ * on a 2 GB import, one row a launch. */
+static void
+dims(struct lp_sb *b, const char *const *v)
+{
+	size_t i;
+
+	lp_sb_addc(b, '(');
+	for (i = 0; i < 3; i++) {
+		if (i)
+			lp_sb_addn(b, ", ", 2);
+		lp_sb_addn(b, v[i], strnlen(v[i], 30));
+	}
+	lp_sb_addc(b, ')');
+}
+
+/* The key of a launch's shape: its kernel's number, grid and block, each
+ * after a 0x1f; *g and *bl: where grid and block begin in it. */
+static void
+shape_key(struct lp_sb *k, long kn, const char *const *v, size_t *g,
+    size_t *bl)
+{
+	char num[24], *p = num + sizeof num;
+
+	lp_sb_reset(k);
+	do
+		*--p = (char)('0' + kn % 10);
+	while ((kn /= 10) > 0);
+	lp_sb_addn(k, p, (size_t)(num + sizeof num - p));
+	lp_sb_addc(k, '\x1f');
+	*g = k->len;
+	dims(k, v + 2);
+	lp_sb_addc(k, '\x1f');
+	*bl = k->len;
+	dims(k, v + 5);
+}
+
 static void
 on_kernel(const struct lp_rep_row *rr, void *vctx)
 {
 	const struct opts *o = vctx;
-	struct lp_sb k = { 0 };
-	char grid[128], block[128];
+	struct lp_sb *k = &S.key;
+	size_t g, bl;
 	double t = lp_rep_time(rr, 0), d;
 	long i, kn;
 
@@ -136,29 +175,24 @@ on_kernel(const struct lp_rep_row *rr, void *vctx)
 		    "\"%s\": name the stage's GPU with -g", S.devs, rr->v[9],
 		    o->range);
 	d = lp_rep_time(rr, 1);
-	snprintf(grid, sizeof grid, "(%.30s, %.30s, %.30s)", rr->v[2],
-	    rr->v[3], rr->v[4]);
-	snprintf(block, sizeof block, "(%.30s, %.30s, %.30s)", rr->v[5],
-	    rr->v[6], rr->v[7]);
 	if ((kn = lp_map_get(S.kidx, rr->v[8], -1)) < 0) {
 		kn = (long)lp_map_len(S.kidx);
 		lp_map_put(S.kidx, rr->v[8], kn);
 		S.kns = lp_xreallocarray(S.kns, (size_t)kn + 1, sizeof *S.kns);
 		S.kns[kn] = 0;
 	}
-	lp_sb_printf(&k, "%ld\x1f%s\x1f%s", kn, grid, block);
-	if ((i = lp_map_get(S.idx, lp_sb_str(&k), -1)) < 0) {
+	shape_key(k, kn, rr->v, &g, &bl);
+	if ((i = lp_map_get(S.idx, lp_sb_str(k), -1)) < 0) {
 		i = (long)S.ns;
-		lp_map_put(S.idx, lp_sb_str(&k), i);
+		lp_map_put(S.idx, lp_sb_str(k), i);
 		S.s = lp_xreallocarray(S.s, S.ns + 1, sizeof *S.s);
 		S.s[i].kern = kn;
-		S.s[i].grid = lp_xstrdup(grid);
-		S.s[i].block = lp_xstrdup(block);
+		S.s[i].grid = lp_xstrndup(k->s + g, bl - 1 - g);
+		S.s[i].block = lp_xstrdup(k->s + bl);
 		S.s[i].ns = S.s[i].n = 0;
 		S.s[i].first = t;
 		S.ns++;
 	}
-	lp_sb_free(&k);
 	S.s[i].ns += d;
 	S.s[i].n++;
 	S.s[i].first = fmin(S.s[i].first, t);
@@ -333,6 +367,7 @@ free_all(const char **names, struct lp_ksum *ks)
 	free(S.kns);
 	free(S.devs);
 	lp_map_free(S.idx);
+	lp_sb_free(&S.key);
 	lp_map_free(S.kidx);
 	lp_ksum_free(ks);
 }
