@@ -499,8 +499,10 @@ stream_busy(struct st *t, const struct lp_rep_row *rr, double start,
 	double before;
 	long i;
 
-	lp_sb_reset(&t->skey);
-	lp_sb_printf(&t->skey, "%s\037%s", rr->v[6], rr->v[5]);
+	lp_sb_reset(&t->skey);	/* by hand: printf a row was 2 % */
+	lp_sb_adds(&t->skey, rr->v[6]);
+	lp_sb_addc(&t->skey, '\037');
+	lp_sb_adds(&t->skey, rr->v[5]);
 	if ((i = lp_map_get(t->strms, lp_sb_str(&t->skey), -1)) < 0) {
 		i = (long)lp_map_len(t->strms);
 		lp_map_put(t->strms, lp_sb_str(&t->skey), i);
