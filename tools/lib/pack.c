@@ -43,17 +43,17 @@ struct lp_pack_w {
 	struct lp_sb row, out;	/* a row's fields; what goes out */
 };
 
+/* Written in place: a call to lp_sb_addn a number was a tenth of
+ * lp-tracesort's time on a 2 GB import. */
 static void
 put_num(struct lp_sb *b, uint64_t v)
 {
-	char c[10];
-	size_t n = 0;
-
+	lp_sb_room(b, 10);
 	do {
-		c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		b->s[b->len++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	lp_sb_addn(b, c, n);
+	b->s[b->len] = '\0';
 }
 
 static void
@@ -109,7 +109,6 @@ lp_pack_row(struct lp_pack_w *w, size_t src, long line, const char *const *f)
 	size_t i;
 
 	lp_sb_reset(&w->row);
-	lp_sb_reset(&w->out);
 	for (i = 0; i < w->ncols; i++) {
 		size_t n = strlen(f[i]);
 		long id = -1;
@@ -139,12 +138,14 @@ lp_pack_row(struct lp_pack_w *w, size_t src, long line, const char *const *f)
 	put_num(&w->out, (uint64_t)(line > 0 ? line : 0));
 	put_num(&w->out, w->row.len);
 	lp_sb_addn(&w->out, w->row.s, w->row.len);
-	flush_sb(w, &w->out);
+	if (w->out.len >= (1u << 16))	/* rows out in blocks */
+		flush_sb(w, &w->out);
 }
 
 void
 lp_pack_wend(struct lp_pack_w *w)
 {
+	flush_sb(w, &w->out);
 	if (putc(0, w->fp) == EOF)
 		lp_die_sys("writing the packed trace");
 	lp_map_free(w->dict);

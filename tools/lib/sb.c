@@ -19,6 +19,12 @@ grow(struct lp_sb *b, size_t more)
 }
 
 void
+lp_sb_room(struct lp_sb *b, size_t n)
+{
+	grow(b, n);
+}
+
+void
 lp_sb_addn(struct lp_sb *b, const char *s, size_t n)
 {
 	grow(b, n);

@@ -99,6 +99,9 @@ struct lp_sb {
 	size_t len, cap;
 };
 void lp_sb_addn(struct lp_sb *b, const char *s, size_t n);
+/* Room for n more bytes (and the NUL) at s + len, for a caller that
+ * writes them itself, then moves len and puts the NUL back. */
+void lp_sb_room(struct lp_sb *b, size_t n);
 void lp_sb_adds(struct lp_sb *b, const char *s);
 void lp_sb_addc(struct lp_sb *b, int c);
 void lp_sb_printf(struct lp_sb *b, const char *fmt, ...)
