@@ -386,14 +386,17 @@ target(const struct lp_ynode *cfg, const char *file)
 	char *cu = NULL;
 	enum lp_inj k;
 
-	if (strcmp(t, "auto") || !inj)
-		return strcmp(t, "auto") ? t : "all";
+	if (strcmp(t, "auto"))
+		return t;
+	if (!inj)
+		return "all";
 	k = lp_injected(inj, &launched, &cu);
 	free(cu);
-	if (k == LP_INJ_ALONE || k == LP_INJ_BESIDE)
-		if (kprocs ? stage_pid(kprocs) == launched : k == LP_INJ_ALONE)
-			return "application-only";
-	return "all";
+	if (k != LP_INJ_ALONE && k != LP_INJ_BESIDE)
+		return "all";
+	if (kprocs)
+		return stage_pid(kprocs) == launched ? "application-only" : "all";
+	return k == LP_INJ_ALONE ? "application-only" : "all";
 }
 
 /* ncu, the replay mode, the sections and metrics this GPU can give. */
