@@ -371,7 +371,7 @@ test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
 	# wait below ran out before ncu started: CI, SAN)
 	{ ( LP_FAKE_NCU_SLEEP=30 PATH=$FAKE:$PATH setsid perl -e "\$SIG{INT} = q(DEFAULT); exec @ARGV" \
 		make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
-		LP_STAGE2_DIR="$S2" RUN=intr stakeholder_summary.md >out 2>err & echo $! >pid; wait ) & } &&
+		LP_STAGE2_DIR="$S2" RUN=intr stakeholder_summary.md >out 2>err & echo $! >pid; wait $!; echo $? >rc ) & } &&
 	# until ncu runs (the first answer is made before it), or make ended
 	until test -s pid; do sleep 0.05; done &&
 	until grep -q "^ncu --target" "$LP_FAKE_LOG"; do
@@ -381,7 +381,9 @@ test_expect_success 'Ctrl-C during ncu leaves no half-written artifact' '
 	sleep 0.3 &&
 	kill -INT -- -"$(cat pid)" &&
 	wait &&
-	test_grep "Interrupt" err &&
+	# stopped by the signal (make says "Interrupt" where it was waiting
+	# for the recipe; CI once saw it end without the word)
+	test "$(cat rc)" != 0 &&
 	! test -e "$S2/intr/ncu/report.ncu-rep" &&
 	! test -e "$S2/intr/ncu/report.csv" &&
 	! test -e "$S2/intr/kernels.tsv" &&
