@@ -189,15 +189,17 @@ cfg_add(struct cfgs *cs, struct lp_tsv *t, const char *k, int cf,
 		    "first_ns: expected a number");
 }
 
-/* "# configs:", the launch configurations of the kept kernels in the
- * stage, kept or not: what ncu's per-launch-config filter profiles, once
- * each.  "# stop:", where it has profiled every pair kept: it meets the
- * configurations in the order the stage first launches them, so the
- * count up to the last kept pair's first launch; configurations first
- * launched after it (a rare shape late in the stage) are not waited for.
- * No "# stop:" without first_ns. */
+/* The selection's # lines and the header.  "# configs:", the launch
+ * configurations of the kept kernels in the stage, kept or not: what
+ * ncu's per-launch-config filter profiles, once each.  "# stop:", where
+ * it has profiled every pair kept: it meets the configurations in the
+ * order the stage first launches them, so the count up to the last kept
+ * pair's first launch; configurations first launched after it (a rare
+ * shape late in the stage) are not waited for.  No "# stop:" without
+ * first_ns.  cum: the share of the stage the pairs carry. */
 static void
-cfg_meta(FILE *out, const struct lp_map *kerns, const struct cfgs *cs)
+cfg_meta(FILE *out, const struct lp_map *kerns, const struct cfgs *cs,
+    double cum)
 {
 	double last = -1;
 	long n = 0, stop = 0;
@@ -212,9 +214,13 @@ cfg_meta(FILE *out, const struct lp_map *kerns, const struct cfgs *cs)
 		n++;
 		stop += cs->a[i].first >= 0 && cs->a[i].first <= last;
 	}
+	lp_tab_meta(out, "kernels", "%zu", lp_map_len(kerns));
 	lp_tab_meta(out, "configs", "%ld", n);
 	if (last >= 0)
 		lp_tab_meta(out, "stop", "%ld", stop);
+	lp_tab_meta(out, "cover", "%.2f", fmin(cum, 100.0));
+	fputs("rank\tkernel\tgrid\tblock\ttotal_ns\tcalls\tavg_ns\tpct\t"
+	    "cum_pct\n", out);
 }
 
 static void
@@ -299,11 +305,7 @@ emit_shapes(struct lp_tsv *t, const struct lp_ksum *ks,
 	if (!n)
 		lp_die_at(LP_EXIT_DATA, o->spath, 0, 0, "no launch configuration "
 		    "of a kept kernel");
-	lp_tab_meta(out, "kernels", "%zu", lp_map_len(kerns));
-	cfg_meta(out, kerns, &cs);
-	lp_tab_meta(out, "cover", "%.2f", fmin(cum, 100.0));
-	fputs("rank\tkernel\tgrid\tblock\ttotal_ns\tcalls\tavg_ns\tpct\t"
-	    "cum_pct\n", out);
+	cfg_meta(out, kerns, &cs, cum);
 	fwrite(buf, 1, blen, out);
 	free(buf);
 	lp_map_free(keep);
