@@ -279,19 +279,15 @@ ifneq ($(LP_LIVE),)
 # said (in profile.cmd and the summary), never left to fail the run.  The
 # query (1 to 2 s) is made once per ncu version and set of GPUs (their
 # models and driver, by nvidia-smi) and kept in LP_MCACHE for later runs;
-# without nvidia-smi's answer it is made each time.  After the untraced
+# without nvidia-smi's answer it is made each time (lp-ncumetrics(1)).  After the untraced
 # timing run: under make -j nothing of lp's runs beside the two nsys runs
 # (everything else that follows them reads the sqlite export, which waits
 # for the untraced run).
 LP_MCACHE := $(LP_STAGE2_DIR)/.cache/ncu-metrics
-$(R)/ncu/metrics.avail: | $(R)/ncu $(R)/untraced/report_nvtx_pushpop_trace.csv
+$(R)/ncu/metrics.avail: $(LP_BIN)/lp-ncumetrics | $(R)/ncu $(R)/untraced/report_nvtx_pushpop_trace.csv
 	$(LP_SAY)
 	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_T0) g=$$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sort -u); \
-	c=$(LP_MCACHE)/$$({ ncu --version; echo "$$g"; } | md5sum | cut -c1-16).avail; \
-	if [ -n "$$g" ] && [ -s $$c ]; then cp $$c $@.tmp; \
-	else ncu --query-metrics > $@.tmp $(LP_UNTMP); \
-	  [ -z "$$g" ] || { mkdir -p $(LP_MCACHE) && cp $@.tmp $$c.$$$$ && mv $$c.$$$$ $$c; }; fi; \
+	$(Q)$(LP_T0) $(LP_BIN)/lp-ncumetrics -c $(LP_MCACHE) > $@.tmp $(LP_UNTMP); \
 	$(call lp_took,ncu metric query,0,$(R)/ncu/metrics.avail.time); mv $@.tmp $@
 
 # ncu_cli.target_processes auto: application-only where the process nsys

@@ -49,4 +49,29 @@ test_expect_success 'a process the command leaves running holds neither lp-ncust
 	test_grep "^lp-ncustop: no-such-command-here: No such file or directory$" err
 '
 
+# lp-ncumetrics: ncu --query-metrics once per ncu version and GPUs, kept
+# (the metric query of a live run; the stand-in ncu and nvidia-smi).
+test_expect_success 'lp-ncumetrics: the metric list kept per ncu and GPUs, asked again for others, never kept half' '
+	F=$ROOT/tests/fake && mkdir -p smi && Q=$FIX/h200-probe/query-metrics.txt &&
+	PATH=$F:$PATH lp-ncumetrics -c c/m >a && test_cmp "$Q" a &&
+	test $(ls c/m | wc -l) = 1 && test_cmp "$Q" c/m/*.avail &&
+	# kept: the next answer is the file, ncu not asked
+	LP_FAKE_LOG=$PWD/log PATH=$F:$PATH lp-ncumetrics -c c/m >b && test_cmp "$Q" b &&
+	! grep -q -- "--query-metrics" log &&
+	# another GPU: another file
+	printf "#!/bin/sh\necho \"NVIDIA H100 80GB HBM3, 570.86.15\"\n" >smi/nvidia-smi && chmod +x smi/nvidia-smi &&
+	PATH=$PWD/smi:$F:$PATH lp-ncumetrics -c c/m >o3 && test_cmp "$Q" o3 &&
+	test $(ls c/m | wc -l) = 2 &&
+	# no nvidia-smi answer: asked each time, nothing kept
+	printf "#!/bin/sh\nexit 9\n" >smi/nvidia-smi &&
+	: >log && LP_FAKE_LOG=$PWD/log PATH=$PWD/smi:$F:$PATH lp-ncumetrics -c c/m >d && test_cmp "$Q" d &&
+	grep -q -- "--query-metrics" log && test $(ls c/m | wc -l) = 2 &&
+	# ncu failing: its code, no file kept
+	mkdir -p bad && printf "#!/bin/sh\n[ \"\$1\" = --version ] && { echo v9; exit 0; }\necho half; exit 3\n" >bad/ncu &&
+	chmod +x bad/ncu &&
+	test_expect_code 3 env PATH=$PWD/bad:$F:$PATH lp-ncumetrics -c c/m >e 2>err &&
+	test_grep "ncu --query-metrics failed (exit 3)" err &&
+	test $(ls c/m | wc -l) = 2
+'
+
 test_done

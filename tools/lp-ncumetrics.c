@@ -1,0 +1,201 @@
+/*
+ * lp-ncumetrics: the metrics this machine's ncu can collect, as ncu
+ * --query-metrics lists them, for lp-ncucmd -a.  The query takes 1 to 2 s
+ * and its answer depends on ncu's version and the GPUs alone, so with -c
+ * it is kept in that folder, named by a hash of ncu --version and of the
+ * GPUs' models and driver (nvidia-smi), and read from there the next
+ * time.  Without nvidia-smi's answer nothing is kept: the query is made
+ * each time.
+ */
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char synopsis[] = "lp-ncumetrics [-c cachedir]";
+
+/* What argv printed on its standard output, and its exit code; its
+ * standard error goes to err. */
+static char *
+capture(char *const *argv, int err, int *rc)
+{
+	struct lp_sb b = { 0 };
+	char buf[1 << 14];
+	ssize_t n;
+	int p[2];
+	pid_t pid;
+
+	lp_pipe(p);
+	pid = lp_spawn(argv, NULL, p[1], err);
+	close(p[1]);
+	while ((n = read(p[0], buf, sizeof buf)) != 0) {
+		if (n < 0)
+			lp_die_sys("%s", argv[0]);
+		lp_sb_addn(&b, buf, (size_t)n);
+	}
+	close(p[0]);
+	*rc = lp_reap(pid);
+	return lp_sb_steal(&b);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The GPUs' models and driver, one line a GPU, sorted, each once: the
+ * same on every run of one machine; "" without nvidia-smi's answer. */
+static char *
+gpus(void)
+{
+	static char *const argv[] = { "nvidia-smi",
+		"--query-gpu=name,driver_version", "--format=csv,noheader", NULL };
+	struct lp_sb b = { 0 };
+	char *out, **line = NULL, *p;
+	size_t n = 0, cap = 0, i;
+	int rc, null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	out = capture(argv, null >= 0 ? null : 2, &rc);
+	if (null >= 0)
+		close(null);
+	for (p = rc ? NULL : strtok(out, "\n"); p; p = strtok(NULL, "\n")) {
+		line = lp_grow(line, n, &cap, 8, sizeof *line);
+		line[n++] = p;
+	}
+	lp_qsort(line, n, sizeof *line, cmp_str);
+	for (i = 0; i < n; i++)
+		if (!i || strcmp(line[i], line[i - 1])) {
+			lp_sb_adds(&b, line[i]);
+			lp_sb_addc(&b, '\n');
+		}
+	free(line);
+	free(out);
+	return b.len ? lp_sb_steal(&b) : lp_xstrdup("");
+}
+
+/* FNV-1a, 64 bits. */
+static uint64_t
+fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* The cache file of this ncu and these GPUs in dir (caller frees). */
+static char *
+cache_path(const char *dir, const char *g)
+{
+	static char *const argv[] = { "ncu", "--version", NULL };
+	struct lp_sb b = { 0 };
+	char *v;
+	int rc;
+
+	v = capture(argv, 2, &rc);
+	if (rc)
+		lp_die(rc, "ncu --version failed (exit %d)", rc);
+	lp_sb_printf(&b, "%s/%016llx.avail", dir, (unsigned long long)fnv(fnv(
+	    14695981039346656037u, v), g));
+	free(v);
+	return lp_sb_steal(&b);
+}
+
+/* dir and the folders above it, as mkdir -p; a folder that cannot be
+ * made only means nothing is kept. */
+static void
+mkdirs(const char *dir)
+{
+	char *d = lp_xstrdup(dir), *p;
+
+	for (p = d + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(d, 0777) == -1 && errno != EEXIST)
+				break;
+			*p = '/';
+		}
+	(void)mkdir(d, 0777);
+	free(d);
+}
+
+/* ncu --query-metrics to standard output, and into the cache file when
+ * there is one (written beside it, renamed when whole). */
+static void
+query(const char *cpath)
+{
+	static char *const argv[] = { "ncu", "--query-metrics", NULL };
+	struct lp_sb t = { 0 };
+	FILE *cf = NULL;
+	char buf[1 << 16];
+	ssize_t n;
+	int p[2], rc;
+	pid_t pid;
+
+	if (cpath) {
+		lp_sb_printf(&t, "%s.%ld", cpath, (long)getpid());
+		cf = fopen(t.s, "w");	/* no cache: the answer all the same */
+	}
+	lp_pipe(p);
+	pid = lp_spawn(argv, NULL, p[1], 2);
+	close(p[1]);
+	while ((n = read(p[0], buf, sizeof buf)) != 0) {
+		if (n < 0)
+			lp_die_sys("ncu --query-metrics");
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			lp_die_sys("standard output");
+		if (cf && fwrite(buf, 1, (size_t)n, cf) != (size_t)n) {
+			fclose(cf);
+			cf = NULL;
+			remove(t.s);
+		}
+	}
+	close(p[0]);
+	if ((rc = lp_reap(pid))) {
+		if (cf)
+			fclose(cf), remove(t.s);
+		lp_die(rc, "ncu --query-metrics failed (exit %d)", rc);
+	}
+	if (cf && (fclose(cf) == EOF || rename(t.s, cpath)))
+		remove(t.s);
+	lp_sb_free(&t);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dir = NULL;
+	char *g, *cpath = NULL;
+	FILE *fp;
+	int c;
+
+	lp_start(argc, argv, synopsis);
+	while ((c = lp_getopt(argc, argv, "c:", synopsis)) != -1)
+		if (c == 'c')
+			dir = optarg;
+	if (optind != argc)
+		lp_usage(synopsis);
+	g = gpus();
+	if (dir && *g) {
+		cpath = cache_path(dir, g);
+		if ((fp = fopen(cpath, "r")) && !lp_file_empty(cpath)) {
+			lp_file_copy(fp, cpath, stdout, "standard output");
+			fclose(fp);
+			goto done;
+		}
+		if (fp)
+			fclose(fp);
+		mkdirs(dir);
+	}
+	query(cpath);
+done:
+	free(g);
+	free(cpath);
+	lp_close_stdout();
+	return 0;
+}
