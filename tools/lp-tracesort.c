@@ -13,14 +13,13 @@
  * RUN_BYTES, each written to a temporary file (in TMPDIR) and merged, up
  * to FANIN at a time: memory is bounded whatever the trace's size.
  *
- * One file packed (-p) whose rows come in order (nsys stats of a capture
- * that kept its time order, most imports) is packed as it is read: no
- * run, no merge.  A regular file into a regular file (make's "> x.tmp")
- * is packed straight into standard output; the first row out of order
- * empties it, and the file is read again from its start into the sort.
- * Otherwise the pack goes to a temporary file copied out at the end, and
- * the first row out of order reads the rows packed so far back into the
- * run.  Either way the same bytes.
+ * One regular file packed (-p) whose rows come in order (nsys stats of a
+ * capture that kept its time order, most imports) is packed as it is
+ * read: no run, no merge.  Into a regular file (make's "> x.tmp") the
+ * pack goes straight to standard output, else to a temporary file copied
+ * out at the end.  The first row out of order drops that pack and reads
+ * the file again from its start into the sort.  Either way the same
+ * bytes.
  */
 #include <sys/stat.h>
 #include <errno.h>
@@ -366,27 +365,6 @@ add_row(struct st *t, const struct lp_rep_row *rr)
 
 static const char *const trace_cols[] = { "Start", "?Duration" };
 
-/* Out of order after all: the rows packed so far back into the run, to
- * be sorted with the rest. */
-static void
-unstream(struct st *t, const char *name)
-{
-	const struct lp_rep_row *rr;
-	struct lp_rep_in *in;
-
-	lp_pack_wend(t->spw);
-	t->spw = NULL;
-	t->stream = 0;
-	if (fflush(t->sfp) == EOF || fseek(t->sfp, 0, SEEK_SET) == -1)
-		lp_die_sys("writing a temporary file");
-	in = lp_rep_from(t->sfp, name, "an nsys trace", trace_cols, 2);
-	while ((rr = lp_rep_next(in)))
-		add_row(t, rr);
-	lp_rep_close(in);
-	fclose(t->sfp);
-	t->sfp = NULL;
-}
-
 /* A row packed as it comes while the rows keep their order; else the
  * sort takes over.  1: the file must be read again, into the sort. */
 static int
@@ -423,13 +401,8 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 		fields_into(&t->b, rr->rec);
 		r.s = t->b.s;
 		r.len = t->b.len;
-		if (cmp_rec(&t->last, &r) > 0) {
-			if (t->direct)
-				return 1;
-			unstream(t, name);
-			add_row(t, rr);
-			return 0;
-		}
+		if (cmp_rec(&t->last, &r) > 0)
+			return 1;
 	}
 	for (i = 0; i < rr->rec->n; i++)
 		t->fv[i] = rr->rec->f[i];
@@ -443,18 +416,21 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 	return 0;
 }
 
-/* Out of order, packed into standard output: it is emptied, and the file
- * read again from its start into the run. */
+/* Out of order after all: the pack made so far is dropped (standard
+ * output emptied, or the temporary pack closed), and the file read again
+ * from its start into the run. */
 static struct lp_rep_in *
 restart(struct st *t, struct lp_rep_in *in, FILE *fp, const char *name)
 {
 	lp_pack_wend(t->spw);
 	t->spw = NULL;
-	t->sfp = NULL;
-	t->stream = t->direct = t->have_last = 0;
-	if (fflush(stdout) == EOF || ftruncate(fileno(stdout), 0) == -1 ||
+	if (!t->direct)
+		fclose(t->sfp);
+	else if (fflush(stdout) == EOF || ftruncate(fileno(stdout), 0) == -1 ||
 	    fseek(stdout, 0, SEEK_SET) == -1)
 		lp_die_sys("standard output");
+	t->sfp = NULL;
+	t->stream = t->direct = t->have_last = 0;
 	lp_rep_close(in);
 	if (fseek(fp, 0, SEEK_SET) == -1)
 		lp_die_sys("%s", name);
@@ -463,8 +439,9 @@ restart(struct st *t, struct lp_rep_in *in, FILE *fp, const char *name)
 	return in;
 }
 
-/* Can a pack go straight to standard output: a regular file, empty, and
- * the input a regular file too (read again if it is out of order)? */
+/* A regular file (empty, at its start)?  The input must be one to be
+ * packed as it is read (it is read again if a row is out of order), and
+ * standard output one for the pack to go straight into it. */
 static int
 regular(FILE *fp, int empty)
 {
@@ -497,7 +474,8 @@ read_file(struct st *t, const char *path)
 	t->srcs[t->nsrc++] = name;
 	in = lp_rep_from(fp, name, "an nsys trace", trace_cols, 2);
 	lp_rep_empty_ok(in);
-	t->direct = t->stream && regular(fp, 0) && regular(stdout, 1);
+	t->stream = t->stream && regular(fp, 0);
+	t->direct = t->stream && regular(stdout, 1);
 	while ((rr = lp_rep_next(in)))
 		if (!t->stream)
 			add_row(t, rr);
