@@ -19,30 +19,6 @@
 
 static const char synopsis[] = "lp-ncumetrics [-c cachedir]";
 
-/* What argv printed on its standard output, and its exit code; its
- * standard error goes to err. */
-static char *
-capture(char *const *argv, int err, int *rc)
-{
-	struct lp_sb b = { 0 };
-	char buf[1 << 14];
-	ssize_t n;
-	int p[2];
-	pid_t pid;
-
-	lp_pipe(p);
-	pid = lp_spawn(argv, NULL, p[1], err);
-	close(p[1]);
-	while ((n = read(p[0], buf, sizeof buf)) != 0) {
-		if (n < 0)
-			lp_die_sys("%s", argv[0]);
-		lp_sb_addn(&b, buf, (size_t)n);
-	}
-	close(p[0]);
-	*rc = lp_reap(pid);
-	return lp_sb_steal(&b);
-}
-
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -56,15 +32,16 @@ gpus(void)
 {
 	static char *const argv[] = { "nvidia-smi",
 		"--query-gpu=name,driver_version", "--format=csv,noheader", NULL };
-	struct lp_sb b = { 0 };
-	char *out, **line = NULL, *p;
+	struct lp_sb b = { 0 }, out = { 0 };
+	char **line = NULL, *p;
 	size_t n = 0, cap = 0, i;
 	int rc, null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-	out = capture(argv, null >= 0 ? null : 2, &rc);
+	rc = lp_capture(argv, NULL, null >= 0 ? null : 2, &out);
 	if (null >= 0)
 		close(null);
-	for (p = rc ? NULL : strtok(out, "\n"); p; p = strtok(NULL, "\n")) {
+	for (p = rc || !out.s ? NULL : strtok(out.s, "\n"); p;
+	    p = strtok(NULL, "\n")) {
 		line = lp_grow(line, n, &cap, 8, sizeof *line);
 		line[n++] = p;
 	}
@@ -75,7 +52,7 @@ gpus(void)
 			lp_sb_addc(&b, '\n');
 		}
 	free(line);
-	free(out);
+	lp_sb_free(&out);
 	return b.len ? lp_sb_steal(&b) : lp_xstrdup("");
 }
 
@@ -93,16 +70,14 @@ static char *
 cache_path(const char *dir, const char *g)
 {
 	static char *const argv[] = { "ncu", "--version", NULL };
-	struct lp_sb b = { 0 };
-	char *v;
+	struct lp_sb b = { 0 }, v = { 0 };
 	int rc;
 
-	v = capture(argv, 2, &rc);
-	if (rc)
+	if ((rc = lp_capture(argv, NULL, 2, &v)))
 		lp_die(rc, "ncu --version failed (exit %d)", rc);
 	lp_sb_printf(&b, "%s/%016llx.avail", dir, (unsigned long long)fnv(fnv(
-	    14695981039346656037u, v), g));
-	free(v);
+	    14695981039346656037u, lp_sb_str(&v)), g));
+	lp_sb_free(&v);
 	return lp_sb_steal(&b);
 }
 
@@ -125,45 +100,33 @@ mkdirs(const char *dir)
 }
 
 /* ncu --query-metrics to standard output, and into the cache file when
- * there is one (written beside it, renamed when whole). */
+ * there is one: written beside it, renamed when whole; one that cannot be
+ * written is only not kept. */
 static void
 query(const char *cpath)
 {
 	static char *const argv[] = { "ncu", "--query-metrics", NULL };
-	struct lp_sb t = { 0 };
-	FILE *cf = NULL;
-	char buf[1 << 16];
-	ssize_t n;
-	int p[2], rc;
-	pid_t pid;
+	struct lp_sb m = { 0 }, t = { 0 };
+	FILE *cf;
+	int rc;
 
-	if (cpath) {
-		lp_sb_printf(&t, "%s.%ld", cpath, (long)getpid());
-		cf = fopen(t.s, "w");	/* no cache: the answer all the same */
-	}
-	lp_pipe(p);
-	pid = lp_spawn(argv, NULL, p[1], 2);
-	close(p[1]);
-	while ((n = read(p[0], buf, sizeof buf)) != 0) {
-		if (n < 0)
-			lp_die_sys("ncu --query-metrics");
-		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
-			lp_die_sys("standard output");
-		if (cf && fwrite(buf, 1, (size_t)n, cf) != (size_t)n) {
-			fclose(cf);
-			cf = NULL;
-			remove(t.s);
-		}
-	}
-	close(p[0]);
-	if ((rc = lp_reap(pid))) {
-		if (cf)
-			fclose(cf), remove(t.s);
+	if ((rc = lp_capture(argv, NULL, 2, &m))) {
+		fputs(lp_sb_str(&m), stdout);
 		lp_die(rc, "ncu --query-metrics failed (exit %d)", rc);
 	}
-	if (cf && (fclose(cf) == EOF || rename(t.s, cpath)))
-		remove(t.s);
+	if (fwrite(m.s, 1, m.len, stdout) != m.len)
+		lp_die_sys("standard output");
+	if (cpath) {
+		lp_sb_printf(&t, "%s.%ld", cpath, (long)getpid());
+		if ((cf = fopen(t.s, "w"))) {
+			int ok = fwrite(m.s, 1, m.len, cf) == m.len;
+
+			if (fclose(cf) == EOF || !ok || rename(t.s, cpath))
+				remove(t.s);
+		}
+	}
 	lp_sb_free(&t);
+	lp_sb_free(&m);
 }
 
 int

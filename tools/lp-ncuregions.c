@@ -68,28 +68,14 @@ static void
 ncucmd(const struct ctx *x, const char *const *args, struct lp_sb *b)
 {
 	struct lp_av av = { 0 };
-	char buf[4096];
-	ssize_t n;
-	pid_t pid;
-	int p[2], rc;
+	int rc;
 
 	lp_av_push(&av, x->ncucmd);
 	for (; *args; args++)
 		lp_av_push(&av, *args);
 	av.w = lp_xreallocarray(av.w, av.n + 1, sizeof *av.w);
 	av.w[av.n] = NULL;	/* for execvp */
-	lp_pipe(p);
-	pid = lp_spawn(av.w, x->cfg, p[1], 2);
-	close(p[1]);
-	lp_sb_reset(b);
-	while ((n = read(p[0], buf, sizeof buf)) != 0) {
-		if (n < 0 && errno != EINTR)
-			lp_die_sys("reading %s", x->ncucmd);
-		if (n > 0)
-			lp_sb_addn(b, buf, (size_t)n);
-	}
-	close(p[0]);
-	if ((rc = lp_reap(pid)))
+	if ((rc = lp_capture(av.w, x->cfg, 2, b)))
 		lp_die(LP_EXIT_DATA, "%s %s failed with exit code %d",
 		    x->ncucmd, av.w[1], rc);
 	if (!b->s)

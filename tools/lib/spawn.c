@@ -1,7 +1,8 @@
 /*
- * spawn.c: a command run by a tool (lp-gate, lp-ncuregions, lp-ncustop): argv as
- * given, no shell, its standard streams where the tool says, and no other
- * descriptor of the tool's (they are opened close-on-exec).
+ * spawn.c: a command run by a tool (lp-gate, lp-ncuregions, lp-ncustop,
+ * lp-ncumetrics): argv as given, no shell, its standard streams where the
+ * tool says, and no other descriptor of the tool's (they are opened
+ * close-on-exec).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,4 +79,26 @@ lp_reaped(pid_t pid, int *rc)
 		return 0;
 	*rc = code(st);
 	return 1;
+}
+
+int
+lp_capture(char *const *argv, const char *in, int err, struct lp_sb *out)
+{
+	char buf[1 << 14];
+	ssize_t n;
+	pid_t pid;
+	int p[2];
+
+	lp_pipe(p);
+	pid = lp_spawn(argv, in, p[1], err);
+	close(p[1]);
+	lp_sb_reset(out);
+	while ((n = read(p[0], buf, sizeof buf)) != 0) {
+		if (n < 0 && errno != EINTR)
+			lp_die_sys("reading %s", argv[0]);
+		if (n > 0)
+			lp_sb_addn(out, buf, (size_t)n);
+	}
+	close(p[0]);
+	return lp_reap(pid);
 }

@@ -223,6 +223,9 @@ pid_t lp_spawn(char *const *argv, const char *in, int out, int err);
 int lp_reap(pid_t pid);
 int lp_reaped(pid_t pid, int *rc);	/* without waiting: 1 when gone */
 void lp_pipe(int p[2]);
+/* argv run as lp_spawn does, its standard output read whole into out (its
+ * standard error to err); its exit code as lp_reap's. */
+int lp_capture(char *const *argv, const char *in, int err, struct lp_sb *out);
 
 /* sh.c: POSIX shell words. */
 void lp_sh_quote(struct lp_sb *b, const char *word);
