@@ -279,10 +279,10 @@ ifneq ($(LP_LIVE),)
 # said (in profile.cmd and the summary), never left to fail the run.  The
 # query (1 to 2 s) is made once per ncu version and set of GPUs (their
 # models and driver, by nvidia-smi) and kept in LP_MCACHE for later runs;
-# without nvidia-smi's answer it is made each time (lp-ncumetrics(1)).  After the untraced
-# timing run: under make -j nothing of lp's runs beside the two nsys runs
-# (everything else that follows them reads the sqlite export, which waits
-# for the untraced run).
+# without nvidia-smi's answer it is made each time (lp-ncumetrics(1)).
+# After the untraced timing run: under make -j nothing of lp's runs beside
+# the two nsys runs (everything else that follows them reads the sqlite
+# export, which waits for the untraced run).
 LP_MCACHE := $(LP_STAGE2_DIR)/.cache/ncu-metrics
 $(R)/ncu/metrics.avail: $(LP_BIN)/lp-ncumetrics | $(R)/ncu $(R)/untraced/report_nvtx_pushpop_trace.csv
 	$(LP_SAY)
@@ -309,7 +309,8 @@ $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/n
 # filters match nothing; that is an error here, with the filters shown.
 # lp-ncustop passes ncu's output on and, where ncu cannot stop the
 # workload itself (per launch configuration: lp-ncucmd -n), stops it once
-# every configuration is profiled; it times the replay (profile.stop.tsv).
+# every selected configuration is profiled (topn.tsv's "# stop:"); it
+# times the replay (profile.stop.tsv).
 $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd $(R)/topn.tsv $(R)/ncu/config.yaml $(LP_BIN)/lp-ncustop
 	$(LP_SAY)
 	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \

@@ -6,9 +6,12 @@
 # the seconds since make started (the first answer, the untraced run,
 # ncu, the whole brief), then profile_cost.tsv's floor.
 # Writes $OUT/explore42d.txt and each run's briefs and cost table.
+# X42=NAME X42_MORE=FILE: writes $OUT/exploreNAME.txt instead, and sources
+# FILE after each run ($S, $n set) for more of it (explore42i.sh).
 set -u
 O=${OUT:-/tmp}
-S=/tmp/lpx42d
+X42=${X42:-42d}
+S=/tmp/lpx$X42
 rm -rf $S && mkdir -p $S
 make -s -j16 >"$O/build.log" 2>&1 || { cat "$O/build.log"; exit 1; }
 export PATH=$PWD/bin:$PATH
@@ -35,6 +38,7 @@ for w in "$@"; do
 	cp $S/$n/stakeholder_summary.md $S/$n/profile_cost.tsv $S/$n/untraced.tsv $S/$n.make.log "$O/$n/" 2>/dev/null
 	sed -n 1,6p $S/$n/first/stakeholder_summary.md
 	sed -n 1,6p $S/$n/stakeholder_summary.md
+	[ -z "${X42_MORE:-}" ] || . "$X42_MORE"
 done
-} 2>&1 | tee "$O/explore42d.txt"
+} 2>&1 | tee "$O/explore$X42.txt"
 true
