@@ -34,8 +34,10 @@ static char *child_why;	/* -i's reason, when it is the one */
  * launched (an engine core that a front end started), why the pairs are
  * not selected.  ncu's per-launch-config filter there makes every later
  * launch of a selected kernel wait 75 to 100 ms (H100, ncu 2025.3.1: a
- * decode step of 7.7 s against 0.6 s; tests/gpu/README.md), so ncu
- * profiles the first launch of each kernel instead.  Caller frees.
+ * decode step of 7.7 s against 0.6 s; tests/gpu/README.md), as any filter
+ * does while ncu is in two processes (H200: a compiled decode and its
+ * compile worker), so ncu profiles the first launch of each kernel and
+ * stops the workload itself (--kill).  Caller frees.
  */
 static char *
 child_cuda(const char *path)
@@ -47,8 +49,10 @@ child_cuda(const char *path)
 	if (lp_injected(path, &launched, &cu) == LP_INJ_ELSEWHERE)
 		lp_sb_printf(&b, "the CUDA work ran in process %s, not in the "
 		    "one nsys launched (%lld; %s): ncu's per-launch-config "
-		    "filter makes each later launch there wait 75 to 100 ms",
-		    cu, launched, path);
+		    "filter makes each later launch there wait 75 to 100 ms "
+		    "(as any filter does while ncu is in two processes), so "
+		    "the first launch of each kernel, and ncu stops the "
+		    "workload", cu, launched, path);
 	free(cu);
 	return b.len ? lp_sb_steal(&b) : NULL;
 }
