@@ -25,14 +25,24 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The GPUs' models and driver, one line a GPU, sorted, each once: the
- * same on every run of one machine; "" without nvidia-smi's answer. */
-static char *
-gpus(void)
+/* FNV-1a, 64 bits. */
+static uint64_t
+fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* The GPUs' models and driver, one line a GPU, sorted, each once (the
+ * same on every run of one machine), hashed into *h; 0 without
+ * nvidia-smi's answer. */
+static int
+gpus(uint64_t *h)
 {
 	static char *const argv[] = { "nvidia-smi",
 		"--query-gpu=name,driver_version", "--format=csv,noheader", NULL };
-	struct lp_sb b = { 0 }, out = { 0 };
+	struct lp_sb out = { 0 };
 	char **line = NULL, *p;
 	size_t n = 0, cap = 0, i;
 	int rc, null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -47,36 +57,28 @@ gpus(void)
 	}
 	lp_qsort(line, n, sizeof *line, cmp_str);
 	for (i = 0; i < n; i++)
-		if (!i || strcmp(line[i], line[i - 1])) {
-			lp_sb_adds(&b, line[i]);
-			lp_sb_addc(&b, '\n');
-		}
+		if (!i || strcmp(line[i], line[i - 1]))
+			*h = fnv(fnv(*h, line[i]), "\n");
 	free(line);
 	lp_sb_free(&out);
-	return b.len ? lp_sb_steal(&b) : lp_xstrdup("");
+	return n > 0;
 }
 
-/* FNV-1a, 64 bits. */
-static uint64_t
-fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
-/* The cache file of this ncu and these GPUs in dir (caller frees). */
+/* The cache file in dir of this ncu (its --version) and the GPUs whose
+ * hash is g (caller frees). */
 static char *
-cache_path(const char *dir, const char *g)
+cache_path(const char *dir, uint64_t g)
 {
 	static char *const argv[] = { "ncu", "--version", NULL };
 	struct lp_sb b = { 0 }, v = { 0 };
 	int rc;
 
-	if ((rc = lp_capture(argv, NULL, 2, &v)))
+	if ((rc = lp_capture(argv, NULL, 2, &v))) {
+		lp_sb_free(&v);
 		lp_die(rc, "ncu --version failed (exit %d)", rc);
-	lp_sb_printf(&b, "%s/%016llx.avail", dir, (unsigned long long)fnv(fnv(
-	    14695981039346656037u, lp_sb_str(&v)), g));
+	}
+	lp_sb_printf(&b, "%s/%016llx.avail", dir,
+	    (unsigned long long)fnv(g, lp_sb_str(&v)));
 	lp_sb_free(&v);
 	return lp_sb_steal(&b);
 }
@@ -112,6 +114,7 @@ query(const char *cpath)
 
 	if ((rc = lp_capture(argv, NULL, 2, &m))) {
 		fputs(lp_sb_str(&m), stdout);
+		lp_sb_free(&m);
 		lp_die(rc, "ncu --query-metrics failed (exit %d)", rc);
 	}
 	if (fwrite(m.s, 1, m.len, stdout) != m.len)
@@ -129,12 +132,15 @@ query(const char *cpath)
 	lp_sb_free(&m);
 }
 
+/* The cache file, or NULL: where query() may die, not a leak. */
+static char *cpath;
+
 int
 main(int argc, char **argv)
 {
 	const char *dir = NULL;
-	char *g, *cpath = NULL;
-	FILE *fp;
+	uint64_t g = 14695981039346656037u;
+	FILE *fp = NULL;
 	int c;
 
 	lp_start(argc, argv, synopsis);
@@ -143,21 +149,17 @@ main(int argc, char **argv)
 			dir = optarg;
 	if (optind != argc)
 		lp_usage(synopsis);
-	g = gpus();
-	if (dir && *g) {
+	if (dir && gpus(&g))
 		cpath = cache_path(dir, g);
-		if ((fp = fopen(cpath, "r")) && !lp_file_empty(cpath)) {
-			lp_file_copy(fp, cpath, stdout, "standard output");
-			fclose(fp);
-			goto done;
-		}
-		if (fp)
-			fclose(fp);
-		mkdirs(dir);
+	if (cpath && (fp = fopen(cpath, "r")) && !lp_file_empty(cpath))
+		lp_file_copy(fp, cpath, stdout, "standard output");
+	else {
+		if (cpath)
+			mkdirs(dir);
+		query(cpath);
 	}
-	query(cpath);
-done:
-	free(g);
+	if (fp)
+		fclose(fp);
 	free(cpath);
 	lp_close_stdout();
 	return 0;
