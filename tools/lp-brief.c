@@ -591,15 +591,11 @@ emit_meta(const struct opts *o, struct in *in)
 	lp_sb_free(&v);
 }
 
-/* The header and the one row of key numbers. */
+/* The header: the step's and GPU busy's labels as the run has them. */
 static void
-emit_row(const struct opts *o, struct in *in)
+emit_header(const struct opts *o, const struct in *in)
 {
-	static const char *const mbn[] = { "mbu_steady_pct" };
-	static struct lp_sb l1, l4;
-	struct lp_row r = { { 0 }, 0 };
-	char *mb[1];
-	size_t i;
+	struct lp_sb l1 = { 0 }, l4 = { 0 };
 
 	if (in->have_sp) {
 		/* "step" for decode_step, the one lp's workloads mark */
@@ -616,6 +612,20 @@ emit_row(const struct opts *o, struct in *in)
 		memmove(&cols[GM], &cols[GM + 2], (NCOLS - GM - 2) *
 		    sizeof cols[0]);
 	lp_tab_header(out, cols, o->gpath ? NCOLS : NCOLS - 2);
+	lp_sb_free(&l1);
+	lp_sb_free(&l4);
+}
+
+/* The header and the one row of key numbers. */
+static void
+emit_row(const struct opts *o, struct in *in)
+{
+	static const char *const mbn[] = { "mbu_steady_pct" };
+	struct lp_row r = { { 0 }, 0 };
+	char *mb[1];
+	size_t i;
+
+	emit_header(o, in);
 	if (in->have_sp) {
 		cellv(&r, in->sp[1], "n/a because steps.tsv has no steady step");
 		cellv(&r, in->sp[2], "n/a");
@@ -652,8 +662,6 @@ emit_row(const struct opts *o, struct in *in)
 			    "no top_kernels.tsv");
 	lp_row_end(&r, out);
 	lp_sb_free(&r.b);
-	lp_sb_free(&l1);
-	lp_sb_free(&l4);
 }
 
 static void

@@ -62,6 +62,30 @@ struct on {
 	const char *label;
 };
 
+/* A row's cells before its figures: the stage, the GPU (label), the
+ * metric and its unit, and where the instances come from. */
+static void
+name_cells(struct lp_row *r, struct lp_sb *b, const struct stage *g,
+    int steady, size_t k, int bytes, const char *label)
+{
+	lp_sb_printf(b, "%s%s", g->name, steady ? ":steady" : "");
+	lp_row_text(r, lp_sb_str(b));
+	lp_sb_reset(b);
+	if (label)
+		lp_row_text(r, label);
+	if (bytes) {
+		lp_sb_adds(b, metrics[k].name);
+		b->len -= strlen(" [Throughput %]");
+		lp_sb_adds(b, " [bytes/s]");
+		lp_row_text(r, lp_sb_str(b));
+		lp_row_text(r, "B/s");
+	} else {
+		lp_row_text(r, metrics[k].name);
+		lp_row_text(r, metrics[k].unit == M_UNIT_PCT ? "pct" : "MHz");
+	}
+	lp_row_text(r, g->proj ? "GPU projection" : "host range");
+}
+
 /* One row: the samples of the instances of g (steady: not their
  * process's first; those on o's GPU) for metric k, times scale (bytes/s
  * rows). */
@@ -75,22 +99,7 @@ emit_row(struct lp_row *r, const struct stage *g, int steady, size_t k,
 	long samples = 0;
 	size_t i, ni = 0, ns = 0;
 
-	lp_sb_printf(&b, "%s%s", g->name, steady ? ":steady" : "");
-	lp_row_text(r, lp_sb_str(&b));
-	lp_sb_reset(&b);
-	if (o->label)
-		lp_row_text(r, o->label);
-	if (bytes) {
-		lp_sb_adds(&b, metrics[k].name);
-		b.len -= strlen(" [Throughput %]");
-		lp_sb_adds(&b, " [bytes/s]");
-		lp_row_text(r, lp_sb_str(&b));
-		lp_row_text(r, "B/s");
-	} else {
-		lp_row_text(r, metrics[k].name);
-		lp_row_text(r, metrics[k].unit == M_UNIT_PCT ? "pct" : "MHz");
-	}
-	lp_row_text(r, g->proj ? "GPU projection" : "host range");
+	name_cells(r, &b, g, steady, k, bytes, o->label);
 	for (i = 0; i < g->n; i++) {
 		const struct inst *in = &g->in[i];
 

@@ -242,6 +242,25 @@ emit_meta(FILE *out, const struct tab *f, const struct tab *s,
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 }
 
+/* Finding i's saving as measured, or why it has none, in *m. */
+static void
+measure(const struct tab *f, const struct tab *s, const struct tab *k,
+    double steps, size_t i, double pred, struct meas *m)
+{
+	const char *kind = get(f, i, "subject_kind");
+	const char *step = get(f, i, "step");
+
+	if (isnan(pred))
+		m->why = "it predicts no saving a step";
+	else if (!strcmp(kind, "kernel"))
+		kernel_meas(k, strcmp(step, "decode step") ? 1 : steps,
+		    get(f, i, "subject"), m);
+	else if (!strcmp(kind, "stage"))
+		stage_meas(s, step, get(f, i, "subject"), m);
+	else
+		m->why = "it is not about a stage or a kernel";
+}
+
 /* Writes the rows; returns how many findings of rule (the claim) realized
  * under min percent, or were not comparable, in *under. */
 static void
@@ -254,22 +273,12 @@ emit_rows(FILE *out, const struct tab *f, const struct tab *s,
 
 	for (i = 0; i < f->n; i++) {
 		struct meas m = { NAN, NAN, 0, NULL, NULL, NULL };
-		const char *kind = get(f, i, "subject_kind");
-		const char *step = get(f, i, "step");
+		const char *step = get(f, i, "step"), *o;
 		double pred = num(f, i, "per_step_ns"), pct;
-		const char *o;
 
 		if (!strcmp(get(f, i, "rule"), "none"))
 			continue;
-		if (isnan(pred))
-			m.why = "it predicts no saving a step";
-		else if (!strcmp(kind, "kernel"))
-			kernel_meas(k, strcmp(step, "decode step") ? 1 : steps,
-			    get(f, i, "subject"), &m);
-		else if (!strcmp(kind, "stage"))
-			stage_meas(s, step, get(f, i, "subject"), &m);
-		else
-			m.why = "it is not about a stage or a kernel";
+		measure(f, s, k, steps, i, pred, &m);
 		o = outcome(pred, &m, &pct);
 		lp_row_text(&r, get(f, i, "rank"));
 		lp_row_text(&r, get(f, i, "rule"));

@@ -367,9 +367,7 @@ stage_parts(int stage, double step, const char *step_from,
 	part(stage, ops && nops ? "GEMM and attention kernels above the floor" :
 	    "Kernels above the floor", above, kern_from);
 	if (ops && nops && optotal > 0) {
-		double others = kern - gemm;
-
-		double small = 0;
+		double others = kern - gemm, small = 0;
 		int nsmall = 0;
 
 		for (i = 0; i < nops; i++) {
@@ -395,9 +393,7 @@ stage_parts(int stage, double step, const char *step_from,
 			part(stage, "Other kernels (classes each under 1 % of the "
 			    "step)", small, "operators.tsv");
 	}
-	if (idle < 0)
-		idle = 0;
-	idle_parts(stage, idle, h);
+	idle_parts(stage, idle > 0 ? idle : 0, h);
 }
 
 /* Stage st's row in stages.tsv and steps.tsv, or NULL where it can have
@@ -492,7 +488,6 @@ stages(const struct lp_perf *p, const char *hpath, const struct opclass *ops,
 		    floor_f > floor_b ? floor_f : floor_b, decode ? ops : NULL,
 		    decode ? nops : 0, optotal, &h);
 	}
-
 }
 
 /* What the capture added to each stage's step, from untraced.tsv, in a

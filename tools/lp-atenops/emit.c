@@ -207,12 +207,40 @@ graph_notes(struct at *a)
 	lp_sb_free(&b);
 }
 
+/* The stages with no instance, and each one's share of kernel time in
+ * ops with input shapes. */
 static void
-emit_meta(struct at *a)
+stage_notes(struct at *a)
 {
 	size_t i;
 	struct lp_sb b = { 0 };
 
+	for (i = 0; i < a->nst; i++)
+		if (!a->stseen[i])
+			lp_sb_printf(&b, "%s%s (%s)", b.len ? ", " : "",
+			    a->stnames[i], a->stranges[i]);
+	if (b.len)
+		lp_tab_meta(a->out, "note", "Stages with no instance in the trace: "
+		    "%s.", lp_sb_str(&b));
+	lp_sb_free(&b);
+	for (i = 0; i < a->nst; i++) {
+		if (!a->stseen[i])
+			continue;
+		if (a->stage_ns[i] > 0)
+			lp_tab_meta(a->out, "coverage", "%s: %.1f %% of its kernel "
+			    "time (%.0f kernels, of which %.0f from CUDA graphs) in "
+			    "ops with input shapes", a->stnames[i], 100 * a->cov_ns[i] /
+			    a->stage_ns[i], a->cov_kern[i], a->stgraph[i]);
+		else
+			lp_tab_meta(a->out, "coverage", "%s: no kernel time (%.0f "
+			    "kernels, of which %.0f from CUDA graphs)",
+			    a->stnames[i], a->cov_kern[i], a->stgraph[i]);
+	}
+}
+
+static void
+emit_meta(struct at *a)
+{
 	lp_tab_meta(a->out, "title", "%s", a->byname ? "Top Operators (PyTorch ops, "
 	    "by name)" : "Top Operators (PyTorch ops by input shapes)");
 	lp_tab_meta(a->out, "tool", "lp-atenops");
@@ -247,27 +275,7 @@ emit_meta(struct at *a)
 		    "cuda_api_trace before them (CorrId): counted in no row",
 		    a->nolaunch);
 	graph_notes(a);
-	for (i = 0; i < a->nst; i++)
-		if (!a->stseen[i])
-			lp_sb_printf(&b, "%s%s (%s)", b.len ? ", " : "",
-			    a->stnames[i], a->stranges[i]);
-	if (b.len)
-		lp_tab_meta(a->out, "note", "Stages with no instance in the trace: "
-		    "%s.", lp_sb_str(&b));
-	lp_sb_free(&b);
-	for (i = 0; i < a->nst; i++) {
-		if (!a->stseen[i])
-			continue;
-		if (a->stage_ns[i] > 0)
-			lp_tab_meta(a->out, "coverage", "%s: %.1f %% of its kernel "
-			    "time (%.0f kernels, of which %.0f from CUDA graphs) in "
-			    "ops with input shapes", a->stnames[i], 100 * a->cov_ns[i] /
-			    a->stage_ns[i], a->cov_kern[i], a->stgraph[i]);
-		else
-			lp_tab_meta(a->out, "coverage", "%s: no kernel time (%.0f "
-			    "kernels, of which %.0f from CUDA graphs)",
-			    a->stnames[i], a->cov_kern[i], a->stgraph[i]);
-	}
+	stage_notes(a);
 }
 
 void

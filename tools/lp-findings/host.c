@@ -771,6 +771,22 @@ host_launch_bound(struct findings *fs, const struct tab *s,
 	}
 }
 
+/* The module loading in the first instance of each process, per
+ * process, from hs's rows of all instances (*a) and of the steady state
+ * (*b); NAN where hs cannot tell. */
+static double
+first_load(const struct tab *hs, const char *stage, long *a, long *b)
+{
+	double n;
+
+	if (!host_rows(hs, stage, a, b) || *b < 0)
+		return NAN;
+	n = cell(hs, (size_t)*a, "instances") - cell(hs, (size_t)*b,
+	    "instances");
+	return n > 0 ? (cell(hs, (size_t)*a, "api_load_ns") - cell(hs,
+	    (size_t)*b, "api_load_ns")) / n : NAN;
+}
+
 /* Rule warm-up: the first instance far above the steady state; with the
  * host side known, the module loading inside it named. */
 void
@@ -782,7 +798,7 @@ host_warmup(struct findings *fs, const struct tab *t, const struct tab *s,
 	for (i = 0; i < t->n; i++) {
 		const char *stage = text(t, i, "stage");
 		double first = cell(t, i, "first_ns"), st = cell(t, i, "steady_ns");
-		double tok = cell(t, i, "tokens_per_s"), tot = NAN, load = NAN;
+		double tok = cell(t, i, "tokens_per_s"), tot = NAN, load;
 		long a, b;
 		struct lp_sb e = { 0 };
 		struct f *x;
@@ -792,13 +808,7 @@ host_warmup(struct findings *fs, const struct tab *t, const struct tab *s,
 		for (j = 0; s && j < s->n; j++)
 			if (!strcmp(text(s, j, "stage"), stage))
 				tot = cell(s, j, "wall_total_ns");
-		/* loading in the first instance of each process, per process */
-		if (host_rows(hs, stage, &a, &b) && b >= 0 &&
-		    cell(hs, (size_t)a, "instances") > cell(hs, (size_t)b,
-		    "instances"))
-			load = (cell(hs, (size_t)a, "api_load_ns") - cell(hs,
-			    (size_t)b, "api_load_ns")) / (cell(hs, (size_t)a,
-			    "instances") - cell(hs, (size_t)b, "instances"));
+		load = first_load(hs, stage, &a, &b);
 		if (load > 0 && load >= 0.05 * (first - st)) {
 			x = add(fs, "warm-up", first - st, hs->path, "Load the CUDA "
 			    "modules before the measured work: run one throw-away "

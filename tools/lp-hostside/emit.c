@@ -228,14 +228,10 @@ kernel_cells(struct lp_row *r, const struct st *t, const struct stage *g,
 	int known = gpath && t->pids < 2;
 
 	if (!known) {
-		if (!gpath)
-			lp_row_na(r, "the run has no cuda_gpu_trace "
-			    "report (nsys stats --report cuda_gpu_trace)");
-		else
-			lp_row_na(r, "the API trace holds several "
-			    "processes and cuda_gpu_trace has no "
-			    "process column: a correlation ID could "
-			    "name another process's kernel");
+		lp_row_na(r, "%s", !gpath ? "the run has no cuda_gpu_trace report "
+		    "(nsys stats --report cuda_gpu_trace)" : "the API trace holds "
+		    "several processes and cuda_gpu_trace has no process column: "
+		    "a correlation ID could name another process's kernel");
 		lp_row_text(r, "n/a");
 	} else {
 		lp_row_num(r, s->kern, 0);
@@ -329,6 +325,22 @@ row_cells(struct lp_row *r, struct lp_sb *b, const struct st *t,
 	lp_row_text(r, lp_sb_str(b));
 }
 
+/* check's cells without the traces to tell whether the stage's kernels
+ * are where lp looks for them: why not, and the capture's graphs. */
+static void
+check_na(struct lp_row *r, struct lp_sb *b, const struct st *t,
+    const char *why)
+{
+	lp_row_na(r, "%s", why);
+	if (t->cap_graphs > 0)
+		lp_sb_printf(b, "%s; the capture made %.0f CUDA graph launches "
+		    "(cuda_api_sum): whether nsys traced their kernels "
+		    "(--cuda-graph-trace=node) is not known", why, t->cap_graphs);
+	else
+		lp_sb_adds(b, "-");
+	lp_row_text(r, lp_sb_str(b));
+}
+
 /* Whether the stage's kernels are all where lp looks for them (the
  * stage's NVTX range, in nvtx_kern_sum and the traces), and why not:
  * "ok"; "graphs traced whole" (graph launches whose kernels nsys did not
@@ -344,19 +356,9 @@ check_cells(struct lp_row *r, struct lp_sb *b, const struct st *t,
 	sum_instances(&s, g, 0);
 	lp_sb_reset(b);
 	if (!p->ppath || !p->apath || !g->n) {
-		const char *why = !p->ppath ? "the run has no nvtx_pushpop_trace "
+		check_na(r, b, t, !p->ppath ? "the run has no nvtx_pushpop_trace "
 		    "report" : !p->apath ? "the run has no cuda_api_trace report" :
-		    "the range has no instance in the trace";
-
-		lp_row_na(r, "%s", why);
-		if (t->cap_graphs > 0)
-			lp_sb_printf(b, "%s; the capture made %.0f CUDA graph "
-			    "launches (cuda_api_sum): whether nsys traced their "
-			    "kernels (--cuda-graph-trace=node) is not known", why,
-			    t->cap_graphs);
-		else
-			lp_sb_adds(b, "-");
-		lp_row_text(r, lp_sb_str(b));
+		    "the range has no instance in the trace");
 		return;
 	}
 	if (s.glaunches > 0 && p->gpath && t->pids < 2 && !s.gkernels) {

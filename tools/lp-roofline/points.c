@@ -113,14 +113,13 @@ points_read_shapes(const char *path, struct shapes *sh)
 	cfn = lp_csv_need(&t.hdr, "flops_nontensor", "lp-ncu2tsv output");
 	while (lp_tab_next(&t)) {
 		struct lp_sb key = { 0 };
-		struct k x;
+		struct k x = { 0 };
 		double l, sms, per;
 		long j;
 
 		if (!lp_tab_num(&t, cl, &l) || !(l > 0))
 			lp_die_at(LP_EXIT_DATA, name, t.line, cl + 1, "launches: "
 			    "expected a number above 0");
-		memset(&x, 0, sizeof x);
 		read_point(&t, &x, "", l);
 		x.launches = l;
 		x.have_launches = 1;
