@@ -131,9 +131,7 @@ emit_row(struct lp_row *r, const struct stage *g, int steady, size_t k,
 		lp_row_g(r, scale * lp_quantile(per, ns, 0.5));
 		lp_row_g(r, scale * lp_quantile(per, ns, 0.9));
 	}
-	while (r->n < NCOLS + !!o->label)
-		lp_row_text(r, "n/a");
-	lp_row_end(r, out);
+	lp_row_end_na(r, NCOLS + !!o->label, out);
 	free(per);
 	lp_sb_free(&b);
 }
@@ -190,9 +188,7 @@ emit_none(const char *why)
 	lp_tab_meta(out, "omit", "no samples");
 	lp_tab_header(out, cols, NCOLS);
 	lp_row_na(&r, "%s", why);
-	while (r.n < NCOLS)
-		lp_row_text(&r, "n/a");
-	lp_row_end(&r, out);
+	lp_row_end_na(&r, NCOLS, out);
 	lp_sb_free(&r.b);
 	lp_tab_done(out);
 }

@@ -148,9 +148,7 @@ emit_rows(const struct lp_perf *p, const struct need *nd)
 			lp_row_num(&r, nd->bytes, 0);
 			time_cells(&r, p, nd, s, ds, all);
 		}
-		while (r.n < NCOLS)
-			lp_row_text(&r, "n/a");
-		lp_row_end(&r, out);
+		lp_row_end_na(&r, NCOLS, out);
 	}
 	lp_sb_free(&r.b);
 }

@@ -169,9 +169,7 @@ emit_rows(const struct lp_perf *p, double peak)
 			    p->m.missing);
 		else
 			stage_cells(&r, known[i], s, peak);
-		while (r.n < NCOLS)
-			lp_row_text(&r, "n/a");
-		lp_row_end(&r, out);
+		lp_row_end_na(&r, NCOLS, out);
 	}
 	lp_sb_free(&r.b);
 }

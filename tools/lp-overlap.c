@@ -192,9 +192,7 @@ emit_no_trace(void)
 	lp_tab_header(out, cols, NCOLS);
 	lp_row_na(&r, "the run has no nsys cuda_gpu_trace report "
 	    "(nsys stats --report cuda_gpu_trace)");
-	while (r.n < NCOLS)
-		lp_row_text(&r, "n/a");
-	lp_row_end(&r, out);
+	lp_row_end_na(&r, NCOLS, out);
 	lp_sb_free(&r.b);
 }
 

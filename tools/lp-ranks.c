@@ -325,9 +325,7 @@ emit_stage(struct lp_row *r, struct stage *g, const struct opts *o)
 			lp_row_na(r, "the process has kernels in the range but "
 			    "no instance in %s", o->tpath ? "nvtx_pushpop_trace" :
 			    "a missing nvtx_pushpop_trace");
-			while (r->n < NCOLS)
-				lp_row_text(r, "n/a");
-			lp_row_end(r, out);
+			lp_row_end_na(r, NCOLS, out);
 			continue;
 		}
 		for (k = 0; k < p->n; k++) {

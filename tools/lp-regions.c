@@ -161,9 +161,7 @@ emit_region(struct lp_row *r, struct lp_rset *rs, size_t j,
 		mean_of(r, x, 0);
 		mean_of(r, x, 1);
 	}
-	while (r->n < sizeof cols / sizeof cols[0])
-		lp_row_text(r, "n/a");
-	lp_row_end(r, out);
+	lp_row_end_na(r, sizeof cols / sizeof cols[0], out);
 }
 
 int

@@ -401,9 +401,7 @@ emit_rows(const struct lp_rset *rs, const struct lp_peaks *pk,
 			emit_model(&r, &w, (double)x->n, m, rs->rg[j].name,
 			    what);
 		}
-		while (r.n < NCOLS)
-			lp_row_text(&r, "n/a");
-		lp_row_end(&r, out);
+		lp_row_end_na(&r, NCOLS, out);
 	}
 	lp_sb_free(&r.b);
 }

@@ -367,9 +367,7 @@ emit_stage(struct lp_row *r, const struct run *a, const struct run *b,
 		lp_row_text(r, "stage");
 		lp_row_na(r, "only the %s run has this stage", x ? "before" :
 		    "after");
-		while (r->n < sizeof cols / sizeof cols[0])
-			lp_row_text(r, "n/a");
-		lp_row_end(r, out);
+		lp_row_end_na(r, sizeof cols / sizeof cols[0], out);
 		return;
 	}
 	sig = overlap(x, y);

@@ -347,9 +347,7 @@ emit_stage(struct lp_row *r, const char *name, const struct range *g,
 	emit_wall(r, name, g, have_sum, gated);
 	emit_kern(r, g, have_kern);
 	/* pad: every row as wide as the header */
-	while (r->n < sizeof cols / sizeof cols[0])
-		lp_row_text(r, "n/a");
-	lp_row_end(r, out);
+	lp_row_end_na(r, sizeof cols / sizeof cols[0], out);
 }
 
 static void

@@ -283,9 +283,7 @@ emit_stage(struct lp_row *r, struct stage *g, int have_trace,
 		free(first);
 		free(rest);
 	}
-	while (r->n < NCOLS)
-		lp_row_text(r, "n/a");
-	lp_row_end(r, out);
+	lp_row_end_na(r, NCOLS, out);
 }
 
 static void

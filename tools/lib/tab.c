@@ -151,6 +151,14 @@ lp_row_end(struct lp_row *r, FILE *fp)
 	r->n = 0;
 }
 
+void
+lp_row_end_na(struct lp_row *r, size_t ncols, FILE *fp)
+{
+	while (r->n < ncols)
+		lp_row_text(r, "n/a");
+	lp_row_end(r, fp);
+}
+
 FILE *
 lp_tab_open(struct lp_tsv *t, const char *path, const char *maker)
 {

@@ -143,6 +143,8 @@ void lp_row_na(struct lp_row *r, const char *fmt, ...)	/* "n/a because ..." */
 int lp_row_pct(struct lp_row *r, double v, double max, const char *what,
     const char *cause, ...) __attribute__((format(printf, 5, 6)));
 void lp_row_end(struct lp_row *r, FILE *fp);
+/* lp_row_end after "n/a" in each cell left of the row's ncols. */
+void lp_row_end_na(struct lp_row *r, size_t ncols, FILE *fp);
 /* The stream a table tool writes to: memory, copied to stdout by
  * lp_tab_done (which also closes stdout) only when the tool succeeds. */
 FILE *lp_tab_out(void);
