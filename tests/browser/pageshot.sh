@@ -38,14 +38,18 @@ run() {
 		--allow-file-access-from-files --hide-scrollbars --window-size=1280,800 \
 		--virtual-time-budget=5000 "$@" "file://$tmp/page.html" 2>"$tmp/err"
 }
-run --dump-dom >"$tmp/dom" || { echo "pageshot: chromium failed" >&2; tail -5 "$tmp/err" >&2; exit 1; }
+# the DOM and, with OUT.png, the screenshot from one Chromium (a start
+# is most of its CPU); one that writes no screenshot beside the DOM is
+# run again for it
+run --dump-dom ${png:+--screenshot="$tmp/shot.png"} >"$tmp/dom" ||
+	{ echo "pageshot: chromium failed" >&2; tail -5 "$tmp/err" >&2; exit 1; }
 h=$(sed -n 's/.*<title>height=\([0-9]*\) parts=.*<\/title>.*/\1/p' "$tmp/dom")
 # PAGESHOT_PARTS=1: each block's top and height on stderr, to see where
 # the height goes
 [ -z "$PAGESHOT_PARTS" ] || sed -n 's/.*<title>height=[0-9]* parts= *\(.*\)<\/title>.*/\1/p' "$tmp/dom" >&2
 [ -n "$h" ] || { echo "pageshot: chromium gave no height" >&2; tail -5 "$tmp/err" >&2; exit 1; }
 if [ -n "$png" ]; then
-	run --screenshot="$tmp/shot.png" >/dev/null &&
+	{ test -s "$tmp/shot.png" || run --screenshot="$tmp/shot.png" >/dev/null; } &&
 		mv "$tmp/shot.png" "$png" || { echo "pageshot: no screenshot" >&2; exit 1; }
 fi
 echo "$h"
