@@ -33,6 +33,13 @@ lpmake() {
 	# V=1: the commands, which tests read (make prints one line a step without)
 	make -C "$ROOT" --no-print-directory V=1 ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
 }
+# make demo's own run (RUN=demo: its import, model and goals) without the
+# H100 eager and graphed runs and the compare.md that make demo adds: the
+# files that read only the demo's run folder (make demo itself: t0008)
+demo_run() {
+	lpmake RUN=demo "IMPORT=$(cd "$ROOT" && echo tests/fixtures/h200-torch-v2/torch_*.csv)" MODEL=torch-decoder \
+		topn.tsv kernels.md stakeholder_summary.md brief.json regions.md "$@"
+}
 
 if [ "${LP_VALGRIND:-}" = 1 ]; then
 	mkdir -p "$TRASH/.vg"

@@ -27,7 +27,7 @@ TORCH="$(echo "$FIX"/h200-whole/torch_*.csv) $FIX/h200-probe/torch_prefill_gemm_
 TINY="$(echo "$FIX"/h200-tinyllm-live/tinyllm_*.csv)"
 RUNS="demo tp tl"
 test_expect_success 'setup: the demo, an import of a PyTorch run with STAGE=prefill, a gated CUDA C capture' '
-	lpmake demo >/dev/null &&
+	demo_run >/dev/null &&
 	lpmake RUN=tp "IMPORT=$TORCH" MODEL=torch-decoder STAGE=prefill stakeholder_summary.md >/dev/null &&
 	lpmake RUN=tl "IMPORT=$TINY" MODEL=tinyllm stakeholder_summary.md >/dev/null &&
 	for run in $RUNS; do grep -q "\"NVIDIA H200\"" "$S2/$run/ncu/report.csv" || return 1; done

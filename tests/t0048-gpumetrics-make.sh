@@ -72,7 +72,7 @@ test_expect_success 'measured-tensor and measured-dram fire on a wrong model con
 '
 
 test_expect_success 'the demo has no samples: no gpumetrics.tsv, no section, no error' '
-	lpmake -s demo >out 2>err &&
+	demo_run -s >out 2>err &&
 	! test -e "$S2/demo/gpumetrics.tsv" &&
 	! grep "^## GPU Metrics" "$S2/demo/details.md" &&
 	test_expect_code 2 lpmake RUN=demo gpumetrics.tsv 2>err &&
