@@ -92,7 +92,7 @@ EOF
 # import.mk (kept as im.K.N) checked with the others at the end: lp's
 # lines only, whose variables are LP_IMP_*, and nothing run.
 test_expect_success 'every field and header name of every export kind, written with make'"'"'s and the shell'"'"'s bytes: import.mk holds lp'"'"'s lines only, nothing runs' '
-	n=0 k=0 &&
+	n=0 k=0 && : >refused &&
 	for kind in $KINDS; do
 		f=$FIX/$kind &&
 		cols=$(head -n 1 "$f" | perl -ne "print scalar(() = /,(?=(?:[^\"]|\"[^\"]*\")*\$)/g) + 1") &&
@@ -109,11 +109,14 @@ test_expect_success 'every field and header name of every export kind, written w
 			if lp-import -- "c.$i.csv" >"im.$k.$i" 2>err; then
 				continue
 			fi
-			test -s err && test_cmp /dev/null "im.$k.$i" && rm "im.$k.$i" ||
+			# (no diff nor rm for each refused case: 1,000 forks;
+			# they are removed together below)
+			test -s err && test_must_be_empty "im.$k.$i" && echo "im.$k.$i" >>refused ||
 				{ echo "$kind case $i"; cat err; return 1; }
 		done &&
 		n=$((n + m)) k=$((k + 1)) || return 1
 	done &&
+	xargs -r rm <refused &&
 	ls im.* >made &&
 	echo "# $n hostile exports, $(wc -l <made) read as exports" &&
 	test "$n" -gt 500 && test $(wc -l <made) -gt 100 &&
