@@ -64,9 +64,9 @@ shuffle_sqlite() {
 T="stakeholder_summary.md details.md kernels.md"
 when='s/^\(|\? \?Recorded (UTC)[ |\t]*\)20[0-9T:Z-]*/\1X/'
 same() {
-	local name=$1 model=$2 targets=$3 f imp="" simp="" d=$TRASH/shuf/$1 bad=0
+	local name=$1 model=$2 targets=$3 f imp="" simp="" d=$TRASH/shuf/$1
 	shift 3
-	mkdir -p "$d" &&
+	mkdir -p "$d" ra rb &&
 	for f in "$@"; do
 		imp="$imp $f" simp="$simp $d/${f##*/}"
 		case $f in
@@ -81,12 +81,13 @@ same() {
 	(cd "$S2/$name" && find . -name "*.tsv" -o -name "*.md" -o -name import.mk | sort) >a &&
 	(cd "$TRASH/s2s/$name" && find . -name "*.tsv" -o -name "*.md" -o -name import.mk | sort) >b &&
 	test_cmp a b &&
-	for f in $(cat a); do
-		sed -e "s|$(dirname "$1")|FIX|g; s|$S2|S2|g; $when" "$S2/$name/$f" >a &&
-		sed -e "s|$d|FIX|g; s|$TRASH/s2s|S2|g; $when" "$TRASH/s2s/$name/$f" >b &&
-		test_cmp a b || { echo "$name/${f#./} differs"; bad=1; }
-	done &&
-	test $bad = 0
+	# copies of both, each made one by a single sed, and one diff (a
+	# sed, a sed and a diff a file took a tenth of this file's CPU)
+	(cd "$S2/$name" && cp --parents $(cat "$OLDPWD/a") "$OLDPWD/ra/") &&
+	(cd "$TRASH/s2s/$name" && cp --parents $(cat "$OLDPWD/a") "$OLDPWD/rb/") &&
+	(cd ra && sed -i -e "s|$(dirname "$1")|FIX|g; s|$S2|S2|g; $when" $(cat ../a)) &&
+	(cd rb && sed -i -e "s|$d|FIX|g; s|$TRASH/s2s|S2|g; $when" $(cat ../a)) &&
+	diff -ru ra rb
 }
 
 test_expect_success 'the demo (h200-torch-v2): ncu raw and range exports, NVTX and kernel summaries' '
