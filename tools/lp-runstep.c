@@ -1,0 +1,325 @@
+/*
+ * lp-runstep: one profiling step of a run (an nsys capture or export, nsys
+ * stats, ncu), as rules.mk declares it: the command run as given (no
+ * shell, so a path holds any character), its output kept in a log where
+ * asked, what it must have written checked, lp's words where it failed,
+ * its wall time said and kept for lp-cost, and a capture's report put in
+ * place under its target's name.
+ */
+#include <sys/stat.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char synopsis[] =
+    "lp-runstep [-ag] [-c cmdfile] [-e text] [-k target] [-L failed-log] "
+    "[-l log] [-n prog:hint] [-p text] [-T time-file -t step] "
+    "[-f file | -o file | -x text [-m text]] ... -- command [arg ...]";
+
+/* What the step must have done: a file written (-f), a file written and
+ * not empty (-o), a text its log does not hold (-x); the words for it. */
+struct check {
+	int kind;
+	const char *what, *msg;
+};
+
+struct step {
+	const char *cmdfile, *fail, *keep, *failed_log, *log, *need, *say;
+	const char *time_file, *name;
+	int app, grep;
+	struct check *ck;
+	size_t nck;
+	struct lp_sb cmd;	/* cmdfile's bytes */
+	size_t cmdlen;		/* ... as %c says them: trailing newlines cut */
+};
+
+/* "lp: " and text to fp, %c the command file's text, %r the exit code. */
+static void
+say(FILE *fp, const struct step *s, const char *text, int rc)
+{
+	const char *p;
+
+	fputs("lp: ", fp);
+	for (p = text; *p; p++) {
+		if (*p == '%' && p[1] == 'c')
+			fwrite(s->cmd.s, 1, s->cmdlen, fp);
+		else if (*p == '%' && p[1] == 'r')
+			fprintf(fp, "%d", rc);
+		else if (*p == '%' && p[1] == '%')
+			fputc('%', fp);
+		else {
+			fputc(*p, fp);
+			continue;
+		}
+		p++;
+	}
+	fputc('\n', fp);
+	fflush(fp);
+}
+
+static void
+slurp(const char *path, struct lp_sb *b)
+{
+	const char *name;
+	FILE *fp = lp_open_in(path, &name);
+	char buf[1 << 14];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+		lp_sb_addn(b, buf, n);
+	if (ferror(fp))
+		lp_die_sys("%s", name);
+	lp_close_in(fp);
+}
+
+/* The tool the step needs on PATH, as sh's "command -v" finds it. */
+static void
+need(const char *spec)
+{
+	const char *hint = strchr(spec, ':'), *path = getenv("PATH");
+	char *dirs = lp_xstrdup(path ? path : ""), *d, *next;
+	struct lp_sb f = { 0 };
+	struct stat st;
+	size_t n = hint ? (size_t)(hint - spec) : strlen(spec);
+
+	for (d = dirs; d; d = next) {
+		if ((next = strchr(d, ':')))
+			*next++ = 0;
+		lp_sb_reset(&f);
+		lp_sb_printf(&f, "%s/%.*s", *d ? d : ".", (int)n, spec);
+		if (!stat(f.s, &st) && S_ISREG(st.st_mode) && !access(f.s, X_OK))
+			break;
+	}
+	free(dirs);
+	lp_sb_free(&f);
+	if (d)
+		return;
+	fprintf(stderr, "lp: %.*s not found on PATH (%s): %s\n", (int)n,
+	    spec, path ? path : "", hint ? hint + 1 : "");
+	exit(127);
+}
+
+/* -k: a report made by the same command is kept (its time renewed). */
+static void
+keep_or_clear(const struct step *s)
+{
+	struct lp_sb was = { 0 };
+	struct lp_sb path = { 0 };
+	int same;
+
+	lp_sb_printf(&path, "%s.cmd", s->keep);
+	same = !access(s->keep, F_OK) && !access(path.s, F_OK);
+	if (same) {
+		slurp(path.s, &was);
+		same = was.len == s->cmd.len &&
+		    !memcmp(lp_sb_str(&was), (s->cmd.len ? s->cmd.s : ""),
+		    was.len);
+	}
+	lp_sb_free(&was);
+	if (same && !utimensat(AT_FDCWD, s->keep, NULL, 0))
+		exit(LP_EXIT_OK);
+	if (s->need)
+		need(s->need);
+	if ((unlink(s->keep) && errno != ENOENT) ||
+	    (unlink(path.s) && errno != ENOENT))
+		lp_die_sys("removing %s", s->keep);
+	lp_sb_free(&path);
+}
+
+/* The log to stderr: whole, or (grep) its lines that say skip or error,
+ * in any case, as grep -i -e skip -e error shows them. */
+static void
+show_log(const char *log, int grep)
+{
+	struct lp_sb b = { 0 };
+	char *low, *line, *end;
+	size_t i, n;
+
+	slurp(log, &b);
+	low = lp_xstrdup(lp_sb_str(&b));
+	for (i = 0; low[i]; i++)
+		low[i] = (char)tolower((unsigned char)low[i]);
+	for (line = low; *line; line += n) {
+		end = strchr(line, '\n');
+		n = end ? (size_t)(end - line) + 1 : strlen(line);
+		if (end)
+			*end = 0;
+		if (!grep || strstr(line, "skip") || strstr(line, "error"))
+			fwrite(b.s + (line - low), 1, n, stderr);
+	}
+	fflush(stderr);
+	free(low);
+	lp_sb_free(&b);
+}
+
+/* The first check the step failed, or NULL. */
+static const struct check *
+failed(const struct step *s)
+{
+	struct lp_sb log = { 0 };
+	const struct check *c, *bad = NULL;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < s->nck && !bad; i++) {
+		c = &s->ck[i];
+		if (c->kind == 'x') {
+			if (!log.len && s->log)
+				slurp(s->log, &log);
+			if (strstr(lp_sb_str(&log), c->what))
+				bad = c;
+		} else if (stat(c->what, &st) ||
+		    (c->kind == 'o' && st.st_size == 0))
+			bad = c;
+	}
+	lp_sb_free(&log);
+	return bad;
+}
+
+static void
+took(const struct step *s, double t0)
+{
+	FILE *fp;
+	char w[32];
+
+	snprintf(w, sizeof w, "%.2f", lp_now_s() - t0);
+	if (!(fp = fopen(s->time_file, "w")) ||
+	    fprintf(fp, "%s\t%s\t%d\n", s->name, w, s->app) < 0 ||
+	    fclose(fp) == EOF)
+		lp_die_sys("%s", s->time_file);
+	printf("lp: %s took %s s\n", s->name, w);
+	fflush(stdout);
+}
+
+/* The command, its output to the log (-l) or passed on; its exit code. */
+static int
+run(const struct step *s, char **argv)
+{
+	int fd = 1, rc;
+	size_t i;
+
+	for (i = 0; i < s->nck; i++)
+		if (s->ck[i].kind != 'x' && unlink(s->ck[i].what) &&
+		    errno != ENOENT)
+			lp_die_sys("removing %s", s->ck[i].what);
+	if (s->log && (fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC, 0666)) == -1)
+		lp_die_sys("%s", s->log);
+	rc = lp_reap(lp_spawn(argv, NULL, fd, s->log ? fd : 2));
+	if (s->log)
+		close(fd);
+	if (rc) {
+		for (i = 0; i < s->nck; i++)
+			if (s->ck[i].kind != 'x')
+				unlink(s->ck[i].what);
+		if (s->log)
+			show_log(s->log, 0);
+		if (s->fail)
+			say(stderr, s, s->fail, rc);
+	}
+	return rc;
+}
+
+/* -k: the command beside the report (what the next run compares), then
+ * the report under the target's name. */
+static void
+put_in_place(const struct step *s)
+{
+	struct lp_sb path = { 0 };
+
+	lp_sb_printf(&path, "%s.cmd", s->keep);
+	lp_file_put(path.s, (s->cmd.len ? s->cmd.s : ""));
+	if (rename(s->ck[0].what, s->keep))
+		lp_die_sys("%s", s->keep);
+	lp_sb_free(&path);
+}
+
+static void
+add_check(struct step *s, int kind, const char *what)
+{
+	s->ck = lp_xreallocarray(s->ck, s->nck + 1, sizeof *s->ck);
+	s->ck[s->nck++] = (struct check){ kind, what, NULL };
+}
+
+static void
+options(struct step *s, int argc, char **argv)
+{
+	int c;
+
+	while ((c = lp_getopt(argc, argv, "ac:e:f:gk:L:l:m:n:o:p:T:t:x:",
+	    synopsis)) != -1) {
+		switch (c) {
+		case 'a': s->app = 1; break;
+		case 'c': s->cmdfile = optarg; break;
+		case 'e': s->fail = optarg; break;
+		case 'f': case 'o': case 'x': add_check(s, c, optarg); break;
+		case 'g': s->grep = 1; break;
+		case 'k': s->keep = optarg; break;
+		case 'L': s->failed_log = optarg; break;
+		case 'l': s->log = optarg; break;
+		case 'm':
+			if (!s->nck)
+				lp_usage(synopsis);
+			s->ck[s->nck - 1].msg = optarg;
+			break;
+		case 'n': s->need = optarg; break;
+		case 'p': s->say = optarg; break;
+		case 'T': s->time_file = optarg; break;
+		case 't': s->name = optarg; break;
+		}
+	}
+	if (optind == argc || !s->time_file != !s->name ||
+	    (s->keep && (!s->cmdfile || s->nck != 1 || s->ck[0].kind == 'x')))
+		lp_usage(synopsis);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct step s = { 0 };
+	const struct check *bad;
+	double t0;
+	int rc;
+
+	lp_start(argc, argv, synopsis);
+	options(&s, argc, argv);
+	if (s.cmdfile) {
+		slurp(s.cmdfile, &s.cmd);
+		for (s.cmdlen = s.cmd.len; s.cmdlen && s.cmd.s[s.cmdlen - 1] ==
+		    '\n'; s.cmdlen--)
+			;
+	}
+	if (s.keep)
+		keep_or_clear(&s);
+	else if (s.need)
+		need(s.need);
+	if (s.say)
+		say(stdout, &s, s.say, 0);
+	t0 = lp_now_s();
+	if ((rc = run(&s, argv + optind)))
+		return rc;
+	if ((bad = failed(&s))) {
+		if (bad->kind != 'x' && s.log)
+			show_log(s.log, s.grep);
+		if (s.log && s.failed_log && rename(s.log, s.failed_log))
+			lp_die_sys("%s", s.failed_log);
+		if (bad->msg)
+			say(stderr, &s, bad->msg, 0);
+		else
+			fprintf(stderr, "lp: %s: %s\n", bad->what, bad->kind ==
+			    'x' ? "in the log" : "not written");
+		return LP_EXIT_DATA;
+	}
+	if (s.name)
+		took(&s, t0);
+	if (s.keep)
+		put_in_place(&s);
+	lp_sb_free(&s.cmd);
+	free(s.ck);
+	return LP_EXIT_OK;
+}
