@@ -78,8 +78,7 @@ $(R)/inputs.yaml: $(LP_INPUT_VARS) $(LP_MODEL_FILE) $(R)/vars/presets.model $(R)
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-inputs $(if $(LP_LIVE),-w $(R)/vars/WORK,-i $(R)/vars/IMPORT) \
 	  $(if $(LP_MODEL_FILE),-m $(LP_MODEL_FILE)) > $@.tmp $(LP_UNTMP)
-	$(Q)$(if $(LP_OVR_MODEL),$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.model $@.tmp > $@.tmp2 && mv $@.tmp2 $@.tmp $(LP_UNTMP))
-	$(Q)mv $@.tmp $@
+	$(Q)$(if $(LP_OVR_MODEL),$(LP_BIN)/lp-confmerge -S $(R)/vars/overrides.model $@.tmp > $@.tmp2 && mv $@.tmp2 $@.tmp &&) mv $@.tmp $@ $(LP_UNTMP)
 
 # Provenance, probed once per run (nvidia-smi, nsys, ncu on PATH).
 $(R)/env.json: $(R)/inputs.yaml $(LP_BIN)/lp-env
@@ -115,12 +114,11 @@ $(R)/linkprobe.tsv $(R)/linkprobe.log &: $(R)/env.json | $(LP_BIN)/lp-linkprobe
 $(R)/nsys/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_SAY)
 	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
-	  $(LP_BIN)/lp-nsyscmd -o $(R)/nsys/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp $(LP_UNTMP)
-	$(Q)mv $@.tmp $@
+	  $(LP_BIN)/lp-nsyscmd -o $(R)/nsys/report.tmp -- < $(R)/nsys/config.yaml $(LP_OUT)
 
 # The nsys capture, gated by the stage's NVTX range.  Written under a
 # temporary name, so an interrupted run leaves no report that looks whole.
-$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.tsv $(R)/linkprobe.tsv
+$(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.tsv $(R)/linkprobe.tsv $(LP_BIN)/lp-runstep
 	$(call lp_capture,$(R)/nsys,profiling with nsys,nsys profile failed,\
 	  nsys wrote no report: was the NVTX capture range ever pushed? Check the domain and range of the stage (stages in conf/runner/stage2.yaml$(comma) or MODEL=torch-decoder for PyTorch-style LLM@decode_all in the default domain).,nsys profile)
 
@@ -136,9 +134,8 @@ $(R)/untraced/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-n
 		| $(R)/untraced
 	$(LP_SAY)
 	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
-	  $(LP_BIN)/lp-nsyscmd -u -o $(R)/untraced/report.tmp -- < $(R)/nsys/config.yaml > $@.tmp $(LP_UNTMP)
-	$(Q)mv $@.tmp $@
-$(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/nsys/report.nsys-rep
+	  $(LP_BIN)/lp-nsyscmd -u -o $(R)/untraced/report.tmp -- < $(R)/nsys/config.yaml $(LP_OUT)
+$(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/nsys/report.nsys-rep $(LP_BIN)/lp-runstep
 	$(call lp_capture,$(R)/untraced,timing the workload untraced (NVTX alone) with nsys,nsys profile of the untraced timing run failed,\
 	  nsys wrote no report of the untraced timing run (NVTX alone$(comma) the capture's range).,nsys untraced profile)
 
@@ -151,15 +148,11 @@ $(R)/untraced/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd | $(R)/untra
 # (nsys stats exports the report to untraced/report.sqlite first), moved
 # into place when there.
 LP_UT := $(R)/untraced/stats.tmp
-$(R)/untraced/report_nvtx_pushpop_trace.csv: $(R)/untraced/report.nsys-rep $(R)/untraced/stats.cmd
+$(R)/untraced/report_nvtx_pushpop_trace.csv: $(R)/untraced/report.nsys-rep $(R)/untraced/stats.cmd | $(LP_BIN)/lp-runstep
 	$(LP_SAY)
-	$(Q)$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=))
-	$(Q)rm -rf $(LP_UT) && mkdir -p $(LP_UT)
-	$(Q)$(LP_T0) sh $(R)/untraced/stats.cmd > $(LP_UT)/log 2>&1 || { cat $(LP_UT)/log >&2; exit 1; }; \
-	[ -f $(LP_UT)/report_nvtx_pushpop_trace.csv ] || { grep -i -e skip -e error $(LP_UT)/log >&2; \
-	  mv $(LP_UT)/log $(R)/untraced/stats.log.failed; \
-	  echo "lp: nsys stats wrote no nvtx_pushpop_trace report of the untraced timing run (log: $(R)/untraced/stats.log.failed)" >&2; exit 1; }; \
-	$(call lp_took,nsys untraced stats,0,$(R)/untraced/stats.time)
+	$(Q)rm -rf $(LP_UT) && mkdir -p $(LP_UT) && $(LP_BIN)/lp-runstep -n '$(LP_NSYS_NEED)' -g -l $(LP_UT)/log -L $(R)/untraced/stats.log.failed \
+	  -f $(LP_UT)/report_nvtx_pushpop_trace.csv -m "nsys stats wrote no nvtx_pushpop_trace report of the untraced timing run (log: $(R)/untraced/stats.log.failed)" \
+	  -t 'nsys untraced stats' -T $(R)/untraced/stats.time -- sh $(R)/untraced/stats.cmd
 	$(Q)mv $(LP_UT)/log $(R)/untraced/stats.log && mv $(LP_UT)/report_nvtx_pushpop_trace.csv $@ && rm -rf $(LP_UT)
 else ifneq ($(LP_IMP_REP),)
 $(R)/nsys/report.nsys-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys
@@ -189,16 +182,11 @@ $(R)/nsys/export.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(Q)$(LP_BIN)/lp-nsyscmd -e -o $(R)/nsys/report.tmp.sqlite -- $(R)/nsys/report.nsys-rep \
 	  < $(R)/nsys/config.yaml $(LP_OUT)
 $(R)/nsys/report.sqlite: $(R)/nsys/report.nsys-rep $(R)/nsys/export.cmd \
-		$(if $(LP_LIVE),| $(R)/untraced/report_nvtx_pushpop_trace.csv)
+		| $(if $(LP_LIVE),$(R)/untraced/report_nvtx_pushpop_trace.csv) $(LP_BIN)/lp-runstep
 	$(LP_SAY)
-	$(Q)$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=))
-	$(Q)rm -f $(R)/nsys/report.tmp.sqlite; \
-	$(LP_T0) sh $(R)/nsys/export.cmd > $(R)/nsys/report.tmp.log 2>&1 || \
-	  { rc=$$?; cat $(R)/nsys/report.tmp.log >&2; rm -f $(R)/nsys/report.tmp.sqlite; exit $$rc; }; \
-	[ -s $(R)/nsys/report.tmp.sqlite ] || { cat $(R)/nsys/report.tmp.log >&2; \
-	  echo "lp: nsys export wrote no sqlite export. Command: $$(cat $(R)/nsys/export.cmd)" >&2; exit 1; }; \
-	$(call lp_took,nsys export,0,$(R)/nsys/export.time); \
-	rm -f $(R)/nsys/report.tmp.log && mv $(R)/nsys/report.tmp.sqlite $@
+	$(Q)$(LP_BIN)/lp-runstep -n '$(LP_NSYS_NEED)' -c $(R)/nsys/export.cmd -l $(R)/nsys/report.tmp.log -o $(R)/nsys/report.tmp.sqlite \
+	  -m 'nsys export wrote no sqlite export. Command: %c' -t 'nsys export' -T $(R)/nsys/export.time -- sh $(R)/nsys/export.cmd
+	$(Q)rm -f $(R)/nsys/report.tmp.log && mv $(R)/nsys/report.tmp.sqlite $@
 
 $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
@@ -209,29 +197,19 @@ $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 # needs must all be there before any is moved into place.  A capture
 # without NVTX or kernel data (nsys stats: "does not contain ... data",
 # an empty CSV) is refused here with its likely cause, before any table.
-LP_EMPTY_CAPTURE = the capture holds no $$d data (nsys stats: \"does not contain $$d data\"; log: $(R)/nsys/stats.log.failed): \
+lp_empty_capture = the capture holds no $(1) data (nsys stats: \"does not contain $(1) data\"; log: $(R)/nsys/stats.log.failed): \
   nothing of the workload was traced there. A model run in a process forked without exec (Python multiprocessing \"fork\", an engine core) \
   is not traced by nsys, and with --trace-fork-before-exec=true nsys 2025.3.1 still recorded none of its CUDA work (lp(7): forked workers). \
   Start such a worker with spawn (multiprocessing.set_start_method(\"spawn\"), or the engine's own setting) and re-run make; \
   else check that the workload pushes the stages' ranges inside the capture (make RUN=$(RUN) config.yaml: stages, nsys_cli.capture_range)
-$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) $(LP_PACKS_NEEDED) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
-		| $(LP_BIN)/lp-tracesort
+lp_nodata = -x "does not contain $(1) data" -m "$(call lp_empty_capture,$(1))"
+LP_ST := $(R)/nsys/stats.tmp
+$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) $(LP_PACKS_NEEDED) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd | $(LP_BIN)/lp-tracesort $(LP_BIN)/lp-runstep
 	$(LP_SAY)
-	$(Q)$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=))
-	$(Q)rm -rf $(R)/nsys/stats.tmp && mkdir -p $(R)/nsys/stats.tmp
-	$(Q)$(LP_T0) sh $(R)/nsys/stats.cmd > $(R)/nsys/stats.tmp/log 2>&1 || { cat $(R)/nsys/stats.tmp/log >&2; exit 1; }; \
-	$(call lp_took,nsys stats,0,$(R)/nsys/stats.time)
-	$(Q)for d in "NV Tools Extension (NVTX)" "CUDA kernel"; do ! grep -q "does not contain $$d data" $(R)/nsys/stats.tmp/log || \
-	  { mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log.failed; echo "lp: $(LP_EMPTY_CAPTURE)" >&2; exit 1; }; done
-	$(Q)for r in $(LP_NSYS_NEEDED); do [ -f $(R)/nsys/stats.tmp/report_$$r.csv ] || \
-	  { grep -i -e skip -e error $(R)/nsys/stats.tmp/log >&2; echo "lp: nsys stats wrote no $$r report (log: $(R)/nsys/stats.log)" >&2; \
-	    mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log.failed; exit 1; }; done
-	$(Q)for r in $(filter-out $(LP_PACKED),$(LP_TRACES)); do f=$(R)/nsys/stats.tmp/report_$$r.csv; [ ! -f $$f ] || \
-	  { $(LP_BIN)/lp-tracesort $$f > $$f.sorted && mv $$f.sorted $$f; }; done
-	$(Q)rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(R)/nsys/stats.tmp/report_*.csv $(R)/nsys/
-	$(Q)for r in $(LP_PACKED); do f=$(LP_NS)$$r; [ ! -f $$f.csv ] || \
-	  { $(LP_BIN)/lp-tracesort -p $$f.csv > $$f.lpt.tmp && mv $$f.lpt.tmp $$f.lpt; }; done
-	$(Q)mv $(R)/nsys/stats.tmp/log $(R)/nsys/stats.log && rm -rf $(R)/nsys/stats.tmp
+	$(Q)rm -rf $(LP_ST) && mkdir -p $(LP_ST) && $(LP_BIN)/lp-runstep -n '$(LP_NSYS_NEED)' -g -l $(LP_ST)/log -L $(R)/nsys/stats.log.failed $(call lp_nodata,NV Tools Extension (NVTX)) \
+	  $(call lp_nodata,CUDA kernel) $(foreach r,$(LP_NSYS_NEEDED),-f $(LP_ST)/report_$(r).csv -m "nsys stats wrote no $(r) report (log: $(R)/nsys/stats.log)") -t 'nsys stats' -T $(R)/nsys/stats.time -- sh $(R)/nsys/stats.cmd
+	$(Q)for f in $(patsubst %,$(LP_ST)/report_%.csv,$(filter-out $(LP_PACKED),$(LP_TRACES))); do [ ! -f $$f ] || { $(LP_BIN)/lp-tracesort $$f > $$f.sorted && mv $$f.sorted $$f; }; done; \
+	rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(LP_ST)/report_*.csv $(R)/nsys/ && for f in $(LP_PACKED:%=$(LP_NS)%); do [ ! -f $$f.csv ] || { $(LP_BIN)/lp-tracesort -p $$f.csv > $$f.lpt.tmp && mv $$f.lpt.tmp $$f.lpt; }; done && mv $(LP_ST)/log $(R)/nsys/stats.log && rm -rf $(LP_ST)
 else
 # Imported exports are copied in under the names nsys stats would use;
 # per-process parts of one job (lp-import checked that they are) are
@@ -266,13 +244,11 @@ LP_SHAPES_SEL := $(and $(LP_SHAPES),$(LP_LIVE))
 # per-launch-config filter is slow there (lp-topn(1), -i).
 LP_INJ := $(and $(LP_SHAPES_SEL),$(LP_HAVE_STATS),$(R)/injected.tsv)
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
-		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) $(LP_INJ) \
-		$(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
+		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) $(LP_INJ) $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
 	  $(if $(LP_SHAPES_SEL),-s $(R)/shapes.tsv -S "$$($(LP_BIN)/lp-confget run.top_n_shapes $(R)/ncu/config.yaml)" \
-	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") $(if $(LP_INJ),-i $(LP_INJ)) \
-	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) $(LP_OUT)
+	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") $(if $(LP_INJ),-i $(LP_INJ)) $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) $(LP_OUT)
 
 ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
@@ -296,14 +272,14 @@ $(R)/ncu/metrics.avail: $(LP_BIN)/lp-ncumetrics | $(R)/ncu $(R)/untraced/report_
 # makes each launch of a selected kernel wait ~0.1 s (tests/gpu/README.md).
 LP_INJ_NCU := $(and $(LP_HAVE_STATS),$(R)/injected.tsv)
 LP_PROCS_NCU := $(and $(LP_INJ_NCU),$(LP_PER_RANGE),$(R)/procs.tsv)
+LP_NCU_K = $(LP_BIN)/lp-ncucmd -k $(R)/topn.tsv < $(R)/ncu/config.yaml
 LP_PROCS_OPT := $(if $(LP_INJ_NCU),-I $(LP_INJ_NCU)) $(if $(LP_PROCS_NCU),-K $(LP_PROCS_NCU))
 $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/ncu/metrics.avail \
 		$(LP_INJ_NCU) $(LP_PROCS_NCU) $(LP_BIN)/lp-ncucmd $(LP_BIN)/lp-confget
 	$(LP_SAY)
 	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
 	  $(LP_BIN)/lp-ncucmd -a $(R)/ncu/metrics.avail -k $(R)/topn.tsv -o $(R)/ncu/report.tmp $(LP_PROCS_OPT) \
-	  -- < $(R)/ncu/config.yaml > $@.tmp $(LP_UNTMP)
-	$(Q)mv $@.tmp $@
+	  -- < $(R)/ncu/config.yaml $(LP_OUT)
 
 # ncu on exactly the top-N kernels inside the stage.  ncu exits 0 when its
 # filters match nothing; that is an error here, with the filters shown.
@@ -311,19 +287,11 @@ $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/n
 # workload itself (per launch configuration: lp-ncucmd -n), stops it once
 # every selected configuration is profiled (topn.tsv's "# stop:"); it
 # times the replay (profile.stop.tsv).
-$(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd $(R)/topn.tsv $(R)/ncu/config.yaml $(LP_BIN)/lp-ncustop
+$(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd $(R)/topn.tsv $(R)/ncu/config.yaml $(LP_BIN)/lp-ncustop | $(LP_BIN)/lp-runstep
 	$(LP_SAY)
-	$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
-	$(call lp_need,ncu,install Nsight Compute); \
-	rm -f $@ $@.cmd $(R)/ncu/report.tmp.* $(R)/ncu/profile.stop.tsv; \
-	echo "lp: profiling with ncu: $$(cat $<)"; \
-	n=$$($(LP_BIN)/lp-ncucmd -n -k $(R)/topn.tsv < $(R)/ncu/config.yaml) || exit 1; \
-	$(LP_T0) $(LP_BIN)/lp-ncustop -n "$$n" -t $(R)/ncu/profile.stop.tsv -- sh $< || \
-	  { rc=$$?; echo "lp: ncu failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
-	[ -s $(R)/ncu/report.tmp.ncu-rep ] || { echo "lp: ncu profiled no kernel (no report written). Filters used:" >&2; \
-	  $(LP_BIN)/lp-ncucmd -d -k $(R)/topn.tsv < $(R)/ncu/config.yaml >&2; exit 1; }; \
-	$(call lp_took,ncu profile,1,$(R)/ncu/profile.time); \
-	cp $< $@.cmd && mv $(R)/ncu/report.tmp.ncu-rep $@
+	$(Q)rm -f $(R)/ncu/report.tmp.*; n=$$($(LP_NCU_K) -n) || exit 1; f=$$($(LP_NCU_K) -d); $(LP_BIN)/lp-runstep -k $@ -c $< -n 'ncu:install Nsight Compute' \
+	  -p 'profiling with ncu: %c' -e 'ncu failed with exit code %r; fix it and re-run make' -o $(R)/ncu/report.tmp.ncu-rep -m "ncu profiled no kernel (no report written). Filters used:"$$'\n'"$$f" \
+	  -a -t 'ncu profile' -T $(R)/ncu/profile.time -- $(LP_BIN)/lp-ncustop -n "$$n" -t $(R)/ncu/profile.stop.tsv -- sh $<
 else ifneq ($(LP_IMP_NCUREP),)
 $(R)/ncu/report.ncu-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/ncu
 	$(LP_SAY)
@@ -367,8 +335,7 @@ $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) $(LP_PGPU) \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
-	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
-	  $(LP_KSRC) $(LP_OUT)
+	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) $(LP_KSRC) $(LP_OUT)
 
 # kernels.md: kernels.tsv's rows with each kernel's roofline class
 # (kernels_md.tsv), rendered by lp-summary like every report.
@@ -394,12 +361,10 @@ LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 # ("# kernels:", the profiled one where it is known).
 $(R)/procs.tsv: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.device \
 		$(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
-		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget \
-		| $(R)/ncu/config.yaml
+		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget | $(R)/ncu/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
-	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
-	  $(LP_OUT)
+	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv $(LP_OUT)
 # The processes nsys injected, which one it launched and which made CUDA
 # calls (nsys's own diagnostics in the export).
 $(R)/injected.tsv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-injected
@@ -833,8 +798,7 @@ $(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.ava
 	$(LP_SAY)
 	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
 	  $(LP_BIN)/lp-ncucmd -p ncu_regions -R -a $(R)/ncu/metrics.avail -o $(LP_RD)/tmp.d \
-	  -- < $(LP_RD)/config.yaml > $@.tmp $(LP_UNTMP)
-	$(Q)mv $@.tmp $@
+	  -- < $(LP_RD)/config.yaml $(LP_OUT)
 
 # ncu over the regions, a depth at a time (lp-ncuregions: a depth whose
 # command did not change keeps its report; each report exported to dN.csv).
@@ -977,8 +941,7 @@ check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-gate -R $(RUN) -B $(LP_BASE) -t '$(REGRESSION)' $(if $(CLAIM),-c $(CLAIM) -m $(REALIZED)) \
 	  -o $(R)/check-regression.rc -- $(LP_BIN)/lp-stagediff -r '$(REGRESSION)' $(LP_CMP_IN) \
-	  -- $(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv \
-	  $(if $(CLAIM),-- $(lp_realized) -c $(CLAIM) -m $(REALIZED))
+	  -- $(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv $(if $(CLAIM),-- $(lp_realized) -c $(CLAIM) -m $(REALIZED))
 else
 $(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare.md check-regression:
 	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other $(if $(filter check-regression,$@),check-regression,compare.md)" >&2; exit 1
@@ -1036,15 +999,11 @@ LP_T0 = lp_t0=$$(date +%s.%N);
 # what to say when nsys wrote no report, $(5) its step in profile_cost.tsv.
 define lp_capture
 $(LP_SAY)
-$(Q)if [ -f $@ ] && cmp -s $< $@.cmd; then touch $@; exit 0; fi; \
-$(call lp_need,nsys,install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=)); \
-rm -f $@ $@.cmd $(1)/report.tmp.*; \
-echo "lp: $(2): $$(cat $<)"; \
-$(LP_T0) sh $< || { rc=$$?; echo "lp: $(3) with exit code $$rc (the workload's own code when it failed); fix it and re-run make" >&2; exit $$rc; }; \
-[ -s $(1)/report.tmp.nsys-rep ] || { echo "lp: $(strip $(4)) Command: $$(cat $<)" >&2; exit 1; }; \
-$(call lp_took,$(5),1,$(1)/profile.time); \
-cp $< $@.cmd && mv $(1)/report.tmp.nsys-rep $@
+$(Q)rm -f $(1)/report.tmp.* && $(LP_BIN)/lp-runstep -k $@ -c $< -n '$(LP_NSYS_NEED)' -p "$(2): %c" \
+  -e "$(3) with exit code %r (the workload's own code when it failed); fix it and re-run make" \
+  -o $(1)/report.tmp.nsys-rep -m "$(strip $(4)) Command: %c" -a -t '$(5)' -T $(1)/profile.time -- sh $<
 endef
+LP_NSYS_NEED := nsys:install Nsight Systems (nsys) and put its bin folder on PATH
 lp_took = lp_w=$$(awk -v a=$$lp_t0 -v b=$$(date +%s.%N) 'BEGIN { printf "%.2f", b - a }'); \
 	printf '%s\t%s\t%s\n' "$(1)" $$lp_w '$(2)' > $(3); echo "lp: $(1) took $$lp_w s"
 

@@ -232,7 +232,7 @@ test_expect_success 'OPS=aten live: nsys profile gets --pytorch=autograd-shapes-
 	lpmake -s RUN=live WORK="python3 tests/workloads/hf_gpt2.py" MODEL=hf-gpt2 OPS=aten "$S2/live/nsys/profile.cmd" &&
 	test_grep -e "--pytorch=autograd-shapes-nvtx" "$S2/live/nsys/profile.cmd" &&
 	lpmake -n RUN=live "$S2/live/nsys/stats.log" >dry &&
-	test_grep "for r in .*nvtx_pushpop_trace cuda_api_trace cuda_gpu_trace" dry &&
+	test_grep -e "-f [^ ]*/report_nvtx_pushpop_trace\.csv .*-f [^ ]*/report_cuda_api_trace\.csv .*-f [^ ]*/report_cuda_gpu_trace\.csv" dry &&
 	lpmake -s RUN=live OPS= "$S2/live/nsys/profile.cmd" &&
 	! grep -e "--pytorch" "$S2/live/nsys/profile.cmd" &&
 	test_must_fail lpmake -s RUN=live OPS=shapes "$S2/live/nsys/profile.cmd" 2>err &&
