@@ -204,12 +204,21 @@ lp_empty_capture = the capture holds no $(1) data (nsys stats: \"does not contai
   else check that the workload pushes the stages' ranges inside the capture (make RUN=$(RUN) config.yaml: stages, nsys_cli.capture_range)
 lp_nodata = -x "does not contain $(1) data" -m "$(call lp_empty_capture,$(1))"
 LP_ST := $(R)/nsys/stats.tmp
-$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) $(LP_PACKS_NEEDED) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd | $(LP_BIN)/lp-tracesort $(LP_BIN)/lp-runstep
+LP_STATS_CHECKS = $(call lp_nodata,NV Tools Extension (NVTX)) $(call lp_nodata,CUDA kernel) $(foreach r,$(LP_NSYS_NEEDED),\
+	-f $(LP_ST)/report_$(r).csv -m "nsys stats wrote no $(r) report (log: $(R)/nsys/stats.log)")
+# (the traces that are not packed, put in time order before they move in)
+LP_SORT_ST := $(patsubst %,$(LP_ST)/report_%.csv,$(filter-out $(LP_PACKED),$(LP_TRACES)))
+$(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
+		| $(LP_BIN)/lp-tracesort $(LP_BIN)/lp-runstep
 	$(LP_SAY)
-	$(Q)rm -rf $(LP_ST) && mkdir -p $(LP_ST) && $(LP_BIN)/lp-runstep -n '$(LP_NSYS_NEED)' -g -l $(LP_ST)/log -L $(R)/nsys/stats.log.failed $(call lp_nodata,NV Tools Extension (NVTX)) \
-	  $(call lp_nodata,CUDA kernel) $(foreach r,$(LP_NSYS_NEEDED),-f $(LP_ST)/report_$(r).csv -m "nsys stats wrote no $(r) report (log: $(R)/nsys/stats.log)") -t 'nsys stats' -T $(R)/nsys/stats.time -- sh $(R)/nsys/stats.cmd
-	$(Q)for f in $(patsubst %,$(LP_ST)/report_%.csv,$(filter-out $(LP_PACKED),$(LP_TRACES))); do [ ! -f $$f ] || { $(LP_BIN)/lp-tracesort $$f > $$f.sorted && mv $$f.sorted $$f; }; done; \
-	rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(LP_ST)/report_*.csv $(R)/nsys/ && for f in $(LP_PACKED:%=$(LP_NS)%); do [ ! -f $$f.csv ] || { $(LP_BIN)/lp-tracesort -p $$f.csv > $$f.lpt.tmp && mv $$f.lpt.tmp $$f.lpt; }; done && mv $(LP_ST)/log $(R)/nsys/stats.log && rm -rf $(LP_ST)
+	$(Q)rm -rf $(LP_ST) && mkdir -p $(LP_ST) && $(LP_BIN)/lp-runstep -n '$(LP_NSYS_NEED)' -g -l $(LP_ST)/log \
+	  -L $(R)/nsys/stats.log.failed $(LP_STATS_CHECKS) -t 'nsys stats' -T $(R)/nsys/stats.time -- sh $(R)/nsys/stats.cmd
+	$(Q)for f in $(LP_SORT_ST); do [ ! -f $$f ] || { $(LP_BIN)/lp-tracesort $$f > $$f.sorted && mv $$f.sorted $$f; }; done
+	$(Q)rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(LP_ST)/report_*.csv $(R)/nsys/ && mv $(LP_ST)/log $(R)/nsys/stats.log && rm -rf $(LP_ST)
+# The two traces of every launch, packed from nsys stats' CSV (lp-tracesort -p).
+$(LP_PACKS_NEEDED): $(LP_NS)%.lpt: $(LP_NS)%.csv | $(LP_BIN)/lp-tracesort
+	$(LP_SAY)
+	$(Q)$(LP_BIN)/lp-tracesort -p $< $(LP_OUT)
 else
 # Imported exports are copied in under the names nsys stats would use;
 # per-process parts of one job (lp-import checked that they are) are
@@ -244,11 +253,13 @@ LP_SHAPES_SEL := $(and $(LP_SHAPES),$(LP_LIVE))
 # per-launch-config filter is slow there (lp-topn(1), -i).
 LP_INJ := $(and $(LP_SHAPES_SEL),$(LP_HAVE_STATS),$(R)/injected.tsv)
 $(R)/topn.tsv: $(LP_KSRC) $(R)/nsys/config.yaml $(R)/ncu/config.yaml conf/operators.yaml \
-		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) $(LP_INJ) $(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
+		$(if $(LP_PER_RANGE),$(R)/procs.tsv $(R)/hostside.tsv) $(if $(LP_SHAPES_SEL),$(R)/shapes.tsv) $(LP_INJ) \
+		$(LP_BIN)/lp-topn $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-topn -x conf/operators.yaml $(LP_PID) -n "$$($(LP_BIN)/lp-confget run.top_n_kernels $(R)/ncu/config.yaml)" \
 	  $(if $(LP_SHAPES_SEL),-s $(R)/shapes.tsv -S "$$($(LP_BIN)/lp-confget run.top_n_shapes $(R)/ncu/config.yaml)" \
-	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") $(if $(LP_INJ),-i $(LP_INJ)) $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) $(LP_OUT)
+	  -p "$$($(LP_BIN)/lp-confget run.cover_pct $(R)/ncu/config.yaml)") $(if $(LP_INJ),-i $(LP_INJ)) \
+	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE)) $(LP_KSRC) $(LP_OUT)
 
 ifneq ($(LP_LIVE),)
 # The metrics this GPU's ncu knows: a preset metric it lacks is dropped and
@@ -287,11 +298,13 @@ $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/n
 # workload itself (per launch configuration: lp-ncucmd -n), stops it once
 # every selected configuration is profiled (topn.tsv's "# stop:"); it
 # times the replay (profile.stop.tsv).
+LP_NCU_SAYS = -n 'ncu:install Nsight Compute' -p 'profiling with ncu: %c' -e 'ncu failed with exit code %r; fix it and re-run make' \
+	-o $(R)/ncu/report.tmp.ncu-rep -m "ncu profiled no kernel (no report written). Filters used:"$$'\n'"$$f"
 $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd $(R)/topn.tsv $(R)/ncu/config.yaml $(LP_BIN)/lp-ncustop | $(LP_BIN)/lp-runstep
 	$(LP_SAY)
-	$(Q)rm -f $(R)/ncu/report.tmp.*; n=$$($(LP_NCU_K) -n) || exit 1; f=$$($(LP_NCU_K) -d); $(LP_BIN)/lp-runstep -k $@ -c $< -n 'ncu:install Nsight Compute' \
-	  -p 'profiling with ncu: %c' -e 'ncu failed with exit code %r; fix it and re-run make' -o $(R)/ncu/report.tmp.ncu-rep -m "ncu profiled no kernel (no report written). Filters used:"$$'\n'"$$f" \
-	  -a -t 'ncu profile' -T $(R)/ncu/profile.time -- $(LP_BIN)/lp-ncustop -n "$$n" -t $(R)/ncu/profile.stop.tsv -- sh $<
+	$(Q)rm -f $(R)/ncu/report.tmp.*; n=$$($(LP_NCU_K) -n) || exit 1; f=$$($(LP_NCU_K) -d); \
+	$(LP_BIN)/lp-runstep -k $@ -c $< $(LP_NCU_SAYS) -a -t 'ncu profile' -T $(R)/ncu/profile.time \
+	  -- $(LP_BIN)/lp-ncustop -n "$$n" -t $(R)/ncu/profile.stop.tsv -- sh $<
 else ifneq ($(LP_IMP_NCUREP),)
 $(R)/ncu/report.ncu-rep: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/ncu
 	$(LP_SAY)
@@ -335,7 +348,8 @@ $(R)/kernels.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(if $(LP_HAVE_NCU),$(R)/ncu/metrics
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-kernjoin $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_PID) $(LP_PGPU) \
 	  $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE),-T "nsys cuda_gpu_kern_sum, whole capture ($(LP_KSRC))") \
-	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) $(LP_KSRC) $(LP_OUT)
+	  $(if $(LP_HAVE_NCU),-m $(R)/ncu/metrics.tsv -M $(LP_NCU_LABEL)) \
+	  $(LP_KSRC) $(LP_OUT)
 
 # kernels.md: kernels.tsv's rows with each kernel's roofline class
 # (kernels_md.tsv), rendered by lp-summary like every report.
@@ -361,10 +375,12 @@ LP_STATS_DONE := $(if $(LP_HAVE_STATS),$(R)/nsys/stats.log)
 # ("# kernels:", the profiled one where it is known).
 $(R)/procs.tsv: $(LP_PRESETS_NCU) $(R)/vars/presets.ncu $(R)/vars/overrides.device \
 		$(call lp_rep,nvtx_kern_sum) $(call lp_rep,nvtx_gpu_proj_trace) \
-		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget | $(R)/ncu/config.yaml
+		$(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-procs $(LP_BIN)/lp-confget \
+		| $(R)/ncu/config.yaml
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-procs -D "$$($(LP_BIN)/lp-confget -d -1 ncu_cli.device $(R)/ncu/config.yaml)" \
-	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv $(LP_OUT)
+	  $(call lp_opt,-g,nvtx_gpu_proj_trace) $(call lp_opt,-t,cuda_gpu_trace) $(LP_NS)nvtx_kern_sum.csv \
+	  $(LP_OUT)
 # The processes nsys injected, which one it launched and which made CUDA
 # calls (nsys's own diagnostics in the export).
 $(R)/injected.tsv: $(R)/nsys/report.sqlite $(LP_BIN)/lp-injected
@@ -941,7 +957,8 @@ check-regression: $(LP_CMP_IN) $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-gate -R $(RUN) -B $(LP_BASE) -t '$(REGRESSION)' $(if $(CLAIM),-c $(CLAIM) -m $(REALIZED)) \
 	  -o $(R)/check-regression.rc -- $(LP_BIN)/lp-stagediff -r '$(REGRESSION)' $(LP_CMP_IN) \
-	  -- $(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv $(if $(CLAIM),-- $(lp_realized) -c $(CLAIM) -m $(REALIZED))
+	  -- $(LP_BIN)/lp-diff -n $(LP_CMP_ROWS) -r '$(REGRESSION)' -S $(R)/compare_stages.tsv $(LP_B)/kernels.tsv $(R)/kernels.tsv \
+	  $(if $(CLAIM),-- $(lp_realized) -c $(CLAIM) -m $(REALIZED))
 else
 $(R)/compare.tsv $(R)/compare_stages.tsv $(R)/compare_verdict.tsv $(R)/compare_waterfall.tsv $(R)/compare_findings.tsv $(R)/compare.md check-regression:
 	@echo "lp: compare with which run? make RUN=$(RUN) BASE=other $(if $(filter check-regression,$@),check-regression,compare.md)" >&2; exit 1
