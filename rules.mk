@@ -130,12 +130,28 @@ $(R)/nsys/report.nsys-rep: $(R)/nsys/profile.cmd | $(R)/env.json $(R)/bwprobe.ts
 # runs none).
 # Re-run, as the capture, only when its command text changed; written
 # under a temporary name.
-$(R)/untraced/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget \
-		| $(R)/untraced
+# UNTRACED_GPU=N (with CUDA_VISIBLE_DEVICES the workload's one GPU): the
+# untraced run on GPU N instead, beside the capture, both at once (make
+# runs two recipes at a time where it was not told how many), once
+# lp-gpupair has shown N to be of the workload's kind and idle
+# (untraced/gpu.tsv); the first answer then waits for one run of the
+# workload, not two (tests/gpu/README.md: within the workload's own spread
+# alone beside the capture; not beside ncu, which still waits for it).
+LP_UT_BESIDE := $(LP_UNTRACED_GPU)
+LP_UT_GPUVAR := $(wildcard $(R)/vars/UNTRACED_GPU)
+ifneq ($(LP_UT_BESIDE),)
+MAKEFLAGS += -j2
+$(R)/untraced/gpu.tsv: $(LP_UT_GPUVAR) $(LP_BIN)/lp-gpupair | $(R)/untraced
 	$(LP_SAY)
-	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) \
-	  $(LP_BIN)/lp-nsyscmd -u -o $(R)/untraced/report.tmp -- < $(R)/nsys/config.yaml $(LP_OUT)
-$(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(R)/nsys/report.nsys-rep $(LP_BIN)/lp-runstep
+	$(Q)$(LP_BIN)/lp-gpupair -w "$${CUDA_VISIBLE_DEVICES-}" -u $(LP_UNTRACED_GPU) $(LP_OUT)
+endif
+$(R)/untraced/profile.cmd: $(R)/nsys/config.yaml $(R)/inputs.yaml $(LP_BIN)/lp-nsyscmd $(LP_BIN)/lp-confget \
+		$(LP_UT_GPUVAR) $(if $(LP_UT_BESIDE),$(R)/untraced/gpu.tsv) | $(R)/untraced
+	$(LP_SAY)
+	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) $(LP_BIN)/lp-nsyscmd -u \
+	  $(if $(LP_UT_BESIDE),-g $(LP_UNTRACED_GPU)) -o $(R)/untraced/report.tmp -- < $(R)/nsys/config.yaml $(LP_OUT)
+$(R)/untraced/report.nsys-rep: $(R)/untraced/profile.cmd | $(LP_BIN)/lp-runstep \
+		$(if $(LP_UT_BESIDE),$(R)/env.json $(R)/bwprobe.tsv $(R)/linkprobe.tsv,$(R)/nsys/report.nsys-rep)
 	$(call lp_capture,$(R)/untraced,timing the workload untraced (NVTX alone) with nsys,nsys profile of the untraced timing run failed,\
 	  nsys wrote no report of the untraced timing run (NVTX alone$(comma) the capture's range).,nsys untraced profile)
 
@@ -667,9 +683,9 @@ LP_COST_REG := $(wildcard $(R)/ncu/regions/exports.list)
 $(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/untraced/report_nvtx_pushpop_trace.csv \
 		$(R)/nsys/report.sqlite $(R)/nsys/stats.log $(R)/ncu/metrics.avail \
 		$(R)/ncu/report.ncu-rep $(R)/ncu/report.csv $(R)/roofline.tsv $(LP_COST_REG) $(wildcard $(R)/alone.tsv) \
-		$(LP_BIN)/lp-cost
+		$(LP_UT_GPUVAR) $(LP_BIN)/lp-cost
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-cost -R $(R) $(if $(LP_COST_REG),-r $(LP_COST_REG)) $(if $(wildcard $(R)/alone.tsv),-a $(R)/alone.tsv) $(LP_OUT)
+	$(Q)$(LP_BIN)/lp-cost -R $(R) $(if $(LP_UT_BESIDE),-b) $(if $(LP_COST_REG),-r $(LP_COST_REG)) $(if $(wildcard $(R)/alone.tsv),-a $(R)/alone.tsv) $(LP_OUT)
 
 # The workload alone, timed once, as the profiles ran it.
 $(R)/alone.tsv: $(R)/inputs.yaml $(LP_BIN)/lp-confget
@@ -699,7 +715,7 @@ $(R)/capture_audit.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) 
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT
 # brings their exports, it shows them too.
 LP_SUMMARY_IN := $(R)/brief.tsv $(R)/environment.tsv $(R)/gpu.tsv $(R)/aggregates.tsv $(R)/stages.tsv \
-	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv) $(R)/hostside.tsv $(LP_AUDIT) $(R)/ranks.tsv $(R)/rank_waterfall.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
+	$(R)/steps.tsv $(if $(LP_LIVE),$(R)/untraced.tsv $(if $(LP_UT_BESIDE),$(R)/untraced/gpu.tsv)) $(R)/hostside.tsv $(LP_AUDIT) $(R)/ranks.tsv $(R)/rank_waterfall.tsv $(R)/overlap.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
 	$(LP_GM) $(R)/dram_bw.tsv $(R)/waterfall.tsv $(R)/bound.tsv $(R)/roofline.tsv $(LP_OPS_TABLES) $(R)/top_kernels.tsv $(if $(or $(wildcard $(R)/ncu/regions/exports.list),\
 	$(LP_IMP_REGCSV),$(LP_IMP_REGREP)),$(R)/regions.tsv) \
 	$(R)/findings.tsv $(if $(LP_LIVE),$(R)/profile_cost.tsv)

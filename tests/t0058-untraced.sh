@@ -310,4 +310,59 @@ test_expect_success 'a real H100 pair: decode_step untraced is the workload'"'"'
 	table g.tsv stage traced_over_untraced | awk -F"\t" "\$1 == \"decode_step\" { exit !(\$2 > 1.05) }"
 '
 
+# UNTRACED_GPU (issue 42): the untraced run on a second GPU of the
+# workload's kind, beside the capture, both at once; lp-gpupair refuses
+# another kind, a busy GPU, the workload's own and a workload on no one
+# GPU (the stand-in nvidia-smi lists two H200s, as the x2 machine did).
+test_expect_success 'UNTRACED_GPU=1: the untraced run on GPU 1 beside the capture, both at once; gpu.tsv, details.md, profile_cost.tsv' '
+	cat >slow.sh <<-EOF &&
+	echo "start \$(date +%s.%N)" >>"$TRASH/bruns"
+	sleep 1
+	echo "end \$(date +%s.%N)" >>"$TRASH/bruns"
+	EOF
+	rm -f "$TRASH/bruns" &&
+	CUDA_VISIBLE_DEVICES=0 LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=bes "WORK=sh $PWD/slow.sh" UNTRACED_GPU=1 MODEL=tinyllm \
+		stakeholder_summary.md >out 2>&1 || { cat out; false; } &&
+	r=$S2/bes &&
+	test_grep -e "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0,CUDA_VISIBLE_DEVICES=1 " "$r/untraced/profile.cmd" &&
+	! grep CUDA_VISIBLE_DEVICES "$r/nsys/profile.cmd" &&
+	table "$r/untraced/gpu.tsv" run index name processes >got &&
+	printf "%s\t%s\t%s\t%s\n" "capture (workload)" 0 "NVIDIA H200" 0 "untraced timing run" 1 "NVIDIA H200" 0 >expect &&
+	test_cmp expect got &&
+	# the capture and the untraced run at once: the second began before
+	# the first ended (make ran two recipes without -j)
+	test $(grep -c ^start "$TRASH/bruns") = 3 &&
+	sed -n 2p "$TRASH/bruns" | grep -q ^start &&
+	test_grep "^## The untraced run.s GPU" "$r/details.md" &&
+	test_grep "^# note: the untraced timing run ran beside the capture, on another GPU of its kind (UNTRACED_GPU, untraced/gpu.tsv): the total counts the shorter of the two, [0-9.]* s, once.$" "$r/profile_cost.tsv" &&
+	test_grep "^# note: floor: .* at once, on two GPUs: the longer" "$r/profile_cost.tsv" &&
+	CUDA_VISIBLE_DEVICES=0 lpmake -q RUN=bes stakeholder_summary.md &&
+	# recorded: a later make needs it not again, UNTRACED_GPU= clears it
+	# and the untraced run runs again, after the capture, on its GPU
+	lpmake -q RUN=bes stakeholder_summary.md &&
+	LP_FAKE_NSYS_UNTRACED=$TRASH/un/t lpmake RUN=bes UNTRACED_GPU= untraced/profile.cmd >out 2>&1 &&
+	! grep CUDA_VISIBLE_DEVICES "$r/untraced/profile.cmd"
+'
+
+test_expect_success 'UNTRACED_GPU refused: no one GPU for the workload, its own GPU, another kind, a busy GPU, not an index' '
+	for c in "|1|needs the workload on one GPU named by CUDA_VISIBLE_DEVICES" "0,1|1|needs the workload on one GPU" \
+		"0|0|is the workload.s GPU" "0|7|UNTRACED_GPU=7: nvidia-smi lists no such GPU"; do
+		IFS="|" read -r v u m <<-EOF
+		$c
+		EOF
+		rm -rf "$S2/ref" &&
+		CUDA_VISIBLE_DEVICES=$v test_expect_code 2 lpmake RUN=ref "$WORK" UNTRACED_GPU=$u MODEL=tinyllm untraced/profile.cmd >out 2>err &&
+		test_grep "lp-gpupair: .*$m" err && test ! -e "$S2/ref/untraced/gpu.tsv" && test ! -e "$S2/ref/untraced/profile.cmd" || return 1
+	done &&
+	{ echo "index, uuid, name, memory.total [MiB], clocks.max.sm [MHz], clocks.max.memory [MHz], power.limit [W]" &&
+	  echo "0, GPU-a, NVIDIA H200, 143771, 1980, 3201, 700.00" && echo "1, GPU-b, NVIDIA H100 80GB HBM3, 81559, 1980, 2619, 700.00"; } >gpus.csv &&
+	LP_FAKE_SMI_GPUS=$PWD/gpus.csv CUDA_VISIBLE_DEVICES=0 test_expect_code 2 lpmake RUN=ref UNTRACED_GPU=1 untraced/profile.cmd >out 2>err &&
+	test_grep "lp-gpupair: GPU 1 is not of the workload.s kind: its name is NVIDIA H100 80GB HBM3, GPU 0.s NVIDIA H200" err &&
+	echo GPU-5f1c0d2e-0b7a-4c51-9d3e-2a6f8e1b7c44 >apps &&
+	LP_FAKE_SMI_APPS=$PWD/apps CUDA_VISIBLE_DEVICES=0 test_expect_code 2 lpmake RUN=ref UNTRACED_GPU=1 untraced/profile.cmd >out 2>err &&
+	test_grep "lp-gpupair: GPU 1 runs 1 other process" err &&
+	test_expect_code 2 lpmake RUN=ref UNTRACED_GPU=x1 untraced/profile.cmd >out 2>err &&
+	test_grep "UNTRACED_GPU=\"x1\": give the index nvidia-smi lists the GPU under" err
+'
+
 test_done

@@ -15,7 +15,7 @@
 #include "lp-cost/cost.h"
 
 static const char synopsis[] =
-    "lp-cost [-a alone.tsv] [-c roofline.tsv] [-k kernels.csv] "
+    "lp-cost [-b] [-a alone.tsv] [-c roofline.tsv] [-k kernels.csv] "
     "[-m app-range|range] [-R run] [-r exports.list] [-s profile.stop.tsv] "
     "[timing.tsv ...]";
 
@@ -147,6 +147,7 @@ emit_rows(const struct cost *c)
 		free(runs.why);
 		free(pass.why);
 	}
+	wall -= c->overlap;
 	lp_row_text(&r, "total");
 	lp_row_num(&r, wall, 3);
 	emit_cell(&r, &truns);
@@ -209,6 +210,19 @@ step_named(const struct cost *c, const char *name)
 	return NULL;
 }
 
+/* -b: the shorter of the capture and the untraced run, which ran at once
+ * on two GPUs, counted once. */
+static void
+beside(struct cost *c)
+{
+	const struct step *ns = step_named(c, "nsys profile");
+	const struct step *nu = step_named(c, "nsys untraced profile");
+
+	if (!c->beside || !ns || !nu)
+		return;
+	c->overlap = fmin(ns->wall, nu->wall);
+}
+
 /* ncu profile split into its replay and the application under ncu (-s),
  * and the floor: the application runs the profile is made of, nsys's
  * capture, the untraced timing run where there is one and ncu's (with
@@ -230,12 +244,25 @@ floor_notes(const struct cost *c)
 		    c->replay, 0), c->stopped ? "the workload was stopped once "
 		    "the last launch was profiled (lp-ncustop(1))" : "the "
 		    "workload ran to its end");
+	if (c->overlap > 0)
+		lp_tab_meta(out, "note", "the untraced timing run ran beside the "
+		    "capture, on another GPU of its kind (UNTRACED_GPU, "
+		    "untraced/gpu.tsv): the total counts the shorter of the two, "
+		    "%.2f s, once.", c->overlap);
 	if (!ns || !nc)
 		return;
 	for (i = 0; i < c->n; i++)
 		all += c->st[i].wall;
-	fl = ns->wall + nc->wall + (nu ? nu->wall : 0);
-	if (fl > 0 && nu)
+	all -= c->overlap;
+	fl = ns->wall + nc->wall + (nu ? nu->wall : 0) - c->overlap;
+	if (fl > 0 && nu && c->overlap > 0)
+		lp_tab_meta(out, "note", "floor: %.2f s, the application runs one "
+		    "after another (nsys profile %.2f s and the untraced timing "
+		    "run %.2f s at once, on two GPUs: the longer; then ncu profile "
+		    "%.2f s with its replay); the whole profile is %.2fx its "
+		    "floor, the rest lp's own steps.", fl, ns->wall, nu->wall,
+		    nc->wall, all / fl);
+	else if (fl > 0 && nu)
 		lp_tab_meta(out, "note", "floor: %.2f s, the three application "
 		    "runs (nsys profile %.2f s, the untraced timing run %.2f s, "
 		    "ncu profile %.2f s with its replay); the whole profile is "
@@ -387,9 +414,10 @@ main(int argc, char **argv)
 
 	lp_start(argc, argv, synopsis);
 	out = lp_tab_out();
-	while ((ch = lp_getopt(argc, argv, "a:c:k:m:R:r:s:", synopsis)) != -1) {
+	while ((ch = lp_getopt(argc, argv, "a:bc:k:m:R:r:s:", synopsis)) != -1) {
 		switch (ch) {
 		case 'a': c.apath = optarg; break;
+		case 'b': c.beside = 1; break;
 		case 'c': c.cpath = optarg; break;
 		case 'k': c.kpath = optarg; break;
 		case 'm': c.mode = optarg; break;
@@ -427,6 +455,7 @@ main(int argc, char **argv)
 		load_coverage(&c);
 	if (c.spath)
 		load_stop(&c);
+	beside(&c);
 	check_join(&c);
 	emit_table(&c);
 	free_cost(&c);

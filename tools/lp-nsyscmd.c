@@ -15,7 +15,8 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-nsyscmd [-0u] [-e | -r | -s] [-o base] [-- workload-or-report...]";
+    "lp-nsyscmd [-0u] [-e | -r | -s] [-g gpu] [-o base] "
+    "[-- workload-or-report...]";
 
 static const char *const ranges[] = { "nvtx", "none", NULL };
 static const char *const ends[] = { "stop", "stop-shutdown", "repeat",
@@ -79,9 +80,11 @@ capture_range(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
 	lp_sb_free(&b);
 }
 
-/* --env-var=NAME=value,... from nsys_cli.env. */
+/* --env-var=NAME=value,... from nsys_cli.env, and the untraced run's GPU
+ * (-g: CUDA_VISIBLE_DEVICES) where it has one of its own. */
 static void
-env_vars(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
+env_vars(const struct lp_ynode *cfg, const char *file, const char *gpu,
+    struct lp_av *av)
 {
 	const struct lp_ynode *env = lp_yaml_get(cfg, "nsys_cli.env");
 	struct lp_sb b = { 0 };
@@ -97,8 +100,15 @@ env_vars(const struct lp_ynode *cfg, const char *file, struct lp_av *av)
 		    strchr(env->keys[i], '=') || strchr(env->keys[i], ','))
 			lp_die_at(LP_EXIT_DATA, file, v->line, 0, "nsys_cli.env.%s: "
 			    "expected a value without ','", env->keys[i]);
+		if (gpu && !strcmp(env->keys[i], "CUDA_VISIBLE_DEVICES"))
+			lp_die_at(LP_EXIT_DATA, file, v->line, 0, "nsys_cli.env."
+			    "CUDA_VISIBLE_DEVICES and UNTRACED_GPU both name the "
+			    "untraced run's GPU: give one");
 		lp_sb_printf(&b, "%s%s=%s", i ? "," : "", env->keys[i], v->s);
 	}
+	if (gpu)
+		lp_sb_printf(&b, "%sCUDA_VISIBLE_DEVICES=%s", b.len ? "," : "",
+		    gpu);
 	if (b.len)
 		lp_av_pushf(av, "--env-var=%s", lp_sb_str(&b));
 	lp_sb_free(&b);
@@ -169,7 +179,7 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
 	lp_av_pushf(av, "--cpuctxsw=%s", lp_cfg_word(cfg, "nsys_cli.cpuctxsw",
 	    "none", file));
 	capture_range(cfg, file, av);
-	env_vars(cfg, file, av);
+	env_vars(cfg, file, NULL, av);
 	/* PyTorch's own NVTX ranges (OPS=aten: autograd-shapes-nvtx) */
 	py = lp_cfg_word(cfg, "nsys_cli.pytorch", "", file);
 	if (*py)
@@ -194,7 +204,7 @@ profile(const struct lp_ynode *cfg, const char *file, const char *base,
  * instance of it in each) and the workload runs as it needs. */
 static void
 untraced(const struct lp_ynode *cfg, const char *file, const char *base,
-    char **work, size_t nwork, struct lp_av *av)
+    char **work, size_t nwork, const char *gpu, struct lp_av *av)
 {
 	lp_av_push(av, "nsys");
 	lp_av_push(av, "profile");
@@ -202,7 +212,7 @@ untraced(const struct lp_ynode *cfg, const char *file, const char *base,
 	lp_av_push(av, "--sample=none");
 	lp_av_push(av, "--cpuctxsw=none");
 	capture_range(cfg, file, av);
-	env_vars(cfg, file, av);
+	env_vars(cfg, file, gpu, av);
 	lp_av_push(av, "--force-overwrite=true");
 	lp_av_pushf(av, "--output=%s", base);
 	lp_av_workload(av, cfg, "nsys_cli.extra_args", work, nwork, file);
@@ -282,14 +292,15 @@ main(int argc, char **argv)
 {
 	struct lp_ynode *cfg;
 	struct lp_av av = { 0 };
-	const char *base = NULL, *name;
+	const char *base = NULL, *name, *gpu = NULL;
 	int c, nul = 0, emode = 0, rmode = 0, smode = 0, umode = 0;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = lp_getopt(argc, argv, "0eo:rsu", synopsis)) != -1) {
+	while ((c = lp_getopt(argc, argv, "0eg:o:rsu", synopsis)) != -1) {
 		switch (c) {
 		case '0': nul = 1; break;
 		case 'e': emode = 1; break;
+		case 'g': gpu = optarg; break;
 		case 'o': base = optarg; break;
 		case 'r': rmode = 1; break;
 		case 's': smode = 1; break;
@@ -301,6 +312,8 @@ main(int argc, char **argv)
 	if (umode && (emode || rmode))
 		lp_die(LP_EXIT_USAGE, "-u goes with the profile or -s, not with "
 		    "-%c", emode ? 'e' : 'r');
+	if (gpu && (!umode || smode))
+		lp_die(LP_EXIT_USAGE, "-g goes with -u's profile alone");
 	if (!rmode && (!base || !*base))
 		lp_die(LP_EXIT_USAGE, "-o base is required");
 	name = "<stdin>";
@@ -318,7 +331,7 @@ main(int argc, char **argv)
 			    (size_t)(argc - optind), umode, &av);
 		else if (umode)
 			untraced(cfg, name, base, argv + optind,
-			    (size_t)(argc - optind), &av);
+			    (size_t)(argc - optind), gpu, &av);
 		else
 			profile(cfg, name, base, argv + optind,
 			    (size_t)(argc - optind), &av);

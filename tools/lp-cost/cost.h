@@ -55,6 +55,10 @@ struct cost {
 	/* -s: what lp-ncustop saw of ncu profile */
 	double launches, replay;
 	int stopped;
+	/* -b: the untraced timing run ran beside the capture, on another
+	 * GPU; the shorter of the two, counted once in the total */
+	int beside;
+	double overlap;
 };
 
 #define REGION_PREFIX "ncu regions depth "

@@ -21,7 +21,7 @@
 
 # The settings: the run's (tools/mk/settings.mk records LP_VARS in the run
 # folder) and the build's (the Makefile checks each).
-override LP_SETTINGS := RUN WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS \
+override LP_SETTINGS := RUN WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS UNTRACED_GPU \
 	LP_STAGE2_DIR REGRESSION CLAIM REALIZED V SAN VALGRIND WERROR FAULT_KILLS B LP_AUTO_DEPS PREFIX DESTDIR \
 	CC CFLAGS LDFLAGS FUZZ_CC FUZZ_TIME NVCC NVCC_ARCH
 # What each setting does: make help and lp(7)'s table of settings (made by
@@ -38,6 +38,7 @@ override lp_doc.STAGE := the stage nsys is gated on and ncu profiles (run.stage)
 override lp_doc.SET := key=value ... : keys of the presets, overridden for this run (the next table)
 override lp_doc.BASE := the run that compare.md and check-regression compare against
 override lp_doc.OPS := aten: GPU time per PyTorch op, from the ATen op ranges
+override lp_doc.UNTRACED_GPU := a second GPU of the workload's kind, idle: the untraced run goes there, beside the capture (with CUDA_VISIBLE_DEVICES=the workload's one GPU)
 override lp_doc.LP_STAGE2_DIR := where the run folders are (tmp/stage2)
 override lp_doc.REGRESSION := check-regression: percent slower that fails (5)
 override lp_doc.CLAIM := check-regression: the lp-findings rule the run claims to fix
@@ -71,7 +72,7 @@ $(if $(filter $(LP_MAKE_VARS),$(LP_TYPED)),$(error $(firstword $(filter $(LP_MAK
 $(foreach v,$(filter-out $(LP_SETTINGS) LP_SETTINGS LP_MAKE_VARS LP_TYPED,$(LP_TYPED)),$(eval override undefine $(v)))
 
 # From here on, no variable of lp's holds what was typed.
-LP_VARS := WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS
+LP_VARS := WORK IMPORT MODEL MODE TOPN COVER NCU_PRESET STAGE SET BASE OPS UNTRACED_GPU
 # (called after the last makefile: the dropped that lp defines)
 lp_refuse_own = $(call lp__refuse,$(strip $(foreach v,$(filter-out $(LP_SETTINGS),$(LP_TYPED)),\
 	$(if $(filter-out undefined,$(origin $(v))),$(v)))))

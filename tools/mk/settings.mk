@@ -153,6 +153,8 @@ $(if $(filter $(RUN),$(LP_BASE)),\
 $(if $(filter-out aten,$(LP_OPS)),$(error OPS="$(LP_OPS)": use OPS=aten (PyTorch op ranges) or OPS= (none)))
 $(if $(LP_TOPN),$(if $(or $(call lp_nondigit,$(LP_TOPN)),$(filter 0%,$(LP_TOPN))),\
 	$(error TOPN="$(LP_TOPN)": use a whole number from 1)))
+$(if $(LP_UNTRACED_GPU),$(if $(call lp_nondigit,$(LP_UNTRACED_GPU)),\
+	$(error UNTRACED_GPU="$(LP_UNTRACED_GPU)": give the index nvidia-smi lists the GPU under (UNTRACED_GPU= clears it))))
 # COVER: one of the words 1 to 100
 lp_pcts := $(foreach a,1 2 3 4 5 6 7 8 9,$(a) $(foreach b,0 1 2 3 4 5 6 7 8 9,$(a)$(b))) 100
 $(if $(LP_COVER),$(if $(filter $(LP_COVER),$(lp_pcts)),,\
