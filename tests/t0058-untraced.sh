@@ -109,6 +109,9 @@ test_expect_success 'live run: the untraced run after the capture, untraced.tsv 
 		test -s "$r/$a" || { echo "missing $a"; return 1; }
 	done &&
 	test_cmp "$TRASH/un/t_nvtx_pushpop_trace.csv" "$r/untraced/report_nvtx_pushpop_trace.csv" &&
+	# a trace nsys stats wrote though no table needs it is packed too:
+	# lp-hostside reads it where it is there (check-gpu t0008 test 9)
+	test -s "$r/nsys/report_cuda_gpu_trace.lpt" &&
 	lp-nsyscmd -u -o "$r/untraced/report.tmp" -- sh tests/fake/workload.sh <"$r/nsys/config.yaml" >want &&
 	test_cmp want "$r/untraced/profile.cmd" &&
 	# the brief says once whose numbers it shows, and where the rest is
