@@ -121,8 +121,10 @@ keep_or_clear(const struct step *s)
 		    was.len);
 	}
 	lp_sb_free(&was);
-	if (same && !utimensat(AT_FDCWD, s->keep, NULL, 0))
+	if (same && !utimensat(AT_FDCWD, s->keep, NULL, 0)) {
+		lp_sb_free(&path);
 		exit(LP_EXIT_OK);
+	}
 	if (s->need)
 		need(s->need);
 	if ((unlink(s->keep) && errno != ENOENT) ||
@@ -281,7 +283,7 @@ options(struct step *s, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	struct step s = { 0 };
+	static struct step s;	/* static: what it holds is reachable at exit */
 	const struct check *bad;
 	double t0;
 	int rc;
