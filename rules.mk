@@ -287,9 +287,8 @@ ifneq ($(LP_LIVE),)
 LP_MCACHE := $(LP_STAGE2_DIR)/.cache/ncu-metrics
 $(R)/ncu/metrics.avail: $(LP_BIN)/lp-ncumetrics | $(R)/ncu $(R)/untraced/report_nvtx_pushpop_trace.csv
 	$(LP_SAY)
-	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_T0) $(LP_BIN)/lp-ncumetrics -c $(LP_MCACHE) > $@.tmp $(LP_UNTMP); \
-	$(call lp_took,ncu metric query,0,$(R)/ncu/metrics.avail.time); mv $@.tmp $@
+	$(Q)$(LP_BIN)/lp-runstep -n '$(LP_NCU_NEED)' -t 'ncu metric query' -T $(R)/ncu/metrics.avail.time -O $@.tmp \
+	  -- $(LP_BIN)/lp-ncumetrics -c $(LP_MCACHE) && mv $@.tmp $@ $(LP_UNTMP)
 
 # ncu_cli.target_processes auto: application-only where the process nsys
 # launched (injected.tsv) alone ran the stage's kernels (procs.tsv): ncu
@@ -312,7 +311,7 @@ $(R)/ncu/profile.cmd: $(R)/ncu/config.yaml $(R)/inputs.yaml $(R)/topn.tsv $(R)/n
 # workload itself (per launch configuration: lp-ncucmd -n), stops it once
 # every selected configuration is profiled (topn.tsv's "# stop:"); it
 # times the replay (profile.stop.tsv).
-LP_NCU_SAYS = -n 'ncu:install Nsight Compute' -p 'profiling with ncu: %c' -e 'ncu failed with exit code %r; fix it and re-run make' \
+LP_NCU_SAYS = -n '$(LP_NCU_NEED)' -p 'profiling with ncu: %c' -e 'ncu failed with exit code %r; fix it and re-run make' \
 	-o $(R)/ncu/report.tmp.ncu-rep -m "ncu profiled no kernel (no report written). Filters used:"$$'\n'"$$f"
 $(R)/ncu/report.ncu-rep: $(R)/ncu/profile.cmd $(R)/topn.tsv $(R)/ncu/config.yaml $(LP_BIN)/lp-ncustop | $(LP_BIN)/lp-runstep
 	$(LP_SAY)
@@ -333,9 +332,8 @@ $(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
 # The report as CSV (--page raw): ncu prints it on stdout.
 $(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
 	$(LP_SAY)
-	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_T0) sh $(R)/ncu/export.cmd > $@.tmp $(LP_UNTMP); \
-	$(if $(LP_LIVE),$(call lp_took,ncu export,0,$(R)/ncu/export.time);) mv $@.tmp $@
+	$(Q)$(LP_BIN)/lp-runstep -n '$(LP_NCU_NEED)' $(if $(LP_LIVE),-t 'ncu export' -T $(R)/ncu/export.time) -O $@.tmp \
+	  -- sh $(R)/ncu/export.cmd && mv $@.tmp $@ $(LP_UNTMP)
 else ifeq ($(words $(LP_IMP_NCUCSV)),1)
 $(R)/ncu/report.csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/ncu
 	$(LP_SAY)
@@ -688,10 +686,9 @@ $(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/untraced/report_nvtx_pushp
 # The workload alone, timed once, as the profiles ran it.
 $(R)/alone.tsv: $(R)/inputs.yaml $(LP_BIN)/lp-confget
 	$(LP_SAY)
-	$(Q)$(LP_TRAP)echo "lp: running the workload alone, to time it"; \
-	$(LP_T0) xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) sh -c '"$$@" >/dev/null' sh || \
-	  { rc=$$?; echo "lp: the workload failed with exit code $$rc; fix it and re-run make" >&2; exit $$rc; }; \
-	$(call lp_took,workload alone,1,$@.tmp); mv $@.tmp $@
+	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) $(LP_BIN)/lp-runstep -a -t 'workload alone' -T $@.tmp \
+	  -p 'running the workload alone, to time it' -e 'the workload failed with exit code %r; fix it and re-run make' -O /dev/null -- \
+	  && mv $@.tmp $@ $(LP_UNTMP)
 else
 $(R)/profile_cost.tsv $(R)/alone.tsv:
 	@echo "lp: run $(RUN) imports exports: lp did not profile it, so it has no profiling cost to show" >&2; exit 1
@@ -834,15 +831,15 @@ $(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.ava
 # command did not change keeps its report; each report exported to dN.csv).
 $(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd
 	$(LP_SAY)
-	$(Q)$(call lp_need,ncu,install Nsight Compute)
-	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp < $< && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(LP_BIN)/lp-runstep -n '$(LP_NCU_NEED)' -- $(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp < $< \
+	  && mv $@.tmp $@ $(LP_UNTMP)
 else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 # Imported region exports: CSVs copied, reports exported with local ncu.
 $(LP_RD)/exports.list: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
 		$(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd | $(LP_RD)
 	$(LP_SAY)
-	$(Q)$(if $(LP_IMP_REGREP),$(call lp_need,ncu,install Nsight Compute to export $(firstword $(LP_IMP_REGREP))))
-	$(Q)$(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp $(addprefix -C ,$(LP_IMP_REGCSV)) \
+	$(Q)$(LP_BIN)/lp-runstep $(if $(LP_IMP_REGREP),-n 'ncu:install Nsight Compute to export $(firstword $(LP_IMP_REGREP))') \
+	  -- $(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp $(addprefix -C ,$(LP_IMP_REGCSV)) \
 	  $(addprefix -r ,$(LP_IMP_REGREP)) < /dev/null && mv $@.tmp $@ $(LP_UNTMP)
 else
 $(LP_RD)/exports.list:
@@ -982,14 +979,13 @@ endif
 # ---- helpers of the recipes above ----
 
 LP_REV = $(shell git describe --always --dirty 2>/dev/null)
-lp_need = command -v $(1) >/dev/null || { echo "lp: $(1) not found on PATH ($$PATH): $(2)" >&2; exit 127; }
 
 $(R) $(R)/nsys $(R)/ncu $(R)/ncu/regions $(R)/untraced $(R)/first:
 	$(Q)mkdir -p $@
 
 # A step that fails takes its half-written $@.tmp with it (make removes
 # $@ itself, .DELETE_ON_ERROR): each recipe line that writes one ends with
-# LP_UNTMP, or starts with LP_TRAP where it is a list of commands.
+# LP_UNTMP.
 # One line per step as it runs: what it makes (its kind and name) and the
 # lp tool that makes it; V=1 shows the commands instead.  (The folders,
 # and the slices of the config that nsys and ncu read, have no line.)
@@ -1017,13 +1013,15 @@ LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
 # A tool's stdout made the target: written to $@.tmp, renamed when whole
 # ("$(LP_BIN)/lp-x args $(LP_OUT)" is most of the rules).
 LP_OUT = > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
-LP_TRAP = trap '[ $$? = 0 ] || rm -f $@.tmp' EXIT;
 
-# A profiling step's wall time, said and kept for profile_cost.tsv: LP_T0
-# starts the clock; lp_took,STEP,APP_RUNS,FILE writes "STEP<TAB>s<TAB>runs".
-# It is written before the step's artifact is moved into place, so a make
-# killed in between redoes the step and never leaves one without the other.
-LP_T0 = lp_t0=$$(date +%s.%N);
+# A profiling step (a run of nsys, ncu or the workload) goes through
+# lp-runstep: the tool it needs on PATH (LP_NSYS_NEED, LP_NCU_NEED: the
+# tool, then what to do without it), its wall time said and kept for
+# profile_cost.tsv (-t, -T), written before the step's artifact is moved
+# into place, so a make killed in between redoes the step and never leaves
+# one without the other.
+LP_NSYS_NEED := nsys:install Nsight Systems (nsys) and put its bin folder on PATH
+LP_NCU_NEED := ncu:install Nsight Compute
 # An nsys capture's recipe (the traced one and the untraced timing run):
 # $< the profile.cmd, into $(1)/report.tmp.nsys-rep then $@, kept when the
 # command has not changed; $(2) what it says it does, $(3) its failure, $(4)
@@ -1034,8 +1032,5 @@ $(Q)rm -f $(1)/report.tmp.* && $(LP_BIN)/lp-runstep -k $@ -c $< -n '$(LP_NSYS_NE
   -e "$(3) with exit code %r (the workload's own code when it failed); fix it and re-run make" \
   -o $(1)/report.tmp.nsys-rep -m "$(strip $(4)) Command: %c" -a -t '$(5)' -T $(1)/profile.time -- sh $<
 endef
-LP_NSYS_NEED := nsys:install Nsight Systems (nsys) and put its bin folder on PATH
-lp_took = lp_w=$$(awk -v a=$$lp_t0 -v b=$$(date +%s.%N) 'BEGIN { printf "%.2f", b - a }'); \
-	printf '%s\t%s\t%s\n' "$(1)" $$lp_w '$(2)' > $(3); echo "lp: $(1) took $$lp_w s"
 
 endif

@@ -47,22 +47,6 @@ at(const struct ctx *x, const char *fmt, long n)
 }
 
 /* A small file's bytes, or NULL when it cannot be read. */
-static char *
-slurp(const char *path)
-{
-	struct lp_sb b = { 0 };
-	char buf[4096];
-	size_t n;
-	FILE *fp = fopen(path, "r");
-
-	if (!fp)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof buf, fp)))
-		lp_sb_addn(&b, buf, n);
-	fclose(fp);
-	return lp_sb_steal(&b);
-}
-
 /* What lp-ncucmd ARGS prints, the config on its stdin, into b. */
 static void
 ncucmd(const struct ctx *x, const char *const *args, struct lp_sb *b)
@@ -185,7 +169,7 @@ profile_run(const char *cmd, const char *log, long depth)
 _Noreturn static void
 profile_failed(const char *log, long depth, int rc)
 {
-	char *s = slurp(log), *l, *e;
+	char *s = lp_file_get(log), *l, *e;
 	int more;
 
 	for (l = s; l && *l; l = e + more) {
@@ -237,13 +221,13 @@ profile_depth(const struct ctx *x, long n, const char *cmd)
 {
 	char *rep = at(x, "d%ld.ncu-rep", n), *cpath = at(x, "d%ld.cmd", n);
 	char *log = at(x, "d%ld.log", n), *tmp = at(x, "tmp.d%ld.ncu-rep", n);
-	char *tpath = at(x, "d%ld.time", n), *old = slurp(cpath);
+	char *tpath = at(x, "d%ld.time", n);
 	struct lp_sb want = { 0 }, b = { 0 };
-	double t0, secs;
+	double t0;
 	int rc;
 
 	lp_sb_printf(&want, "%s\n", cmd);
-	if (old && !access(rep, F_OK) && !strcmp(old, want.s))
+	if (lp_step_kept(rep, cpath, want.s))
 		goto done;
 	if ((unlink(tmp) && errno != ENOENT) || (unlink(rep) && errno !=
 	    ENOENT) || (unlink(cpath) && errno != ENOENT))
@@ -259,16 +243,13 @@ profile_depth(const struct ctx *x, long n, const char *cmd)
 		filters_used(x, n, b.s);
 	}
 	/* kept for profile_cost.tsv, before the report is in place */
-	secs = lp_now_s() - t0;
-	lp_sb_printf(&b, "ncu regions depth %ld\t%.2f\t-\n", n, secs);
-	lp_file_put(tpath, b.s);
-	printf("lp: ncu regions depth %ld took %.2f s\n", n, secs);
+	lp_sb_printf(&b, "ncu regions depth %ld", n);
+	lp_step_took(tpath, b.s, t0, "-");
 	lp_file_put(cpath, want.s);
 	move(tmp, rep);
 done:
 	lp_sb_free(&want);
 	lp_sb_free(&b);
-	free(old);
 	free(tpath);
 	free(tmp);
 	free(log);
@@ -306,7 +287,7 @@ export_rep(const struct ctx *x, const char *rep, const char *csv,
 	if (efd != 2)
 		close(efd);
 	if (rc) {
-		char *said = elog ? slurp(elog) : NULL;
+		char *said = elog ? lp_file_get(elog) : NULL;
 
 		fprintf(stderr, "%s", said ? said : "");
 		lp_die(LP_EXIT_DATA, "ncu could not export %s (exit code %d)",
@@ -326,7 +307,7 @@ export_depth(const struct ctx *x, long n)
 	struct lp_sb b = { 0 };
 
 	export_rep(x, rep, tmp, elog);
-	if (!(s = slurp(tmp)) || !strstr(s, "\"range\"")) {
+	if (!(s = lp_file_get(tmp)) || !strstr(s, "\"range\"")) {
 		unlink(rep);
 		unlink(tmp);
 		lp_sb_printf(&b, "ncu's report of depth %ld holds no range "

@@ -18,7 +18,7 @@
 
 static const char synopsis[] =
     "lp-runstep [-ag] [-c cmdfile] [-e text] [-k target] [-L failed-log] "
-    "[-l log] [-n prog:hint] [-p text] [-T time-file -t step] "
+    "[-l log | -O out] [-n prog:hint] [-p text] [-T time-file -t step] "
     "[-f file | -o file | -x text [-m text]] ... -- command [arg ...]";
 
 /* What the step must have done: a file written (-f), a file written and
@@ -30,12 +30,12 @@ struct check {
 
 struct step {
 	const char *cmdfile, *fail, *keep, *failed_log, *log, *need, *say;
-	const char *time_file, *name;
+	const char *time_file, *name, *out;
 	int app, grep;
 	struct check *ck;
 	size_t nck;
-	struct lp_sb cmd;	/* cmdfile's bytes */
-	size_t cmdlen;		/* ... as %c says them: trailing newlines cut */
+	char *cmd;		/* cmdfile's text */
+	size_t cmdlen;		/* ... as %c says it: trailing newlines cut */
 };
 
 /* "lp: " and text to fp, %c the command file's text, %r the exit code. */
@@ -47,7 +47,7 @@ say(FILE *fp, const struct step *s, const char *text, int rc)
 	fputs("lp: ", fp);
 	for (p = text; *p; p++) {
 		if (*p == '%' && p[1] == 'c')
-			fwrite(s->cmd.s, 1, s->cmdlen, fp);
+			fwrite(s->cmd, 1, s->cmdlen, fp);
 		else if (*p == '%' && p[1] == 'r')
 			fprintf(fp, "%d", rc);
 		else if (*p == '%' && p[1] == '%')
@@ -62,19 +62,15 @@ say(FILE *fp, const struct step *s, const char *text, int rc)
 	fflush(fp);
 }
 
-static void
-slurp(const char *path, struct lp_sb *b)
+/* path read whole (caller frees), or the tool dies naming it. */
+static char *
+must_get(const char *path)
 {
-	const char *name;
-	FILE *fp = lp_open_in(path, &name);
-	char buf[1 << 14];
-	size_t n;
+	char *t = lp_file_get(path);
 
-	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
-		lp_sb_addn(b, buf, n);
-	if (ferror(fp))
-		lp_die_sys("%s", name);
-	lp_close_in(fp);
+	if (!t)
+		lp_die_sys("%s", path);
+	return t;
 }
 
 /* The tool the step needs on PATH, as sh's "command -v" finds it. */
@@ -108,20 +104,11 @@ need(const char *spec)
 static void
 keep_or_clear(const struct step *s)
 {
-	struct lp_sb was = { 0 };
 	struct lp_sb path = { 0 };
-	int same;
 
 	lp_sb_printf(&path, "%s.cmd", s->keep);
-	same = !access(s->keep, F_OK) && !access(path.s, F_OK);
-	if (same) {
-		slurp(path.s, &was);
-		same = was.len == s->cmd.len &&
-		    !memcmp(lp_sb_str(&was), (s->cmd.len ? s->cmd.s : ""),
-		    was.len);
-	}
-	lp_sb_free(&was);
-	if (same && !utimensat(AT_FDCWD, s->keep, NULL, 0)) {
+	if (lp_step_kept(s->keep, path.s, s->cmd) &&
+	    !utimensat(AT_FDCWD, s->keep, NULL, 0)) {
 		lp_sb_free(&path);
 		exit(LP_EXIT_OK);
 	}
@@ -138,12 +125,9 @@ keep_or_clear(const struct step *s)
 static void
 show_log(const char *log, int grep)
 {
-	struct lp_sb b = { 0 };
-	char *low, *line, *end;
+	char *b = must_get(log), *low = lp_xstrdup(b), *line, *end;
 	size_t i, n;
 
-	slurp(log, &b);
-	low = lp_xstrdup(lp_sb_str(&b));
 	for (i = 0; low[i]; i++)
 		low[i] = (char)tolower((unsigned char)low[i]);
 	for (line = low; *line; line += n) {
@@ -152,18 +136,18 @@ show_log(const char *log, int grep)
 		if (end)
 			*end = 0;
 		if (!grep || strstr(line, "skip") || strstr(line, "error"))
-			fwrite(b.s + (line - low), 1, n, stderr);
+			fwrite(b + (line - low), 1, n, stderr);
 	}
 	fflush(stderr);
 	free(low);
-	lp_sb_free(&b);
+	free(b);
 }
 
 /* The first check the step failed, or NULL. */
 static const struct check *
 failed(const struct step *s)
 {
-	struct lp_sb log = { 0 };
+	char *log = NULL;
 	const struct check *c, *bad = NULL;
 	struct stat st;
 	size_t i;
@@ -171,37 +155,24 @@ failed(const struct step *s)
 	for (i = 0; i < s->nck && !bad; i++) {
 		c = &s->ck[i];
 		if (c->kind == 'x') {
-			if (!log.len && s->log)
-				slurp(s->log, &log);
-			if (strstr(lp_sb_str(&log), c->what))
+			if (!log && s->log)
+				log = must_get(s->log);
+			if (log && strstr(log, c->what))
 				bad = c;
 		} else if (stat(c->what, &st) ||
 		    (c->kind == 'o' && st.st_size == 0))
 			bad = c;
 	}
-	lp_sb_free(&log);
+	free(log);
 	return bad;
 }
 
-static void
-took(const struct step *s, double t0)
-{
-	FILE *fp;
-	char w[32];
-
-	snprintf(w, sizeof w, "%.2f", lp_now_s() - t0);
-	if (!(fp = fopen(s->time_file, "w")) ||
-	    fprintf(fp, "%s\t%s\t%d\n", s->name, w, s->app) < 0 ||
-	    fclose(fp) == EOF)
-		lp_die_sys("%s", s->time_file);
-	printf("lp: %s took %s s\n", s->name, w);
-	fflush(stdout);
-}
-
-/* The command, its output to the log (-l) or passed on; its exit code. */
+/* The command, its output to the log (-l), its standard output to a
+ * file (-O), or passed on; its exit code. */
 static int
 run(const struct step *s, char **argv)
 {
+	const char *to = s->log ? s->log : s->out;
 	int fd = 1, rc;
 	size_t i;
 
@@ -209,11 +180,11 @@ run(const struct step *s, char **argv)
 		if (s->ck[i].kind != 'x' && unlink(s->ck[i].what) &&
 		    errno != ENOENT)
 			lp_die_sys("removing %s", s->ck[i].what);
-	if (s->log && (fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC |
-	    O_CLOEXEC, 0666)) == -1)
-		lp_die_sys("%s", s->log);
+	if (to && (fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0666)) == -1)
+		lp_die_sys("%s", to);
 	rc = lp_reap(lp_spawn(argv, NULL, fd, s->log ? fd : 2));
-	if (s->log)
+	if (to)
 		close(fd);
 	if (rc) {
 		for (i = 0; i < s->nck; i++)
@@ -235,7 +206,7 @@ put_in_place(const struct step *s)
 	struct lp_sb path = { 0 };
 
 	lp_sb_printf(&path, "%s.cmd", s->keep);
-	lp_file_put(path.s, (s->cmd.len ? s->cmd.s : ""));
+	lp_file_put(path.s, s->cmd);
 	if (rename(s->ck[0].what, s->keep))
 		lp_die_sys("%s", s->keep);
 	lp_sb_free(&path);
@@ -253,7 +224,7 @@ options(struct step *s, int argc, char **argv)
 {
 	int c;
 
-	while ((c = lp_getopt(argc, argv, "ac:e:f:gk:L:l:m:n:o:p:T:t:x:",
+	while ((c = lp_getopt(argc, argv, "ac:e:f:gk:L:l:m:n:O:o:p:T:t:x:",
 	    synopsis)) != -1) {
 		switch (c) {
 		case 'a': s->app = 1; break;
@@ -270,12 +241,13 @@ options(struct step *s, int argc, char **argv)
 			s->ck[s->nck - 1].msg = optarg;
 			break;
 		case 'n': s->need = optarg; break;
+		case 'O': s->out = optarg; break;
 		case 'p': s->say = optarg; break;
 		case 'T': s->time_file = optarg; break;
 		case 't': s->name = optarg; break;
 		}
 	}
-	if (optind == argc || !s->time_file != !s->name ||
+	if (optind == argc || !s->time_file != !s->name || (s->log && s->out) ||
 	    (s->keep && (!s->cmdfile || s->nck != 1 || s->ck[0].kind == 'x')))
 		lp_usage(synopsis);
 }
@@ -291,9 +263,9 @@ main(int argc, char **argv)
 	lp_start(argc, argv, synopsis);
 	options(&s, argc, argv);
 	if (s.cmdfile) {
-		slurp(s.cmdfile, &s.cmd);
-		for (s.cmdlen = s.cmd.len; s.cmdlen && s.cmd.s[s.cmdlen - 1] ==
-		    '\n'; s.cmdlen--)
+		s.cmd = must_get(s.cmdfile);
+		for (s.cmdlen = strlen(s.cmd); s.cmdlen &&
+		    s.cmd[s.cmdlen - 1] == '\n'; s.cmdlen--)
 			;
 	}
 	if (s.keep)
@@ -318,10 +290,10 @@ main(int argc, char **argv)
 		return LP_EXIT_DATA;
 	}
 	if (s.name)
-		took(&s, t0);
+		lp_step_took(s.time_file, s.name, t0, s.app ? "1" : "0");
 	if (s.keep)
 		put_in_place(&s);
-	lp_sb_free(&s.cmd);
+	free(s.cmd);
 	free(s.ck);
 	return LP_EXIT_OK;
 }

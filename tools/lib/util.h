@@ -182,6 +182,15 @@ void lp_file_copy(FILE *in, const char *iname, FILE *out, const char *oname);
 /* s as the whole of path, written beside it (path.tmp) and renamed, so a
  * tool stopped on the way leaves no half of it. */
 void lp_file_put(const char *path, const char *s);
+/* A small file read whole (caller frees); NULL where it cannot be read. */
+char *lp_file_get(const char *path);
+/* A profiling step (lp-runstep, lp-ncuregions): whether report was made
+ * by the command cmd (report there, its command file cpath holding cmd);
+ * its wall time since t0 kept for lp-cost in path ("STEP<TAB>s<TAB>runs",
+ * runs "0", "1" or "-") and said ("lp: STEP took s s"). */
+int lp_step_kept(const char *report, const char *cpath, const char *cmd);
+void lp_step_took(const char *path, const char *step, double t0,
+    const char *runs);
 double lp_quantile(double *v, size_t n, double q);	/* type 7; sorts v */
 /* A multiset of numbers kept as its distinct values and their counts, for
  * order statistics of a stream: memory grows with the distinct values, not
