@@ -62,23 +62,6 @@ trim(char *s)
 	return s;
 }
 
-/* Where nvidia-smi's header names field f ("memory.total [MiB]"). */
-static int
-header_col(const struct lp_csv_rec *r, const char *f)
-{
-	size_t i, n = strlen(f);
-
-	for (i = 0; i < r->n; i++) {
-		const char *h = r->f[i];
-
-		while (*h == ' ')
-			h++;
-		if (!strncmp(h, f, n) && (!h[n] || h[n] == ' '))
-			return (int)i;
-	}
-	return -1;
-}
-
 static int
 on_rec(const struct lp_csv_rec *r, void *ctx)
 {
@@ -86,11 +69,20 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 	struct gpu *g;
 	size_t i;
 
-	if (!s->have) {
+	if (!s->have) {	/* "index, uuid, memory.total [MiB], ..." */
+		struct lp_csv_hdr h;
+
+		for (i = 0; i < r->n; i++) {
+			char *t = trim(r->f[i]);
+
+			memmove(r->f[i], t, strlen(t) + 1);
+		}
+		lp_csv_hdr_init(&h, r, s->what);
 		for (i = 0; i < s->nf; i++)
-			if ((s->col[i] = header_col(r, s->names[i])) < 0)
+			if ((s->col[i] = lp_csv_col_prefix(&h, s->names[i])) < 0)
 				lp_die_at(LP_EXIT_DATA, s->what, r->line, 0, "no "
 				    "column \"%s\"", s->names[i]);
+		lp_csv_hdr_free(&h);
 		s->have = 1;
 		return 0;
 	}
