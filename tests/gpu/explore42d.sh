@@ -8,15 +8,10 @@
 # Writes $OUT/explore42d.txt and each run's briefs and cost table.
 # X42=NAME X42_MORE=FILE: writes $OUT/exploreNAME.txt instead, and sources
 # FILE after each run ($S, $n set) for more of it (explore42i.sh).
-set -u
-O=${OUT:-/tmp}
+. "$(dirname "$0")/explore-lib.sh"
 X42=${X42:-42d}
 S=/tmp/lpx$X42
 rm -rf $S && mkdir -p $S
-make -s -j16 >"$O/build.log" 2>&1 || { cat "$O/build.log"; exit 1; }
-export PATH=$PWD/bin:$PATH
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 {
 echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); $(ncu --version | tail -1); $(nsys --version)"
 for w in "$@"; do

@@ -8,14 +8,9 @@
 # (kernel, grid, block) each report holds, so that the launches profiled
 # can be compared.  Uses t0010's run where it is there (/tmp/lpg/ucompile).
 # Writes $OUT/explore42h.txt.
-set -u
-O=${OUT:-/tmp}
+. "$(dirname "$0")/explore-lib.sh"
 S=${LP_GPU_STAGE2:-/tmp/lpg}
-make -s -j16 >"$O/build.log" 2>&1 || { cat "$O/build.log"; exit 1; }
-export PATH=$PWD/bin:$PATH
 C="python3 tests/workloads/torch_decoder.py --mode compile --layers 2"
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 {
 p=$S/ucompile/ncu/profile.cmd
 if [ ! -s $p ]; then

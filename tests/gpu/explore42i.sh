@@ -15,8 +15,6 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 fi
 # sourced by explore42d.sh after a run: $S, $n
 grep -e '^# kernels' -e '^# configs' -e '^# stop' -e '^# cover' $S/$n/topn.tsv
-table() { awk -F'\t' -v want="$2" '/^#/ { next } !h { n = split(want, w, " "); for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-	{ s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? "\t" : "") $c[w[i]]; print s }' "$1"; }
 table $S/$n/topn.tsv "kernel grid block" | sed 's/\t/|/g' >$S/$n.sel
 table $S/$n/topn.tsv kernel | sort -u >$S/$n.kern
 table $S/$n/shapes.tsv "kernel grid block first_ns calls" |

@@ -5,14 +5,9 @@
 # decoder (2 layers), run whole, with --target-processes application-only
 # instead of all: seconds, processes ncu connected to, launches profiled,
 # the workload's own decode step.  Writes $OUT/explore42j.txt.
-set -u
-O=${OUT:-/tmp}
+. "$(dirname "$0")/explore-lib.sh"
 S=/tmp/lpx42j
-make -s -j16 >"$O/build.log" 2>&1 || { cat "$O/build.log"; exit 1; }
-export PATH=$PWD/bin:$PATH
 C="python3 tests/workloads/torch_decoder.py --mode compile --layers 2"
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 {
 p=$S/c/ncu/profile.cmd
 mkdir -p $S

@@ -8,14 +8,9 @@
 # over and over beside the rest of lp's deep profile on GPU 0 (its own
 # untraced run and ncu), each run's seconds after make started beside
 # make's stamped lines.  Writes $OUT/explore42k.txt.
-set -u
-O=${OUT:-/tmp}
+. "$(dirname "$0")/explore-lib.sh"
 S=/tmp/lpx42k
 rm -rf $S && mkdir -p $S
-make -s -j16 >"$O/build.log" 2>&1 || { cat "$O/build.log"; exit 1; }
-export PATH=$PWD/bin:$PATH
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 # u GPU TAG COMMAND: the untraced run; prints its seconds and the
 # NVTX ranges' medians (ms)
 u() {

@@ -8,16 +8,9 @@
 # the capture).  For each: when the first answer and the whole brief came,
 # the brief's step, untraced.tsv's steps, untraced/gpu.tsv and
 # profile_cost.tsv's notes.  Writes $OUT/explore42l.txt.
-set -u
-O=${OUT:-/tmp}
+. "$(dirname "$0")/explore-lib.sh"
 S=/tmp/lpx42l
 rm -rf $S && mkdir -p $S
-make -s -j16 >"$O/build.log" 2>&1 || { cat "$O/build.log"; exit 1; }
-export PATH=$PWD/bin:$PATH
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-table() { awk -F'\t' -v want="$2" '/^#/ { next } !h { n = split(want, w, " "); for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-	{ s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? "\t" : "") $c[w[i]]; print s }' "$1"; }
 {
 nvidia-smi --query-gpu=index,name,clocks.max.sm,memory.total --format=csv,noheader
 for w in "$@"; do
