@@ -242,8 +242,11 @@ LP_JOIN_AWK = FNR == 1 { if (NR == 1) { h = $$0; f = FILENAME; print; next } if 
 $(foreach r,$(filter-out $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(LP_NS)$(r).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys ; \
 	$$(Q)$(if $(word 2,$(LP_IMP_$(r))),awk '$$(LP_JOIN_AWK)' $$(LP_IMP_$(r)) > $$@.tmp && mv $$@.tmp $$@,\
 	cp $$(LP_IMP_$(r)) $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP))))
+# (a pack lp-import made as it read the trace, for import.mk, is newer
+# than what the rule depends on: lp-tracesort makes only those it did not)
 define lp_trace_rule
-$(LP_NS)$(1).$(call lp_ext,$(1)): $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_BIN)/lp-tracesort | $(R)/nsys
+$(LP_NS)$(1).$(call lp_ext,$(1)): $(LP_IMP_STAMP) $(R)/vars/IMPORT $(if $(filter $(1),$(LP_PACKED)),$(LP_BIN)/lp-import \
+		| $(LP_BIN)/lp-tracesort,$(LP_BIN)/lp-tracesort |) $(R)/nsys
 	$$(Q)$$(LP_BIN)/lp-tracesort $(if $(filter $(1),$(LP_PACKED)),-p) $$(LP_IMP_$(1)) > $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP)
 endef
 $(foreach r,$(filter $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(call lp_trace_rule,$(r))))

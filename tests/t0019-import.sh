@@ -197,7 +197,7 @@ test_expect_success 'a file that is no export is refused by its content' '
 	test_expect_code 1 lp-import x.csv >out 2>err &&
 	test_grep "x.csv:2: neither an nsys stats CSV report nor an ncu CSV export" err &&
 	test_expect_code 2 lp-import "a b.csv" 2>err && test_grep "use paths of letters" err &&
-	lp-import -h >out && test_grep "^usage: lp-import file ..." out
+	lp-import -h >out && test_grep "^usage: lp-import \[-P prefix\] file ..." out
 '
 
 test_done

@@ -105,4 +105,35 @@ test_expect_success 'an empty trace (nsys: no rows) packs to an empty file, refu
 	sed "s/empty.csv/X/" err1 >e1 && sed "s/e.lpt/X/" err2 >e2 && test_cmp e1 e2
 '
 
+test_expect_success 'lp-import -P packs the two traces as it reads them: the bytes of lp-tracesort -p; none where the rows are out of order or in parts' '
+	for c in llama gpt2; do
+		rm -f pk_* &&
+		lp-import -P pk_ -- "$HS/${c}_cuda_api_trace.csv" "$HS/${c}_cuda_gpu_trace.csv" >imp.mk &&
+		for r in cuda_api_trace cuda_gpu_trace; do
+			lp-tracesort -p "$HS/${c}_$r.csv" >want.lpt && cmp want.lpt pk_$r.lpt || return 1
+		done
+	done &&
+	f="$HS/llama_cuda_api_trace.csv" &&
+	{ cat "$f" && sed -n 2p "$f"; } >late.csv &&
+	lp-import -P pk_ -- late.csv >imp.mk && ! test -e pk_cuda_api_trace.lpt &&
+	{ head -n 1 "$f" && sed -n "2,100p" "$f"; } >part1.csv && { head -n 1 "$f" && sed -n "101,200p" "$f" | sed "s/,855,855,/,856,856,/"; } >part2.csv &&
+	lp-import -P pk_ -- part1.csv >imp.mk && test -s pk_cuda_api_trace.lpt &&
+	lp-import -P pk_ -- "$FIX"/h200-tp/tpr0_*.csv "$FIX"/h200-tp/tpr1_*.csv >imp.mk &&
+	test "$(ls pk_* 2>/dev/null)" = "" &&
+	# refused (no GPU trace ties the two parts): no pack, nothing left
+	test_must_fail lp-import -P pk_ -- part1.csv part2.csv >imp.mk 2>err &&
+	test_grep "nothing shows their processes ran as one job" err && test "$(ls pk_* 2>/dev/null)" = ""
+'
+
+test_expect_success 'an import parses each trace once: make runs no lp-tracesort for the packs lp-import made; one removed is made again, the same' '
+	lpmake RUN=pk "IMPORT=$(echo "$HS"/llama_*.csv)" MODEL=torch-decoder hostside.tsv >log 2>&1 &&
+	! grep "lp-tracesort -p" log &&
+	lp-tracesort -p "$HS/llama_cuda_gpu_trace.csv" >want.lpt && cmp want.lpt "$S2/pk/nsys/report_cuda_gpu_trace.lpt" &&
+	lpmake -q RUN=pk "IMPORT=$(echo "$HS"/llama_*.csv)" MODEL=torch-decoder hostside.tsv &&
+	rm "$S2/pk/nsys/report_cuda_gpu_trace.lpt" &&
+	lpmake RUN=pk "IMPORT=$(echo "$HS"/llama_*.csv)" MODEL=torch-decoder hostside.tsv >log 2>&1 &&
+	test_grep "lp-tracesort -p .*llama_cuda_gpu_trace.csv" log && ! grep "lp-import" log &&
+	cmp want.lpt "$S2/pk/nsys/report_cuda_gpu_trace.lpt"
+'
+
 test_done

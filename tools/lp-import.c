@@ -14,7 +14,9 @@
  * not merely share library kernels with it, and no ncu result may be
  * given twice.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,7 +25,7 @@
 #include "table.h"
 #include "lp-import/import.h"
 
-static const char synopsis[] = "lp-import file ...";
+static const char synopsis[] = "lp-import [-P prefix] file ...";
 
 /* Which report variable each nsys export fills. */
 static void
@@ -199,9 +201,68 @@ emit(const struct file *fs, size_t n)
 	emit_aten(fs, n);
 }
 
+/* The packs still in their temporary files when lp-import stops (a
+ * refusal): removed, none left beside the run's reports. */
+static struct file *left;
+static size_t nleft;
+
+static void
+drop_packs(void)
+{
+	size_t i;
+
+	for (i = 0; i < nleft; i++)
+		if (left[i].pack)
+			unlink(left[i].pack);
+}
+
+/* -P: the pack of report rep's one file, made as it was read, put at
+ * PREFIXname.lpt; else none there (several parts, rows out of order: the
+ * rule's lp-tracesort makes it). */
+static void
+place(struct file *fs, size_t n, const char *prefix, const char *name,
+    int rep)
+{
+	struct file *one = NULL;
+	struct lp_sb p = { 0 };
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (fs[i].rep == rep) {
+			one = &fs[i];
+			k++;
+		}
+	lp_sb_printf(&p, "%s%s.lpt", prefix, name);
+	if (k == 1 && one->pack) {
+		if (rename(one->pack, p.s) == -1)
+			lp_die_sys("%s", p.s);
+		free(one->pack);
+		one->pack = NULL;
+	} else if (unlink(p.s) == -1 && errno != ENOENT)
+		lp_die_sys("%s", p.s);
+	lp_sb_free(&p);
+}
+
+static void
+place_packs(struct file *fs, size_t n, const char *prefix)
+{
+	size_t i;
+	int gpu = R_GPU_TRACE_M;
+
+	for (i = 0; i < n; i++)
+		if (fs[i].rep == R_GPU_TRACE)
+			gpu = R_GPU_TRACE;
+	place(fs, n, prefix, "cuda_api_trace", R_API_TRACE);
+	place(fs, n, prefix, "cuda_gpu_trace", gpu);
+	for (i = 0; i < n; i++)
+		if (fs[i].pack && unlink(fs[i].pack) == -1)
+			lp_die_sys("%s", fs[i].pack);
+}
+
 static void
 file_free(struct file *f)
 {
+	free(f->pack);
 	free(f->notcu);
 	free(f->base);
 	free(f->procname);
@@ -218,17 +279,25 @@ int
 main(int argc, char **argv)
 {
 	struct file *fs;
+	const char *prefix = NULL;
 	size_t i, j, n;
-	int r;
+	int r, c;
 
 	lp_start(argc, argv, synopsis);
-	lp_getopt(argc, argv, "", synopsis);	/* no option but -h */
+	while ((c = lp_getopt(argc, argv, "P:", synopsis)) != -1)
+		prefix = optarg;
 	if (optind == argc)
 		lp_usage(synopsis);
 	n = (size_t)(argc - optind);
 	fs = lp_xcalloc(n, sizeof *fs);
+	if (prefix) {
+		left = fs;
+		nleft = n;
+		atexit(drop_packs);
+	}
 	for (i = 0; i < n; i++) {
 		fs[i].path = argv[optind + i];
+		fs[i].packto = prefix;
 		check_path(fs[i].path);
 		for (j = 0; j < i; j++)
 			if (!strcmp(fs[j].path, fs[i].path))
@@ -249,8 +318,11 @@ main(int argc, char **argv)
 	ncu_check_program(fs, n);
 	ncu_check_twice(fs, n);
 	emit(fs, n);
+	if (prefix)
+		place_packs(fs, n, prefix);
 	for (i = 0; i < n; i++)
 		file_free(&fs[i]);
+	nleft = 0;
 	free(fs);
 	lp_close_stdout();
 	return 0;

@@ -37,12 +37,11 @@ static const char synopsis[] = "lp-tracesort [-p] [file ...]";
 #define FANIN 256
 
 struct rec {
-	double start, dur;
+	struct lp_tkey k;	/* the order's key; k.s the row as CSV, its
+				 * newline included; with -p its fields,
+				 * each ending in a NUL */
 	long line;		/* where the row was, in file src */
 	size_t src;
-	size_t len;
-	char *s;		/* the row as CSV, its newline included; with
-				 * -p its fields, each ending in a NUL */
 };
 
 struct st {
@@ -63,25 +62,13 @@ struct st {
 	int stream;		/* -p, one file: packing rows as they come */
 	int direct;		/* ... into standard output, not sfp */
 	FILE *sfp;		/* ... into this temporary pack */
-	struct lp_pack_w *spw;
-	struct rec last;	/* the last row packed (its fields in lb) */
-	struct lp_sb lb;
-	int have_last;
+	struct lp_pack_s *sp;
 };
 
 static int
 cmp_rec(const struct rec *a, const struct rec *b)
 {
-	size_t n = a->len < b->len ? a->len : b->len;
-	int c;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->dur != b->dur)
-		return a->dur > b->dur ? -1 : 1;
-	if ((c = memcmp(a->s, b->s, n)))
-		return c;
-	return (a->len > b->len) - (a->len < b->len);
+	return lp_tkey_cmp(&a->k, &b->k);
 }
 
 static int
@@ -131,10 +118,10 @@ struct key {
 static void
 put_rec(FILE *fp, const struct rec *r)
 {
-	struct key k = { r->start, r->dur, r->line, r->src, r->len };
+	struct key k = { r->k.start, r->k.dur, r->line, r->src, r->k.len };
 
 	if (fwrite(&k, sizeof k, 1, fp) != 1 ||
-	    fwrite(r->s, 1, r->len, fp) != r->len)
+	    fwrite(r->k.s, 1, r->k.len, fp) != r->k.len)
 		lp_die_sys("writing a temporary file");
 }
 
@@ -149,16 +136,16 @@ get_rec(FILE *fp, struct rec *r, size_t *cap)
 			lp_die_sys("reading a temporary file");
 		return 0;
 	}
-	r->start = k.start;
-	r->dur = k.dur;
+	r->k.start = k.start;
+	r->k.dur = k.dur;
 	r->line = k.line;
 	r->src = k.src;
-	r->len = k.len;
-	if (r->len > *cap) {
-		*cap = r->len;
-		r->s = lp_xrealloc(r->s, *cap);
+	r->k.len = k.len;
+	if (r->k.len > *cap) {
+		*cap = r->k.len;
+		r->k.s = lp_xrealloc(r->k.s, *cap);
 	}
-	if (fread(r->s, 1, r->len, fp) != r->len)
+	if (fread(r->k.s, 1, r->k.len, fp) != r->k.len)
 		lp_die_sys("reading a temporary file");
 	return 1;
 }
@@ -217,7 +204,7 @@ spill(struct st *t)
 	fp = tmp_open();
 	for (i = 0; i < t->n; i++) {
 		put_rec(fp, &t->r[i]);
-		free(t->r[i].s);
+		free(t->r[i].k.s);
 	}
 	if (fflush(fp) == EOF || fseek(fp, 0, SEEK_SET) == -1)
 		lp_die_sys("writing a temporary file");
@@ -230,11 +217,11 @@ spill(struct st *t)
 static void
 out_rec(struct st *t, const struct rec *r)
 {
-	const char *p = r->s;
+	const char *p = r->k.s;
 	size_t i;
 
 	if (!t->pack) {
-		if (fwrite(r->s, 1, r->len, stdout) != r->len)
+		if (fwrite(r->k.s, 1, r->k.len, stdout) != r->k.len)
 			lp_die_sys("writing standard output");
 		return;
 	}
@@ -272,7 +259,7 @@ merge(struct st *t, FILE **run, size_t n, FILE *out)
 		sift(h, nl, 0, r);
 	}
 	for (i = 0; i < n; i++) {
-		free(r[i].s);
+		free(r[i].k.s);
 		fclose(run[i]);
 	}
 	free(r);
@@ -308,22 +295,6 @@ check_header(struct st *t, const struct lp_csv_hdr *h, const char *file)
 		    "that of %s: one trace's parts have one header", t->hfile);
 }
 
-/* A row's fields end to end, each with its NUL: the bytes the order
- * compares last (as add_row keeps them with -p). */
-static void
-fields_into(struct lp_sb *b, const struct lp_csv_rec *rec)
-{
-	size_t n, i;
-	const char *p = lp_csv_span(rec, &n);
-
-	lp_sb_reset(b);
-	if (p)
-		lp_sb_addn(b, p, n);
-	else
-		for (i = 0; i < rec->n; i++)
-			lp_sb_addn(b, rec->f[i], strlen(rec->f[i]) + 1);
-}
-
 /* A row into the run, as CSV (quoted where RFC 4180 needs it, as nsys
  * quotes); a full run goes to a temporary file. */
 static void
@@ -334,13 +305,13 @@ add_row(struct st *t, const struct lp_rep_row *rr)
 
 	t->r = lp_grow(t->r, t->n, &t->cap, 1024, sizeof *t->r);
 	r = &t->r[t->n++];
-	r->start = lp_rep_time(rr, 0);
-	r->dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
+	r->k.start = lp_rep_time(rr, 0);
+	r->k.dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
 	r->line = rr->line;
 	r->src = t->nsrc - 1;
 	lp_sb_reset(&t->b);
 	if (t->pack)
-		fields_into(&t->b, rr->rec);
+		lp_trace_key(&t->b, rr->rec);
 	for (i = 0; !t->pack && i < rr->rec->n; i++) {
 		const char *f = rr->rec->f[i];
 
@@ -356,9 +327,9 @@ add_row(struct st *t, const struct lp_rep_row *rr)
 			lp_sb_adds(&t->b, f);
 		lp_sb_addc(&t->b, i + 1 < rr->rec->n ? ',' : '\n');
 	}
-	r->len = t->b.len;
-	r->s = lp_sb_steal(&t->b);
-	t->bytes += r->len + sizeof *r;
+	r->k.len = t->b.len;
+	r->k.s = lp_sb_steal(&t->b);
+	t->bytes += r->k.len + sizeof *r;
 	if (t->bytes >= RUN_BYTES)
 		spill(t);
 }
@@ -371,10 +342,7 @@ static int
 stream_row(struct st *t, const struct lp_rep_in *in,
     const struct lp_rep_row *rr, const char *name)
 {
-	struct rec r;
-	size_t i;
-
-	if (!t->spw) {
+	if (!t->sp) {
 		struct lp_sb p = { 0 };
 
 		/* no temporary file: the rows sorted in memory, as before,
@@ -389,31 +357,10 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 		}
 		lp_sb_free(&p);
 		check_header(t, lp_rep_header(in), name);
-		t->fv = lp_xcalloc(t->nhdr, sizeof *t->fv);
-		t->spw = lp_pack_wopen(t->sfp, t->srcs, t->nsrc,
-		    (const char *const *)t->hdr, t->nhdr, t->hline);
+		t->sp = lp_pack_sopen(t->sfp, t->srcs, t->nsrc,
+		    lp_rep_header(in));
 	}
-	r.start = lp_rep_time(rr, 0);
-	r.dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
-	if (t->have_last && (r.start < t->last.start || (r.start ==
-	    t->last.start && r.dur >= t->last.dur))) {
-		/* a tie of start and duration is settled by the bytes */
-		fields_into(&t->b, rr->rec);
-		r.s = t->b.s;
-		r.len = t->b.len;
-		if (cmp_rec(&t->last, &r) > 0)
-			return 1;
-	}
-	for (i = 0; i < rr->rec->n; i++)
-		t->fv[i] = rr->rec->f[i];
-	lp_pack_row(t->spw, t->nsrc - 1, rr->line, t->fv);
-	t->last.start = r.start;
-	t->last.dur = r.dur;
-	t->have_last = 1;
-	fields_into(&t->lb, rr->rec);
-	t->last.s = t->lb.s;
-	t->last.len = t->lb.len;
-	return 0;
+	return lp_pack_srow(t->sp, t->nsrc - 1, rr);
 }
 
 /* Out of order after all: the pack made so far is dropped (standard
@@ -422,15 +369,15 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 static struct lp_rep_in *
 restart(struct st *t, struct lp_rep_in *in, FILE *fp, const char *name)
 {
-	lp_pack_wend(t->spw);
-	t->spw = NULL;
+	lp_pack_send(t->sp);
+	t->sp = NULL;
 	if (!t->direct)
 		fclose(t->sfp);
 	else if (fflush(stdout) == EOF || ftruncate(fileno(stdout), 0) == -1 ||
 	    fseek(stdout, 0, SEEK_SET) == -1)
 		lp_die_sys("standard output");
 	t->sfp = NULL;
-	t->stream = t->direct = t->have_last = 0;
+	t->stream = t->direct = 0;
 	lp_rep_close(in);
 	if (fseek(fp, 0, SEEK_SET) == -1)
 		lp_die_sys("%s", name);
@@ -496,7 +443,7 @@ emit(struct st *t)
 		sort_run(t->r, t->n);
 		for (i = 0; i < t->n; i++) {
 			out_rec(t, &t->r[i]);
-			free(t->r[i].s);
+			free(t->r[i].k.s);
 		}
 		return;
 	}
@@ -521,8 +468,8 @@ emit(struct st *t)
 static void
 stream_out(struct st *t)
 {
-	lp_pack_wend(t->spw);
-	t->spw = NULL;
+	lp_pack_send(t->sp);
+	t->sp = NULL;
 	if (t->direct)
 		return;
 	if (fflush(t->sfp) == EOF || fseek(t->sfp, 0, SEEK_SET) == -1)
@@ -551,7 +498,7 @@ main(int argc, char **argv)
 		read_file(&t, "-");
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		read_file(&t, argv[i]);
-	if (t.spw) {
+	if (t.sp) {
 		stream_out(&t);
 		goto done;
 	}
@@ -568,7 +515,6 @@ main(int argc, char **argv)
 		lp_pack_wend(t.pw);
 done:
 	free(t.fv);
-	lp_sb_free(&t.lb);
 	free(t.srcs);
 	for (i = 0; i < t.nhdr; i++)
 		free(t.hdr[i]);

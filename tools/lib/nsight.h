@@ -82,6 +82,13 @@ struct lp_rep_in *lp_rep_open(const char *path, const char *what,
 struct lp_rep_in *lp_rep_from(FILE *fp, const char *file, const char *what,
     const char *const *cols, size_t n);
 const struct lp_rep_row *lp_rep_next(struct lp_rep_in *in);
+/* The same fed a record at a time by a reader of its own (lp-import):
+ * lp_rep_feed checks the record as lp_rep_next does and returns the row
+ * it is, or NULL (a title above the header, the header, a blank line). */
+struct lp_rep_in *lp_rep_push(const char *file, const char *what,
+    const char *const *cols, size_t n);
+const struct lp_rep_row *lp_rep_feed(struct lp_rep_in *in,
+    const struct lp_csv_rec *rec);
 /* The file the rows come from, as the user knows it: a packed trace's
  * (first) CSV, else the path given (valid until lp_rep_close). */
 const char *lp_rep_name(const struct lp_rep_in *in);
@@ -109,6 +116,26 @@ struct lp_pack_w *lp_pack_wopen(FILE *fp, const char *const *srcs,
 void lp_pack_row(struct lp_pack_w *w, size_t src, long line,
     const char *const *f);	/* ncols fields */
 void lp_pack_wend(struct lp_pack_w *w);
+/* A trace packed as its rows come, while they keep lp-tracesort's order
+ * (Start, the longer Duration first, then the row's fields end to end):
+ * rr's columns 0 and 1 are Start and Duration (lp_rep_*'s "Start",
+ * "?Duration").  lp_pack_srow packs the row and returns 0, or returns 1,
+ * writing nothing, at the first row out of that order. */
+struct lp_pack_s;
+struct lp_pack_s *lp_pack_sopen(FILE *fp, const char *const *srcs,
+    size_t nsrc, const struct lp_csv_hdr *h);
+int lp_pack_srow(struct lp_pack_s *s, size_t src,
+    const struct lp_rep_row *rr);
+void lp_pack_send(struct lp_pack_s *s);	/* the pack ended, s freed */
+/* That order, of two rows' keys: start, duration (ns), and fields end to
+ * end, each with its NUL (lp_trace_key writes them). */
+struct lp_tkey {
+	double start, dur;
+	char *s;
+	size_t len;
+};
+int lp_tkey_cmp(const struct lp_tkey *a, const struct lp_tkey *b);
+void lp_trace_key(struct lp_sb *b, const struct lp_csv_rec *rec);
 struct lp_pack_r;
 int lp_pack_is(FILE *fp);	/* by its first byte, put back */
 struct lp_pack_r *lp_pack_ropen(FILE *fp, const char *file);

@@ -407,3 +407,95 @@ lp_pack_rclose(struct lp_pack_r *r)
 	free(r->buf);
 	free(r);
 }
+
+int
+lp_tkey_cmp(const struct lp_tkey *a, const struct lp_tkey *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	if ((c = memcmp(a->s, b->s, n)))
+		return c;
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+/* A row's fields end to end, each with its NUL: the bytes the order
+ * compares last. */
+void
+lp_trace_key(struct lp_sb *b, const struct lp_csv_rec *rec)
+{
+	size_t n, i;
+	const char *p = lp_csv_span(rec, &n);
+
+	lp_sb_reset(b);
+	if (p)
+		lp_sb_addn(b, p, n);
+	else
+		for (i = 0; i < rec->n; i++)
+			lp_sb_addn(b, rec->f[i], strlen(rec->f[i]) + 1);
+}
+
+struct lp_pack_s {
+	struct lp_pack_w *w;
+	const char **fv;	/* a row's fields */
+	struct lp_tkey last;	/* the last row packed, its bytes in lb */
+	struct lp_sb lb, b;
+	int have;
+};
+
+struct lp_pack_s *
+lp_pack_sopen(FILE *fp, const char *const *srcs, size_t nsrc,
+    const struct lp_csv_hdr *h)
+{
+	struct lp_pack_s *s = lp_xcalloc(1, sizeof *s);
+
+	s->fv = lp_xcalloc(h->n ? h->n : 1, sizeof *s->fv);
+	s->w = lp_pack_wopen(fp, srcs, nsrc, (const char *const *)h->names,
+	    h->n, h->line);
+	return s;
+}
+
+int
+lp_pack_srow(struct lp_pack_s *s, size_t src, const struct lp_rep_row *rr)
+{
+	struct lp_tkey k;
+	size_t i;
+
+	k.start = lp_rep_time(rr, 0);
+	k.dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
+	/* a tie of start and duration is settled by the bytes */
+	if (s->have && (k.start < s->last.start || (k.start ==
+	    s->last.start && k.dur >= s->last.dur))) {
+		lp_trace_key(&s->b, rr->rec);
+		k.s = s->b.s;
+		k.len = s->b.len;
+		if (lp_tkey_cmp(&s->last, &k) > 0)
+			return 1;
+	}
+	for (i = 0; i < rr->rec->n; i++)
+		s->fv[i] = rr->rec->f[i];
+	lp_pack_row(s->w, src, rr->line, s->fv);
+	lp_trace_key(&s->lb, rr->rec);
+	s->last.start = k.start;
+	s->last.dur = k.dur;
+	s->last.s = s->lb.s;
+	s->last.len = s->lb.len;
+	s->have = 1;
+	return 0;
+}
+
+void
+lp_pack_send(struct lp_pack_s *s)
+{
+	if (!s)
+		return;
+	lp_pack_wend(s->w);
+	lp_sb_free(&s->lb);
+	lp_sb_free(&s->b);
+	free(s->fv);
+	free(s);
+}

@@ -274,9 +274,9 @@ pack_next(struct lp_rep_in *r)
 	return &r->rr;
 }
 
-struct lp_rep_in *
-lp_rep_from(FILE *fp, const char *file, const char *what,
-    const char *const *cols, size_t n)
+static struct lp_rep_in *
+rep_new(const char *file, const char *what, const char *const *cols,
+    size_t n)
 {
 	struct lp_rep_in *r = lp_xcalloc(1, sizeof *r);
 
@@ -287,11 +287,62 @@ lp_rep_from(FILE *fp, const char *file, const char *what,
 	r->idx = lp_xcalloc(n, sizeof *r->idx);
 	r->factor = lp_xcalloc(n, sizeof *r->factor);
 	r->v = lp_xcalloc(n, sizeof *r->v);
+	return r;
+}
+
+struct lp_rep_in *
+lp_rep_from(FILE *fp, const char *file, const char *what,
+    const char *const *cols, size_t n)
+{
+	struct lp_rep_in *r = rep_new(file, what, cols, n);
+
 	if (lp_pack_is(fp))
 		pack_open(r, fp);
 	else
 		r->csv = lp_csv_open(fp, file, NULL, NULL);
 	return r;
+}
+
+struct lp_rep_in *
+lp_rep_push(const char *file, const char *what, const char *const *cols,
+    size_t n)
+{
+	return rep_new(file, what, cols, n);
+}
+
+const struct lp_rep_row *
+lp_rep_feed(struct lp_rep_in *r, const struct lp_csv_rec *rec)
+{
+	size_t i;
+	double f;
+
+	r->last = rec->line;
+	if (!r->have) {
+		const char *first = r->cols[0] + (r->cols[0][0] == '?');
+
+		for (i = 0; i < rec->n; i++)
+			if (match(rec->f[i], first, &f)) {
+				header(r, rec);
+				break;
+			}
+		return NULL;
+	}
+	if (rec->n == 1 && !rec->f[0][0])
+		return NULL;
+	lp_csv_width(&r->hdr, rec->n, rec->line);
+	lp_agree_row(&r->agree, rec);
+	r->rows++;
+	for (i = 0; i < r->n; i++)
+		r->v[i] = r->idx[i] >= 0 ? rec->f[r->idx[i]] : "";
+	r->rr.v = r->v;
+	r->rr.factor = r->factor;
+	r->rr.col = r->idx;
+	r->rr.names = r->cols;
+	r->rr.line = rec->line;
+	r->rr.file = r->file;
+	r->rec = *rec;
+	r->rr.rec = &r->rec;
+	return &r->rr;
 }
 
 struct lp_rep_in *
@@ -309,41 +360,14 @@ lp_rep_open(const char *path, const char *what, const char *const *cols,
 const struct lp_rep_row *
 lp_rep_next(struct lp_rep_in *r)
 {
+	const struct lp_rep_row *rr;
 	struct lp_csv_rec rec;
-	size_t i;
-	double f;
 
 	if (r->pk)
 		return pack_next(r);
-	while (lp_csv_next(r->csv, &rec)) {
-		r->last = rec.line;
-		if (!r->have) {
-			const char *first = r->cols[0] + (r->cols[0][0] == '?');
-
-			for (i = 0; i < rec.n; i++)
-				if (match(rec.f[i], first, &f)) {
-					header(r, &rec);
-					break;
-				}
-			continue;
-		}
-		if (rec.n == 1 && !rec.f[0][0])
-			continue;
-		lp_csv_width(&r->hdr, rec.n, rec.line);
-		lp_agree_row(&r->agree, &rec);
-		r->rows++;
-		for (i = 0; i < r->n; i++)
-			r->v[i] = r->idx[i] >= 0 ? rec.f[r->idx[i]] : "";
-		r->rr.v = r->v;
-		r->rr.factor = r->factor;
-		r->rr.col = r->idx;
-		r->rr.names = r->cols;
-		r->rr.line = rec.line;
-		r->rr.file = r->file;
-		r->rec = rec;
-		r->rr.rec = &r->rec;
-		return &r->rr;
-	}
+	while (lp_csv_next(r->csv, &rec))
+		if ((rr = lp_rep_feed(r, &rec)))
+			return rr;
 	if (!r->have && !r->last && !strncmp(r->what, "nsys", 4))	/* empty */
 		lp_die_at(LP_EXIT_DATA, r->file, 0, 0, "%s (%s)", LP_EMPTY_REPORT,
 		    r->what);

@@ -44,6 +44,10 @@ enum { C_SUM, C_ROW };
 
 struct file {
 	const char *path;
+	/* -P: its rows packed as they are read (a trace's), into a
+	 * temporary file beside packto's; pack its path once whole */
+	const char *packto;
+	char *pack;
 	char *base;		/* its export set: BASE of BASE_REPORT.csv */
 	enum kind kind;
 	int details;		/* ncu --page details */

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "table.h"
 #include "aten.h"
+#include "nsight.h"
 #include "nsql.h"
 #include "import.h"
 
@@ -39,6 +41,9 @@ struct rd {
 	int units;		/* the units row of --page raw was read */
 	struct lp_sb key, op, shapes;	/* range_key's */
 	unsigned char *keep;	/* a trace's columns read (lp_csv_keep) */
+	struct lp_rep_in *rep;	/* -P: the trace checked as packed, */
+	struct lp_pack_s *ps;	/* ... into this pack */
+	FILE *pfp;		/* ... file */
 };
 
 /* The reports lp reads, told apart by the columns of their header: the
@@ -123,6 +128,56 @@ col(struct rd *d, const char *name)
 	return c;
 }
 
+static const char *const trace_cols[] = { "Start", "?Duration" };
+
+/* -P: the trace packed as lp-tracesort -p packs it (the same checks, the
+ * same bytes) while its rows keep their time order, into a temporary
+ * file beside the pack's place (lp-import.c puts it there).  The first
+ * row out of order drops it: lp-tracesort sorts that trace. */
+static void
+pack_open(struct rd *d, const struct lp_csv_rec *hdr)
+{
+	struct file *f = d->f;
+	struct lp_sb p = { 0 };
+	int fd;
+
+	lp_sb_printf(&p, "%simport.XXXXXX", f->packto);
+	if ((fd = mkstemp(p.s)) == -1 || !(d->pfp = fdopen(fd, "w")))
+		lp_die_sys("%s", p.s);
+	f->pack = lp_sb_steal(&p);
+	d->rep = lp_rep_push(f->path, "an nsys trace", trace_cols, 2);
+	lp_rep_feed(d->rep, hdr);
+	d->ps = lp_pack_sopen(d->pfp, &f->path, 1, lp_rep_header(d->rep));
+}
+
+/* The pack ended (whole: kept for lp-import.c) or dropped. */
+static void
+pack_close(struct rd *d, int whole)
+{
+	struct file *f = d->f;
+
+	lp_pack_send(d->ps);
+	d->ps = NULL;
+	lp_rep_close(d->rep);
+	d->rep = NULL;
+	if (fclose(d->pfp) == EOF && whole)
+		lp_die_sys("%s", f->pack);
+	if (!whole) {
+		unlink(f->pack);
+		free(f->pack);
+		f->pack = NULL;
+	}
+}
+
+static void
+pack_row(struct rd *d, const struct lp_csv_rec *r)
+{
+	const struct lp_rep_row *rr = lp_rep_feed(d->rep, r);
+
+	if (rr && lp_pack_srow(d->ps, 0, rr))
+		pack_close(d, 0);
+}
+
 static void
 header(struct rd *d, const struct lp_csv_rec *r, const struct sig *s)
 {
@@ -140,9 +195,13 @@ header(struct rd *d, const struct lp_csv_rec *r, const struct sig *s)
 	    &d->tf))
 		d->tf = 1;
 	d->f->tunit = d->tf;
-	/* the two traces, millions of rows: only the columns read copied
-	 * (and the first, which tells a blank row) */
-	if (s->kind == K_GPU_TRACE || s->kind == K_API_TRACE) {
+	/* the two traces, millions of rows: packed as they are read (-P),
+	 * else only the columns read copied (and the first, which tells a
+	 * blank row) */
+	if ((s->kind == K_GPU_TRACE || s->kind == K_API_TRACE) &&
+	    d->f->packto)
+		pack_open(d, r);
+	else if (s->kind == K_GPU_TRACE || s->kind == K_API_TRACE) {
 		d->keep = lp_xcalloc(d->hdr.n, 1);
 		d->keep[0] = 1;
 		for (i = 0; i < sizeof s->col / sizeof s->col[0]; i++)
@@ -343,6 +402,8 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 		ncu_row(d, r);
 	else
 		nsys_row(d, r);
+	if (d->ps)
+		pack_row(d, r);
 	return 0;
 }
 
@@ -518,6 +579,8 @@ read_csv(struct file *f)
 		lp_die_at(LP_EXIT_DATA, f->path, d.last, 0, "no newline at the "
 		    "end: the export was cut off (copy it again whole)");
 	lp_close_in(fp);
+	if (d.ps)
+		pack_close(&d, 1);
 	/* the header of cuda_api_sum is also osrt_sum's (OS runtime calls:
 	 * poll, pthread_cond_timedwait): the names tell them apart */
 	if (f->kind == K_API_SUM && f->notcu)

@@ -83,10 +83,12 @@ ifneq ($(strip $(LP_IMP)),)
 LP_LIVE :=
 LP_IMP_MK := $(R)/import.mk
 # What each file is; make reads it back before anything else is made.
+# lp-import packs the two big traces as it reads them (-P): the packs'
+# rule (rules.mk) then has nothing to do, and each trace is parsed once.
 $(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import
-	$(Q)mkdir -p $(R)
+	$(Q)mkdir -p $(R)/nsys
 	$(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' MK '$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' lp-import)
-	$(Q)$(B)/lp-import -- $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
+	$(Q)$(B)/lp-import -P $(LP_NS) -- $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 include $(LP_IMP_MK)
 # make restarts once after it re-made import.mk.  More restarts mean
 # import.mk stays older than what it is made from (a clock that went back,
