@@ -252,10 +252,7 @@ main(int argc, char **argv)
 	int have;
 
 	lp_start(argc, argv, synopsis);
-	lp_getopt(argc, argv, "", synopsis);	/* no option but -h */
-	if (argc - optind != 1)
-		lp_usage(synopsis);
-	path = argv[optind];
+	path = lp_operand(argc, argv, synopsis);
 	db = lp_sql_open(path);
 	need_tables();
 	/* nsys writes no node table for a capture without graphs (an eager

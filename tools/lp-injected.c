@@ -159,10 +159,7 @@ main(int argc, char **argv)
 	int have;
 
 	lp_start(argc, argv, synopsis);
-	lp_getopt(argc, argv, "", synopsis);	/* no option but -h */
-	if (argc - optind != 1)
-		lp_usage(synopsis);
-	path = argv[optind];
+	path = lp_operand(argc, argv, synopsis);
 	have = read_diag(path, &ps, &n, &nl, &launched);
 	if (n)
 		qsort(ps, n, sizeof *ps, by_pid);

@@ -25,13 +25,7 @@ static const struct lp_col cols[] = {
 	{ "shapes", "Input shapes", "code" }, { "calls", "Calls", "int" },
 	{ "kernel_ns_per_call", "GPU / call (us)", "us" },
 	{ "precision", "Precision (most FLOPs)", "text" },
-	{ "ai", "AI (FLOP/B)", "num2" },
-	{ "flop_per_s", "Achieved FLOP/s", "flops" },
-	{ "bytes_per_s", "Achieved DRAM B/s", "Bps" },
-	{ "peak_flop_per_s", "Peak FLOP/s", "flops" },
-	{ "ridge", "Ridge (FLOP/B)", "num1" },
-	{ "roof", "Bound by", "text" },
-	{ "roof_pct", "% of roof", "pct" },
+	LP_ROOF_COLS,
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 enum { C_PREC = 5, C_ROOF = 6 };	/* the first computed cells */
@@ -137,7 +131,7 @@ main(int argc, char **argv)
 {
 	static const char *const need[] = { "ncu_flops_per_call",
 	    "ncu_dram_bytes_per_call", "ncu_precision", "ncu_ns_per_call" };
-	const char *gpath = NULL, *name;
+	const char *gpath = NULL;
 	struct lp_peaks pk;
 	struct lp_tsv t;
 	int c, cn[4], ck[5];
@@ -150,11 +144,7 @@ main(int argc, char **argv)
 		case 'g': gpath = optarg; break;
 		}
 	}
-	if (!gpath || argc - optind > 1)
-		lp_usage(synopsis);
-	lp_peaks_read(&pk, gpath);
-	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_tsv_open(&t, fp, name);
+	fp = lp_peaks_tsv_open(&pk, gpath, argc, argv, synopsis, &t);
 	lp_tab_expect(&t, "lp-atenops");
 	lp_tab_key(&t, "stage op shapes");
 	for (i = 0; i < 5; i++)
@@ -163,7 +153,7 @@ main(int argc, char **argv)
 		cn[i] = lp_csv_need(&t.hdr, need[i], "lp-atenops output "
 		    "(with -m metrics.tsv)");
 	out = lp_tab_out();
-	meta(out, &t, name, gpath);
+	meta(out, &t, t.file, gpath);
 	lp_tab_header(out, cols, NCOLS);
 	while (lp_tab_next(&t)) {
 		struct lp_row o = { 0 };

@@ -131,10 +131,7 @@ emit_classes(const struct cls *cl, size_t ncl, double total)
 			continue;
 		lp_row_text(&r, cl[i].name);
 		lp_row_num(&r, cl[i].time, 0);
-		if (total > 0)
-			lp_row_g(&r, 100 * cl[i].time / total);
-		else
-			lp_row_na(&r, "the kernels took no time");
+		lp_row_share(&r, cl[i].time, total, "the kernels took no time");
 		lp_row_num(&r, cl[i].launches, 0);
 		lp_row_num(&r, (double)cl[i].kernels, 0);
 		lp_row_text(&r, shown[j]);

@@ -256,15 +256,10 @@ emit_devices(struct st *s)
 		lp_row_num(&r, d->comm, 0);
 		lp_row_num(&r, d->comp, 0);
 		lp_row_num(&r, d->both, 0);
-		if (d->comm > 0)
-			lp_row_g(&r, 100 * d->both / d->comm);
-		else
-			lp_row_na(&r, "no communication kernel ran on this GPU");
+		lp_row_share(&r, d->both, d->comm,
+		    "no communication kernel ran on this GPU");
 		lp_row_num(&r, d->comm - d->both, 0);
-		if (d->busy > 0)
-			lp_row_g(&r, 100 * d->comm / d->busy);
-		else
-			lp_row_na(&r, "no kernel time");
+		lp_row_share(&r, d->comm, d->busy, "no kernel time");
 		lp_row_end(&r, out);
 		free(d->name);
 		free(d->h);

@@ -288,10 +288,7 @@ kernel_cells(struct lp_row *r, const struct proc *p)
 	lp_row_num(r, p->kern / n, 1);
 	lp_row_num(r, p->comm / n, 1);
 	lp_row_num(r, (p->kern - p->comm) / n, 1);
-	if (p->kern > 0)
-		lp_row_g(r, 100 * p->comm / p->kern);
-	else
-		lp_row_na(r, "no kernel ran in the range");
+	lp_row_share(r, p->comm, p->kern, "no kernel ran in the range");
 	if (wall > 0 && 100 * p->kern / wall > 12800)
 		lp_row_pct(r, 100 * p->kern / wall, 12800,
 		    "GPU busy", "more kernel time than 128 "

@@ -167,42 +167,20 @@ emit_region(struct lp_row *r, struct lp_rset *rs, size_t j,
 int
 main(int argc, char **argv)
 {
-	const char *cpath = NULL, *kpath = NULL, *ppath = NULL, *lpath = NULL;
-	struct lp_ynode *cfg;
+	struct lp_regopts o;
 	struct lp_rset rs;
 	struct lp_row r = { 0 };
-	double ratio = 1.5;
 	size_t j;
-	int c;
 
-	lp_start(argc, argv, synopsis);
+	lp_regtool_start(argc, argv, "c:k:l:p:w:", synopsis, &o, &rs, 0);
 	out = lp_tab_out();
-	while ((c = lp_getopt(argc, argv, "c:k:l:p:w:", synopsis)) != -1) {
-		switch (c) {
-		case 'c': cpath = optarg; break;
-		case 'k': kpath = optarg; break;
-		case 'l': lpath = optarg; break;
-		case 'p': ppath = optarg; break;
-		case 'w':
-			ratio = lp_strtoratio(optarg, "-w");
-			break;
-		}
-	}
-	if (!cpath || !lpath || optind != argc)
-		lp_usage(synopsis);
-	cfg = lp_yaml_load_path(cpath);
-	lp_rset_init(&rs, cfg, "ncu_regions.regions", cpath);
-	lp_rset_ncu_list(&rs, lpath);
-	lp_rset_nsys(&rs, kpath, ppath);
-
-	emit_meta(cfg, lpath, kpath, ppath, ratio);
+	emit_meta(rs.cfg, o.lpath, o.kpath, o.ppath, o.ratio);
 	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
 	for (j = 0; j < rs.n; j++)
-		emit_region(&r, &rs, j, ratio, kpath, ppath);
+		emit_region(&r, &rs, j, o.ratio, o.kpath, o.ppath);
 
 	lp_sb_free(&r.b);
 	lp_rset_free(&rs);
-	lp_yaml_free(cfg);
 	lp_tab_done(out);
 	return 0;
 }

@@ -412,7 +412,7 @@ main(int argc, char **argv)
 	const char *cpath = NULL, *gpath = NULL, *ipath = NULL, *lpath = NULL;
 	const char *kpath = NULL, *opath = NULL, *spath = NULL;
 	struct lp_sb what = { 0 };
-	struct lp_ynode *cfg, *inputs = NULL;
+	struct lp_ynode *inputs = NULL;
 	struct lp_rset rs;
 	struct lp_peaks pk;
 	struct lp_model m;
@@ -436,13 +436,11 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	if (kpath)
 		load_split(kpath, opath, spath);
-	cfg = lp_yaml_load_path(cpath);
 	if (ipath)
 		inputs = lp_yaml_load_path(ipath);
 	lp_model_get(&m, inputs, ipath ? ipath : "inputs.yaml");
 	lp_peaks_read(&pk, gpath);
-	lp_rset_init(&rs, cfg, "ncu_regions.regions", cpath);
-	lp_rset_ncu_list(&rs, lpath);
+	lp_rset_load(&rs, cpath, lpath);
 
 	emit_meta(lpath, gpath, ipath);
 	emit_waste(&rs, &m, &what);
@@ -454,7 +452,6 @@ main(int argc, char **argv)
 	lp_rset_free(&rs);
 	lp_peaks_free(&pk);
 	lp_model_free(&m);
-	lp_yaml_free(cfg);
 	lp_yaml_free(inputs);
 	lp_tab_done(out);
 	return 0;

@@ -30,13 +30,7 @@ static const struct lp_col cols[] = {
 	{ "flop_per_launch", "FLOP / launch", "flop" },
 	{ "dram_bytes_per_launch", "DRAM / launch", "bytes" },
 	{ "ncu_ns_per_launch", "ncu time / launch (us)", "us" },
-	{ "ai", "AI (FLOP/B)", "num2" },
-	{ "flop_per_s", "Achieved FLOP/s", "flops" },
-	{ "bytes_per_s", "Achieved DRAM B/s", "Bps" },
-	{ "peak_flop_per_s", "Peak FLOP/s", "flops" },
-	{ "ridge", "Ridge (FLOP/B)", "num1" },
-	{ "roof", "Bound by", "text" },
-	{ "roof_pct", "% of roof", "pct" },
+	LP_ROOF_COLS,
 	{ "dram_pct", "% of DRAM BW", "pct" },
 	{ "class", "Class", "text" },
 	{ "why", "Why this class", "text" },
@@ -225,7 +219,6 @@ int
 main(int argc, char **argv)
 {
 	const char *gpath = NULL, *ipath = NULL, *mpath = NULL, *spath = NULL;
-	const char *name;
 	struct lp_peaks pk;
 	struct lp_tsv t;
 	struct shapes shapes = { 0 };
@@ -247,11 +240,7 @@ main(int argc, char **argv)
 		case 's': spath = optarg; break;
 		}
 	}
-	if (!gpath || argc - optind > 1)
-		lp_usage(synopsis);
-	lp_peaks_read(&pk, gpath);
-	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_tsv_open(&t, fp, name);
+	fp = lp_peaks_tsv_open(&pk, gpath, argc, argv, synopsis, &t);
 	lp_tab_expect(&t, "lp-kernjoin");
 	ck = lp_csv_need(&t.hdr, "kernel", "lp-kernjoin output");
 	lp_csv_need(&t.hdr, "total_ns", "lp-kernjoin output");
@@ -262,7 +251,7 @@ main(int argc, char **argv)
 		points_read_stage(spath, &pts.ss);
 	n = points_load(&pts, &t, ck, cnk, &shapes, top);
 	if (!n)
-		lp_die_at(LP_EXIT_DATA, name, t.line, 0, "no kernel rows");
+		lp_die_at(LP_EXIT_DATA, t.file, t.line, 0, "no kernel rows");
 	if (ipath)
 		cells_read_model(ipath);
 

@@ -401,7 +401,7 @@ free_points(struct pts *ps)
 int
 main(int argc, char **argv)
 {
-	const char *gpath = NULL, *name;
+	const char *gpath = NULL;
 	struct lp_peaks pk;
 	struct lp_tsv t;
 	struct pts ps = { 0 };
@@ -416,17 +416,13 @@ main(int argc, char **argv)
 		case 'g': gpath = optarg; break;
 		}
 	}
-	if (!gpath || argc - optind > 1)
-		lp_usage(synopsis);
-	lp_peaks_read(&pk, gpath);
-	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
-	lp_tsv_open(&t, fp, name);
+	fp = lp_peaks_tsv_open(&pk, gpath, argc, argv, synopsis, &t);
 	load_points(&t, &ps);
 	pmax = peak_max(&pk);
 	set_axes(&ps, &pk, pmax);
 
 	H = PH + LINE * (int)(ps.n + 1);
-	emit_frame(&pk, name);
+	emit_frame(&pk, t.file);
 	emit_roofs(&pk, pmax);
 	if (measured_bw(&t) > 0)
 		emit_measured_roof(measured_bw(&t), pmax);

@@ -120,10 +120,7 @@ emit_kernel(struct lp_row *r, size_t i, const struct k *k, const char *shown,
 		lp_row_num(r, k->total / k->calls, 1);
 	else
 		lp_row_na(r, "no calls");
-	if (sum > 0)
-		lp_row_g(r, 100 * k->total / sum);
-	else
-		lp_row_na(r, "the kernels took no time");
+	lp_row_share(r, k->total, sum, "the kernels took no time");
 	if (k->have_sm)
 		lp_row_num(r, k->sm, 2);
 	else

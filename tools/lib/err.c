@@ -202,6 +202,15 @@ lp_getopt(int argc, char *const argv[], const char *opts,
 	return c;
 }
 
+const char *
+lp_operand(int argc, char *const argv[], const char *synopsis)
+{
+	lp_getopt(argc, argv, "", synopsis);
+	if (argc - optind != 1)
+		lp_usage(synopsis);
+	return argv[optind];
+}
+
 void *
 lp_xmalloc(size_t n)
 {

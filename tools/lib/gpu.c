@@ -7,11 +7,27 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "prec.h"
 #include "table.h"
 #include "run.h"
+
+FILE *
+lp_peaks_tsv_open(struct lp_peaks *p, const char *gpath, int argc,
+    char **argv, const char *synopsis, struct lp_tsv *t)
+{
+	const char *name;
+	FILE *fp;
+
+	if (!gpath || argc - optind > 1)
+		lp_usage(synopsis);
+	lp_peaks_read(p, gpath);
+	fp = lp_open_in(optind < argc ? argv[optind] : NULL, &name);
+	lp_tsv_open(t, fp, name);
+	return fp;
+}
 
 void
 lp_peaks_read(struct lp_peaks *p, const char *path)

@@ -9,8 +9,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
+#include "table.h"
 #include "nsight.h"
 #include "run.h"
 
@@ -82,6 +84,44 @@ lp_rset_init(struct lp_rset *rs, const struct lp_ynode *cfg, const char *key,
 	rs->kern_ns = lp_xcalloc(rs->n + 1, sizeof *rs->kern_ns);
 	rs->kern_n = lp_xcalloc(rs->n + 1, sizeof *rs->kern_n);
 	rs->nvtx_n = lp_xcalloc(rs->n + 1, sizeof *rs->nvtx_n);
+}
+
+void
+lp_rset_load(struct lp_rset *rs, const char *cpath, const char *lpath)
+{
+	struct lp_ynode *cfg = lp_yaml_load_path(cpath);
+
+	lp_rset_init(rs, cfg, "ncu_regions.regions", cpath);
+	rs->cfg = cfg;
+	lp_rset_ncu_list(rs, lpath);
+}
+
+void
+lp_regtool_start(int argc, char **argv, const char *opts,
+    const char *synopsis, struct lp_regopts *o, struct lp_rset *rs,
+    int no_rest)
+{
+	int c;
+
+	lp_start(argc, argv, synopsis);
+	memset(o, 0, sizeof *o);
+	o->ratio = 1.5;
+	while ((c = lp_getopt(argc, argv, opts, synopsis)) != -1) {
+		switch (c) {
+		case 'c': o->cpath = optarg; break;
+		case 'k': o->kpath = optarg; break;
+		case 'l': o->lpath = optarg; break;
+		case 'p': o->ppath = optarg; break;
+		case 'w':
+			o->ratio = lp_strtoratio(optarg, "-w");
+			break;
+		}
+	}
+	if (!o->cpath || !o->lpath || optind != argc)
+		lp_usage(synopsis);
+	lp_rset_load(rs, o->cpath, o->lpath);
+	rs->no_rest = no_rest;
+	lp_rset_nsys(rs, o->kpath, o->ppath);
 }
 
 /* ncu numbers its results in the order it profiled them: a region's
@@ -325,6 +365,7 @@ lp_rset_free(struct lp_rset *rs)
 	if (rs->seen)
 		lp_map_free(rs->seen);
 	lp_regions_free(rs->rg, rs->n);
+	lp_yaml_free(rs->cfg);
 	memset(rs, 0, sizeof *rs);
 }
 

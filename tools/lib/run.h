@@ -129,6 +129,12 @@ struct lp_peaks {
 	char *link_from;	/* the link row's "from"; NULL if none */
 };
 void lp_peaks_read(struct lp_peaks *p, const char *path);
+/* A filter of one table against the peaks (-g gpath, needed; the table
+ * the one operand, else standard input): the peaks read, the table
+ * opened into t; its FILE returned, for lp_close_in. */
+struct lp_tsv;
+FILE *lp_peaks_tsv_open(struct lp_peaks *p, const char *gpath, int argc,
+    char **argv, const char *synopsis, struct lp_tsv *t);
 void lp_peaks_free(struct lp_peaks *p);
 /* Peak FLOP/s of one precision (an LP_FP_* index); 0 if unknown. */
 double lp_peak_of(const struct lp_peaks *p, int fp);
@@ -143,6 +149,17 @@ struct lp_roof {
 };
 void lp_roof_at(const struct lp_peaks *p, int fp, double flop, double bytes,
     double ns, struct lp_roof *r);
+/* The roofline columns of a table of points (roofline.tsv, op_roofline.tsv),
+ * from the arithmetic intensity to the roof's share, as lp_roof_at gives
+ * them. */
+#define LP_ROOF_COLS \
+	{ "ai", "AI (FLOP/B)", "num2" }, \
+	{ "flop_per_s", "Achieved FLOP/s", "flops" }, \
+	{ "bytes_per_s", "Achieved DRAM B/s", "Bps" }, \
+	{ "peak_flop_per_s", "Peak FLOP/s", "flops" }, \
+	{ "ridge", "Ridge (FLOP/B)", "num1" }, \
+	{ "roof", "Bound by", "text" }, \
+	{ "roof_pct", "% of roof", "pct" }
 
 /* gpu.c too: dram_bw.tsv (lp-bwceil(1)) read back, the DRAM bandwidth
  * measured on the run's machine, shown beside the datasheet's (gpu.tsv),
@@ -261,7 +278,21 @@ struct lp_rset {
 				 * state not wanted (lp-reginst), its
 				 * durations not kept */
 	struct lp_map *seen;
+	struct lp_ynode *cfg;	/* lp_rset_load's, freed with rs */
 };
+/* The regions of config cpath (ncu_regions.regions), with ncu's exports
+ * that list lpath names read (lp_rset_init, lp_rset_ncu_list). */
+void lp_rset_load(struct lp_rset *rs, const char *cpath, const char *lpath);
+/* lp-regions' and lp-reginst's start: lp_start, the options (opts: those
+ * of "c:k:l:p:w:" the tool takes; -c and -l needed, nothing after them),
+ * the regions loaded, nsys's instances read (rs->no_rest as given). */
+struct lp_regopts {
+	const char *cpath, *kpath, *lpath, *ppath;
+	double ratio;		/* -w, 1.5 unless given */
+};
+void lp_regtool_start(int argc, char **argv, const char *opts,
+    const char *synopsis, struct lp_regopts *o, struct lp_rset *rs,
+    int no_rest);
 void lp_rset_init(struct lp_rset *rs, const struct lp_ynode *cfg,
     const char *key, const char *file);
 void lp_rset_ncu(struct lp_rset *rs, const char *export_csv);

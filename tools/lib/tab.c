@@ -95,6 +95,15 @@ lp_row_num(struct lp_row *r, double v, int decimals)
 }
 
 void
+lp_row_share(struct lp_row *r, double part, double whole, const char *why)
+{
+	if (whole > 0)
+		lp_row_g(r, 100 * part / whole);
+	else
+		lp_row_na(r, "%s", why);
+}
+
+void
 lp_row_g(struct lp_row *r, double v)
 {
 	char s[LP_EXACT_MAX];

@@ -135,6 +135,8 @@ void lp_row_text(struct lp_row *r, const char *s);
  * "n/a because ...", never as "inf" or "nan" */
 void lp_row_num(struct lp_row *r, double v, int decimals);
 void lp_row_g(struct lp_row *r, double v);	/* 4 significant digits */
+/* 100 part / whole as lp_row_g; "n/a because why" where whole <= 0 */
+void lp_row_share(struct lp_row *r, double part, double whole, const char *why);
 void lp_row_na(struct lp_row *r, const char *fmt, ...)	/* "n/a because ..." */
     __attribute__((format(printf, 2, 3)));
 /* A percentage that cannot pass max (MFU, MBU: 100; GPU busy: 128 kernels

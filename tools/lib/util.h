@@ -48,6 +48,8 @@ _Noreturn void lp_usage(const char *synopsis);
  * error (exit 2) handled: the options of opts, or -1 at their end. */
 int lp_getopt(int argc, char *const argv[], const char *opts,
     const char *synopsis);
+/* A tool of no option but -h and one operand: that operand. */
+const char *lp_operand(int argc, char *const argv[], const char *synopsis);
 void *lp_xmalloc(size_t n);
 void *lp_xcalloc(size_t n, size_t size);
 void *lp_xrealloc(void *p, size_t n);
