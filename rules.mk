@@ -181,11 +181,12 @@ endif
 # does not promise row order, so lp-tracesort puts them in time order, in
 # bounded memory, as they come in (from nsys stats or IMPORT).
 LP_TRACES := cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace graph_node_trace
-# The two traces of every launch (millions of rows in a long capture) are
-# parsed once, by lp-tracesort -p, into a packed trace (report_NAME.lpt,
-# lp-tracesort(1)) that every filter reads instead of the CSV: the CSV
-# stays as nsys wrote it, or is not copied (IMPORT).
-LP_PACKED := cuda_api_trace cuda_gpu_trace
+# The two traces of every launch (millions of rows in a long capture) and
+# the NVTX ranges (as many with PyTorch's op ranges) are parsed once, by
+# lp-tracesort -p (or lp-import -P as it reads an import), into a packed
+# trace (report_NAME.lpt, lp-tracesort(1)) that every filter reads instead
+# of the CSV: the CSV stays as nsys wrote it, or is not copied (IMPORT).
+LP_PACKED := cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace
 lp_ext = $(if $(filter $(1),$(LP_PACKED)),lpt,csv)
 LP_PACKS_NEEDED := $(patsubst %,$(LP_NS)%.lpt,$(filter $(LP_PACKED),$(LP_NSYS_NEEDED)))
 
@@ -641,10 +642,10 @@ $(R)/aten_roofline.tsv $(R)/operators_roofline.tsv:
 else
 $(R)/aten_ops.tsv: $(LP_ATEN_DEPS)
 	$(LP_SAY)
-	$(Q)$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.csv $(LP_OUT)
+	$(Q)$(LP_ATEN) $(LP_NS)nvtx_pushpop_trace.lpt $(LP_OUT)
 $(R)/aten_opnames.tsv: $(LP_ATEN_DEPS)
 	$(LP_SAY)
-	$(Q)$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.csv $(LP_OUT)
+	$(Q)$(LP_ATEN) -N $(LP_NS)nvtx_pushpop_trace.lpt $(LP_OUT)
 # The summary's: the run's stage, its first rows (lp-atenops orders by time)
 $(R)/operators_aten.tsv: $(R)/aten_opnames.tsv $(LP_TOPN_DEP) $(LP_BIN)/lp-confget $(LP_BIN)/lp-tabtop \
 		$(call lp_confkeys,stage) | $(R)/config.yaml

@@ -23,6 +23,14 @@ peak() {
 		e && p == "link" && $1 == "link_gbps:" { printf "%.0f\n", $2 * 1e9 }' "$ROOT/conf/gpus.yaml"
 }
 
+# raw RUN REPORT: the export the run imported as nsys REPORT (import.mk):
+# the CSV itself, for the traces lp keeps packed (report_REPORT.lpt)
+# (a path make was given relative to the repo, as make demo gives them)
+raw() {
+	p=$(sed -n "s/^LP_IMP_$2 := //p" "$S2/$1/import.mk")
+	case $p in /*) echo "$p" ;; *) echo "$ROOT/$p" ;; esac
+}
+
 TORCH="$(echo "$FIX"/h200-whole/torch_*.csv) $FIX/h200-probe/torch_prefill_gemm_raw.csv"
 TINY="$(echo "$FIX"/h200-tinyllm-live/tinyllm_*.csv)"
 RUNS="demo tp tl"
@@ -103,7 +111,7 @@ test_expect_success 'steps.tsv: every instance of nvtx_pushpop_trace, by awk (de
 	for run in demo tp; do
 		eval st=\$${run}_stages &&
 		A -v stages="$st" -v ratio=1.5 -v batch="$(model batch $run)" "$steps_awk" \
-			"$S2/$run/nsys/report_nvtx_pushpop_trace.csv" >expect &&
+			"$(raw $run nvtx_pushpop_trace)" >expect &&
 		test -s expect &&
 		table "$S2/$run/steps.tsv" stage range instances first_ns rest_median_ns first_over_rest warmup steady_ns \
 			steady_min_ns steady_max_ns tokens_per_s | g4 6 11 | sed "s/\tn\/a[^\t]*//g" >got &&
@@ -159,14 +167,14 @@ test_expect_success 'mfu.tsv and mbu.tsv: the formulas again, by awk (demo, tp: 
 		r=$S2/$run &&
 		A $(mfu_vars $run) -v peak="$(peak tensor fp16)" -v bw="$(peak dram)" -v stages="$tp_stages" -v mode=mfu \
 			-v stepr=:LLM@decode_step "$mfu_awk" "$r/nsys/report_nvtx_sum.csv" "$r/nsys/report_nvtx_kern_sum.csv" \
-			"$r/nsys/report_nvtx_pushpop_trace.csv" >expect &&
+			"$(raw $run nvtx_pushpop_trace)" >expect &&
 		test -s expect &&
 		table "$r/mfu.tsv" stage model_flop wall_mean_ns flop_per_s mfu_pct steady_ns mfu_steady_pct kernel_per_inst_ns \
 			mfu_kernel_pct | g4 4 5 7 9 | sed "s/\tn\/a[^\t]*//g" >got &&
 		test_cmp expect got &&
 		A $(mfu_vars $run) -v peak="$(peak tensor fp16)" -v bw="$(peak dram)" -v stages="$tp_stages" -v mode=mbu \
 			-v stepr=:LLM@decode_step "$mfu_awk" "$r/nsys/report_nvtx_sum.csv" "$r/nsys/report_nvtx_kern_sum.csv" \
-			"$r/nsys/report_nvtx_pushpop_trace.csv" | sort >expect &&
+			"$(raw $run nvtx_pushpop_trace)" | sort >expect &&
 		test -s expect &&
 		table "$r/mbu.tsv" stage weight_bytes kv_bytes bytes_per_token mean_ns bytes_per_s mbu_pct steady_ns \
 			mbu_steady_pct | g4 6 7 9 | sed "s/\tn\/a[^\t]*//g" | sort >got &&
@@ -431,7 +439,7 @@ test_expect_success 'steps.tsv quartiles of the steady state: type 7 over the st
 			printf("%s%.1f", (q > 1 ? "\t" : ""), v) }
 		print "" }
 	EOF
-	awk -f "$ROOT/tests/csv.awk" -f q.awk "$S2/demo/nsys/report_nvtx_pushpop_trace.csv" >expect &&
+	awk -f "$ROOT/tests/csv.awk" -f q.awk "$(raw demo nvtx_pushpop_trace)" >expect &&
 	table "$S2/demo/steps.tsv" stage steady_p25_ns steady_p75_ns | grep "^decode_step" | cut -f2,3 >got &&
 	cat got && test_cmp expect got
 '

@@ -105,12 +105,15 @@ test_expect_success 'an empty trace (nsys: no rows) packs to an empty file, refu
 	sed "s/empty.csv/X/" err1 >e1 && sed "s/e.lpt/X/" err2 >e2 && test_cmp e1 e2
 '
 
-test_expect_success 'lp-import -P packs the two traces as it reads them: the bytes of lp-tracesort -p; none where the rows are out of order or in parts' '
+test_expect_success 'lp-import -P packs the three traces as it reads them: the bytes of lp-tracesort -p; none where the rows are out of order or in parts' '
 	for c in llama gpt2; do
 		rm -f pk_* &&
-		lp-import -P pk_ -- "$HS/${c}_cuda_api_trace.csv" "$HS/${c}_cuda_gpu_trace.csv" >imp.mk &&
-		for r in cuda_api_trace cuda_gpu_trace; do
-			lp-tracesort -p "$HS/${c}_$r.csv" >want.lpt && cmp want.lpt pk_$r.lpt || return 1
+		lp-import -P pk_ -- "$HS/${c}_cuda_api_trace.csv" "$HS/${c}_cuda_gpu_trace.csv" \
+			"$HS/${c}_nvtx_pushpop_trace.csv" >imp.mk &&
+		for r in cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace; do
+			lp-tracesort -p "$HS/${c}_$r.csv" >want.lpt && cmp want.lpt pk_$r.lpt &&
+			# made as a shell makes a file (umask), not private
+			test "$(stat -c %a pk_$r.lpt)" = "$(stat -c %a want.lpt)" || return 1
 		done
 	done &&
 	f="$HS/llama_cuda_api_trace.csv" &&

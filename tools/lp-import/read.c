@@ -3,6 +3,7 @@
  * of the reports' headers, an ncu export's results, an nsys sqlite
  * export's tables), and what it holds that the checks compare.
  */
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -139,10 +140,14 @@ pack_open(struct rd *d, const struct lp_csv_rec *hdr)
 {
 	struct file *f = d->f;
 	struct lp_sb p = { 0 };
+	mode_t um = umask(0);
 	int fd;
 
+	umask(um);
 	lp_sb_printf(&p, "%simport.XXXXXX", f->packto);
-	if ((fd = mkstemp(p.s)) == -1 || !(d->pfp = fdopen(fd, "w")))
+	/* mkstemp's 0600 made what a shell's "> file" would: 0666 - umask */
+	if ((fd = mkstemp(p.s)) == -1 || fchmod(fd, 0666 & ~um) == -1 ||
+	    !(d->pfp = fdopen(fd, "w")))
 		lp_die_sys("%s", p.s);
 	f->pack = lp_sb_steal(&p);
 	d->rep = lp_rep_push(f->path, "an nsys trace", trace_cols, 2);
@@ -195,11 +200,11 @@ header(struct rd *d, const struct lp_csv_rec *r, const struct sig *s)
 	    &d->tf))
 		d->tf = 1;
 	d->f->tunit = d->tf;
-	/* the two traces, millions of rows: packed as they are read (-P),
-	 * else only the columns read copied (and the first, which tells a
-	 * blank row) */
-	if ((s->kind == K_GPU_TRACE || s->kind == K_API_TRACE) &&
-	    d->f->packto)
+	/* the traces, millions of rows: packed as they are read (-P), else
+	 * (the launches') only the columns read copied (and the first, which
+	 * tells a blank row) */
+	if ((s->kind == K_GPU_TRACE || s->kind == K_API_TRACE ||
+	    s->kind == K_PUSHPOP) && d->f->packto)
 		pack_open(d, r);
 	else if (s->kind == K_GPU_TRACE || s->kind == K_API_TRACE) {
 		d->keep = lp_xcalloc(d->hdr.n, 1);

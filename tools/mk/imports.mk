@@ -83,8 +83,8 @@ ifneq ($(strip $(LP_IMP)),)
 LP_LIVE :=
 LP_IMP_MK := $(R)/import.mk
 # What each file is; make reads it back before anything else is made.
-# lp-import packs the two big traces as it reads them (-P): the packs'
-# rule (rules.mk) then has nothing to do, and each trace is parsed once.
+# lp-import packs the big traces as it reads them (-P): the packs' rule
+# (rules.mk) then has nothing to do, and each trace is parsed once.
 $(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import
 	$(Q)mkdir -p $(R)/nsys
 	$(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' MK '$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' lp-import)
