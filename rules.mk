@@ -186,7 +186,10 @@ LP_TRACES := cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace graph_node_trace
 # lp-tracesort -p (or lp-import -P as it reads an import), into a packed
 # trace (report_NAME.lpt, lp-tracesort(1)) that every filter reads instead
 # of the CSV: the CSV stays as nsys wrote it, or is not copied (IMPORT).
-LP_PACKED := cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace
+LP_PACKED := cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace nvtx_gpu_proj_trace
+# (the projection packed in nsys's order, which its readers take: -k)
+LP_KEPT := nvtx_gpu_proj_trace
+lp_packflags = -p$(if $(filter $(1),$(LP_KEPT)), -k)
 lp_ext = $(if $(filter $(1),$(LP_PACKED)),lpt,csv)
 LP_PACKS_NEEDED := $(patsubst %,$(LP_NS)%.lpt,$(filter $(LP_PACKED),$(LP_NSYS_NEEDED)))
 
@@ -232,7 +235,7 @@ $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) $(LP_PACKS_NEEDED) &: $(R)
 	$(Q)rm -rf $(LP_ST) && mkdir -p $(LP_ST) && $(LP_BIN)/lp-runstep -n '$(LP_NSYS_NEED)' -g -l $(LP_ST)/log \
 	  -L $(R)/nsys/stats.log.failed $(LP_STATS_CHECKS) -t 'nsys stats' -T $(R)/nsys/stats.time -- sh $(R)/nsys/stats.cmd
 	$(Q)for f in $(LP_SORT_ST); do [ ! -f $$f ] || { $(LP_BIN)/lp-tracesort $$f > $$f.sorted && mv $$f.sorted $$f; }; done; \
-	for f in $(LP_PACKED:%=$(LP_ST)/report_%); do [ ! -f $$f.csv ] || $(LP_BIN)/lp-tracesort -p $$f.csv > $$f.lpt || exit 1; done
+	$(foreach r,$(LP_PACKED),f=$(LP_ST)/report_$(r); [ ! -f $$f.csv ] || $(LP_BIN)/lp-tracesort $(call lp_packflags,$(r)) $$f.csv > $$f.lpt || exit 1;)
 	$(Q)rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(LP_ST)/report_* $(R)/nsys/ && mv $(LP_ST)/log $(R)/nsys/stats.log && rm -rf $(LP_ST)
 else
 # Imported exports are copied in under the names nsys stats would use;
@@ -240,7 +243,7 @@ else
 # joined, header once, in one pass; a trace is put in time order.
 LP_JOIN_AWK = FNR == 1 { if (NR == 1) { h = $$0; f = FILENAME; print; next } if ($$0 != h) { print "IMPORT: " FILENAME ": its header is not that of " f > "/dev/stderr"; exit 1 } next } { print }
 # (LP_IMP_STAMP stands for the imported files: imports.mk)
-$(foreach r,$(filter-out $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(LP_NS)$(r).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys ; \
+$(foreach r,$(filter-out $(LP_TRACES) $(LP_PACKED),$(LP_HAVE_REPORTS)),$(eval $(LP_NS)$(r).csv: $(LP_IMP_STAMP) $(R)/vars/IMPORT | $(R)/nsys ; \
 	$$(Q)$(if $(word 2,$(LP_IMP_$(r))),awk '$$(LP_JOIN_AWK)' $$(LP_IMP_$(r)) > $$@.tmp && mv $$@.tmp $$@,\
 	cp $$(LP_IMP_$(r)) $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP))))
 # (a pack lp-import made as it read the trace, for import.mk, is newer
@@ -248,9 +251,9 @@ $(foreach r,$(filter-out $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(LP_NS)$(r).cs
 define lp_trace_rule
 $(LP_NS)$(1).$(call lp_ext,$(1)): $(LP_IMP_STAMP) $(R)/vars/IMPORT $(if $(filter $(1),$(LP_PACKED)),$(LP_BIN)/lp-import \
 		| $(LP_BIN)/lp-tracesort,$(LP_BIN)/lp-tracesort |) $(R)/nsys
-	$$(Q)$$(LP_BIN)/lp-tracesort $(if $(filter $(1),$(LP_PACKED)),-p) $$(LP_IMP_$(1)) > $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP)
+	$$(Q)$$(LP_BIN)/lp-tracesort $(if $(filter $(1),$(LP_PACKED)),$(call lp_packflags,$(1))) $$(LP_IMP_$(1)) > $$@.tmp && mv $$@.tmp $$@ $$(LP_UNTMP)
 endef
-$(foreach r,$(filter $(LP_TRACES),$(LP_HAVE_REPORTS)),$(eval $(call lp_trace_rule,$(r))))
+$(foreach r,$(filter $(LP_TRACES) $(LP_PACKED),$(LP_HAVE_REPORTS)),$(eval $(call lp_trace_rule,$(r))))
 endif
 
 # The stage's top-N kernels by nsys GPU time: what ncu will profile.
@@ -415,7 +418,7 @@ LP_SHAPES_DEV = "$$(awk -F'\t' '/^\# kernels: /{ p = substr($$0, 12) } !/^\#/ &&
 $(R)/shapes.tsv: $(LP_KSRC) $(LP_KSRC_DEM) $(LP_STATS_DONE) $(call lp_rep,cuda_gpu_trace) $(call lp_rep,nvtx_gpu_proj_trace) \
 		$(R)/nsys/config.yaml $(R)/procs.tsv $(R)/hostside.tsv $(LP_BIN)/lp-shapes $(LP_BIN)/lp-nsyscmd
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -H $(R)/hostside.tsv -p $(LP_NS)nvtx_gpu_proj_trace.csv \
+	$(Q)$(LP_BIN)/lp-shapes -r $(LP_RANGE) $(LP_PID) -g $(LP_SHAPES_DEV) -H $(R)/hostside.tsv -p $(LP_NS)nvtx_gpu_proj_trace.lpt \
 	  -k $(LP_KSRC) $(if $(LP_KSRC_DEM),-d $(LP_KSRC_DEM)) $(LP_NS)cuda_gpu_trace.lpt $(LP_OUT)
 
 

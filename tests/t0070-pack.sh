@@ -105,13 +105,14 @@ test_expect_success 'an empty trace (nsys: no rows) packs to an empty file, refu
 	sed "s/empty.csv/X/" err1 >e1 && sed "s/e.lpt/X/" err2 >e2 && test_cmp e1 e2
 '
 
-test_expect_success 'lp-import -P packs the three traces as it reads them: the bytes of lp-tracesort -p; none where the rows are out of order or in parts' '
+test_expect_success 'lp-import -P packs the four traces as it reads them: the bytes of lp-tracesort -p; none where the rows are out of order or in parts' '
 	for c in llama gpt2; do
 		rm -f pk_* &&
 		lp-import -P pk_ -- "$HS/${c}_cuda_api_trace.csv" "$HS/${c}_cuda_gpu_trace.csv" \
-			"$HS/${c}_nvtx_pushpop_trace.csv" >imp.mk &&
-		for r in cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace; do
-			lp-tracesort -p "$HS/${c}_$r.csv" >want.lpt && cmp want.lpt pk_$r.lpt &&
+			"$HS/${c}_nvtx_pushpop_trace.csv" "$HS/${c}_nvtx_gpu_proj_trace.csv" >imp.mk &&
+		for r in cuda_api_trace cuda_gpu_trace nvtx_pushpop_trace nvtx_gpu_proj_trace; do
+			k=$(test $r != nvtx_gpu_proj_trace || echo -k) &&
+			lp-tracesort -p $k "$HS/${c}_$r.csv" >want.lpt && cmp want.lpt pk_$r.lpt &&
 			# made as a shell makes a file (umask), not private
 			test "$(stat -c %a pk_$r.lpt)" = "$(stat -c %a want.lpt)" || return 1
 		done
@@ -126,6 +127,18 @@ test_expect_success 'lp-import -P packs the three traces as it reads them: the b
 	# refused (no GPU trace ties the two parts): no pack, nothing left
 	test_must_fail lp-import -P pk_ -- part1.csv part2.csv >imp.mk 2>err &&
 	test_grep "nothing shows their processes ran as one job" err && test "$(ls pk_* 2>/dev/null)" = ""
+'
+
+test_expect_success 'lp-tracesort -p -k: the projection packed in its own order, parts one after the other, header once' '
+	P=$FIX/h200-tp &&
+	lp-tracesort -p -k "$P/tpr0_nvtx_gpu_proj_trace.csv" "$P/tpr1_nvtx_gpu_proj_trace.csv" >pj.lpt &&
+	lp-tracesort -k pj.lpt >back.csv &&
+	{ cat "$P/tpr0_nvtx_gpu_proj_trace.csv" && tail -n +2 "$P/tpr1_nvtx_gpu_proj_trace.csv"; } >want.csv &&
+	test_cmp want.csv back.csv &&
+	lp-procs -D 0 -g pj.lpt -t "$P/tpr0_cuda_gpu_trace_mangled.csv" "$P/tpr0_nvtx_kern_sum.csv" >a.tsv 2>&1 ;
+	lp-procs -D 0 -g want.csv -t "$P/tpr0_cuda_gpu_trace_mangled.csv" "$P/tpr0_nvtx_kern_sum.csv" >b.tsv 2>&1 ;
+	sed "s/pj.lpt/X/g" a.tsv >a2 && sed "s/want.csv/X/g" b.tsv >b2 && test_cmp b2 a2 &&
+	lp-tracesort -k "$P/tpr0_nvtx_gpu_proj_trace.csv" >same.csv && test_cmp "$P/tpr0_nvtx_gpu_proj_trace.csv" same.csv
 '
 
 test_expect_success 'an import parses each trace once: make runs no lp-tracesort for the packs lp-import made; one removed is made again, the same' '

@@ -255,6 +255,7 @@ place_packs(struct file *fs, size_t n, const char *prefix)
 	place(fs, n, prefix, "cuda_api_trace", R_API_TRACE);
 	place(fs, n, prefix, "cuda_gpu_trace", gpu);
 	place(fs, n, prefix, "nvtx_pushpop_trace", R_PUSHPOP);
+	place(fs, n, prefix, "nvtx_gpu_proj_trace", R_PROJ);
 	for (i = 0; i < n; i++)
 		if (fs[i].pack && unlink(fs[i].pack) == -1)
 			lp_die_sys("%s", fs[i].pack);

@@ -31,7 +31,7 @@
 #include "table.h"
 #include "nsight.h"
 
-static const char synopsis[] = "lp-tracesort [-p] [file ...]";
+static const char synopsis[] = "lp-tracesort [-kp] [file ...]";
 
 #define RUN_BYTES (32u << 20)
 #define FANIN 256
@@ -59,6 +59,7 @@ struct st {
 	size_t nsrc;
 	struct lp_pack_w *pw;
 	const char **fv;	/* a row's fields, for the pack */
+	int keep;		/* -k: packed in the order they come */
 	int stream;		/* -p, one file: packing rows as they come */
 	int direct;		/* ... into standard output, not sfp */
 	FILE *sfp;		/* ... into this temporary pack */
@@ -358,7 +359,7 @@ stream_row(struct st *t, const struct lp_rep_in *in,
 		lp_sb_free(&p);
 		check_header(t, lp_rep_header(in), name);
 		t->sp = lp_pack_sopen(t->sfp, t->srcs, t->nsrc,
-		    lp_rep_header(in));
+		    lp_rep_header(in), 1);
 	}
 	return lp_pack_srow(t->sp, t->nsrc - 1, rr);
 }
@@ -433,6 +434,71 @@ read_file(struct st *t, const char *path)
 	lp_close_in(fp);
 }
 
+static const char *const keep_cols[] = { "Name" };
+
+/* -k, file src of srcs: its rows out (packed with -p, else as CSV) as
+ * they come, after those of the files before it (the pack opened at the
+ * first row, or by main for a header alone). */
+static void
+keep_file(struct st *t, size_t src)
+{
+	const struct lp_rep_row *rr;
+	struct lp_rep_in *in;
+	FILE *fp = lp_open_in(t->srcs[src], &t->srcs[src]);
+	int c = getc(fp);
+
+	if (c == EOF) {		/* a report without rows */
+		if (ferror(fp))
+			lp_die_sys("%s", t->srcs[src]);
+		lp_close_in(fp);
+		return;
+	}
+	ungetc(c, fp);
+	in = lp_rep_from(fp, t->srcs[src], "an nsys trace", keep_cols, 1);
+	lp_rep_empty_ok(in);
+	while ((rr = lp_rep_next(in))) {
+		size_t i;
+
+		if (!t->hdr)
+			check_header(t, lp_rep_header(in), t->srcs[src]);
+		if (t->pack && !t->sp)
+			t->sp = lp_pack_sopen(stdout, t->srcs, t->nsrc,
+			    lp_rep_header(in), 0);
+		if (t->pack) {
+			lp_pack_srow(t->sp, src, rr);
+			continue;
+		}
+		for (i = 0; i < rr->rec->n; i++) {
+			lp_csv_put(stdout, rr->rec->f[i], 0);
+			putchar(i + 1 < rr->rec->n ? ',' : '\n');
+		}
+	}
+	check_header(t, lp_rep_header(in), t->srcs[src]);
+	lp_rep_close(in);
+	lp_close_in(fp);
+}
+
+/* -k: the files named that hold anything (an empty file is a report
+ * without rows), then each one's rows: no sort, nothing in memory (a
+ * pack of the projection, or its CSV from a pack). */
+static void
+keep_all(struct st *t, char **paths, size_t n)
+{
+	struct stat sb;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(paths[i], "-") && stat(paths[i], &sb) == 0 &&
+		    S_ISREG(sb.st_mode) && sb.st_size == 0)
+			continue;
+		t->srcs = lp_xreallocarray(t->srcs, t->nsrc + 1,
+		    sizeof *t->srcs);
+		t->srcs[t->nsrc++] = paths[i];
+	}
+	for (i = 0; i < t->nsrc; i++)
+		keep_file(t, i);
+}
+
 /* Merged FANIN at a time until one merge writes the rows out. */
 static void
 emit(struct st *t)
@@ -486,18 +552,28 @@ main(int argc, char **argv)
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = lp_getopt(argc, argv, "p", synopsis)) != -1) {
+	while ((c = lp_getopt(argc, argv, "kp", synopsis)) != -1) {
 		switch (c) {
+		case 'k':
+			t.keep = 1;
+			break;
 		case 'p':
 			t.pack = 1;
 			break;
 		}
 	}
 	t.stream = t.pack && argc - optind <= 1;
-	if (optind == argc)
+	if (t.keep)
+		keep_all(&t, optind < argc ? argv + optind : (char *[]){ "-" },
+		    optind < argc ? (size_t)(argc - optind) : 1);
+	else if (optind == argc)
 		read_file(&t, "-");
-	for (i = (size_t)optind; i < (size_t)argc; i++)
+	for (i = (size_t)optind; !t.keep && i < (size_t)argc; i++)
 		read_file(&t, argv[i]);
+	if (t.sp && t.keep) {
+		lp_pack_send(t.sp);
+		goto done;
+	}
 	if (t.sp) {
 		stream_out(&t);
 		goto done;

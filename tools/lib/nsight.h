@@ -116,14 +116,15 @@ struct lp_pack_w *lp_pack_wopen(FILE *fp, const char *const *srcs,
 void lp_pack_row(struct lp_pack_w *w, size_t src, long line,
     const char *const *f);	/* ncols fields */
 void lp_pack_wend(struct lp_pack_w *w);
-/* A trace packed as its rows come, while they keep lp-tracesort's order
- * (Start, the longer Duration first, then the row's fields end to end):
- * rr's columns 0 and 1 are Start and Duration (lp_rep_*'s "Start",
- * "?Duration").  lp_pack_srow packs the row and returns 0, or returns 1,
- * writing nothing, at the first row out of that order. */
+/* A trace packed as its rows come.  ordered: while they keep
+ * lp-tracesort's order (Start, the longer Duration first, then the row's
+ * fields end to end), rr's columns 0 and 1 being Start and Duration
+ * (lp_rep_*'s "Start", "?Duration"); lp_pack_srow packs the row and
+ * returns 0, or returns 1, writing nothing, at the first row out of that
+ * order.  Else in the order they come (nvtx_gpu_proj_trace). */
 struct lp_pack_s;
 struct lp_pack_s *lp_pack_sopen(FILE *fp, const char *const *srcs,
-    size_t nsrc, const struct lp_csv_hdr *h);
+    size_t nsrc, const struct lp_csv_hdr *h, int ordered);
 int lp_pack_srow(struct lp_pack_s *s, size_t src,
     const struct lp_rep_row *rr);
 void lp_pack_send(struct lp_pack_s *s);	/* the pack ended, s freed */

@@ -444,15 +444,16 @@ struct lp_pack_s {
 	const char **fv;	/* a row's fields */
 	struct lp_tkey last;	/* the last row packed, its bytes in lb */
 	struct lp_sb lb, b;
-	int have;
+	int have, ordered;
 };
 
 struct lp_pack_s *
 lp_pack_sopen(FILE *fp, const char *const *srcs, size_t nsrc,
-    const struct lp_csv_hdr *h)
+    const struct lp_csv_hdr *h, int ordered)
 {
 	struct lp_pack_s *s = lp_xcalloc(1, sizeof *s);
 
+	s->ordered = ordered;
 	s->fv = lp_xcalloc(h->n ? h->n : 1, sizeof *s->fv);
 	s->w = lp_pack_wopen(fp, srcs, nsrc, (const char *const *)h->names,
 	    h->n, h->line);
@@ -462,14 +463,16 @@ lp_pack_sopen(FILE *fp, const char *const *srcs, size_t nsrc,
 int
 lp_pack_srow(struct lp_pack_s *s, size_t src, const struct lp_rep_row *rr)
 {
-	struct lp_tkey k;
+	struct lp_tkey k = { 0 };
 	size_t i;
 
-	k.start = lp_rep_time(rr, 0);
-	k.dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
+	if (s->ordered) {
+		k.start = lp_rep_time(rr, 0);
+		k.dur = rr->col[1] >= 0 ? lp_rep_time(rr, 1) : 0;
+	}
 	/* a tie of start and duration is settled by the bytes */
-	if (s->have && (k.start < s->last.start || (k.start ==
-	    s->last.start && k.dur >= s->last.dur))) {
+	if (s->ordered && s->have && (k.start < s->last.start ||
+	    (k.start == s->last.start && k.dur >= s->last.dur))) {
 		lp_trace_key(&s->b, rr->rec);
 		k.s = s->b.s;
 		k.len = s->b.len;
@@ -479,6 +482,8 @@ lp_pack_srow(struct lp_pack_s *s, size_t src, const struct lp_rep_row *rr)
 	for (i = 0; i < rr->rec->n; i++)
 		s->fv[i] = rr->rec->f[i];
 	lp_pack_row(s->w, src, rr->line, s->fv);
+	if (!s->ordered)
+		return 0;
 	lp_trace_key(&s->lb, rr->rec);
 	s->last.start = k.start;
 	s->last.dur = k.dur;

@@ -130,6 +130,7 @@ col(struct rd *d, const char *name)
 }
 
 static const char *const trace_cols[] = { "Start", "?Duration" };
+static const char *const keep_cols[] = { "Name" };
 
 /* -P: the trace packed as lp-tracesort -p packs it (the same checks, the
  * same bytes) while its rows keep their time order, into a temporary
@@ -150,9 +151,12 @@ pack_open(struct rd *d, const struct lp_csv_rec *hdr)
 	    !(d->pfp = fdopen(fd, "w")))
 		lp_die_sys("%s", p.s);
 	f->pack = lp_sb_steal(&p);
-	d->rep = lp_rep_push(f->path, "an nsys trace", trace_cols, 2);
+	/* the projection in nsys's order, as lp-tracesort -p -k packs it */
+	d->rep = f->kind == K_PROJ ? lp_rep_push(f->path, "an nsys trace",
+	    keep_cols, 1) : lp_rep_push(f->path, "an nsys trace", trace_cols, 2);
 	lp_rep_feed(d->rep, hdr);
-	d->ps = lp_pack_sopen(d->pfp, &f->path, 1, lp_rep_header(d->rep));
+	d->ps = lp_pack_sopen(d->pfp, &f->path, 1, lp_rep_header(d->rep),
+	    f->kind != K_PROJ);
 }
 
 /* The pack ended (whole: kept for lp-import.c) or dropped. */
@@ -204,7 +208,7 @@ header(struct rd *d, const struct lp_csv_rec *r, const struct sig *s)
 	 * (the launches') only the columns read copied (and the first, which
 	 * tells a blank row) */
 	if ((s->kind == K_GPU_TRACE || s->kind == K_API_TRACE ||
-	    s->kind == K_PUSHPOP) && d->f->packto)
+	    s->kind == K_PUSHPOP || s->kind == K_PROJ) && d->f->packto)
 		pack_open(d, r);
 	else if (s->kind == K_GPU_TRACE || s->kind == K_API_TRACE) {
 		d->keep = lp_xcalloc(d->hdr.n, 1);
