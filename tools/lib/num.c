@@ -359,12 +359,3 @@ lp_fmt_time(struct lp_sb *b, double ns)
 		lp_sb_adds(b, " s");
 	}
 }
-
-void
-lp_fmt_known(struct lp_sb *b, int have, double v, int decimals)
-{
-	if (have)
-		lp_fmt_num(b, v, decimals);
-	else
-		lp_sb_addc(b, '-');
-}

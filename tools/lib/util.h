@@ -162,7 +162,6 @@ void lp_fmt_time(struct lp_sb *b, double ns);		/* 12.3 us, 4.56 ms */
  * buffer of LP_EXACT_MAX: a table's numbers are rounded once, when shown. */
 #define LP_EXACT_MAX 32
 const char *lp_fmt_exact(double v, char *s);
-void lp_fmt_known(struct lp_sb *b, int have, double v, int decimals); /* or "-" */
 
 /* stat.c */
 double lp_median(double *v, size_t n);	/* sorts v; NAN when n == 0 */
