@@ -141,6 +141,31 @@ test_expect_success 'lp-tracesort -p -k: the projection packed in its own order,
 	lp-tracesort -k "$P/tpr0_nvtx_gpu_proj_trace.csv" >same.csv && test_cmp "$P/tpr0_nvtx_gpu_proj_trace.csv" same.csv
 '
 
+test_expect_success 'lp-import -P packs nothing lp-tracesort would refuse or read otherwise: no Start column, a tool message, a line above the header' '
+	f="$HS/llama_cuda_api_trace.csv" && g="$HS/llama_cuda_gpu_trace.csv" &&
+	sed "1s/Start (ns)/StartTime/" "$f" >nostart_cuda_api_trace.csv &&
+	{ head -n 1 "$g" && echo "==WARNING== something" && tail -n +2 "$g"; } >msg_cuda_gpu_trace.csv &&
+	{ echo "Start,of,report" && cat "$g"; } >title_cuda_gpu_trace.csv &&
+	for x in nostart_cuda_api_trace msg_cuda_gpu_trace title_cuda_gpu_trace; do
+		lp-import -P pk_ -- $x.csv >imp.mk && test "$(ls pk_* 2>/dev/null)" = "" &&
+		test_must_fail lp-tracesort -p $x.csv >out 2>err && test_grep "^lp-tracesort: $x.csv" err || return 1
+	done
+'
+
+test_expect_success 'lp-tracesort -k: parts of another header are refused before a row of theirs is packed; an interrupted lp-import -P leaves no temporary pack' '
+	P="$HS/llama_nvtx_gpu_proj_trace.csv" &&
+	awk "NR == 1 { print \$0 \",Extra\"; next } { print \$0 \",x\" }" "$P" >wide.csv &&
+	test_must_fail lp-tracesort -p -k "$P" wide.csv >out 2>err &&
+	test_grep "wide.csv:1: its header is not that of" err &&
+	g="$HS/llama_cuda_gpu_trace.csv" &&
+	# six copies of the trace one after the other, in time order (33 MB)
+	awk "NR == 1 { print; next } { r[NR] = \$0 } END { for (k = 0; k < 6; k++) for (i = 2; i <= NR; i++) {
+		n = index(r[i], \",\"); printf \"%.0f%s\\n\", substr(r[i], 1, n - 1) + k * 1e10, substr(r[i], n) } }" "$g" >big.csv &&
+	lp-import -P pk_ -- big.csv >imp.mk && test -s pk_cuda_gpu_trace.lpt && rm pk_cuda_gpu_trace.lpt &&
+	{ lp-import -P pk_ -- big.csv >imp.mk & p=$!; } && sleep 0.05 && kill -INT $p; wait $p;
+	! ls pk_import.* 2>/dev/null
+'
+
 test_expect_success 'an import parses each trace once: make runs no lp-tracesort for the packs lp-import made; one removed is made again, the same' '
 	lpmake RUN=pk "IMPORT=$(echo "$HS"/llama_*.csv)" MODEL=torch-decoder hostside.tsv >log 2>&1 &&
 	! grep "lp-tracesort -p" log &&

@@ -15,6 +15,7 @@
  * given twice.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,9 +203,10 @@ emit(const struct file *fs, size_t n)
 }
 
 /* The packs still in their temporary files when lp-import stops (a
- * refusal): removed, none left beside the run's reports. */
-static struct file *left;
-static size_t nleft;
+ * refusal, or a signal: make interrupted): removed, none left beside the
+ * run's reports. */
+static struct file *volatile left;
+static volatile size_t nleft;
 
 static void
 drop_packs(void)
@@ -214,6 +216,27 @@ drop_packs(void)
 	for (i = 0; i < nleft; i++)
 		if (left[i].pack)
 			unlink(left[i].pack);
+}
+
+static void
+on_signal(int sig)
+{
+	drop_packs();	/* unlink(2) is safe in a handler */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+drop_packs_at_end(struct file *fs, size_t n)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGTERM, SIGPIPE };
+	size_t i;
+
+	left = fs;
+	nleft = n;
+	atexit(drop_packs);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], on_signal);
 }
 
 /* -P: the pack of report rep's one file, made as it was read, put at
@@ -234,10 +257,12 @@ place(struct file *fs, size_t n, const char *prefix, const char *name,
 		}
 	lp_sb_printf(&p, "%s%s.lpt", prefix, name);
 	if (k == 1 && one->pack) {
-		if (rename(one->pack, p.s) == -1)
+		char *tmp = one->pack;
+
+		if (rename(tmp, p.s) == -1)
 			lp_die_sys("%s", p.s);
-		free(one->pack);
-		one->pack = NULL;
+		one->pack = NULL;	/* (before free: a signal reads it) */
+		free(tmp);
 	} else if (unlink(p.s) == -1 && errno != ENOENT)
 		lp_die_sys("%s", p.s);
 	lp_sb_free(&p);
@@ -292,11 +317,8 @@ main(int argc, char **argv)
 		lp_usage(synopsis);
 	n = (size_t)(argc - optind);
 	fs = lp_xcalloc(n, sizeof *fs);
-	if (prefix) {
-		left = fs;
-		nleft = n;
-		atexit(drop_packs);
-	}
+	if (prefix)
+		drop_packs_at_end(fs, n);
 	for (i = 0; i < n; i++) {
 		fs[i].path = argv[optind + i];
 		fs[i].packto = prefix;
@@ -322,9 +344,9 @@ main(int argc, char **argv)
 	emit(fs, n);
 	if (prefix)
 		place_packs(fs, n, prefix);
+	nleft = 0;
 	for (i = 0; i < n; i++)
 		file_free(&fs[i]);
-	nleft = 0;
 	free(fs);
 	lp_close_stdout();
 	return 0;

@@ -436,31 +436,33 @@ read_file(struct st *t, const char *path)
 
 static const char *const keep_cols[] = { "Name" };
 
-/* -k, file src of srcs: its rows out (packed with -p, else as CSV) as
- * they come, after those of the files before it (the pack opened at the
- * first row, or by main for a header alone). */
+/* -k, file src of srcs (opened as path): its rows out (packed with -p,
+ * else as CSV) as they come, after those of the files before it; its
+ * header checked against the first's before any row (the pack opened at
+ * the first row, or by main for a header alone). */
 static void
-keep_file(struct st *t, size_t src)
+keep_file(struct st *t, const char *path, size_t src)
 {
 	const struct lp_rep_row *rr;
 	struct lp_rep_in *in;
-	FILE *fp = lp_open_in(t->srcs[src], &t->srcs[src]);
-	int c = getc(fp);
+	const char *name;
+	FILE *fp = lp_open_in(path, &name);
+	int c = getc(fp), checked = 0;
 
 	if (c == EOF) {		/* a report without rows */
 		if (ferror(fp))
-			lp_die_sys("%s", t->srcs[src]);
+			lp_die_sys("%s", name);
 		lp_close_in(fp);
 		return;
 	}
 	ungetc(c, fp);
-	in = lp_rep_from(fp, t->srcs[src], "an nsys trace", keep_cols, 1);
+	in = lp_rep_from(fp, name, "an nsys trace", keep_cols, 1);
 	lp_rep_empty_ok(in);
 	while ((rr = lp_rep_next(in))) {
 		size_t i;
 
-		if (!t->hdr)
-			check_header(t, lp_rep_header(in), t->srcs[src]);
+		if (!checked++)
+			check_header(t, lp_rep_header(in), name);
 		if (t->pack && !t->sp)
 			t->sp = lp_pack_sopen(stdout, t->srcs, t->nsrc,
 			    lp_rep_header(in), 0);
@@ -473,17 +475,20 @@ keep_file(struct st *t, size_t src)
 			putchar(i + 1 < rr->rec->n ? ',' : '\n');
 		}
 	}
-	check_header(t, lp_rep_header(in), t->srcs[src]);
+	if (!checked)
+		check_header(t, lp_rep_header(in), name);
 	lp_rep_close(in);
 	lp_close_in(fp);
 }
 
 /* -k: the files named that hold anything (an empty file is a report
- * without rows), then each one's rows: no sort, nothing in memory (a
- * pack of the projection, or its CSV from a pack). */
+ * without rows), each by the name lp_open_in gives it, then each one's
+ * rows: no sort, nothing in memory (a pack of the projection, or its CSV
+ * from a pack). */
 static void
 keep_all(struct st *t, char **paths, size_t n)
 {
+	char **open_as = lp_xcalloc(n, sizeof *open_as);
 	struct stat sb;
 	size_t i;
 
@@ -493,10 +498,15 @@ keep_all(struct st *t, char **paths, size_t n)
 			continue;
 		t->srcs = lp_xreallocarray(t->srcs, t->nsrc + 1,
 		    sizeof *t->srcs);
-		t->srcs[t->nsrc++] = paths[i];
+		open_as[t->nsrc] = paths[i];
+		t->srcs[t->nsrc] = paths[i];
+		if (!strcmp(paths[i], "-"))	/* its name, opening nothing */
+			lp_open_in("-", &t->srcs[t->nsrc]);
+		t->nsrc++;
 	}
 	for (i = 0; i < t->nsrc; i++)
-		keep_file(t, i);
+		keep_file(t, open_as[i], i);
+	free(open_as);
 }
 
 /* Merged FANIN at a time until one merge writes the rows out. */

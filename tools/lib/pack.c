@@ -444,6 +444,7 @@ struct lp_pack_s {
 	const char **fv;	/* a row's fields */
 	struct lp_tkey last;	/* the last row packed, its bytes in lb */
 	struct lp_sb lb, b;
+	size_t ncols;
 	int have, ordered;
 };
 
@@ -454,6 +455,7 @@ lp_pack_sopen(FILE *fp, const char *const *srcs, size_t nsrc,
 	struct lp_pack_s *s = lp_xcalloc(1, sizeof *s);
 
 	s->ordered = ordered;
+	s->ncols = h->n;
 	s->fv = lp_xcalloc(h->n ? h->n : 1, sizeof *s->fv);
 	s->w = lp_pack_wopen(fp, srcs, nsrc, (const char *const *)h->names,
 	    h->n, h->line);
@@ -479,6 +481,9 @@ lp_pack_srow(struct lp_pack_s *s, size_t src, const struct lp_rep_row *rr)
 		if (lp_tkey_cmp(&s->last, &k) > 0)
 			return 1;
 	}
+	if (rr->rec->n != s->ncols)	/* a caller's bug: rows are checked */
+		lp_die_at(LP_EXIT_DATA, rr->file, rr->line, 0, "%zu fields, "
+		    "the pack's header has %zu", rr->rec->n, s->ncols);
 	for (i = 0; i < rr->rec->n; i++)
 		s->fv[i] = rr->rec->f[i];
 	lp_pack_row(s->w, src, rr->line, s->fv);

@@ -35,6 +35,7 @@ struct rd {
 	struct lp_csv_hdr hdr;
 	int have;
 	long skipped, last;
+	int msg;		/* a tool's message seen among the rows */
 	int c[8];
 	double tf;		/* time factor to ns */
 	char *lastid;
@@ -145,16 +146,26 @@ pack_open(struct rd *d, const struct lp_csv_rec *hdr)
 	int fd;
 
 	umask(um);
+	/* packed only where lp-tracesort would read the same rows: not
+	 * after a line above the header (it may take one for the header)
+	 * or a tool's message (it refuses those) */
+	if (d->skipped || d->msg)
+		return;
+	/* the projection in nsys's order, as lp-tracesort -p -k packs it */
+	d->rep = f->kind == K_PROJ ? lp_rep_push(f->path, "an nsys trace",
+	    keep_cols, 1) : lp_rep_push(f->path, "an nsys trace", trace_cols, 2);
+	lp_rep_feed(d->rep, hdr);
+	if (!lp_rep_header(d->rep)) {	/* no column lp_rep reads it by */
+		lp_rep_close(d->rep);
+		d->rep = NULL;
+		return;
+	}
 	lp_sb_printf(&p, "%simport.XXXXXX", f->packto);
 	/* mkstemp's 0600 made what a shell's "> file" would: 0666 - umask */
 	if ((fd = mkstemp(p.s)) == -1 || fchmod(fd, 0666 & ~um) == -1 ||
 	    !(d->pfp = fdopen(fd, "w")))
 		lp_die_sys("%s", p.s);
 	f->pack = lp_sb_steal(&p);
-	/* the projection in nsys's order, as lp-tracesort -p -k packs it */
-	d->rep = f->kind == K_PROJ ? lp_rep_push(f->path, "an nsys trace",
-	    keep_cols, 1) : lp_rep_push(f->path, "an nsys trace", trace_cols, 2);
-	lp_rep_feed(d->rep, hdr);
 	d->ps = lp_pack_sopen(d->pfp, &f->path, 1, lp_rep_header(d->rep),
 	    f->kind != K_PROJ);
 }
@@ -172,9 +183,12 @@ pack_close(struct rd *d, int whole)
 	if (fclose(d->pfp) == EOF && whole)
 		lp_die_sys("%s", f->pack);
 	if (!whole) {
-		unlink(f->pack);
-		free(f->pack);
-		f->pack = NULL;
+		char *tmp = f->pack;
+
+		f->pack = NULL;	/* (before free: lp-import.c's signal
+				 * handler reads it) */
+		unlink(tmp);
+		free(tmp);
 	}
 }
 
@@ -421,6 +435,9 @@ on_msg(const char *line, long lineno, void *ctx)
 {
 	struct rd *d = ctx;
 
+	d->msg = 1;		/* lp-tracesort refuses the trace: no pack */
+	if (d->ps)
+		pack_close(d, 0);
 	if (!strncmp(line, "==ERROR==", 9))
 		lp_die_at(LP_EXIT_DATA, d->f->path, lineno, 0, "ncu error "
 		    "instead of CSV: %s", line);

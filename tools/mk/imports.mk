@@ -84,8 +84,10 @@ LP_LIVE :=
 LP_IMP_MK := $(R)/import.mk
 # What each file is; make reads it back before anything else is made.
 # lp-import packs the big traces as it reads them (-P): the packs' rule
-# (rules.mk) then has nothing to do, and each trace is parsed once.
-$(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import
+# (rules.mk) then has nothing to do, and each trace is parsed once.  A new
+# lp-tracesort re-makes it too: lp-import removes the packs it did not
+# make, and the rule makes them again with that lp-tracesort.
+$(LP_IMP_MK): $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import $(B)/lp-tracesort
 	$(Q)mkdir -p $(R)/nsys
 	$(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' MK '$(patsubst $(LP_STAGE2_DIR)/%,%,$@)' lp-import)
 	$(Q)$(B)/lp-import -P $(LP_NS) -- $(LP_IMP) > $@.tmp && printf 'LP_IMP_FOR := %s\n' '$(LP_IMP)' >> $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
@@ -96,7 +98,7 @@ include $(LP_IMP_MK)
 # (make defines MAKE_RESTARTS only from the first restart on)
 LP_RESTARTS := $(if $(filter undefined,$(origin MAKE_RESTARTS)),,$(MAKE_RESTARTS))
 ifneq ($(filter-out 1 2 3,$(LP_RESTARTS)),)
-$(error lp: $(LP_IMP_MK) was re-made $(LP_RESTARTS) times and is still older than what it is made from (modification times: $(shell ls -l --time-style=+%FT%T.%N -- $(LP_IMP_MK) $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import $(LP_IMP) 2>&1 | awk '{ print $$6 " " $$7 }' | sort -r | head -3 | paste -sd, -); now $(shell date +%FT%T.%N)); fix the clock or these files' times (touch), then re-run make)
+$(error lp: $(LP_IMP_MK) was re-made $(LP_RESTARTS) times and is still older than what it is made from (modification times: $(shell ls -l --time-style=+%FT%T.%N -- $(LP_IMP_MK) $(R)/vars/IMPORT $(LP_IMP_STAMP) $(B)/lp-import $(B)/lp-tracesort $(LP_IMP) 2>&1 | awk '{ print $$6 " " $$7 }' | sort -r | head -3 | paste -sd, -); now $(shell date +%FT%T.%N)); fix the clock or these files' times (touch), then re-run make)
 endif
 # Until import.mk says what this IMPORT holds, nothing else is decided.
 ifeq ($(and $(LP_IMP_LOADED),$(filter $(LP_IMP_FOR),$(LP_IMP)),$(filter $(LP_IMP),$(LP_IMP_FOR))),)
