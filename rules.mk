@@ -226,16 +226,14 @@ lp_nodata = -x "does not contain $(1) data" -m "$(call lp_empty_capture,$(1))"
 LP_ST := $(R)/nsys/stats.tmp
 LP_STATS_CHECKS = $(call lp_nodata,NV Tools Extension (NVTX)) $(call lp_nodata,CUDA kernel) $(foreach r,$(LP_NSYS_NEEDED),\
 	-f $(LP_ST)/report_$(r).csv -m "nsys stats wrote no $(r) report (log: $(R)/nsys/stats.log)")
-# (the traces that are not packed, put in time order, and the two that
-# are, packed by lp-tracesort -p: every one nsys stats wrote, needed or not)
-LP_SORT_ST := $(patsubst %,$(LP_ST)/report_%.csv,$(filter-out $(LP_PACKED),$(LP_TRACES)))
+# (every trace nsys stats wrote, needed or not, packed by lp-tracesort -p;
+# graph_node_trace, the one trace sorted unpacked, is lp-graphnodes')
 $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) $(LP_PACKS_NEEDED) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
 		| $(LP_BIN)/lp-tracesort $(LP_BIN)/lp-runstep
 	$(LP_SAY)
 	$(Q)rm -rf $(LP_ST) && mkdir -p $(LP_ST) && $(LP_BIN)/lp-runstep -n '$(LP_NSYS_NEED)' -g -l $(LP_ST)/log \
 	  -L $(R)/nsys/stats.log.failed $(LP_STATS_CHECKS) -t 'nsys stats' -T $(R)/nsys/stats.time -- sh $(R)/nsys/stats.cmd
-	$(Q)for f in $(LP_SORT_ST); do [ ! -f $$f ] || { $(LP_BIN)/lp-tracesort $$f > $$f.sorted && mv $$f.sorted $$f; }; done; \
-	$(foreach r,$(LP_PACKED),f=$(LP_ST)/report_$(r); [ ! -f $$f.csv ] || $(LP_BIN)/lp-tracesort $(call lp_packflags,$(r)) $$f.csv > $$f.lpt || exit 1;)
+	$(Q)$(foreach r,$(LP_PACKED),f=$(LP_ST)/report_$(r); [ ! -f $$f.csv ] || $(LP_BIN)/lp-tracesort $(call lp_packflags,$(r)) $$f.csv > $$f.lpt || exit 1;)
 	$(Q)rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(LP_ST)/report_* $(R)/nsys/ && mv $(LP_ST)/log $(R)/nsys/stats.log && rm -rf $(LP_ST)
 else
 # Imported exports are copied in under the names nsys stats would use;
