@@ -368,4 +368,18 @@ test_expect_success 'UNTRACED_GPU refused: no one GPU for the workload, its own 
 	test_grep "UNTRACED_GPU=\"x1\": give the index nvidia-smi lists the GPU under" err
 '
 
+# A wedged driver: nvidia-smi does not answer.  lp-gpupair stops it (and
+# what it started) after -t seconds and refuses, saying so.
+test_expect_success 'lp-gpupair: an nvidia-smi that hangs is stopped after -t seconds, refused' '
+	mkdir fake && printf "#!/bin/sh\nsleep 60 & echo \$! >%s/sleep.pid\nwait\n" "$PWD" >fake/nvidia-smi &&
+	chmod +x fake/nvidia-smi &&
+	start=$(date +%s) &&
+	PATH=$PWD/fake:$PATH test_expect_code 1 lp-gpupair -t 1 -w 0 -u 1 >out 2>err &&
+	test $(($(date +%s) - start)) -lt 10 && ! test -s out &&
+	test_grep "lp-gpupair: nvidia-smi --query-gpu=.* gave no answer within 1 s (a wedged driver?): stopped" err &&
+	# what it started is gone too (or a zombie its new parent has not
+	# reaped yet)
+	sleep 0.2 && st=$(ps -o stat= -p "$(cat sleep.pid)" || :) && case $st in "" | Z*) ;; *) false ;; esac
+'
+
 test_done

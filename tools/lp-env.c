@@ -5,20 +5,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util.h"
 #include "esc.h"
 #include "table.h"
-
-extern char **environ;
 
 static const char synopsis[] =
     "lp-env [-r revision] [-t seconds] [inputs.yaml]";
@@ -29,7 +23,7 @@ static FILE *jo;
 
 /* how long one probe (nvidia-smi, nsys, ncu) may take: a wedged driver
  * makes nvidia-smi hang for minutes */
-static long limit_s = 30;
+static long limit_s = LP_PROBE_S;
 
 static struct lp_sb notes;
 
@@ -61,93 +55,6 @@ find_in_path(const char *name, const char *path)
 	return NULL;
 }
 
-/* Starts argv (no shell) in its own process group, its stdout on *fd and
- * its stderr on /dev/null; -1, with a note saying why, if it could not. */
-static pid_t
-spawn_probe(char *const *argv, int *fd)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t sa;
-	int pfd[2];
-	pid_t pid;
-	char *exe;
-	const char *path = getenv("PATH");
-
-	if (!(exe = find_in_path(argv[0], path))) {
-		note("%s not found on PATH (%s)", argv[0], path ? path : "");
-		return -1;
-	}
-	if (pipe(pfd))
-		lp_die_sys("pipe");
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addclose(&fa, pfd[0]);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	/* its own process group: what it starts is stopped with it */
-	posix_spawnattr_init(&sa);
-	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&sa, 0);
-	errno = posix_spawn(&pid, exe, &fa, &sa, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&sa);
-	close(pfd[1]);
-	if (errno) {
-		close(pfd[0]);
-		note("%s: %s", exe, strerror(errno));
-		free(exe);
-		return -1;
-	}
-	free(exe);
-	*fd = pfd[0];
-	return pid;
-}
-
-/* Reads pid's output from fd into out until it has exited (its status in
- * *st) or limit_s seconds have passed; 1 if it exited in time. */
-static int
-read_until_exit(pid_t pid, int fd, struct lp_sb *out, int *st)
-{
-	int done = 0, eof = 0;
-	char buf[4096];
-	ssize_t n;
-	double end = lp_now_s() + (double)limit_s;
-
-	while (!done) {
-		double left = end - lp_now_s();
-		struct pollfd pf = { fd, POLLIN, 0 };
-
-		if (left <= 0)
-			break;
-		if (eof) {
-			/* output closed: wait for the exit, in steps */
-			pid_t w = waitpid(pid, st, WNOHANG);
-
-			if (w == -1)
-				lp_die_sys("waitpid");
-			if (w == pid)
-				done = 1;
-			else
-				poll(NULL, 0, 10);
-			continue;
-		}
-		if (poll(&pf, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
-			if (errno == EINTR)
-				continue;
-			lp_die_sys("poll");
-		}
-		if (!pf.revents)
-			continue;
-		n = read(fd, buf, sizeof buf);
-		if (n > 0)
-			lp_sb_addn(out, buf, (size_t)n);
-		else if (n == 0)
-			eof = 1;
-		else if (errno != EINTR)
-			lp_die_sys("read");
-	}
-	return done;
-}
-
 /* Runs argv (no shell) and returns its stdout; NULL if it could not run,
  * failed or took more than limit_s seconds (then it is killed with its
  * process group), with a note saying why. */
@@ -155,27 +62,26 @@ static char *
 run(char *const *argv)
 {
 	struct lp_sb out = { 0 };
-	int fd, st, done;
-	pid_t pid;
-	char lim[32];
+	const char *path = getenv("PATH");
+	char *exe = find_in_path(argv[0], path), lim[32];
+	int rc, null;
 
-	if ((pid = spawn_probe(argv, &fd)) == -1)
+	if (!exe) {
+		note("%s not found on PATH (%s)", argv[0], path ? path : "");
 		return NULL;
-	done = read_until_exit(pid, fd, &out, &st);
-	close(fd);
-	if (!done) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		if (waitpid(pid, &st, 0) == -1)
-			lp_die_sys("waitpid");
+	}
+	free(exe);
+	if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
+		lp_die_sys("/dev/null");
+	rc = lp_capture_within(argv, null, (double)limit_s, &out);
+	close(null);
+	if (rc == -1) {
 		snprintf(lim, sizeof lim, "%ld", limit_s);
 		note("%s gave no answer within %s s (lp-env -t): stopped",
 		    argv[0], lim);
-		lp_sb_free(&out);
-		return NULL;
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !out.len) {
+	} else if (rc || !out.len)
 		note("%s %s failed", argv[0], argv[1] ? argv[1] : "");
+	if (rc || !out.len) {
 		lp_sb_free(&out);
 		return NULL;
 	}

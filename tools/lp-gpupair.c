@@ -15,7 +15,7 @@
 #include "util.h"
 #include "table.h"
 
-static const char synopsis[] = "lp-gpupair -w gpu -u gpu";
+static const char synopsis[] = "lp-gpupair [-t seconds] -w gpu -u gpu";
 
 /* nvidia-smi's --query-gpu fields: [0] the index, [1] the UUID, the rest
  * what makes two GPUs one kind */
@@ -98,9 +98,11 @@ on_rec(const struct lp_csv_rec *r, void *ctx)
 	return 0;
 }
 
-/* nvidia-smi with query q, read as CSV into s: its nf fields names. */
+/* nvidia-smi with query q, read as CSV into s: its nf fields names; it is
+ * stopped after limit_s seconds. */
 static void
-smi(struct smi *s, const char *q, const char *const *names, size_t nf)
+smi(struct smi *s, const char *q, const char *const *names, size_t nf,
+    long limit_s)
 {
 	char *argv[] = { "nvidia-smi", (char *)q, "--format=csv,nounits",
 		NULL };
@@ -111,7 +113,12 @@ smi(struct smi *s, const char *q, const char *const *names, size_t nf)
 	s->what = q;
 	s->names = names;
 	s->nf = nf;
-	if ((rc = lp_capture(argv, NULL, 2, &out)))
+	if ((rc = lp_capture_within(argv, 2, (double)limit_s, &out)) == -1)
+		lp_die(LP_EXIT_DATA, "nvidia-smi %s gave no answer within %ld "
+		    "s (a wedged driver?): stopped; lp cannot tell the two GPUs "
+		    "apart (UNTRACED_GPU= runs the untraced run after the "
+		    "capture, on the workload's GPU)", q, limit_s);
+	if (rc)
 		lp_die(LP_EXIT_DATA, "nvidia-smi %s failed (exit %d): lp cannot "
 		    "tell the two GPUs apart (UNTRACED_GPU= runs the untraced "
 		    "run after the capture, on the workload's GPU)", q, rc);
@@ -196,13 +203,15 @@ main(int argc, char **argv)
 	static const char *const apps[] = { "gpu_uuid" };
 	const char *wv = NULL, *uv = NULL;
 	struct gpu *w, *u;
+	long limit_s = LP_PROBE_S;
 	FILE *out;
 	size_t i;
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = lp_getopt(argc, argv, "u:w:", synopsis)) != -1)
+	while ((c = lp_getopt(argc, argv, "t:u:w:", synopsis)) != -1)
 		switch (c) {
+		case 't': limit_s = lp_strtonum(optarg, 1, 3600, "-t"); break;
 		case 'u': uv = optarg; break;
 		case 'w': wv = optarg; break;
 		}
@@ -213,14 +222,14 @@ main(int argc, char **argv)
 		    "GPU named by CUDA_VISIBLE_DEVICES (it is \"%s\"): lp cannot "
 		    "tell which GPUs the workload takes otherwise", uv, wv);
 	smi(&gs, "--query-gpu=index,uuid,name,memory.total,clocks.max.sm,"
-	    "clocks.max.memory,power.limit", fields, NF);
+	    "clocks.max.memory,power.limit", fields, NF, limit_s);
 	if (!(w = find(&gs, wv)))
 		lp_die(LP_EXIT_DATA, "CUDA_VISIBLE_DEVICES=%s: nvidia-smi lists "
 		    "no such GPU", wv);
 	if (!(u = find(&gs, uv)))
 		lp_die(LP_EXIT_DATA, "UNTRACED_GPU=%s: nvidia-smi lists no such "
 		    "GPU", uv);
-	smi(&as, "--query-compute-apps=gpu_uuid", apps, 1);
+	smi(&as, "--query-compute-apps=gpu_uuid", apps, 1, limit_s);
 	for (i = 0; i < as.n; i++)
 		for (c = 0; c < (int)gs.n; c++)
 			gs.g[c].procs += !strcmp(as.g[i].f[0], gs.g[c].f[1]);

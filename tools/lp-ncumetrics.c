@@ -36,7 +36,8 @@ fnv(uint64_t h, const char *s)
 
 /* The GPUs' models and driver, one line a GPU, sorted, each once (the
  * same on every run of one machine), hashed into *h; 0 without
- * nvidia-smi's answer. */
+ * nvidia-smi's answer (none within LP_PROBE_S seconds: a wedged
+ * driver). */
 static int
 gpus(uint64_t *h)
 {
@@ -47,7 +48,7 @@ gpus(uint64_t *h)
 	size_t n = 0, cap = 0, i;
 	int rc, null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-	rc = lp_capture(argv, NULL, null >= 0 ? null : 2, &out);
+	rc = lp_capture_within(argv, null >= 0 ? null : 2, LP_PROBE_S, &out);
 	if (null >= 0)
 		close(null);
 	for (p = rc || !out.s ? NULL : strtok(out.s, "\n"); p;

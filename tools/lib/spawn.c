@@ -5,6 +5,8 @@
  * close-on-exec).
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,8 +15,10 @@
 
 #include "util.h"
 
-pid_t
-lp_spawn(char *const *argv, const char *in, int out, int err)
+/* lp_spawn's; pgrp: in a process group of its own, which can be killed
+ * whole (what it starts too) */
+static pid_t
+spawn(char *const *argv, const char *in, int out, int err, int pgrp)
 {
 	pid_t pid;
 	int i = -1, o, e;
@@ -24,6 +28,8 @@ lp_spawn(char *const *argv, const char *in, int out, int err)
 		lp_die_sys("fork");
 	if (pid)
 		return pid;
+	if (pgrp)
+		setpgid(0, 0);
 	/* out and err above 2 first: a tool started with a standard stream
 	 * closed has its own files there, which the dup2s below would
 	 * overwrite before they are read */
@@ -39,6 +45,12 @@ lp_spawn(char *const *argv, const char *in, int out, int err)
 	execvp(argv[0], argv);
 	lp_warn("%s: %s", argv[0], strerror(errno));
 	_exit(127);
+}
+
+pid_t
+lp_spawn(char *const *argv, const char *in, int out, int err)
+{
+	return spawn(argv, in, out, err, 0);
 }
 
 void
@@ -101,4 +113,62 @@ lp_capture(char *const *argv, const char *in, int err, struct lp_sb *out)
 	}
 	close(p[0]);
 	return lp_reap(pid);
+}
+
+/* Reads fd into out until pid has exited (its code in *rc) or the time
+ * end (lp_now_s) has come: 1 if it exited in time. */
+static int
+read_until_exit(pid_t pid, int fd, double end, struct lp_sb *out, int *rc)
+{
+	char buf[1 << 14];
+	int eof = 0;
+
+	for (;;) {
+		double left = end - lp_now_s();
+		struct pollfd pf = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (eof && lp_reaped(pid, rc))
+			return 1;
+		if (left <= 0)
+			return 0;
+		if (eof) {	/* output closed: wait for the exit, in steps */
+			poll(NULL, 0, 10);
+			continue;
+		}
+		if (poll(&pf, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
+			if (errno == EINTR)
+				continue;
+			lp_die_sys("poll");
+		}
+		if (!pf.revents)
+			continue;
+		if ((n = read(fd, buf, sizeof buf)) > 0)
+			lp_sb_addn(out, buf, (size_t)n);
+		else if (n == 0)
+			eof = 1;
+		else if (errno != EINTR)
+			lp_die_sys("read");
+	}
+}
+
+int
+lp_capture_within(char *const *argv, int err, double limit_s,
+    struct lp_sb *out)
+{
+	pid_t pid;
+	int p[2], rc, done;
+
+	lp_pipe(p);
+	pid = spawn(argv, NULL, p[1], err, 1);
+	close(p[1]);
+	lp_sb_reset(out);
+	done = read_until_exit(pid, p[0], lp_now_s() + limit_s, out, &rc);
+	close(p[0]);
+	if (done)
+		return rc;
+	kill(-pid, SIGKILL);	/* (before its setpgid, only itself) */
+	kill(pid, SIGKILL);
+	lp_reap(pid);
+	return -1;
 }

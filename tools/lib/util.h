@@ -236,6 +236,12 @@ void lp_pipe(int p[2]);
 /* argv run as lp_spawn does, its standard output read whole into out (its
  * standard error to err); its exit code as lp_reap's. */
 int lp_capture(char *const *argv, const char *in, int err, struct lp_sb *out);
+/* The same for a probe that may hang (nvidia-smi on a wedged driver: for
+ * minutes): argv in a process group of its own, given limit_s seconds;
+ * -1 when it had not ended by then (it and what it started are killed). */
+int lp_capture_within(char *const *argv, int err, double limit_s,
+    struct lp_sb *out);
+#define LP_PROBE_S 30	/* how long a probe of the machine may take */
 
 /* sh.c: POSIX shell words. */
 void lp_sh_quote(struct lp_sb *b, const char *word);
