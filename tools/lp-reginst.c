@@ -162,30 +162,23 @@ emit_region(struct lp_row *r, const struct lp_rset *rs, size_t j,
 	free(path);
 }
 
-/* The table: its header, a row a region. */
-static void
-emit_regions(struct lp_rset *rs, const struct lp_regopts *o)
-{
-	struct lp_row r = { 0 };
-	size_t j;
-
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (j = 0; j < rs->n; j++)
-		emit_region(&r, rs, j, o->ratio, o->ppath);
-	lp_sb_free(&r.b);
-}
-
 int
 main(int argc, char **argv)
 {
 	struct lp_regopts o;
 	struct lp_rset rs;
+	struct lp_row r = { 0 };
+	size_t j;
 
 	/* instances are paired, not summed up: no steady state */
 	lp_regtool_start(argc, argv, "c:l:p:w:", synopsis, &o, &rs, 1);
 	out = lp_tab_out();
 	emit_meta(o.lpath, o.ppath, o.ratio);
-	emit_regions(&rs, &o);
+	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
+	for (j = 0; j < rs.n; j++)
+		emit_region(&r, &rs, j, o.ratio, o.ppath);
+
+	lp_sb_free(&r.b);
 	lp_rset_free(&rs);
 	lp_tab_done(out);
 	return 0;
