@@ -229,6 +229,25 @@ lp_agree_row(const struct lp_agree *a, const struct lp_csv_rec *rec)
 	}
 }
 
+/* The row r->rec is, from file (the CSV it came from), counted. */
+static const struct lp_rep_row *
+row_out(struct lp_rep_in *r, const char *file)
+{
+	size_t i;
+
+	r->rows++;
+	for (i = 0; i < r->n; i++)
+		r->v[i] = r->idx[i] >= 0 ? r->rec.f[r->idx[i]] : "";
+	r->rr.v = r->v;
+	r->rr.factor = r->factor;
+	r->rr.col = r->idx;
+	r->rr.names = r->cols;
+	r->rr.line = r->rec.line;
+	r->rr.file = file;
+	r->rr.rec = &r->rec;
+	return &r->rr;
+}
+
 /* A packed trace: its header is known at once; its rows were checked
  * (width, the columns that agree) when lp-tracesort packed them, and name
  * the CSV file and line they came from. */
@@ -248,7 +267,7 @@ static const struct lp_rep_row *
 pack_next(struct lp_rep_in *r)
 {
 	const char *const *f;
-	size_t i, src;
+	size_t src;
 	long line;
 
 	if (!lp_pack_next(r->pk, &f, &src, &line)) {
@@ -257,21 +276,11 @@ pack_next(struct lp_rep_in *r)
 			    "after the header (cut off?)");
 		return NULL;
 	}
-	r->rows++;
-	for (i = 0; i < r->n; i++)
-		r->v[i] = r->idx[i] >= 0 ? f[r->idx[i]] : "";
-	r->rr.v = r->v;
-	r->rr.factor = r->factor;
-	r->rr.col = r->idx;
-	r->rr.names = r->cols;
-	r->rr.line = line;
-	r->rr.file = lp_pack_src(r->pk, src);
 	r->rec.n = r->hdr.n;
 	r->rec.f = (char **)f;
 	r->rec.line = line;
 	r->rec.rd = NULL;
-	r->rr.rec = &r->rec;
-	return &r->rr;
+	return row_out(r, lp_pack_src(r->pk, src));
 }
 
 static struct lp_rep_in *
@@ -331,18 +340,8 @@ lp_rep_feed(struct lp_rep_in *r, const struct lp_csv_rec *rec)
 		return NULL;
 	lp_csv_width(&r->hdr, rec->n, rec->line);
 	lp_agree_row(&r->agree, rec);
-	r->rows++;
-	for (i = 0; i < r->n; i++)
-		r->v[i] = r->idx[i] >= 0 ? rec->f[r->idx[i]] : "";
-	r->rr.v = r->v;
-	r->rr.factor = r->factor;
-	r->rr.col = r->idx;
-	r->rr.names = r->cols;
-	r->rr.line = rec->line;
-	r->rr.file = r->file;
 	r->rec = *rec;
-	r->rr.rec = &r->rec;
-	return &r->rr;
+	return row_out(r, r->file);
 }
 
 struct lp_rep_in *
