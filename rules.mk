@@ -290,7 +290,7 @@ ifneq ($(LP_LIVE),)
 # the two nsys runs (everything else that follows them reads the sqlite
 # export, which waits for the untraced run).
 LP_MCACHE := $(LP_STAGE2_DIR)/.cache/ncu-metrics
-$(R)/ncu/metrics.avail: $(LP_BIN)/lp-ncumetrics | $(R)/ncu $(R)/untraced/report_nvtx_pushpop_trace.csv
+$(R)/ncu/metrics.avail: $(LP_BIN)/lp-ncumetrics | $(R)/ncu $(R)/untraced/report_nvtx_pushpop_trace.csv $(LP_BIN)/lp-runstep
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-runstep -n '$(LP_NCU_NEED)' -t 'ncu metric query' -T $(R)/ncu/metrics.avail.time -O $@.tmp \
 	  -- $(LP_BIN)/lp-ncumetrics -c $(LP_MCACHE) && mv $@.tmp $@ $(LP_UNTMP)
@@ -335,7 +335,7 @@ $(R)/ncu/export.cmd: $(R)/ncu/config.yaml $(LP_BIN)/lp-ncucmd
 	$(Q)$(LP_BIN)/lp-ncucmd -x -- $(R)/ncu/report.ncu-rep < $(R)/ncu/config.yaml $(LP_OUT)
 
 # The report as CSV (--page raw): ncu prints it on stdout.
-$(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd
+$(R)/ncu/report.csv: $(R)/ncu/report.ncu-rep $(R)/ncu/export.cmd | $(LP_BIN)/lp-runstep
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-runstep -n '$(LP_NCU_NEED)' $(if $(LP_LIVE),-t 'ncu export' -T $(R)/ncu/export.time) -O $@.tmp \
 	  -- sh $(R)/ncu/export.cmd && mv $@.tmp $@ $(LP_UNTMP)
@@ -689,7 +689,7 @@ $(R)/profile_cost.tsv: $(R)/nsys/report.nsys-rep $(R)/untraced/report_nvtx_pushp
 	$(Q)$(LP_BIN)/lp-cost -R $(R) $(if $(LP_UT_BESIDE),-b) $(if $(LP_COST_REG),-r $(LP_COST_REG)) $(if $(wildcard $(R)/alone.tsv),-a $(R)/alone.tsv) $(LP_OUT)
 
 # The workload alone, timed once, as the profiles ran it.
-$(R)/alone.tsv: $(R)/inputs.yaml $(LP_BIN)/lp-confget
+$(R)/alone.tsv: $(R)/inputs.yaml $(LP_BIN)/lp-confget | $(LP_BIN)/lp-runstep
 	$(LP_SAY)
 	$(Q)xargs -0 -x -a <($(LP_BIN)/lp-confget -0 workload.argv $(R)/inputs.yaml) $(LP_BIN)/lp-runstep -a -t 'workload alone' -T $@.tmp \
 	  -p 'running the workload alone, to time it' -e 'the workload failed with exit code %r; fix it and re-run make' -O /dev/null -- \
@@ -834,14 +834,15 @@ $(LP_RD)/profile.cmd: $(LP_RD)/config.yaml $(R)/inputs.yaml $(R)/ncu/metrics.ava
 
 # ncu over the regions, a depth at a time (lp-ncuregions: a depth whose
 # command did not change keeps its report; each report exported to dN.csv).
-$(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd
+$(LP_RD)/exports.list: $(LP_RD)/profile.cmd $(LP_RD)/config.yaml $(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd \
+		| $(LP_BIN)/lp-runstep
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-runstep -n '$(LP_NCU_NEED)' -- $(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp < $< \
 	  && mv $@.tmp $@ $(LP_UNTMP)
 else ifneq ($(LP_IMP_REGCSV)$(LP_IMP_REGREP),)
 # Imported region exports: CSVs copied, reports exported with local ncu.
 $(LP_RD)/exports.list: $(LP_IMP_STAMP) $(R)/vars/IMPORT $(LP_RD)/config.yaml \
-		$(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd | $(LP_RD)
+		$(LP_BIN)/lp-ncuregions $(LP_BIN)/lp-ncucmd | $(LP_RD) $(LP_BIN)/lp-runstep
 	$(LP_SAY)
 	$(Q)$(LP_BIN)/lp-runstep $(if $(LP_IMP_REGREP),-n 'ncu:install Nsight Compute to export $(firstword $(LP_IMP_REGREP))') \
 	  -- $(LP_BIN)/lp-ncuregions -c $(LP_RD)/config.yaml -o $(LP_RD) -l $@.tmp $(addprefix -C ,$(LP_IMP_REGCSV)) \
@@ -1025,7 +1026,7 @@ LP_OUT = > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # profile_cost.tsv (-t, -T), written before the step's artifact is moved
 # into place, so a make killed in between redoes the step and never leaves
 # one without the other.
-LP_NSYS_NEED := nsys:install Nsight Systems (nsys) and put its bin folder on PATH
+LP_NSYS_NEED := nsys:install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=)
 LP_NCU_NEED := ncu:install Nsight Compute
 # An nsys capture's recipe (the traced one and the untraced timing run):
 # $< the profile.cmd, into $(1)/report.tmp.nsys-rep then $@, kept when the

@@ -400,7 +400,7 @@ test_expect_success 'nsys that captured nothing is an error naming the command' 
 test_expect_success 'a missing nsys is named with where it was looked for' '
 	test_must_fail env PATH=/usr/bin:/bin make -C "$ROOT" --no-print-directory ${LP_MAKE_ARGS:-} B="$TB" \
 		LP_STAGE2_DIR="$S2" RUN=nonsys "WORK=$W" stakeholder_summary.md >out 2>err &&
-	test_grep "lp: nsys not found on PATH (/usr/bin:/bin)" err
+	test_grep "lp: nsys not found on PATH (/usr/bin:/bin): install Nsight Systems (nsys) and put its bin folder on PATH, or import exports made elsewhere (IMPORT=)$" err
 '
 
 test_expect_success 'PyTorch-style stage: whole-run nsys, stage from nvtx_kern_sum, ncu @ escaped' '
