@@ -35,26 +35,6 @@ note(const char *fmt, const char *a, const char *b)
 	lp_sb_printf(&notes, fmt, a, b);
 }
 
-/* The program's path, looked up in PATH as the shell would; NULL if
- * absent.  Caller frees. */
-static char *
-find_in_path(const char *name, const char *path)
-{
-	const char *p = path;
-
-	while (p && *p) {
-		size_t n = strcspn(p, ":");
-		struct lp_sb b = { 0 };
-
-		lp_sb_printf(&b, "%.*s/%s", (int)n, n ? p : ".", name);
-		if (access(lp_sb_str(&b), X_OK) == 0)
-			return lp_sb_steal(&b);
-		lp_sb_free(&b);
-		p += n + (p[n] == ':');
-	}
-	return NULL;
-}
-
 /* Runs argv (no shell) and returns its stdout; NULL if it could not run,
  * failed or took more than limit_s seconds (then it is killed with its
  * process group), with a note saying why. */
@@ -63,7 +43,7 @@ run(char *const *argv)
 {
 	struct lp_sb out = { 0 };
 	const char *path = getenv("PATH");
-	char *exe = find_in_path(argv[0], path), lim[32];
+	char *exe = lp_which(argv[0], strlen(argv[0])), lim[32];
 	int rc, null;
 
 	if (!exe) {

@@ -46,7 +46,6 @@ at(const struct ctx *x, const char *fmt, long n)
 	return lp_sb_steal(&b);
 }
 
-/* A small file's bytes, or NULL when it cannot be read. */
 /* What lp-ncucmd ARGS prints, the config on its stdin, into b. */
 static void
 ncucmd(const struct ctx *x, const char *const *args, struct lp_sb *b)

@@ -73,28 +73,18 @@ must_get(const char *path)
 	return t;
 }
 
-/* The tool the step needs on PATH, as sh's "command -v" finds it. */
+/* The tool the step needs on PATH ("prog:what to do without it"). */
 static void
 need(const char *spec)
 {
 	const char *hint = strchr(spec, ':'), *path = getenv("PATH");
-	char *dirs = lp_xstrdup(path ? path : ""), *d, *next;
-	struct lp_sb f = { 0 };
-	struct stat st;
 	size_t n = hint ? (size_t)(hint - spec) : strlen(spec);
+	char *found = lp_which(spec, n);
 
-	for (d = dirs; d; d = next) {
-		if ((next = strchr(d, ':')))
-			*next++ = 0;
-		lp_sb_reset(&f);
-		lp_sb_printf(&f, "%s/%.*s", *d ? d : ".", (int)n, spec);
-		if (!stat(f.s, &st) && S_ISREG(st.st_mode) && !access(f.s, X_OK))
-			break;
-	}
-	free(dirs);
-	lp_sb_free(&f);
-	if (d)
+	if (found) {
+		free(found);
 		return;
+	}
 	fprintf(stderr, "lp: %.*s not found on PATH (%s): %s\n", (int)n,
 	    spec, path ? path : "", hint ? hint + 1 : "");
 	exit(127);

@@ -4,11 +4,13 @@
  * tool says, and no other descriptor of the tool's (they are opened
  * close-on-exec).
  */
+#include <sys/stat.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +53,26 @@ pid_t
 lp_spawn(char *const *argv, const char *in, int out, int err)
 {
 	return spawn(argv, in, out, err, 0);
+}
+
+char *
+lp_which(const char *name, size_t n)
+{
+	const char *p = getenv("PATH");
+	struct lp_sb b = { 0 };
+	struct stat st;
+
+	while (p && *p) {
+		size_t k = strcspn(p, ":");
+
+		lp_sb_reset(&b);
+		lp_sb_printf(&b, "%.*s/%.*s", (int)k, k ? p : ".", (int)n, name);
+		if (!stat(b.s, &st) && S_ISREG(st.st_mode) && !access(b.s, X_OK))
+			return lp_sb_steal(&b);
+		p += k + (p[k] == ':');
+	}
+	lp_sb_free(&b);
+	return NULL;
 }
 
 void

@@ -233,6 +233,10 @@ pid_t lp_spawn(char *const *argv, const char *in, int out, int err);
 int lp_reap(pid_t pid);
 int lp_reaped(pid_t pid, int *rc);	/* without waiting: 1 when gone */
 void lp_pipe(int p[2]);
+/* The program name[0..n) on PATH, as sh's "command -v" finds it (a
+ * regular file it may run; an empty entry is "."): its path, caller
+ * frees; NULL where there is none. */
+char *lp_which(const char *name, size_t n);
 /* argv run as lp_spawn does, its standard output read whole into out (its
  * standard error to err); its exit code as lp_reap's. */
 int lp_capture(char *const *argv, const char *in, int err, struct lp_sb *out);
