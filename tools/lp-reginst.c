@@ -17,8 +17,6 @@
 static const char synopsis[] =
     "lp-reginst -c config.yaml [-p nvtx_gpu_proj_trace.csv] [-w ratio] -l exports.list";
 
-static FILE *out;	/* the table, written out when whole (lp_tab_out) */
-
 /* Process index and instance index within it, in order of appearance. */
 static void
 place(const struct lp_rinsts *x, size_t i, size_t *proc, size_t *k)
@@ -56,18 +54,19 @@ static const struct lp_col cols[] = {
 };
 
 static void
-emit_meta(const char *lpath, const char *ppath, double ratio)
+emit_meta(FILE *out, const struct lp_rset *rs, const struct lp_regopts *o)
 {
+	(void)rs;
 	lp_tab_meta(out, "title", "Region Instances");
 	lp_tab_meta(out, "tool", "lp-reginst");
 	lp_tab_meta(out, "source", "each instance's GPU duration, SOL %% , "
 	    "tensor-core FLOPs and DRAM bytes from ncu (exports listed in %s); "
-	    "the same instance projected on the GPU by nsys (%s)", lpath,
-	    ppath ? ppath : "no nvtx_gpu_proj_trace");
+	    "the same instance projected on the GPU by nsys (%s)", o->lpath,
+	    o->ppath ? o->ppath : "no nvtx_gpu_proj_trace");
 	lp_tab_meta(out, "note", "ncu's run and nsys's are two executions: an "
 	    "instance is paired with nsys's by its order in its process. The "
 	    "first instance of a process is a warm-up when it took more than %g "
-	    "times the median of the others.", ratio);
+	    "times the median of the others.", o->ratio);
 }
 
 /* nsys's instance paired with ncu's i-th (the k-th of the p-th process of
@@ -115,9 +114,9 @@ emit_counters(struct lp_row *r, const struct lp_rinst *in)
 /* The i-th instance of region PATH beside its nsys twin; the first of its
  * process flagged against the region's steady state. */
 static void
-emit_instance(struct lp_row *r, const char *path, const struct lp_rinsts *x,
-    size_t i, const struct lp_rnsys *y, double steady, double ratio,
-    const char *ppath)
+emit_instance(FILE *out, struct lp_row *r, const char *path,
+    const struct lp_rinsts *x, size_t i, const struct lp_rnsys *y,
+    double steady, const struct lp_regopts *o)
 {
 	const struct lp_rinst *in = &x->in[i], *ny;
 	size_t k;
@@ -136,21 +135,21 @@ emit_instance(struct lp_row *r, const char *path, const struct lp_rinsts *x,
 		else
 			lp_row_num(r, ny->ops, 0);
 	} else {
-		lp_row_na(r, "%s", ppath ? "nsys has no such instance" :
+		lp_row_na(r, "%s", o->ppath ? "nsys has no such instance" :
 		    "the run has no nvtx_gpu_proj_trace report");
 		lp_row_text(r, "n/a");
 		lp_row_text(r, "n/a");
 	}
 	lp_row_text(r, k == 0 && !isnan(steady) &&
-	    in->gpu_ns > ratio * steady ? "yes" : k == 0 &&
+	    in->gpu_ns > o->ratio * steady ? "yes" : k == 0 &&
 	    !isnan(steady) ? "no" : "-");
 	emit_counters(r, in);
 	lp_row_end(r, out);
 }
 
 static void
-emit_region(struct lp_row *r, const struct lp_rset *rs, size_t j,
-    double ratio, const char *ppath)
+emit_region(FILE *out, struct lp_row *r, struct lp_rset *rs, size_t j,
+    const struct lp_regopts *o)
 {
 	const struct lp_rinsts *x = &rs->ncu[j];
 	char *path = lp_region_path(rs->rg, rs->n, j);
@@ -158,28 +157,16 @@ emit_region(struct lp_row *r, const struct lp_rset *rs, size_t j,
 	size_t i;
 
 	for (i = 0; i < x->n; i++)
-		emit_instance(r, path, x, i, &rs->nsys[j], steady, ratio, ppath);
+		emit_instance(out, r, path, x, i, &rs->nsys[j], steady, o);
 	free(path);
 }
 
 int
 main(int argc, char **argv)
 {
-	struct lp_regopts o;
-	struct lp_rset rs;
-	struct lp_row r = { 0 };
-	size_t j;
-
 	/* instances are paired, not summed up: no steady state */
-	lp_regtool_start(argc, argv, "c:l:p:w:", synopsis, &o, &rs, 1);
-	out = lp_tab_out();
-	emit_meta(o.lpath, o.ppath, o.ratio);
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (j = 0; j < rs.n; j++)
-		emit_region(&r, &rs, j, o.ratio, o.ppath);
+	static const struct lp_regtool t = { "c:l:p:w:", synopsis, cols,
+	    sizeof cols / sizeof cols[0], 1, emit_meta, emit_region };
 
-	lp_sb_free(&r.b);
-	lp_rset_free(&rs);
-	lp_tab_done(out);
-	return 0;
+	return lp_regtool_main(argc, argv, &t);
 }

@@ -18,8 +18,6 @@ static const char synopsis[] =
     "lp-regions -c config.yaml [-k nvtx_kern_sum.csv] [-p nvtx_gpu_proj_trace.csv] "
     "[-w ratio] -l exports.list";
 
-static FILE *out;	/* the table, written out when whole (lp_tab_out) */
-
 static void
 mean_of(struct lp_row *r, const struct lp_rinsts *x, int which)
 {
@@ -54,24 +52,24 @@ static const struct lp_col cols[] = {
 };
 
 static void
-emit_meta(const struct lp_ynode *cfg, const char *lpath, const char *kpath,
-    const char *ppath, double ratio)
+emit_meta(FILE *out, const struct lp_rset *rs, const struct lp_regopts *o)
 {
 	lp_tab_meta(out, "title", "Regions");
 	lp_tab_meta(out, "tool", "lp-regions");
 	lp_tab_meta(out, "source", "GPU duration, SOL SM %% and DRAM %% of each "
 	    "NVTX region from ncu (%s replay, exports listed in %s); nsys's "
 	    "projection of the same ranges on the GPU (%s) and the kernels "
-	    "launched inside them (%s)", lp_yaml_str(cfg,
-	    "ncu_regions.replay_mode", "app-range"), lpath, ppath ? ppath :
-	    "no nvtx_gpu_proj_trace", kpath ? kpath : "no nvtx_kern_sum");
+	    "launched inside them (%s)", lp_yaml_str(rs->cfg,
+	    "ncu_regions.replay_mode", "app-range"), o->lpath, o->ppath ?
+	    o->ppath : "no nvtx_gpu_proj_trace", o->kpath ? o->kpath :
+	    "no nvtx_kern_sum");
 	lp_tab_meta(out, "note", "A region's GPU duration is the span of the "
 	    "range on the GPU, gaps between kernels included; ncu replays the "
 	    "application with locked clocks, so it differs from nsys's "
 	    "projection of the same range in the run. Steady = the median "
 	    "instance after the first; warm-up when the first took more than "
 	    "%g times that. GPU busy = nsys kernel time per instance / steady "
-	    "GPU duration.", ratio);
+	    "GPU duration.", o->ratio);
 	lp_tab_meta(out, "link", "regions.md");
 }
 
@@ -141,8 +139,8 @@ emit_kernels(struct lp_row *r, const struct lp_rset *rs, size_t j,
 }
 
 static void
-emit_region(struct lp_row *r, struct lp_rset *rs, size_t j,
-    double ratio, const char *kpath, const char *ppath)
+emit_region(FILE *out, struct lp_row *r, struct lp_rset *rs, size_t j,
+    const struct lp_regopts *o)
 {
 	const struct lp_rinsts *x = &rs->ncu[j];
 	char *path = lp_region_path(rs->rg, rs->n, j);
@@ -155,9 +153,9 @@ emit_region(struct lp_row *r, struct lp_rset *rs, size_t j,
 	if (!x->n)
 		lp_row_na(r, "ncu measured no instance of %s", rs->rg[j].nsys);
 	else {
-		steady = emit_ncu(r, x, ratio);
-		emit_nsys(r, &rs->nsys[j], steady, ppath);
-		emit_kernels(r, rs, j, steady, kpath);
+		steady = emit_ncu(r, x, o->ratio);
+		emit_nsys(r, &rs->nsys[j], steady, o->ppath);
+		emit_kernels(r, rs, j, steady, o->kpath);
 		mean_of(r, x, 0);
 		mean_of(r, x, 1);
 	}
@@ -167,20 +165,8 @@ emit_region(struct lp_row *r, struct lp_rset *rs, size_t j,
 int
 main(int argc, char **argv)
 {
-	struct lp_regopts o;
-	struct lp_rset rs;
-	struct lp_row r = { 0 };
-	size_t j;
+	static const struct lp_regtool t = { "c:k:l:p:w:", synopsis, cols,
+	    sizeof cols / sizeof cols[0], 0, emit_meta, emit_region };
 
-	lp_regtool_start(argc, argv, "c:k:l:p:w:", synopsis, &o, &rs, 0);
-	out = lp_tab_out();
-	emit_meta(rs.cfg, o.lpath, o.kpath, o.ppath, o.ratio);
-	lp_tab_header(out, cols, sizeof cols / sizeof cols[0]);
-	for (j = 0; j < rs.n; j++)
-		emit_region(&r, &rs, j, o.ratio, o.kpath, o.ppath);
-
-	lp_sb_free(&r.b);
-	lp_rset_free(&rs);
-	lp_tab_done(out);
-	return 0;
+	return lp_regtool_main(argc, argv, &t);
 }

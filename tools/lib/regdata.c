@@ -96,17 +96,16 @@ lp_rset_load(struct lp_rset *rs, const char *cpath, const char *lpath)
 	lp_rset_ncu_list(rs, lpath);
 }
 
-void
-lp_regtool_start(int argc, char **argv, const char *opts,
-    const char *synopsis, struct lp_regopts *o, struct lp_rset *rs,
-    int no_rest)
+static void
+regtool_start(int argc, char **argv, const struct lp_regtool *t,
+    struct lp_regopts *o, struct lp_rset *rs)
 {
 	int c;
 
-	lp_start(argc, argv, synopsis);
+	lp_start(argc, argv, t->synopsis);
 	memset(o, 0, sizeof *o);
 	o->ratio = 1.5;
-	while ((c = lp_getopt(argc, argv, opts, synopsis)) != -1) {
+	while ((c = lp_getopt(argc, argv, t->opts, t->synopsis)) != -1) {
 		switch (c) {
 		case 'c': o->cpath = optarg; break;
 		case 'k': o->kpath = optarg; break;
@@ -118,10 +117,31 @@ lp_regtool_start(int argc, char **argv, const char *opts,
 		}
 	}
 	if (!o->cpath || !o->lpath || optind != argc)
-		lp_usage(synopsis);
+		lp_usage(t->synopsis);
 	lp_rset_load(rs, o->cpath, o->lpath);
-	rs->no_rest = no_rest;
+	rs->no_rest = t->no_rest;
 	lp_rset_nsys(rs, o->kpath, o->ppath);
+}
+
+int
+lp_regtool_main(int argc, char **argv, const struct lp_regtool *t)
+{
+	struct lp_regopts o;
+	struct lp_rset rs;
+	struct lp_row r = { 0 };
+	FILE *out;
+	size_t j;
+
+	regtool_start(argc, argv, t, &o, &rs);
+	out = lp_tab_out();
+	t->meta(out, &rs, &o);
+	lp_tab_header(out, t->cols, t->ncols);
+	for (j = 0; j < rs.n; j++)
+		t->region(out, &r, &rs, j, &o);
+	lp_sb_free(&r.b);
+	lp_rset_free(&rs);
+	lp_tab_done(out);
+	return 0;
 }
 
 /* ncu numbers its results in the order it profiled them: a region's

@@ -11,11 +11,14 @@
 
 #include <regex.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "prec.h"
 
 struct lp_av;
+struct lp_col;
 struct lp_map;
+struct lp_row;
 struct lp_sb;
 struct lp_ynode;
 
@@ -290,9 +293,20 @@ struct lp_regopts {
 	const char *cpath, *kpath, *lpath, *ppath;
 	double ratio;		/* -w, 1.5 unless given */
 };
-void lp_regtool_start(int argc, char **argv, const char *opts,
-    const char *synopsis, struct lp_regopts *o, struct lp_rset *rs,
-    int no_rest);
+/* A region tool: its options (of -c -k -l -p -w), then the table: meta()
+ * writes the # lines, region() region j's rows.  no_rest: instances are
+ * paired, not summed up (no steady state). */
+struct lp_regtool {
+	const char *opts, *synopsis;
+	const struct lp_col *cols;
+	size_t ncols;
+	int no_rest;
+	void (*meta)(FILE *out, const struct lp_rset *rs,
+	    const struct lp_regopts *o);
+	void (*region)(FILE *out, struct lp_row *r, struct lp_rset *rs,
+	    size_t j, const struct lp_regopts *o);
+};
+int lp_regtool_main(int argc, char **argv, const struct lp_regtool *t);
 void lp_rset_init(struct lp_rset *rs, const struct lp_ynode *cfg,
     const char *key, const char *file);
 void lp_rset_ncu(struct lp_rset *rs, const char *export_csv);
