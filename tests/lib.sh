@@ -33,6 +33,18 @@ lpmake() {
 	# V=1: the commands, which tests read (make prints one line a step without)
 	make -C "$ROOT" --no-print-directory V=1 ${LP_MAKE_ARGS:-} LP_STAGE2_DIR="$S2" "$@"
 }
+# steps MAKE-ARGS...: the tools (and cp) a make would run, sorted, from
+# make -n (a tool's command may start with LP_OUTPUT=PATH exec: rules.mk's
+# LP_TO)
+steps() {
+	lpmake -n "$@" >"$TRASH/steps.n" || return 1
+	grep -oE '^(LP_OUTPUT=[^ ]* exec )?([^ ]*/lp-[a-z0-9]+|cp )' "$TRASH/steps.n" | sed 's,.*/,,; s/ $//' | sort
+}
+# made LOG: the files a make's commands (V=1) wrote, by name: a tool's
+# LP_OUTPUT=PATH (LP_TO) or a command's > PATH.tmp (LP_OUT)
+made() {
+	sed -n 's/^LP_OUTPUT=\([^ ]*\) exec .*/\1/p; s/.* > \([^ ]*\)\.tmp .*/\1/p' "$1" | sed 's,.*/,,' | sort -u
+}
 # make demo's own run (RUN=demo: its import, model and goals) without the
 # H100 eager and graphed runs and the compare.md that make demo adds: the
 # files that read only the demo's run folder (make demo itself: t0008)

@@ -118,4 +118,18 @@ test_expect_success 'make help: the goals, then every setting make settings list
 	while read -r v; do grep -q "^  $v  *[^ ]" out || { echo "no $v"; return 1; }; done <want
 '
 
+test_expect_success 'LP_OUTPUT=PATH: PATH.tmp made afresh, renamed when whole; removed on failure; not passed on' '
+	K=$FIX/h200-torch-v2/torch_cuda_gpu_kern_sum.csv &&
+	lp-topn -n 3 <"$K" >want &&
+	echo victim >victim && ln -s "$PWD/victim" out.tsv.tmp &&
+	LP_OUTPUT=$PWD/out.tsv lp-topn -n 3 <"$K" >stdout &&
+	test_cmp want out.tsv && test_must_be_empty stdout &&
+	! test -e out.tsv.tmp && echo victim >expect && test_cmp expect victim &&
+	echo bad >bad.csv &&
+	test_must_fail env LP_OUTPUT=$PWD/fail.tsv lp-topn -n 3 <bad.csv 2>err &&
+	test_grep "no header" err && ! test -e fail.tsv && ! test -e fail.tsv.tmp &&
+	LP_OUTPUT=$PWD/run.log lp-runstep -O child -- sh -c "echo \${LP_OUTPUT-unset}" &&
+	echo unset >expect && test_cmp expect child && ! test -e run.log.tmp
+'
+
 test_done

@@ -14,10 +14,6 @@ export LP_FAKE_NCU_REGIONS=$TRASH/fr/d
 FAKE=$ROOT/tests/fake
 WK="sh tests/fake/workload.sh"
 mkdir -p "$TRASH/fr" && cp "$P/region_rt_raw.csv" "$TRASH/fr/d0.csv" && cp "$P/region_rr_raw.csv" "$TRASH/fr/d1.csv"
-steps() {
-	lpmake -n "$@" >"$TRASH/steps.n" || return 1
-	grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' "$TRASH/steps.n" | sed 's,.*/,,; s/ $//' | sort
-}
 count() {
 	grep -c "^$1" "$LP_FAKE_LOG" || true
 }

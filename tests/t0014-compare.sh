@@ -4,10 +4,6 @@
 # by awk; a run against itself; the noise rule; the make rule.
 . "$(dirname "$0")/lib.sh"
 
-steps() {
-	lpmake -n "$@" >"$TRASH/steps.n" || return 1
-	grep -oE '^(bin/(san/)?lp-[a-z0-9]+|cp )' "$TRASH/steps.n" | sed 's,.*/,,; s/ $//' | sort
-}
 rows() {
 	sed "/^#/d" "$1" | sed 1d
 }

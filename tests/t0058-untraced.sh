@@ -176,7 +176,7 @@ test_expect_success 'make: removing untraced.tsv re-makes it and details.md; reb
 	r=$S2/live &&
 	rm "$r/untraced.tsv" &&
 	lpmake -n RUN=live stakeholder_summary.md >n.out &&
-	grep -oE "^[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort >steps &&
+	grep -oE "^(LP_OUTPUT=[^ ]* exec )?[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort >steps &&
 	# and what reads it: the waterfall, the brief, findings, the two
 	# pages, and the first answer'"'"'s waterfall, brief and page
 	printf "%s\n" lp-bound lp-bound lp-brief lp-brief lp-findings lp-summary lp-summary lp-summary lp-tabtop lp-untraced \

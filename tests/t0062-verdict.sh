@@ -89,7 +89,7 @@ test_expect_success 'brief.bound_pct: a higher share makes the same step mixed; 
 	lpmake RUN=llama-h100-hostside stakeholder_summary.md >/dev/null 2>&1 &&
 	lpmake -q RUN=llama-h100-hostside stakeholder_summary.md &&
 	lpmake -n RUN=llama-h100-hostside SET=brief.bound_pct=99 stakeholder_summary.md >n.out &&
-	grep -oE "^[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort -u >steps &&
+	grep -oE "^(LP_OUTPUT=[^ ]* exec )?[^ ]*/lp-[a-z]+" n.out | sed "s,.*/,," | sort -u >steps &&
 	printf "%s\n" lp-bound lp-brief lp-confmerge lp-summary >expect && test_cmp expect steps &&
 	lpmake RUN=llama-h100-hostside SET=brief.bound_pct=99 stakeholder_summary.md >/dev/null 2>&1 &&
 	head -1 "$r/stakeholder_summary.md" >got &&

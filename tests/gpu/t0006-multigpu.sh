@@ -42,7 +42,10 @@ test_expect_success 'NCCL share and overlap per GPU, as awk recomputes them' '
 	table "$r/overlap.tsv" $OCOLS | sort >got &&
 	test_cmp expect got &&
 	table "$r/ranks.tsv" stage comm_pct | awk -F"\t" "\$1 == \"decode_step\" && !(\$2 > 0) { exit 1 }" &&
-	table "$r/overlap.tsv" overlap_ns | awk "!(\$1 > 0) { exit 1 }"
+	# overlap on a GPU at least: the rank that arrives last at an
+	# all-reduce finds its peer there, and its NCCL kernel may end before
+	# its matrix products start (rank 1 once had none: tests/gpu/README.md)
+	table "$r/overlap.tsv" overlap_ns | awk "\$1 > 0 { n++ } END { exit !n }"
 '
 
 test_expect_success 'the summary shows ranks and overlap; ncu measured GPU 0 and no NCCL kernel' '

@@ -1,5 +1,6 @@
 /* Messages, exits and checked allocation for every lp tool. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -35,6 +36,49 @@ finish(int code)
 	exit(code);
 }
 
+/* LP_OUTPUT=PATH (rules.mk's LP_TO): standard output goes to PATH.tmp,
+ * renamed to PATH once the tool has closed it whole (lp_close_stdout);
+ * any other way out removes it.  Read once and taken out of the
+ * environment: no process the tool starts writes there too. */
+static char *out_path, *out_tmp;
+
+static void
+out_drop(void)
+{
+	if (out_tmp)
+		unlink(out_tmp);
+}
+
+static void
+out_open(void)
+{
+	const char *p = getenv("LP_OUTPUT");
+	size_t n;
+	int fd;
+
+	if (!p || !*p)
+		return;
+	n = strlen(p);
+	out_path = lp_xstrdup(p);
+	out_tmp = lp_xmalloc(n + sizeof ".tmp");
+	memcpy(out_tmp, p, n);
+	memcpy(out_tmp + n, ".tmp", sizeof ".tmp");
+	unsetenv("LP_OUTPUT");
+	/* made afresh: a file or link planted there is not written through */
+	if (unlink(out_tmp) && errno != ENOENT)
+		fd = -1;
+	else
+		fd = open(out_tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	if (fd < 0) {
+		p = out_tmp;
+		out_tmp = NULL;
+		lp_die_sys("%s", p);
+	}
+	atexit(out_drop);
+	if (fd != STDOUT_FILENO && (dup2(fd, STDOUT_FILENO) < 0 || close(fd)))
+		lp_die_sys("%s", out_tmp);
+}
+
 void
 lp_init(const char *argv0)
 {
@@ -46,6 +90,7 @@ lp_init(const char *argv0)
 	}
 	/* A reader that went away (| head) ends us quietly, as in sh. */
 	signal(SIGPIPE, SIG_DFL);
+	out_open();
 }
 
 void
@@ -407,6 +452,12 @@ lp_close_stdout(void)
 		lp_die_sys("<stdout>");
 	if (fclose(stdout) == EOF)
 		lp_die_sys("<stdout>");
+	if (out_tmp) {
+		if (rename(out_tmp, out_path))
+			lp_die_sys("%s", out_path);
+		free(out_tmp);
+		out_tmp = NULL;
+	}
 }
 
 double

@@ -205,11 +205,15 @@ endif
 # that make only, a target always out of date (LP_DRY_CHANGED below), so
 # the dry run shows what the setting would re-make.
 # The record is written to NAME.tmp, made afresh ($(file >) opens what is
-# there, a link planted since the check above too), then renamed.
+# there, a link planted since the check above too: every vars/*.tmp is
+# removed before the first), then renamed with the others (lp_recs_done,
+# at the end): two shells a make, not two a record.
 LP_DRY_CHANGED :=
+lp__recs :=
 lp_write = $(if $(and $(LP_RESTARTED),$(if $(LP_DRY),,1)),,$(if $(or $(if $(wildcard $(1)),,1),$(call lp_ne,$(file <$(1)),$(2))),\
 	$(if $(LP_DRY),$(eval LP_DRY_CHANGED += $(1)),\
-	$(shell mkdir -p $(dir $(1)) && rm -f $(1).tmp)$(file >$(1).tmp,$(2)$(nl))$(shell mv -f $(1).tmp $(1)))))
+	$(if $(lp__recs),,$(shell mkdir -p $(dir $(1)) && rm -f $(dir $(1))*.tmp))$(eval lp__recs += $(1))$(file >$(1).tmp,$(2)$(nl)))))
+lp_recs_done = $(if $(lp__recs),$(shell for f in $(lp__recs); do mv -f $$f.tmp $$f || exit; done)$(eval lp__recs :=))
 $(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
 
 # Presets: the runner, one nsys preset, the ncu preset of the mode (or
@@ -274,6 +278,7 @@ $(call lp_put,rows.top_kernels,$(LP_TK_ROWS))
 # SET=model.*: the model's numbers (MFU, MBU, regions' model FLOPs) as well
 LP_OVR_MODEL := $(filter model.%,$(LP_OVR_ALL))
 $(call lp_put,overrides.model,$(LP_OVR_MODEL))
+$(lp_recs_done)
 # In a dry run, the records that would change make what reads them out of
 # date (make -n lists it, make -q says so) without being written.
 ifneq ($(strip $(LP_DRY_CHANGED)),)
