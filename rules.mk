@@ -215,16 +215,19 @@ $(R)/nsys/stats.cmd: $(R)/nsys/config.yaml $(LP_BIN)/lp-nsyscmd
 
 # nsys stats writes one CSV a report into a scratch folder; the reports lp
 # needs must all be there before any is moved into place.  A capture
-# without NVTX or kernel data (nsys stats: "does not contain ... data",
-# an empty CSV) is refused here with its likely cause, before any table.
+# without NVTX or kernel data (an empty nvtx_sum or cuda_gpu_kern_sum:
+# nsys stats says "does not contain ... data") is refused here with its
+# likely cause, before any table.  Not by that text: nsys says it of any
+# empty report, and nvtx_gpu_proj_trace is empty where the ranges'
+# process ran no GPU work (a front end whose engine launches the kernels).
 lp_empty_capture = the capture holds no $(1) data (nsys stats: \"does not contain $(1) data\"; log: $(R)/nsys/stats.log.failed): \
   nothing of the workload was traced there. A model run in a process forked without exec (Python multiprocessing \"fork\", an engine core) \
   is not traced by nsys, and with --trace-fork-before-exec=true nsys 2025.3.1 still recorded none of its CUDA work (lp(7): forked workers). \
   Start such a worker with spawn (multiprocessing.set_start_method(\"spawn\"), or the engine's own setting) and re-run make; \
   else check that the workload pushes the stages' ranges inside the capture (make RUN=$(RUN) config.yaml: stages, nsys_cli.capture_range)
-lp_nodata = -x "does not contain $(1) data" -m "$(call lp_empty_capture,$(1))"
+lp_nodata = -o $(LP_ST)/report_$(2).csv -m "$(call lp_empty_capture,$(1))"
 LP_ST := $(R)/nsys/stats.tmp
-LP_STATS_CHECKS = $(call lp_nodata,NV Tools Extension (NVTX)) $(call lp_nodata,CUDA kernel) $(foreach r,$(LP_NSYS_NEEDED),\
+LP_STATS_CHECKS = $(call lp_nodata,NV Tools Extension (NVTX),nvtx_sum) $(call lp_nodata,CUDA kernel,cuda_gpu_kern_sum) $(foreach r,$(LP_NSYS_NEEDED),\
 	-f $(LP_ST)/report_$(r).csv -m "nsys stats wrote no $(r) report (log: $(R)/nsys/stats.log)")
 # (every trace nsys stats wrote, needed or not, packed by lp-tracesort -p;
 # graph_node_trace, the one trace sorted unpacked, is lp-graphnodes')
@@ -704,10 +707,10 @@ endif
 # (An import without the API trace has nothing to audit beyond steps.tsv.)
 LP_AUDIT := $(if $(or $(LP_HAVE_STATS),$(and $(LP_IMP_nvtx_pushpop_trace),$(LP_IMP_cuda_api_trace))),$(R)/capture_audit.tsv)
 $(R)/capture_audit.tsv: $(R)/nsys/config.yaml $(call lp_rep,nvtx_pushpop_trace) $(call lp_rep,cuda_api_trace) \
-		$(LP_STATS_DONE) $(LP_BIN)/lp-audit
+		$(LP_STATS_DONE) $(LP_BIN)/lp-audit $(if $(LP_PER_RANGE),$(R)/hostside.tsv)
 	$(LP_SAY)
 	$(Q)$(LP_TO) $(LP_BIN)/lp-audit -c $(R)/nsys/config.yaml $(call lp_opt,-a,cuda_api_trace) \
-	  $(call lp_opt,-p,nvtx_pushpop_trace)
+	  $(call lp_opt,-p,nvtx_pushpop_trace) $(if $(LP_PER_RANGE),-H $(R)/hostside.tsv -r $(LP_RANGE))
 
 # The summary renders the tables, in this order; it computes nothing.
 # Once the regions are profiled (make RUN=x regions.md), or when IMPORT

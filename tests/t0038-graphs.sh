@@ -222,6 +222,19 @@ test_expect_success 'ranges pushed by the parent, kernels run by the child: refu
 	table "$S2/s2/hostside.tsv" stage stage_check >check && grep -q "^decode_step	kernels in another process$" check
 '
 
+# Live, the same capture (the stand-in nsys gives s2's reports): nsys
+# stats says "does not contain NV Tools Extension (NVTX) data" of the
+# empty projection, which is not a capture without NVTX (it was refused
+# so, with the advice for a forked worker, on an H200); the stage is
+# refused in lp-hostside's words before lp-audit's own.
+test_expect_success 'live, ranges in the parent: an empty projection is not "no NVTX"; refused naming both processes' '
+	PATH=$ROOT/tests/fake:$PATH LP_FAKE_NSYS=$G/s2 test_must_fail lpmake RUN=s2live \
+		"WORK=sh tests/fake/workload.sh --tokens 4" MODEL=torch-decoder stakeholder_summary.md >out 2>err &&
+	! test_grep "holds no NV Tools Extension" err >/dev/null &&
+	test_grep "process 5652 pushed decode_all.s range (:LLM@decode_all) and launched no kernel inside it, while process 5685 made 2720 launch calls" err &&
+	test -s "$S2/s2live/nsys/report_nvtx_sum.csv" && ! test -s "$S2/s2live/nsys/report_nvtx_gpu_proj_trace.csv"
+'
+
 test_expect_success 'torch.compile with its CUDA graphs (reduce-overhead): graph share, graph-bound; without them: none' '
 	lpmake RUN=c2 "IMPORT=$(imp c2)" MODEL=torch-decoder stakeholder_summary.md >out 2>err || { cat err; false; } &&
 	graphs :LLM@decode_step /dev/null c2 | cut -f1-3 >expect &&

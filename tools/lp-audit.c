@@ -23,7 +23,8 @@
 #include "run.h"
 
 static const char synopsis[] =
-    "lp-audit -c config.yaml [-a cuda_api_trace.csv] [-p nvtx_pushpop_trace.csv]";
+    "lp-audit -c config.yaml [-a cuda_api_trace.csv] [-p nvtx_pushpop_trace.csv] "
+    "[-H hostside.tsv -r range]";
 
 static FILE *out;	/* the table, written out when whole (lp_tab_out) */
 
@@ -452,22 +453,29 @@ free_audit(struct audit *a)
 int
 main(int argc, char **argv)
 {
-	const char *cpath = NULL, *apath = NULL, *tpath = NULL;
+	const char *cpath = NULL, *apath = NULL, *tpath = NULL, *hpath = NULL;
+	const char *range = NULL;
 	struct audit a = { 0 };
 	struct lp_row r = { 0 };
 	size_t i, j, k;
 	int c;
 
 	lp_start(argc, argv, synopsis);
-	while ((c = lp_getopt(argc, argv, "a:c:p:", synopsis)) != -1) {
+	while ((c = lp_getopt(argc, argv, "a:c:H:p:r:", synopsis)) != -1) {
 		switch (c) {
 		case 'a': apath = optarg; break;
 		case 'p': tpath = optarg; break;
 		case 'c': cpath = optarg; break;
+		case 'H': hpath = optarg; break;
+		case 'r': range = optarg; break;
 		}
 	}
-	if (!cpath || optind != argc)
+	if (!cpath || optind != argc || !hpath != !range)
 		lp_usage(synopsis);
+	/* the run's stage whose kernels are elsewhere: said as lp-hostside
+	 * says it, naming both processes, before the refusals below */
+	if (hpath)
+		lp_ksum_check(hpath, range);
 	out = lp_tab_out();
 	load(&a, cpath, tpath, apath);
 	emit_meta(&a, tpath, apath);
