@@ -129,7 +129,12 @@ test_expect_success 'LP_OUTPUT=PATH: PATH.tmp made afresh, renamed when whole; r
 	test_must_fail env LP_OUTPUT=$PWD/fail.tsv lp-topn -n 3 <bad.csv 2>err &&
 	test_grep "no header" err && ! test -e fail.tsv && ! test -e fail.tsv.tmp &&
 	LP_OUTPUT=$PWD/run.log lp-runstep -O child -- sh -c "echo \${LP_OUTPUT-unset}" &&
-	echo unset >expect && test_cmp expect child && ! test -e run.log.tmp
+	echo unset >expect && test_cmp expect child && ! test -e run.log.tmp &&
+	# make passes on none from its own environment (it would take over
+	# every step that is not run with LP_TO)
+	LP_OUTPUT=$PWD/stray lpmake RUN=lpo "IMPORT=$(echo "$FIX"/h200-torch-v2/torch_*.csv)" \
+		MODEL=torch-decoder stages.tsv >/dev/null &&
+	! test -e stray && ! test -e stray.tmp
 '
 
 test_done

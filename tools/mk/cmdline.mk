@@ -97,6 +97,9 @@ lp__assigned := $(shell sed -nE 's/^[[:space:]]*((override|export)[[:space:]]+)*
 	s/^[[:space:]]*(override[[:space:]]+)?define[[:space:]]+([A-Za-z0-9_.]+).*/\2/p' Makefile rules.mk tools/mk/*.mk)
 $(foreach v,$(filter-out $(LP_SETTINGS) $(LP_MAKE_VARS) LP_LOCK_HELD,$(filter $(lp__assigned),\
 	$(foreach v,$(.VARIABLES),$(if $(filter environment,$(origin $(v))),$(v))))),$(eval unexport $(v)))
+# LP_OUTPUT sends a tool's output to a file (lp(5)): set for one command
+# by LP_TO, never passed on from make's own environment
+unexport LP_OUTPUT
 
 empty :=
 space := $(empty) $(empty)

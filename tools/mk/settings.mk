@@ -194,6 +194,19 @@ ifeq ($(filter deep light,$(LP_MODE_NOW)),)
 $(error $(if $(call lp_setval,run.mode),SET: run.mode,MODE)="$(call lp_unsplit,$(LP_MODE_NOW))": use deep or light)
 endif
 
+# Presets: the runner, one nsys preset, the ncu preset of the mode (or
+# NCU_PRESET) and the model.  The GPU table and the operator classes are
+# read only by the filters that need them (lp-gpu, lp-ops).
+LP_RUNNER := conf/runner/stage2.yaml
+LP_NSYS_PRESET := conf/profiling/nsys/nsys.default.yaml
+ifeq ($(LP_NCU_PRESET),regions)
+$(error NCU_PRESET=regions: NCU_PRESET picks the kernel step's preset (default, light, high); the regions preset is the one make RUN=$(RUN) regions.md uses, changed with SET='ncu_regions.KEY=VALUE' (NCU_PRESET= clears the setting))
+endif
+# (the typed NCU_PRESET is recorded below: the file takes its name after)
+lp__ncu_file := conf/profiling/ncu/ncu.$(or $(LP_NCU_PRESET),$(if $(filter light,$(LP_MODE_NOW)),light,default)).yaml
+LP_MODEL_FILE := $(if $(LP_MODEL),conf/model/$(LP_MODEL).yaml)
+$(foreach f,$(lp__ncu_file) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f) does not exist)))
+
 # Only now, every value checked: the record.  $(file <) drops the last
 # line break, and $(file >) adds one only where the text lacks it, so a
 # value ending in one (SET=$'a=1\n') is written with one more.
@@ -215,18 +228,7 @@ lp_write = $(if $(and $(LP_RESTARTED),$(if $(LP_DRY),,1)),,$(if $(or $(if $(wild
 	$(if $(lp__recs),,$(shell mkdir -p $(dir $(1)) && rm -f $(dir $(1))*.tmp))$(eval lp__recs += $(1))$(file >$(1).tmp,$(2)$(nl)))))
 lp_recs_done = $(if $(lp__recs),$(shell for f in $(lp__recs); do mv -f $$f.tmp $$f || exit; done)$(eval lp__recs :=))
 $(foreach v,$(LP_VARS),$(if $(call lp_cmdline,$(v)),$(call lp_write,$(R)/vars/$(v),$(LP_$(v)))))
-
-# Presets: the runner, one nsys preset, the ncu preset of the mode (or
-# NCU_PRESET) and the model.  The GPU table and the operator classes are
-# read only by the filters that need them (lp-gpu, lp-ops).
-LP_RUNNER := conf/runner/stage2.yaml
-LP_NSYS_PRESET := conf/profiling/nsys/nsys.default.yaml
-ifeq ($(LP_NCU_PRESET),regions)
-$(error NCU_PRESET=regions: NCU_PRESET picks the kernel step's preset (default, light, high); the regions preset is the one make RUN=$(RUN) regions.md uses, changed with SET='ncu_regions.KEY=VALUE' (NCU_PRESET= clears the setting))
-endif
-LP_NCU_PRESET := conf/profiling/ncu/ncu.$(or $(LP_NCU_PRESET),$(if $(filter light,$(LP_MODE_NOW)),light,default)).yaml
-LP_MODEL_FILE := $(if $(LP_MODEL),conf/model/$(LP_MODEL).yaml)
-$(foreach f,$(LP_NCU_PRESET) $(LP_MODEL_FILE),$(if $(wildcard $(f)),,$(error $(f) does not exist)))
+LP_NCU_PRESET := $(lp__ncu_file)
 
 # Overrides, split by the tool they concern so that an ncu setting never
 # re-runs nsys.  Each list is one KEY=VALUE a line (lp-confmerge -S), a
