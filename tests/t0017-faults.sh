@@ -86,15 +86,17 @@ profiles() {
 # after the run was finished (path, inode, time); a step that writes
 # several files finishes with its last: the per-region files with
 # index.tsv, the region exports with exports.list, nsys stats' reports
-# with stats.log, the untraced run's stats.log with its push/pop trace, a
-# step's wall time (*.time) with its artifact
+# with stats.log, the untraced run's stats.log with its push/pop trace,
+# an import's packed traces (lp-import -P) with import.mk, a step's wall
+# time (*.time) with its artifact
 kept() {
-	local idx exl sl
+	local idx exl sl im
 	idx=$(grep -c "^ncu/regions/index.tsv " "$2" || true)
 	exl=$(grep -c "^ncu/regions/exports.list " "$2" || true)
 	sl=$(grep -c "^nsys/stats.log " "$2" || true)
+	im=$(grep -c "^import.mk " "$2" || true)
 	join "$2" "$3" | awk -v had_list="$(cut -d" " -f1 "$2" | tr "\n" " ")" -v idx="$idx" -v exl="$exl" \
-		-v sl="$sl" -v live="$( [ "$1" = live ] && echo 1 || echo 0)" '
+		-v sl="$sl" -v im="$im" -v kill="$2" -v live="$( [ "$1" = live ] && echo 1 || echo 0)" '
 		BEGIN { n = split(had_list, h, " "); for (i = 1; i <= n; i++) had[h[i]] = 1
 			t["nsys/profile.time"] = "nsys/report.nsys-rep"; t["nsys/stats.time"] = "nsys/stats.log"
 			t["ncu/metrics.avail.time"] = "ncu/metrics.avail"; t["ncu/profile.time"] = "ncu/report.ncu-rep"
@@ -105,10 +107,11 @@ kept() {
 			t["untraced/stats.time"] = t["untraced/stats.log"] = "untraced/report_nvtx_pushpop_trace.csv" }
 		($1 in t) && !(t[$1] in had) { next }
 		$1 ~ /^nsys\/report_.*\.csv$/ && live && !sl { next }
+		$1 ~ /^nsys\/report_.*\.lpt$/ && !live && !im { next }
 		$1 ~ /-rep\.cmd$/ { rep = $1; sub(/\.cmd$/, "", rep); if (!(rep in had)) next }
 		$1 ~ /^ncu\/regions\/(d|imp)[0-9]+\.(csv|ncu-rep|cmd|log|time)$/ && !exl { next }
 		$1 ~ /^ncu\/regions\/[^\/]*\.(csv|md|json)$/ && $1 !~ /\/(d|imp)[0-9]+\.csv$/ && !idx { next }
-		$2 != $4 || $3 != $5 { print "rewritten after the kill of " FILENAME ": " $1 }' >redone
+		$2 != $4 || $3 != $5 { print "rewritten after the kill of " kill ": " $1 }' >redone
 	test_must_be_empty redone
 }
 
@@ -131,7 +134,8 @@ for kind in import live; do
 				k=$((k + 1)) ms=$(( RANDOM % (left + 1) )) left=$((left - ms)) &&
 				kill_at '$kind' "$run" "$ms" &&
 				stamps "$run" >"before.$n" &&
-				echo "$(grep -c "^nsys/report.nsys-rep " "before.$n") $(profiles "$run")" >>"$TRASH/prof-$run" &&
+				{ [ '$kind' != live ] ||
+					echo "$(grep -c "^nsys/report.nsys-rep " "before.$n") $(profiles "$run")" >>"$TRASH/prof-$run"; } &&
 				said="$said${said:+, then }$ms ms ($(wc -l <"before.$n") files)" || return 1
 			done
 			run_to_end '$kind' "$run" &&

@@ -4,6 +4,8 @@
  * export's tables), and what it holds that the checks compare.
  */
 #include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -137,15 +139,15 @@ static const char *const keep_cols[] = { "Name" };
  * same bytes) while its rows keep their time order, into a temporary
  * file beside the pack's place (lp-import.c puts it there).  The first
  * row out of order drops it: lp-tracesort sorts that trace. */
+static unsigned npacks;	/* packs opened: each its own name */
+
 static void
 pack_open(struct rd *d, const struct lp_csv_rec *hdr)
 {
 	struct file *f = d->f;
 	struct lp_sb p = { 0 };
-	mode_t um = umask(0);
 	int fd;
 
-	umask(um);
 	/* packed only where lp-tracesort would read the same rows: not
 	 * after a line above the header (it may take one for the header)
 	 * or a tool's message (it refuses those) */
@@ -160,9 +162,13 @@ pack_open(struct rd *d, const struct lp_csv_rec *hdr)
 		d->rep = NULL;
 		return;
 	}
-	lp_sb_printf(&p, "%simport.XXXXXX", f->packto);
-	/* mkstemp's 0600 made what a shell's "> file" would: 0666 - umask */
-	if ((fd = mkstemp(p.s)) == -1 || fchmod(fd, 0666 & ~um) == -1 ||
+	/* this process's own name, made afresh (O_EXCL, mode 0666 less the
+	 * umask, as a shell's "> file"); a .tmp, which make's next run
+	 * removes where a kill left it */
+	lp_sb_printf(&p, "%simport.%ld.%u.tmp", f->packto, (long)getpid(),
+	    npacks++);
+	if ((unlink(p.s) == -1 && errno != ENOENT) || (fd = open(p.s,
+	    O_WRONLY | O_CREAT | O_EXCL, 0666)) == -1 ||
 	    !(d->pfp = fdopen(fd, "w")))
 		lp_die_sys("%s", p.s);
 	f->pack = lp_sb_steal(&p);
