@@ -38,7 +38,7 @@ finish(int code)
 
 /* LP_OUTPUT=PATH (rules.mk's LP_TO): standard output goes to PATH.tmp,
  * renamed to PATH once the tool has closed it whole (lp_close_stdout);
- * any other way out removes it.  Read once and taken out of the
+ * an exit before that removes it.  Read once and taken out of the
  * environment: no process the tool starts writes there too. */
 static char *out_path, *out_tmp;
 

@@ -80,9 +80,8 @@ R := $(LP_STAGE2_DIR)/$(RUN)
 # before it reads or writes anything of the run, until the first has
 # finished.  The lock (flock, util-linux) on $(LP_STAGE2_DIR)/.lock/RUN is
 # held by a process that lives as long as this make (and up to 0.01 s
-# more, which a make started right after waits out quietly: at 0.1 s that
-# was 70 ms of each of make check's ~900 makes), so a killed make releases
-# it too.  A make that re-executes itself, or one that this make
+# more, which a make started right after waits out quietly; 0.1 s before,
+# most of a quick make's wall time), so a killed make releases it too.  A make that re-executes itself, or one that this make
 # starts (make RUN=demo demo), holds it already.
 LP_LOCK_FILE := $(abspath $(LP_STAGE2_DIR)/.lock/$(RUN))
 LP_RESTARTED := $(filter-out undefined,$(origin MAKE_RESTARTS))
