@@ -227,17 +227,18 @@ lp_empty_capture = the capture holds no $(1) data (nsys stats: \"does not contai
   else check that the workload pushes the stages' ranges inside the capture (make RUN=$(RUN) config.yaml: stages, nsys_cli.capture_range)
 lp_nodata = -o $(LP_ST)/report_$(2).csv -m "$(call lp_empty_capture,$(1))"
 LP_ST := $(R)/nsys/stats.tmp
-LP_STATS_CHECKS = $(call lp_nodata,NV Tools Extension (NVTX),nvtx_sum) $(call lp_nodata,CUDA kernel,cuda_gpu_kern_sum) $(foreach r,$(LP_NSYS_NEEDED),\
-	-f $(LP_ST)/report_$(r).csv -m "nsys stats wrote no $(r) report (log: $(R)/nsys/stats.log)")
-# (every trace nsys stats wrote, needed or not, packed by lp-tracesort -p;
+LP_STATS_CHECKS = $(foreach r,$(LP_NSYS_NEEDED),-f $(LP_ST)/report_$(r).csv -m "nsys stats wrote no $(r) report (log: \
+	$(R)/nsys/stats.log.failed)") $(call lp_nodata,NV Tools Extension (NVTX),nvtx_sum) $(call lp_nodata,CUDA kernel,cuda_gpu_kern_sum)
+# (every trace nsys stats wrote, needed or not, packed by lp-tracesort -p
+# once in place, so that a pack names the CSV where it stays;
 # graph_node_trace, the one trace sorted unpacked, is lp-graphnodes')
 $(R)/nsys/stats.log $(LP_NSYS_NEEDED:%=$(LP_NS)%.csv) $(LP_PACKS_NEEDED) &: $(R)/nsys/report.sqlite $(R)/nsys/stats.cmd \
 		| $(LP_BIN)/lp-tracesort $(LP_BIN)/lp-runstep
 	$(LP_SAY)
 	$(Q)rm -rf $(LP_ST) && mkdir -p $(LP_ST) && $(LP_BIN)/lp-runstep -n '$(LP_NSYS_NEED)' -g -l $(LP_ST)/log \
 	  -L $(R)/nsys/stats.log.failed $(LP_STATS_CHECKS) -t 'nsys stats' -T $(R)/nsys/stats.time -- sh $(R)/nsys/stats.cmd
-	$(Q)$(foreach r,$(LP_PACKED),f=$(LP_ST)/report_$(r); [ ! -f $$f.csv ] || $(LP_BIN)/lp-tracesort $(call lp_packflags,$(r)) $$f.csv > $$f.lpt || exit 1;)
-	$(Q)rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(LP_ST)/report_* $(R)/nsys/ && mv $(LP_ST)/log $(R)/nsys/stats.log && rm -rf $(LP_ST)
+	$(Q)rm -f $(LP_NS)*.csv $(LP_NS)*.lpt && mv $(LP_ST)/report_* $(R)/nsys/ && $(foreach r,$(LP_PACKED),f=$(LP_NS)$(r) && { [ ! -f $$f.csv ] || \
+	  LP_OUTPUT=$$f.lpt $(LP_BIN)/lp-tracesort $(call lp_packflags,$(r)) $$f.csv; } &&) mv $(LP_ST)/log $(R)/nsys/stats.log && rm -rf $(LP_ST)
 else
 # Imported exports are copied in under the names nsys stats would use;
 # per-process parts of one job (lp-import checked that they are) are

@@ -283,7 +283,10 @@ test_expect_success 'live run with stand-in nsys and ncu: every artifact, each t
 	test "$(count "nsys export --type sqlite --force-overwrite=true --output=$S2/live/nsys/report.tmp.sqlite $S2/live/nsys/report.nsys-rep")" = 1 &&
 	test_grep -e " --output=$S2/live/nsys/stats.tmp/report $S2/live/nsys/report.sqlite\$" "$S2/live/nsys/stats.cmd" &&
 	test_grep "^# match: 2 of 2 ncu kernels matched (mangled 2" "$S2/live/kernels.tsv" &&
-	test_grep "| GPU | NVIDIA H200 | env.json (nvidia-smi) |" "$S2/live/details.md"
+	test_grep "| GPU | NVIDIA H200 | env.json (nvidia-smi) |" "$S2/live/details.md" &&
+	# what a table names is where it stays, not the scratch folder of nsys stats
+	# (the packs were made there and named it)
+	! grep -l "stats\.tmp" "$S2"/live/*.tsv "$S2"/live/*.md
 '
 
 test_expect_success 'a later make needs no WORK and does nothing' '

@@ -86,8 +86,8 @@ profiles() {
 # after the run was finished (path, inode, time); a step that writes
 # several files finishes with its last: the per-region files with
 # index.tsv, the region exports with exports.list, nsys stats' reports
-# with stats.log, the untraced run's stats.log with its push/pop trace,
-# an import's packed traces (lp-import -P) with import.mk, a step's wall
+# and their packs with stats.log, the untraced run's stats.log with its
+# push/pop trace, an import's packs (lp-import -P) with import.mk, a step's wall
 # time (*.time) with its artifact
 kept() {
 	local idx exl sl im
@@ -107,7 +107,7 @@ kept() {
 			t["untraced/stats.time"] = t["untraced/stats.log"] = "untraced/report_nvtx_pushpop_trace.csv" }
 		($1 in t) && !(t[$1] in had) { next }
 		$1 ~ /^nsys\/report_.*\.csv$/ && live && !sl { next }
-		$1 ~ /^nsys\/report_.*\.lpt$/ && !live && !im { next }
+		$1 ~ /^nsys\/report_.*\.lpt$/ && (live ? !sl : !im) { next }
 		$1 ~ /-rep\.cmd$/ { rep = $1; sub(/\.cmd$/, "", rep); if (!(rep in had)) next }
 		$1 ~ /^ncu\/regions\/(d|imp)[0-9]+\.(csv|ncu-rep|cmd|log|time)$/ && !exl { next }
 		$1 ~ /^ncu\/regions\/[^\/]*\.(csv|md|json)$/ && $1 !~ /\/(d|imp)[0-9]+\.csv$/ && !idx { next }

@@ -232,7 +232,10 @@ test_expect_success 'live, ranges in the parent: an empty projection is not "no 
 		"WORK=sh tests/fake/workload.sh --tokens 4" MODEL=torch-decoder stakeholder_summary.md >out 2>err &&
 	! test_grep "holds no NV Tools Extension" err >/dev/null &&
 	test_grep "process 5652 pushed decode_all.s range (:LLM@decode_all) and launched no kernel inside it, while process 5685 made 2720 launch calls" err &&
-	test -s "$S2/s2live/nsys/report_nvtx_sum.csv" && ! test -s "$S2/s2live/nsys/report_nvtx_gpu_proj_trace.csv"
+	test -s "$S2/s2live/nsys/report_nvtx_sum.csv" && ! test -s "$S2/s2live/nsys/report_nvtx_gpu_proj_trace.csv" &&
+	# a pack names its CSV where it stays, not the scratch folder of nsys stats
+	grep -qaF "$S2/s2live/nsys/report_cuda_api_trace.csv" "$S2/s2live/nsys/report_cuda_api_trace.lpt" &&
+	! grep -la "stats\.tmp" "$S2"/s2live/nsys/*.lpt "$S2"/s2live/*.tsv
 '
 
 test_expect_success 'torch.compile with its CUDA graphs (reduce-overhead): graph share, graph-bound; without them: none' '
