@@ -296,12 +296,15 @@ test_expect_success 'IMPORT: a file dated in the future imports once; a record i
 	test_grep "vars/IMPORT.stamp" err
 '
 
-test_expect_success 'a preset that does not exist: refused before anything is recorded; the next make runs' '
+test_expect_success 'a preset that does not exist, or a MODE that is neither: refused before anything is recorded; the next make runs' '
 	test_must_fail lpmake RUN=np "IMPORT=$IMPORT" MODEL=torch-decoder NCU_PRESET=nosuch stages.tsv >out 2>err &&
 	test_grep "ncu.nosuch.yaml does not exist" err &&
 	! test -e "$S2/np/vars/NCU_PRESET" && ! ls "$S2"/np/vars/*.tmp 2>/dev/null &&
 	test_must_fail lpmake RUN=np "IMPORT=$IMPORT" MODEL=torch-decoder MODE=light NCU_PRESET=regions stages.tsv >out 2>err &&
 	test_grep "NCU_PRESET=regions: NCU_PRESET picks" err && ! ls "$S2"/np/vars/*.tmp 2>/dev/null &&
+	# a MODE that SET=run.mode would hide is refused all the same
+	test_must_fail lpmake RUN=np "IMPORT=$IMPORT" MODEL=torch-decoder SET=run.mode=light MODE=bogus stages.tsv >out 2>err &&
+	test_grep "MODE=\"bogus\": use deep or light" err && ! test -e "$S2/np/vars/MODE" &&
 	lpmake RUN=np "IMPORT=$IMPORT" MODEL=torch-decoder stages.tsv >/dev/null
 '
 

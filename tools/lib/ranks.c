@@ -115,7 +115,9 @@ lp_ranks_untraced(struct lp_rank *r, size_t n, double step)
 		} else {
 			rest = step - r[i].compute;
 			r[i].comm = wait > 0 ? rest * r[i].comm / wait : 0;
-			r[i].idle = rest - r[i].comm;
+			/* (a rounding residue below 0 where comm is all of
+			 * it: lp-brief refuses a negative share) */
+			r[i].idle = rest > r[i].comm ? rest - r[i].comm : 0;
 		}
 		r[i].step = step;
 	}

@@ -188,6 +188,7 @@ $(foreach k,kernels_md_rows compare_rows top_kernels_rows,$(if $(call lp_setval,
 LP_KMD_ROWS := $(or $(call lp_setval,artifacts.kernels_md_rows),$(LP_KMD_ROWS))
 LP_CMP_ROWS := $(or $(call lp_setval,artifacts.compare_rows),$(LP_CMP_ROWS))
 LP_TK_ROWS := $(or $(call lp_setval,artifacts.top_kernels_rows),$(LP_TK_ROWS))
+$(if $(LP_MODE),$(if $(filter deep light,$(LP_MODE)),,$(error MODE="$(call lp_unsplit,$(LP_MODE))": use deep or light)))
 LP_MODE_NOW := $(or $(call lp_setval,run.mode),$(LP_MODE),$(LP_DEFAULT_MODE))
 ifeq ($(filter deep light,$(LP_MODE_NOW)),)
 $(error $(if $(call lp_setval,run.mode),SET: run.mode,MODE)="$(call lp_unsplit,$(LP_MODE_NOW))": use deep or light)
