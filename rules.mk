@@ -603,9 +603,8 @@ $(R)/ranks.tsv: $(R)/nsys/config.yaml conf/operators.yaml $(call lp_rep,nvtx_pus
 	  $(if $(LP_PER_RANGE),-p $(R)/procs.tsv) $(call lp_opt,,nvtx_pushpop_trace)
 $(R)/overlap.tsv: conf/operators.yaml $(call lp_rep,cuda_gpu_trace) $(LP_STATS_DONE) $(LP_BIN)/lp-overlap
 	$(LP_SAY)
-	$(Q)$(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.lpt \
-	  && echo $(LP_NS)cuda_gpu_trace.lpt || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.lpt,-x)) \
-	  $(LP_OUT)
+	$(Q)$(LP_TO) $(LP_BIN)/lp-overlap -o conf/operators.yaml $(if $(LP_HAVE_STATS),$$(test -f $(LP_NS)cuda_gpu_trace.lpt \
+	  && echo $(LP_NS)cuda_gpu_trace.lpt || echo -x),$(if $(LP_IMP_cuda_gpu_trace),$(LP_NS)cuda_gpu_trace.lpt,-x))
 
 # What to do next, ranked by the time it could save.
 LP_FINDINGS_IN := $(R)/stages.tsv $(R)/steps.tsv $(LP_UT_IN) $(R)/hostside.tsv $(R)/mfu.tsv $(R)/mbu.tsv \
@@ -1016,7 +1015,7 @@ LP_SAY = $(if $(filter 1,$(V)),,@printf '  %-5s %-30s %s\n' '$(call lp_kind,$@)'
 	$(filter $(LP_STAGE2_DIR)/%,$<),,$(notdir $<)))')
 LP_UNTMP = || { rc=$$?; rm -f $@.tmp $@.tmp2; exit $$rc; }
 # A tool's stdout made the target: written to $@.tmp, renamed when whole
-# ("$(LP_BIN)/lp-x args $(LP_OUT)" is most of the rules).
+# (the rules whose tool xargs runs: the others use LP_TO, below).
 LP_OUT = > $@.tmp && mv $@.tmp $@ $(LP_UNTMP)
 # The same for an lp tool, put before it: the shell execs the tool, which
 # writes $@.tmp and renames it when whole (LP_OUTPUT, lp(5)): no shell

@@ -19,10 +19,10 @@
 static const char synopsis[] =
     "lp-runstep [-ag] [-c cmdfile] [-e text] [-k target] [-L failed-log] "
     "[-l log | -O out] [-n prog:hint] [-p text] [-T time-file -t step] "
-    "[-f file | -o file | -x text [-m text]] ... -- command [arg ...]";
+    "[-f file | -o file [-m text]] ... -- command [arg ...]";
 
 /* What the step must have done: a file written (-f), a file written and
- * not empty (-o), a text its log does not hold (-x); the words for it. */
+ * not empty (-o); the words for it. */
 struct check {
 	int kind;
 	const char *what, *msg;
@@ -137,24 +137,16 @@ show_log(const char *log, int grep)
 static const struct check *
 failed(const struct step *s)
 {
-	char *log = NULL;
-	const struct check *c, *bad = NULL;
+	const struct check *c;
 	struct stat st;
 	size_t i;
 
-	for (i = 0; i < s->nck && !bad; i++) {
+	for (i = 0; i < s->nck; i++) {
 		c = &s->ck[i];
-		if (c->kind == 'x') {
-			if (!log && s->log)
-				log = must_get(s->log);
-			if (log && strstr(log, c->what))
-				bad = c;
-		} else if (stat(c->what, &st) ||
-		    (c->kind == 'o' && st.st_size == 0))
-			bad = c;
+		if (stat(c->what, &st) || (c->kind == 'o' && st.st_size == 0))
+			return c;
 	}
-	free(log);
-	return bad;
+	return NULL;
 }
 
 /* The command, its output to the log (-l), its standard output to a
@@ -167,8 +159,7 @@ run(const struct step *s, char **argv)
 	size_t i;
 
 	for (i = 0; i < s->nck; i++)
-		if (s->ck[i].kind != 'x' && unlink(s->ck[i].what) &&
-		    errno != ENOENT)
+		if (unlink(s->ck[i].what) && errno != ENOENT)
 			lp_die_sys("removing %s", s->ck[i].what);
 	if (to && (fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0666)) == -1)
@@ -178,8 +169,7 @@ run(const struct step *s, char **argv)
 		close(fd);
 	if (rc) {
 		for (i = 0; i < s->nck; i++)
-			if (s->ck[i].kind != 'x')
-				unlink(s->ck[i].what);
+			unlink(s->ck[i].what);
 		if (s->log)
 			show_log(s->log, 0);
 		if (s->fail)
@@ -214,13 +204,13 @@ options(struct step *s, int argc, char **argv)
 {
 	int c;
 
-	while ((c = lp_getopt(argc, argv, "ac:e:f:gk:L:l:m:n:O:o:p:T:t:x:",
+	while ((c = lp_getopt(argc, argv, "ac:e:f:gk:L:l:m:n:O:o:p:T:t:",
 	    synopsis)) != -1) {
 		switch (c) {
 		case 'a': s->app = 1; break;
 		case 'c': s->cmdfile = optarg; break;
 		case 'e': s->fail = optarg; break;
-		case 'f': case 'o': case 'x': add_check(s, c, optarg); break;
+		case 'f': case 'o': add_check(s, c, optarg); break;
 		case 'g': s->grep = 1; break;
 		case 'k': s->keep = optarg; break;
 		case 'L': s->failed_log = optarg; break;
@@ -238,7 +228,7 @@ options(struct step *s, int argc, char **argv)
 		}
 	}
 	if (optind == argc || !s->time_file != !s->name || (s->log && s->out) ||
-	    (s->keep && (!s->cmdfile || s->nck != 1 || s->ck[0].kind == 'x')))
+	    (s->keep && (!s->cmdfile || s->nck != 1)))
 		lp_usage(synopsis);
 }
 
@@ -268,15 +258,14 @@ main(int argc, char **argv)
 	if ((rc = run(&s, argv + optind)))
 		return rc;
 	if ((bad = failed(&s))) {
-		if (bad->kind != 'x' && s.log)
+		if (s.log)
 			show_log(s.log, s.grep);
 		if (s.log && s.failed_log && rename(s.log, s.failed_log))
 			lp_die_sys("%s", s.failed_log);
 		if (bad->msg)
 			say(stderr, &s, bad->msg, 0);
 		else
-			fprintf(stderr, "lp: %s: %s\n", bad->what, bad->kind ==
-			    'x' ? "in the log" : "not written");
+			fprintf(stderr, "lp: %s: not written\n", bad->what);
 		return LP_EXIT_DATA;
 	}
 	if (s.name)
